@@ -1,0 +1,292 @@
+package io.meldb.core;
+
+import org.agrona.ExpandableDirectByteBuffer;
+
+import java.util.List;
+
+/**
+ * Serializes a transaction's intention tree into an intention record (meld paper App. E and §4.1; Hyder II §5.2:
+ * "an intention tree is serialized ... via a post-order tree traversal"). Layout in {@link IntentionFormat}.
+ *
+ * <p>The intention is the set of nodes the transaction owns (VN still 0, {@link Transaction#owned}); every other
+ * node it points to is committed and is referred to by VN. Post order puts children before parents, so the reader
+ * can build the tree bottom-up in one pass and derive each node's VN from its position.
+ *
+ * <p>The traversal runs first and records the owned nodes, their children's indices and the exact record size,
+ * so an intention over the limit is rejected before a byte is written and the output buffer grows at most once.
+ * Work arrays are reused across calls. Not thread-safe: one encoder per executor thread.
+ */
+public final class IntentionEncoder {
+    /** Traversal stack; bit 0 of an entry marks "children already pushed" (node handles are 8-byte aligned). */
+    private long[] stack = new long[64];
+    /** Post-order indices of finished subtrees not yet claimed by their parent. */
+    private int[] pending = new int[64];
+    private long[] order = new long[256];
+    private int[] leftIndex = new int[256];
+    private int[] rightIndex = new int[256];
+
+    /**
+     * Writes the intention of {@code txn} at offset 0 of {@code dst}.
+     *
+     * @param intentionFlags {@link Intention} flags (one byte)
+     * @return the record length
+     * @throws IllegalArgumentException if the transaction owns no node, the record would exceed
+     *                                  {@link IntentionFormat#MAX_RECORD_LENGTH}, or the tree refers to a version
+     *                                  its snapshot cannot contain
+     */
+    public int encode(final Transaction txn, final int intentionFlags, final ExpandableDirectByteBuffer dst) {
+        if ((intentionFlags & ~0xFF) != 0) {
+            throw new IllegalArgumentException("intention flags 0x" + Integer.toHexString(intentionFlags)
+                + " do not fit a byte");
+        }
+        final long root = txn.root();
+        if (!Transaction.owned(root)) {
+            throw new IllegalArgumentException("the transaction owns no node: a transaction without writes needs no"
+                + " intention");
+        }
+        final long snapshotCsn = txn.snapshot().csn();
+        if (snapshotCsn < 0 || snapshotCsn >= IntentionFormat.MAX_CSN) {
+            throw new IllegalArgumentException("snapshot csn " + snapshotCsn + " out of range");
+        }
+        final List<RangeDependency> ranges = txn.ranges();
+        final int rangeCount = ranges.size();
+        if (rangeCount > IntentionFormat.MAX_RANGES) {
+            throw new IllegalArgumentException("intention has " + rangeCount + " range dependencies, more than "
+                + IntentionFormat.MAX_RANGES);
+        }
+
+        long size = 3 + Varint.sizeOf(snapshotCsn) + Varint.sizeOf(rangeCount);
+        for (int i = 0; i < rangeCount; i++) {
+            final RangeDependency range = ranges.get(i);
+            size += 1;
+            if (range.lo() != null) {
+                size += Varint.sizeOf(range.lo().length) + range.lo().length;
+            }
+            if (range.hi() != null) {
+                size += Varint.sizeOf(range.hi().length) + range.hi().length;
+            }
+        }
+        final int nodeCount = collect(root, snapshotCsn);
+        size += Varint.sizeOf(nodeCount);
+        for (int i = 0; i < nodeCount; i++) {
+            size += nodeSize(i, snapshotCsn);
+        }
+        if (size > IntentionFormat.MAX_RECORD_LENGTH) {
+            throw new IllegalArgumentException("intention of " + size + " bytes exceeds the "
+                + (IntentionFormat.MAX_RECORD_LENGTH >> 20) + " MiB limit");
+        }
+        dst.checkLimit((int) size);
+
+        int pos = 0;
+        dst.putByte(pos++, IntentionFormat.VERSION);
+        dst.putByte(pos++, (byte) txn.isolation().code());
+        dst.putByte(pos++, (byte) intentionFlags);
+        pos = Varint.putLong(dst, pos, snapshotCsn);
+        pos = Varint.putInt(dst, pos, nodeCount);
+        pos = Varint.putInt(dst, pos, rangeCount);
+        for (int i = 0; i < rangeCount; i++) {
+            pos = writeRange(dst, pos, ranges.get(i));
+        }
+        for (int i = 0; i < nodeCount; i++) {
+            pos = writeNode(dst, pos, i, snapshotCsn);
+        }
+        if (pos != size) {
+            throw new IllegalStateException("encoded " + pos + " bytes but sized the record at " + size);
+        }
+        return pos;
+    }
+
+    /** Post-order traversal of the owned nodes into {@code order}; returns their number. */
+    private int collect(final long root, final long snapshotCsn) {
+        int sp = 0;
+        int pendingCount = 0;
+        int count = 0;
+        stack[sp++] = root;
+        while (sp > 0) {
+            final long top = stack[sp - 1];
+            if ((top & 1) == 0) {
+                if ((top & 7) != 0) {
+                    throw new IllegalStateException("node handle 0x" + Long.toHexString(top) + " is not aligned");
+                }
+                stack[sp - 1] = top | 1;
+                final long right = Node.right(top);
+                final long left = Node.left(top);
+                if (sp + 2 > stack.length) {
+                    stack = java.util.Arrays.copyOf(stack, stack.length * 2);
+                }
+                if (Transaction.owned(right)) {
+                    stack[sp++] = right;
+                }
+                if (Transaction.owned(left)) {
+                    stack[sp++] = left;
+                }
+                continue;
+            }
+            sp--;
+            final long n = top & ~1L;
+            final int right = Transaction.owned(Node.right(n)) ? pending[--pendingCount] : -1;
+            final int left = Transaction.owned(Node.left(n)) ? pending[--pendingCount] : -1;
+            if (count == IntentionFormat.MAX_NODES) {
+                throw new IllegalArgumentException("intention has more than " + IntentionFormat.MAX_NODES + " nodes");
+            }
+            if (count == order.length) {
+                order = java.util.Arrays.copyOf(order, count * 2);
+                leftIndex = java.util.Arrays.copyOf(leftIndex, count * 2);
+                rightIndex = java.util.Arrays.copyOf(rightIndex, count * 2);
+            }
+            check(n, snapshotCsn);
+            order[count] = n;
+            leftIndex[count] = left;
+            rightIndex[count] = right;
+            if (pendingCount == pending.length) {
+                pending = java.util.Arrays.copyOf(pending, pending.length * 2);
+            }
+            pending[pendingCount++] = count;
+            count++;
+        }
+        return count;
+    }
+
+    /** Rejects a node the format cannot represent faithfully (a bug in whoever built the tree). */
+    private static void check(final long n, final long snapshotCsn) {
+        final int flags = Node.flags(n);
+        if ((flags & ~IntentionFormat.NODE_FLAGS_MASK) != 0) {
+            throw new IllegalArgumentException("node has unknown flags 0x" + Integer.toHexString(flags));
+        }
+        if (Node.height(n) < 1) {
+            throw new IllegalArgumentException("node has height " + Node.height(n));
+        }
+        checkVersion(Node.scv(n), snapshotCsn, "SCV");
+        checkVersion(Node.ssv(n), snapshotCsn, "SSV");
+        final long left = Node.left(n);
+        if (left != 0 && !Transaction.owned(left)) {
+            checkVersion(Node.vn(left), snapshotCsn, "left child");
+        }
+        final long right = Node.right(n);
+        if (right != 0 && !Transaction.owned(right)) {
+            checkVersion(Node.vn(right), snapshotCsn, "right child");
+        }
+    }
+
+    private static void checkVersion(final long v, final long snapshotCsn, final String what) {
+        if (v == 0) {
+            return;
+        }
+        final long csn = Versions.csnOf(v);
+        if (csn < 1 || csn > snapshotCsn) {
+            throw new IllegalArgumentException(what + " " + Versions.toString(v) + " is not in snapshot "
+                + snapshotCsn);
+        }
+    }
+
+    private static int versionSize(final long v, final long snapshotCsn) {
+        return Varint.sizeOf(snapshotCsn - Versions.csnOf(v)) + Varint.sizeOf(v & IntentionFormat.VN_LOW_MASK);
+    }
+
+    private static int putVersion(final ExpandableDirectByteBuffer dst, final int pos, final long v,
+                                  final long snapshotCsn) {
+        final int at = Varint.putLong(dst, pos, snapshotCsn - Versions.csnOf(v));
+        return Varint.putLong(dst, at, v & IntentionFormat.VN_LOW_MASK);
+    }
+
+    private int pointerSize(final long child, final int childIndex, final int ownIndex, final long snapshotCsn) {
+        if (childIndex >= 0) {
+            return Varint.sizeOf(ownIndex - childIndex);
+        }
+        return child == 0 ? 0 : versionSize(Node.vn(child), snapshotCsn);
+    }
+
+    private static int pointerKind(final long child, final int childIndex) {
+        if (childIndex >= 0) {
+            return IntentionFormat.POINTER_LOCAL;
+        }
+        return child == 0 ? IntentionFormat.POINTER_NULL : IntentionFormat.POINTER_EXTERNAL;
+    }
+
+    private long nodeSize(final int i, final long snapshotCsn) {
+        final long n = order[i];
+        long size = 2 + Varint.sizeOf(Node.height(n));
+        final long scv = Node.scv(n);
+        if (scv != 0) {
+            size += versionSize(scv, snapshotCsn);
+        }
+        final long ssv = Node.ssv(n);
+        if (ssv != 0) {
+            size += versionSize(ssv, snapshotCsn);
+        }
+        size += Varint.sizeOf(Node.keyLength(n)) + Node.keyLength(n);
+        if (!Node.tombstone(n)) {
+            size += Varint.sizeOf(Node.payloadLength(n)) + Node.payloadLength(n);
+        }
+        size += pointerSize(Node.left(n), leftIndex[i], i, snapshotCsn);
+        size += pointerSize(Node.right(n), rightIndex[i], i, snapshotCsn);
+        return size;
+    }
+
+    private int writeNode(final ExpandableDirectByteBuffer dst, final int start, final int i, final long snapshotCsn) {
+        final long n = order[i];
+        final long left = Node.left(n);
+        final long right = Node.right(n);
+        final long scv = Node.scv(n);
+        final long ssv = Node.ssv(n);
+        final int kinds = pointerKind(left, leftIndex[i]) << IntentionFormat.LEFT_KIND_SHIFT
+            | pointerKind(right, rightIndex[i]) << IntentionFormat.RIGHT_KIND_SHIFT
+            | (scv != 0 ? IntentionFormat.HAS_SCV : 0)
+            | (ssv != 0 ? IntentionFormat.HAS_SSV : 0);
+        int pos = start;
+        dst.putByte(pos++, (byte) Node.flags(n));
+        dst.putByte(pos++, (byte) kinds);
+        pos = Varint.putInt(dst, pos, Node.height(n));
+        if (scv != 0) {
+            pos = putVersion(dst, pos, scv, snapshotCsn);
+        }
+        if (ssv != 0) {
+            pos = putVersion(dst, pos, ssv, snapshotCsn);
+        }
+        pos = putBytes(dst, pos, Node.key(n), Node.keyLength(n));
+        if (!Node.tombstone(n)) {
+            pos = putBytes(dst, pos, Node.payload(n), Node.payloadLength(n));
+        }
+        pos = putPointer(dst, pos, left, leftIndex[i], i, snapshotCsn);
+        return putPointer(dst, pos, right, rightIndex[i], i, snapshotCsn);
+    }
+
+    private static int putPointer(final ExpandableDirectByteBuffer dst, final int pos, final long child,
+                                  final int childIndex, final int ownIndex, final long snapshotCsn) {
+        if (childIndex >= 0) {
+            return Varint.putInt(dst, pos, ownIndex - childIndex);
+        }
+        return child == 0 ? pos : putVersion(dst, pos, Node.vn(child), snapshotCsn);
+    }
+
+    private static int putBytes(final ExpandableDirectByteBuffer dst, final int pos, final long handle,
+                                final int length) {
+        final int at = Varint.putInt(dst, pos, length);
+        if (length > 0) {
+            dst.putBytes(at, NodeMemory.buffer(handle), NodeMemory.offset(handle), length);
+        }
+        return at + length;
+    }
+
+    private static int writeRange(final ExpandableDirectByteBuffer dst, final int start, final RangeDependency range) {
+        final byte[] lo = range.lo();
+        final byte[] hi = range.hi();
+        final int flags = (lo == null ? Intention.RANGE_LO_UNBOUNDED : 0)
+            | (range.loInclusive() ? Intention.RANGE_LO_INCLUSIVE : 0)
+            | (hi == null ? Intention.RANGE_HI_UNBOUNDED : 0)
+            | (range.hiInclusive() ? Intention.RANGE_HI_INCLUSIVE : 0);
+        int pos = start;
+        dst.putByte(pos++, (byte) flags);
+        if (lo != null) {
+            pos = Varint.putInt(dst, pos, lo.length);
+            dst.putBytes(pos, lo);
+            pos += lo.length;
+        }
+        if (hi != null) {
+            pos = Varint.putInt(dst, pos, hi.length);
+            dst.putBytes(pos, hi);
+            pos += hi.length;
+        }
+        return pos;
+    }
+}

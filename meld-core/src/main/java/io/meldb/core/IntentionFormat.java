@@ -1,0 +1,71 @@
+package io.meldb.core;
+
+/**
+ * Layout of a serialized intention, the record {@link IntentionEncoder} writes and {@link IntentionDecoder} reads
+ * (meld paper §4.1 and App. E; Hyder II §5.2). Shared constants only.
+ *
+ * <pre>
+ *  header  | version u8 | isolation u8 | intention flags u8 | snapshotCsn varlong | nodeCount varint | rangeCount varint |
+ *  range   | flags u8 (Intention.RANGE_*) | [loLen varint, lo bytes] unless LO_UNBOUNDED | [hiLen varint, hi bytes] unless HI_UNBOUNDED |
+ *  node    | nodeFlags u8 | pointerKinds u8 | height varint | [scv ref] | [ssv ref] | keyLen varint, key |
+ *          | [payloadLen varint, payload] unless TOMBSTONE | left pointer | right pointer |
+ *
+ *  pointerKinds:  bit 7 6     5        4       3 2         1 0
+ *                     0 0  hasSsv   hasScv   right kind  left kind     kind: 0 null, 1 local, 2 external
+ *  version ref / external pointer:  csnDelta varlong (snapshotCsn - csnOf(v)) | low varint (v &amp; 0xFFFFFF)
+ *  local pointer:                   indexDelta varint (ownIndex - childIndex, &gt; 0)
+ * </pre>
+ *
+ * Nodes are written in post order, so a node's local children precede it and the root is the last node. No VN is
+ * stored: the reader derives {@code Versions.vn(csn, KIND_PERSISTED, index)} from the intention's CSN (its ordinal
+ * in the log) and the node's post-order index (meld paper §4.1: "version numbers of new nodes are not explicitly
+ * stored in the log"). Versions and pointers into committed state are stored relative to the snapshot: every node a
+ * transaction could see has {@code csnOf(v) <= snapshotCsn}, and recent states are the common case, so the CSN
+ * delta is usually one byte (the paper's "offset ... with fewer bits than would be needed to refer to CSN(I)").
+ */
+public final class IntentionFormat {
+    public static final byte VERSION = 1;
+
+    public static final int VERSION_OFFSET = 0;
+    public static final int ISOLATION_OFFSET = 1;
+    public static final int FLAGS_OFFSET = 2;
+    /** Offset of the first varint (snapshotCsn). */
+    public static final int VARINT_HEADER_OFFSET = 3;
+
+    public static final int POINTER_NULL = 0;
+    public static final int POINTER_LOCAL = 1;
+    public static final int POINTER_EXTERNAL = 2;
+    public static final int POINTER_KIND_MASK = 3;
+    public static final int LEFT_KIND_SHIFT = 0;
+    public static final int RIGHT_KIND_SHIFT = 2;
+    public static final int HAS_SCV = 1 << 4;
+    public static final int HAS_SSV = 1 << 5;
+    public static final int POINTER_KINDS_MASK = 0x3F;
+
+    /** The node flags the format carries, bit for bit as in {@link Node}. */
+    public static final int NODE_FLAGS_MASK =
+        Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.TOMBSTONE;
+    /** The range flags the format carries, bit for bit as in {@link Intention}. */
+    public static final int RANGE_FLAGS_MASK = Intention.RANGE_LO_UNBOUNDED | Intention.RANGE_LO_INCLUSIVE
+        | Intention.RANGE_HI_UNBOUNDED | Intention.RANGE_HI_INCLUSIVE;
+
+    /** The low 24 bits of a VN: kind and index within its CSN (see {@link Versions}). */
+    public static final long VN_LOW_MASK = 0xFF_FFFFL;
+    public static final int VN_CSN_SHIFT = 24;
+
+    /** Smallest encoded node: flags, kinds, height, keyLen 0, tombstone (no payload), no children. */
+    public static final int MIN_NODE_BYTES = 4;
+    /** Smallest header: three bytes and three one-byte varints. */
+    public static final int MIN_HEADER_BYTES = 6;
+    /** A record is copied into one arena segment when decoded. */
+    public static final int MAX_RECORD_LENGTH = NodeMemory.SEGMENT_SIZE;
+    /** Decoded ranges live in one arena allocation. */
+    public static final int MAX_RANGES = NodeMemory.SEGMENT_SIZE / Intention.RANGE_SIZE;
+    /** Post-order indices must fit the VN's index field. */
+    public static final int MAX_NODES = Versions.MAX_INDEX + 1;
+    /** Largest CSN whose VNs fit a positive long. */
+    public static final long MAX_CSN = Long.MAX_VALUE >>> VN_CSN_SHIFT;
+
+    private IntentionFormat() {
+    }
+}

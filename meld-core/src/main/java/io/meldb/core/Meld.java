@@ -1,0 +1,593 @@
+package io.meldb.core;
+
+/**
+ * The meld operator (meld paper §3, §5–7, App. C–D; Hyder II §3.3–4): one recursive algorithm that serves
+ * final meld, premeld and group meld.
+ *
+ * <p>{@code meld(L, N, lo, hi)} merges the intention subtree {@code N} into the state subtree {@code L}, where
+ * {@code L} holds exactly the state's keys strictly between the keys of the bound nodes {@code lo} and
+ * {@code hi} (0 = unbounded), and returns the merged subtree for that key range, or {@link #CONFLICT}.
+ * The cases, in the paper's order:
+ * <ol>
+ *   <li>No intention node in range (App. C lines 1, 10): the state subtree stands.</li>
+ *   <li>Empty state subtree (line 8): the intention's nodes in range are picked up into a new subtree.</li>
+ *   <li>Serial subtree, SSV(N) = NSV(L) (line 12): nothing changed under {@code L} since the transaction read
+ *   it, so {@code N} is grafted whole.</li>
+ *   <li>Read-only subtree (lines 3–7, §5): in final meld it is only checked for conflicts, without creating
+ *   ephemeral nodes. Premeld and group meld keep it, because their output is an intention that must still
+ *   carry the readset (Hyder II §3.3).</li>
+ *   <li>Otherwise the symmetric (same key) or asymmetric (key-range split, §7.2) case: the intention node with
+ *   {@code L}'s key, if any, is checked for conflicts, both sides are melded recursively, and an ephemeral node
+ *   joins the results, rebalancing as it goes (AVL join).</li>
+ * </ol>
+ *
+ * <p>Conflict tests use the monotone version numbers of {@link Versions}: a node the transaction wrote or
+ * read conflicts iff the state's content for that key is newer than the content it saw,
+ * {@code NCV(L) > SCV(n)}. That single test covers write-write, read-write, insert-insert and, because a
+ * delete writes a tombstone, every delete case; range dependencies cover phantoms. In a group meld the "state"
+ * is the first intention, whose own nodes are uncommitted ("pending"); the same test then separates a write of
+ * the first intention (a conflict) from a newer snapshot of the second (not a conflict).
+ *
+ * <p>Ephemeral nodes get VN {@code (csn, stage, counter)}, so every replica names them identically
+ * (Hyder II §3.4). The operator allocates only in its arena; the meld loop creates no Java objects.
+ *
+ * <p>Brute-force mode (App. F) disables the grafting shortcuts (serial subtrees, read-only subtrees), so
+ * every intention node is visited and re-created.
+ */
+public final class Meld {
+    /** Returned instead of a root when the intention conflicts. */
+    public static final long CONFLICT = -1L;
+
+    private final Arena arena;
+    private final NodeDirectory directory;
+    private boolean bruteForce;
+
+    private long intentionMinCsn;
+    private long pendingMinCsn;
+    private boolean keepReadset;
+    private long outCsn;
+    private int outKind;
+    private int nextIndex;
+    private long freshPrefix;
+
+    private long nodesVisited;
+    private long ephemeralsCreated;
+
+    private long[] scratch = new long[64];
+    private int scratchCount;
+
+    public Meld(final Arena arena, final NodeDirectory directory) {
+        this.arena = arena;
+        this.directory = directory;
+    }
+
+    /** Brute force (App. F): no grafting of serial or read-only subtrees. */
+    public Meld bruteForce(final boolean bruteForce) {
+        this.bruteForce = bruteForce;
+        return this;
+    }
+
+    public Arena arena() {
+        return arena;
+    }
+
+    /** Nodes visited (intention/state pairs examined) since creation. */
+    public long nodesVisited() {
+        return nodesVisited;
+    }
+
+    /** Ephemeral nodes created since creation. */
+    public long ephemeralsCreated() {
+        return ephemeralsCreated;
+    }
+
+    /**
+     * Final meld: melds {@code intention} into the last committed state and returns the new LCS root, or
+     * {@link #CONFLICT} if the transaction must abort.
+     */
+    public long finalMeld(final Intention intention, final long lcsRoot) {
+        begin(intention, Long.MAX_VALUE, false, intention.csn, Versions.KIND_FINAL);
+        if (rangesConflict(intention.ranges, intention.rangeCount, lcsRoot)) {
+            return CONFLICT;
+        }
+        return meld(lcsRoot, intention.root, 0, 0);
+    }
+
+    /**
+     * Premeld (Hyder II §3, Algorithm 1 line 6): melds {@code intention} into an older committed state. The
+     * result, written to {@code out}, is an intention again, with the readset kept, that final meld melds
+     * instead of the original. Returns false if the transaction conflicts.
+     */
+    public boolean premeld(final Intention intention, final long stateRoot, final Intention out) {
+        begin(intention, Long.MAX_VALUE, true, intention.csn, Versions.KIND_PREMELD);
+        if (rangesConflict(intention.ranges, intention.rangeCount, stateRoot)) {
+            return false;
+        }
+        final long root = meld(stateRoot, intention.root, 0, 0);
+        if (root == CONFLICT) {
+            return false;
+        }
+        out.set(intention.csn, intention.minCsn, intention.snapshotCsn, root, intention.nodeCount,
+            intention.isolation, intention.flags, intention.ranges, intention.rangeCount);
+        return true;
+    }
+
+    /**
+     * Group meld (Hyder II §4): melds {@code second} into {@code first}, its neighbour in the log, producing one
+     * group intention in {@code out} whose members are kept for a fallback. Requires that {@code first} is in
+     * {@code second}'s conflict zone. Returns false if {@code second} conflicts with {@code first}; the caller
+     * then melds the two one by one, so grouping never changes a decision.
+     */
+    public boolean groupMeld(final Intention first, final Intention second, final Intention out) {
+        if (second.snapshotCsn >= first.minCsn || second.minCsn <= first.csn) {
+            throw new IllegalArgumentException("group meld needs adjacent intentions, the first in the second's"
+                + " conflict zone: " + first + ", " + second);
+        }
+        begin(second, first.minCsn, true, second.csn, Versions.KIND_GROUP);
+        if (rangesConflict(second.ranges, second.rangeCount, first.root)) {
+            return false;
+        }
+        final long root = meld(first.root, second.root, 0, 0);
+        if (root == CONFLICT) {
+            return false;
+        }
+        final int rangeCount = first.rangeCount + second.rangeCount;
+        long ranges = 0;
+        if (rangeCount > 0) {
+            ranges = arena.allocate(rangeCount * Intention.RANGE_SIZE);
+            copyRanges(first.ranges, first.rangeCount, ranges, 0);
+            copyRanges(second.ranges, second.rangeCount, ranges, first.rangeCount);
+        }
+        out.set(second.csn, first.minCsn, Math.min(first.snapshotCsn, second.snapshotCsn), root,
+            first.nodeCount + second.nodeCount, first.isolation, first.flags | second.flags, ranges, rangeCount);
+        out.first = first;
+        out.second = second;
+        return true;
+    }
+
+    private static void copyRanges(final long from, final int count, final long to, final int at) {
+        for (int i = 0; i < count; i++) {
+            final long src = from + (long) i * Intention.RANGE_SIZE;
+            final long dst = to + (long) (at + i) * Intention.RANGE_SIZE;
+            NodeMemory.buffer(dst).putBytes(NodeMemory.offset(dst), NodeMemory.buffer(src), NodeMemory.offset(src),
+                Intention.RANGE_SIZE);
+        }
+    }
+
+    private void begin(final Intention intention, final long pendingMinCsn, final boolean keepReadset,
+                       final long outCsn, final int outKind) {
+        this.intentionMinCsn = intention.minCsn;
+        this.pendingMinCsn = pendingMinCsn;
+        this.keepReadset = keepReadset;
+        this.outCsn = outCsn;
+        this.outKind = outKind;
+        this.nextIndex = 0;
+        this.freshPrefix = Versions.vn(outCsn, outKind, 0) >>> Versions.INDEX_BITS;
+    }
+
+    private boolean inIntention(final long n) {
+        return Versions.csnOf(Node.vn(n)) >= intentionMinCsn;
+    }
+
+    /** A node of the first intention of a group meld: part of the output, not yet committed. */
+    private boolean pending(final long n) {
+        return Versions.csnOf(Node.vn(n)) >= pendingMinCsn;
+    }
+
+    /** Created by this meld call, so not yet visible to anyone and safe to modify. */
+    private boolean fresh(final long n) {
+        return Node.vn(n) >>> Versions.INDEX_BITS == freshPrefix;
+    }
+
+    private long meld(final long lcs, final long itree, final long lo, final long hi) {
+        nodesVisited++;
+        long n = itree;
+        while (n != 0 && inIntention(n)) {
+            if (lo != 0 && Node.compareKeys(n, lo) <= 0) {
+                n = Node.right(n);
+            } else if (hi != 0 && Node.compareKeys(n, hi) >= 0) {
+                n = Node.left(n);
+            } else {
+                break;
+            }
+        }
+        if (n == 0 || !inIntention(n)) {
+            return lcs;
+        }
+        if (lcs == 0) {
+            return pickUp(n, lo, hi);
+        }
+        if (!bruteForce) {
+            final long ssv = Node.ssv(n);
+            if (ssv != 0 && !pending(lcs) && ssv == Node.nsv(lcs)) {
+                return !keepReadset && Node.subtreeIsOnlyReadDependent(n) ? lcs : n;
+            }
+            if (!keepReadset && Node.subtreeIsOnlyReadDependent(n)) {
+                return readOnlyConflict(lcs, n, lo, hi) ? CONFLICT : lcs;
+            }
+        }
+        final long p = Node.compareKeys(n, lcs) == 0 ? n : find(n, lcs);
+        if (p != 0 && conflicts(p, lcs)) {
+            return CONFLICT;
+        }
+        final long left = meld(Node.left(lcs), n, lo, lcs);
+        if (left == CONFLICT) {
+            return CONFLICT;
+        }
+        final long right = meld(Node.right(lcs), n, lcs, hi);
+        if (right == CONFLICT) {
+            return CONFLICT;
+        }
+        return merge(lcs, p, left, right);
+    }
+
+    /** The intention node with the key of state node {@code m} under {@code n}, or 0. */
+    private long find(long n, final long m) {
+        while (n != 0 && inIntention(n)) {
+            final int c = Node.compareKeys(m, n);
+            if (c == 0) {
+                return n;
+            }
+            n = c < 0 ? Node.left(n) : Node.right(n);
+        }
+        return 0;
+    }
+
+    /** A write or read of {@code p} conflicts iff the state's content for its key is newer than what it saw. */
+    private static boolean conflicts(final long p, final long m) {
+        return (Node.flags(p) & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && Node.ncv(m) > Node.scv(p);
+    }
+
+    /** Conflict check of a read-only intention subtree against the state, creating nothing (App. C MeldNoEphem). */
+    private boolean readOnlyConflict(final long lcs, final long itree, final long lo, final long hi) {
+        nodesVisited++;
+        long n = itree;
+        while (n != 0 && inIntention(n)) {
+            if (lo != 0 && Node.compareKeys(n, lo) <= 0) {
+                n = Node.right(n);
+            } else if (hi != 0 && Node.compareKeys(n, hi) >= 0) {
+                n = Node.left(n);
+            } else {
+                break;
+            }
+        }
+        if (n == 0 || !inIntention(n)) {
+            return false;
+        }
+        if (lcs == 0) {
+            throw missingFromState(n);
+        }
+        final long ssv = Node.ssv(n);
+        if (ssv != 0 && ssv == Node.nsv(lcs)) {
+            return false;
+        }
+        final long p = Node.compareKeys(n, lcs) == 0 ? n : find(n, lcs);
+        if (p != 0 && conflicts(p, lcs)) {
+            return true;
+        }
+        return readOnlyConflict(Node.left(lcs), n, lo, lcs) || readOnlyConflict(Node.right(lcs), n, lcs, hi);
+    }
+
+    private IllegalStateException missingFromState(final long n) {
+        return new IllegalStateException("intention node " + Versions.toString(Node.vn(n))
+            + " read a key that the state it is melded into does not have (keys are never removed)");
+    }
+
+    /**
+     * Builds the output node for state node {@code m} and intention node {@code p} (0 if the intention has no
+     * node with that key) over the melded children, or returns {@code m} when nothing changed.
+     */
+    private long merge(final long m, final long p, final long left, final long right) {
+        final boolean pCarries = p != 0
+            && (Node.altered(p) || (keepReadset && Node.dependsOn(p)));
+        if (!pCarries && left == Node.left(m) && right == Node.right(m)) {
+            return m;
+        }
+        final boolean mPending = pending(m);
+        final long e = newNode(m);
+        int flags;
+        long scv;
+        long payloadSource;
+        if (p != 0 && Node.altered(p)) {
+            payloadSource = p;
+            flags = Node.ALTERED;
+            scv = Node.scv(p);
+        } else if (mPending && Node.altered(m)) {
+            payloadSource = m;
+            flags = Node.ALTERED;
+            scv = Node.scv(m);
+        } else {
+            final long mVersion = mPending ? Node.scv(m) : Node.ncv(m);
+            if (p != 0 && Node.scv(p) > mVersion) {
+                payloadSource = p;
+                scv = Node.scv(p);
+            } else {
+                payloadSource = m;
+                scv = mVersion;
+            }
+            flags = 0;
+        }
+        if (keepReadset) {
+            final boolean pDepends = p != 0 && Node.dependsOn(p);
+            final boolean mDepends = mPending && Node.dependsOn(m);
+            if (pDepends || mDepends) {
+                flags |= Node.DEPENDS_ON;
+                if (p != 0 && (pDepends || Node.altered(p))) {
+                    scv = Math.min(scv, Node.scv(p));
+                }
+                if (mPending && (mDepends || Node.altered(m))) {
+                    scv = Math.min(scv, Node.scv(m));
+                }
+            }
+        }
+        flags |= Node.flags(payloadSource) & Node.TOMBSTONE;
+        Node.payload(e, Node.payload(payloadSource), Node.payloadLength(payloadSource));
+        Node.scv(e, scv);
+
+        final long ml = Node.left(m);
+        final long mr = Node.right(m);
+        long ssv = mPending ? Node.ssv(m) : Node.nsv(m);
+        if (!sameSpan(left, ml) || !sameSpan(right, mr)) {
+            ssv = 0;
+        }
+        Node.ssv(e, ssv);
+        if ((flags & Node.ALTERED) == 0 && ssv != 0 && !(mPending && !Node.subtreeIsOnlyReadDependent(m))
+            && unchanged(left, ml) && unchanged(right, mr)) {
+            flags |= Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
+        }
+        Node.flags(e, flags);
+        return join(left, e, right);
+    }
+
+    /** Structure version of a state node as the output's source: a pending node's own source. */
+    private long baseSsv(final long m) {
+        return pending(m) ? Node.ssv(m) : Node.nsv(m);
+    }
+
+    /** True if result child {@code c} stays within the key span of source child {@code mc} (App. D, Theorem 3). */
+    private boolean sameSpan(final long c, final long mc) {
+        if (c == mc) {
+            return true;
+        }
+        return c != 0 && mc != 0 && Node.ssv(c) != 0 && Node.ssv(c) == baseSsv(mc);
+    }
+
+    /** True if result child {@code c} has exactly the structure and content of source child {@code mc}. */
+    private boolean unchanged(final long c, final long mc) {
+        if (mc != 0 && pending(mc) && !Node.subtreeIsOnlyReadDependent(mc)) {
+            return false;
+        }
+        if (c == mc) {
+            return true;
+        }
+        return c != 0 && mc != 0 && Node.subtreeIsOnlyReadDependent(c) && Node.ssv(c) == baseSsv(mc);
+    }
+
+    private long newNode(final long keySource) {
+        if (nextIndex > Versions.MAX_INDEX) {
+            throw new IllegalStateException("more than " + Versions.MAX_INDEX + " nodes created melding csn " + outCsn);
+        }
+        final long e = arena.allocate(Node.SIZE);
+        final long vn = Versions.vn(outCsn, outKind, nextIndex++);
+        Node.vn(e, vn);
+        Node.key(e, Node.key(keySource), Node.keyLength(keySource));
+        directory.register(vn, e);
+        ephemeralsCreated++;
+        return e;
+    }
+
+    /** A copy of {@code x} for a place where its subtree changes shape (rebalancing); SSV no longer holds. */
+    private long restructureCopy(final long x) {
+        final long c = newNode(x);
+        final int f = Node.flags(x);
+        if (inIntention(x) || pending(x) || fresh(x)) {
+            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON : 0)));
+            Node.scv(c, Node.scv(x));
+        } else {
+            Node.flags(c, f & Node.TOMBSTONE);
+            Node.scv(c, Node.ncv(x));
+        }
+        Node.payload(c, Node.payload(x), Node.payloadLength(x));
+        Node.left(c, Node.left(x));
+        Node.right(c, Node.right(x));
+        Node.updateDerived(c);
+        return c;
+    }
+
+    private long mutable(final long x) {
+        if (fresh(x)) {
+            final int f = Node.flags(x);
+            Node.flags(x, f & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT);
+            Node.ssv(x, 0);
+            return x;
+        }
+        return restructureCopy(x);
+    }
+
+    private static void attach(final long x, final long left, final long right) {
+        Node.left(x, left);
+        Node.right(x, right);
+        Node.updateDerived(x);
+    }
+
+    /** AVL join of two balanced trees around a fresh node whose key lies between them. */
+    private long join(final long left, final long e, final long right) {
+        final int hl = Node.height(left);
+        final int hr = Node.height(right);
+        if (hl > hr + 1) {
+            mutable(e);
+            return joinRight(left, e, right);
+        }
+        if (hr > hl + 1) {
+            mutable(e);
+            return joinLeft(left, e, right);
+        }
+        attach(e, left, right);
+        return e;
+    }
+
+    private long joinRight(final long tl, final long k, final long tr) {
+        final long l = Node.left(tl);
+        final long c = Node.right(tl);
+        final long x = mutable(tl);
+        if (Node.height(c) <= Node.height(tr) + 1) {
+            attach(k, c, tr);
+            if (Node.height(k) <= Node.height(l) + 1) {
+                attach(x, l, k);
+                return x;
+            }
+            attach(x, l, rotateRight(k));
+            return rotateLeft(x);
+        }
+        final long t = joinRight(c, k, tr);
+        attach(x, l, t);
+        if (Node.height(t) <= Node.height(l) + 1) {
+            return x;
+        }
+        return rotateLeft(x);
+    }
+
+    private long joinLeft(final long tl, final long k, final long tr) {
+        final long r = Node.right(tr);
+        final long c = Node.left(tr);
+        final long x = mutable(tr);
+        if (Node.height(c) <= Node.height(tl) + 1) {
+            attach(k, tl, c);
+            if (Node.height(k) <= Node.height(r) + 1) {
+                attach(x, k, r);
+                return x;
+            }
+            attach(x, rotateLeft(k), r);
+            return rotateRight(x);
+        }
+        final long t = joinLeft(tl, k, c);
+        attach(x, t, r);
+        if (Node.height(t) <= Node.height(r) + 1) {
+            return x;
+        }
+        return rotateRight(x);
+    }
+
+    /** Rotates right around fresh node {@code a}. */
+    private long rotateRight(final long a) {
+        final long b = mutable(Node.left(a));
+        attach(a, Node.right(b), Node.right(a));
+        attach(b, Node.left(b), a);
+        return b;
+    }
+
+    /** Rotates left around fresh node {@code a}. */
+    private long rotateLeft(final long a) {
+        final long b = mutable(Node.right(a));
+        attach(a, Node.left(a), Node.left(b));
+        attach(b, a, Node.right(b));
+        return b;
+    }
+
+    /** The state has no key in range: the intention's nodes in range become a new balanced subtree. */
+    private long pickUp(final long n, final long lo, final long hi) {
+        scratchCount = 0;
+        collect(n, lo, hi);
+        for (int i = 0; i < scratchCount; i++) {
+            final long x = scratch[i];
+            if (Node.scv(x) != 0 && pendingMinCsn == Long.MAX_VALUE) {
+                throw missingFromState(x);
+            }
+        }
+        return build(0, scratchCount);
+    }
+
+    private void collect(final long n, final long lo, final long hi) {
+        if (n == 0 || !inIntention(n)) {
+            return;
+        }
+        nodesVisited++;
+        final boolean aboveLo = lo == 0 || Node.compareKeys(n, lo) > 0;
+        final boolean belowHi = hi == 0 || Node.compareKeys(n, hi) < 0;
+        if (aboveLo) {
+            collect(Node.left(n), lo, hi);
+        }
+        if (aboveLo && belowHi) {
+            if (scratchCount == scratch.length) {
+                final long[] grown = new long[scratch.length * 2];
+                System.arraycopy(scratch, 0, grown, 0, scratchCount);
+                scratch = grown;
+            }
+            scratch[scratchCount++] = n;
+        }
+        if (belowHi) {
+            collect(Node.right(n), lo, hi);
+        }
+    }
+
+    private long build(final int from, final int to) {
+        if (from >= to) {
+            return 0;
+        }
+        final int mid = (from + to) >>> 1;
+        final long x = scratch[mid];
+        final long left = build(from, mid);
+        final long right = build(mid + 1, to);
+        final long e = newNode(x);
+        final int f = Node.flags(x);
+        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON : 0)));
+        Node.scv(e, Node.scv(x));
+        Node.payload(e, Node.payload(x), Node.payloadLength(x));
+        attach(e, left, right);
+        return e;
+    }
+
+    /** True if any range dependency saw a change: a key in range whose content is newer than the read. */
+    private boolean rangesConflict(final long ranges, final int count, final long stateRoot) {
+        for (int i = 0; i < count; i++) {
+            if (rangeChanged(stateRoot, ranges + (long) i * Intention.RANGE_SIZE)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean rangeChanged(long x, final long r) {
+        final long asOf = NodeMemory.getLong(r, Intention.RANGE_AS_OF);
+        while (x != 0) {
+            nodesVisited++;
+            if (Versions.csnOf(Node.maxCv(x)) <= asOf) {
+                return false;
+            }
+            if (belowLo(x, r)) {
+                x = Node.right(x);
+            } else if (aboveHi(x, r)) {
+                x = Node.left(x);
+            } else {
+                if (Versions.csnOf(Node.ncv(x)) > asOf) {
+                    return true;
+                }
+                if (rangeChanged(Node.left(x), r)) {
+                    return true;
+                }
+                x = Node.right(x);
+            }
+        }
+        return false;
+    }
+
+    private static boolean belowLo(final long x, final long r) {
+        final int flags = NodeMemory.getInt(r, Intention.RANGE_FLAGS);
+        if ((flags & Intention.RANGE_LO_UNBOUNDED) != 0) {
+            return false;
+        }
+        final int c = NodeMemory.compare(Node.key(x), Node.keyLength(x),
+            NodeMemory.getLong(r, Intention.RANGE_LO), NodeMemory.getInt(r, Intention.RANGE_LO_LENGTH));
+        return c < 0 || (c == 0 && (flags & Intention.RANGE_LO_INCLUSIVE) == 0);
+    }
+
+    private static boolean aboveHi(final long x, final long r) {
+        final int flags = NodeMemory.getInt(r, Intention.RANGE_FLAGS);
+        if ((flags & Intention.RANGE_HI_UNBOUNDED) != 0) {
+            return false;
+        }
+        final int c = NodeMemory.compare(Node.key(x), Node.keyLength(x),
+            NodeMemory.getLong(r, Intention.RANGE_HI), NodeMemory.getInt(r, Intention.RANGE_HI_LENGTH));
+        return c > 0 || (c == 0 && (flags & Intention.RANGE_HI_INCLUSIVE) == 0);
+    }
+}

@@ -1,0 +1,279 @@
+package io.meldb.core;
+
+import java.util.Arrays;
+
+/**
+ * Rolls the log forward: premeld, group meld and final meld over intentions delivered in log order, and the
+ * sequence of committed states they produce (Hyder II §3–4; meld paper §3). This is the single-threaded,
+ * deterministic form of the pipeline; the threaded one in txn-server runs the same stages on the same inputs.
+ *
+ * <ul>
+ *   <li>Premeld (Algorithm 1): intention v is melded against state m = v - t*d - 1 by premeld slot v mod t,
+ *   unless its snapshot is already at or after m. A conflict there is final: the transaction aborts.</li>
+ *   <li>Group meld: intentions 2k-1 and 2k are melded into one group intention when the first is in the
+ *   second's conflict zone. If the second conflicts with the first, or final meld rejects the group, the two
+ *   are melded one by one instead, so grouping never changes a decision (no fate sharing).</li>
+ *   <li>Final meld decides commit or abort and produces the next last committed state.</li>
+ * </ul>
+ * A state that only existed inside a group intention is not materialized; {@link #state(long)} then answers
+ * the newest state at or before the requested CSN, on every replica alike.
+ */
+public final class MeldPipeline implements AutoCloseable {
+    /** Receives each intention's outcome, in log order. */
+    @FunctionalInterface
+    public interface DecisionListener {
+        void onDecision(long csn, boolean committed);
+    }
+
+    private static final long NO_STATE = -1;
+
+    private final MeldConfig config;
+    private final NodeDirectory directory;
+    private final Arena finalArena = new Arena();
+    private final Meld finalMeld;
+    private final Arena[] premeldArenas;
+    private final Meld[] premelds;
+    private final Arena groupArena = new Arena();
+    private final Meld groupMeld;
+
+    private long[] stateRoots = new long[1024];
+    private long lcsCsn;
+    private long lcsRoot;
+    private Intention heldFirst;
+    private boolean heldFirstAborted;
+
+    private long commits;
+    private long aborts;
+    private long finalMelds;
+    private long conflictZoneTotal;
+    private long groupsFormed;
+    private long groupsFallenBack;
+
+    /** A pipeline starting from the empty state (CSN 0). */
+    public MeldPipeline(final MeldConfig config, final NodeDirectory directory) {
+        this(config, directory, new Snapshot(0, 0));
+    }
+
+    /** A pipeline starting from a given committed state (recovery from a checkpoint). */
+    public MeldPipeline(final MeldConfig config, final NodeDirectory directory, final Snapshot start) {
+        this.config = config;
+        this.directory = directory;
+        this.finalMeld = new Meld(finalArena, directory).bruteForce(config.bruteForce());
+        this.premeldArenas = new Arena[config.premeldThreads()];
+        this.premelds = new Meld[config.premeldThreads()];
+        for (int i = 0; i < premelds.length; i++) {
+            premeldArenas[i] = new Arena();
+            premelds[i] = new Meld(premeldArenas[i], directory).bruteForce(config.bruteForce());
+        }
+        this.groupMeld = new Meld(groupArena, directory).bruteForce(config.bruteForce());
+        Arrays.fill(stateRoots, NO_STATE);
+        this.lcsCsn = start.csn();
+        this.lcsRoot = start.root();
+        ensureCapacity(lcsCsn);
+        stateRoots[(int) lcsCsn] = lcsRoot;
+    }
+
+    public MeldConfig config() {
+        return config;
+    }
+
+    /** The last committed state. */
+    public Snapshot lcs() {
+        return new Snapshot(lcsRoot, lcsCsn);
+    }
+
+    /** CSN of the last intention final meld has decided. */
+    public long lcsCsn() {
+        return lcsCsn;
+    }
+
+    /** The newest materialized state at or before {@code csn} (states are kept for the pipeline's life). */
+    public Snapshot state(final long csn) {
+        long c = Math.min(csn, lcsCsn);
+        while (c > 0 && stateRoots[(int) c] == NO_STATE) {
+            c--;
+        }
+        if (stateRoots[(int) c] == NO_STATE) {
+            throw new IllegalArgumentException("no state at or before csn " + csn);
+        }
+        return new Snapshot(stateRoots[(int) c], c);
+    }
+
+    /**
+     * Delivers the next intention in log order. Its CSN must be one more than the previous one's. Decisions
+     * reach {@code listener} in log order; with group meld an odd intention's decision waits for its partner
+     * (or {@link #flush}).
+     */
+    public void submit(final Intention intention, final DecisionListener listener) {
+        final long expected = (heldFirst != null ? heldFirst.csn : lcsCsn) + 1;
+        if (intention.csn != expected) {
+            throw new IllegalArgumentException("intention csn " + intention.csn + " delivered, expected " + expected);
+        }
+        Intention current = intention;
+        boolean aborted = false;
+        if (config.premeld()) {
+            current = premeld(intention);
+            aborted = current == null;
+        }
+        if (!config.groupMeld()) {
+            decide(current, aborted, intention.csn, listener);
+            return;
+        }
+        if (heldFirst == null && (intention.csn & 1) == 1) {
+            heldFirst = aborted ? intention : current;
+            heldFirstAborted = aborted;
+            return;
+        }
+        if (heldFirst == null) {
+            decide(current, aborted, intention.csn, listener);
+            return;
+        }
+        final Intention first = heldFirst;
+        final boolean firstAborted = heldFirstAborted;
+        heldFirst = null;
+        if (!firstAborted && !aborted && intention.snapshotCsn < first.minCsn) {
+            final Intention group = new Intention();
+            if (groupMeld.groupMeld(first, current, group)) {
+                groupsFormed++;
+                final long root = finalMeld(group);
+                if (root != Meld.CONFLICT) {
+                    commit(first.csn, NO_STATE, listener);
+                    commit(current.csn, root, listener);
+                    return;
+                }
+                groupsFallenBack++;
+            }
+        }
+        decide(first, firstAborted, first.csn, listener);
+        decide(current, aborted, intention.csn, listener);
+    }
+
+    /** Decides a held odd intention whose partner has not arrived (end of log, or before a checkpoint). */
+    public void flush(final DecisionListener listener) {
+        if (heldFirst != null) {
+            final Intention first = heldFirst;
+            heldFirst = null;
+            decide(first, heldFirstAborted, first.csn, listener);
+        }
+    }
+
+    private Intention premeld(final Intention intention) {
+        final long v = intention.csn;
+        final long m = v - (long) config.premeldThreads() * config.premeldDistance() - 1;
+        if (m <= 0 || intention.snapshotCsn >= m) {
+            return intention;
+        }
+        final Snapshot input = state(m);
+        if (intention.snapshotCsn >= input.csn()) {
+            return intention;
+        }
+        final Meld slot = premelds[(int) (v % config.premeldThreads())];
+        final Intention out = new Intention();
+        return slot.premeld(intention, input.root(), out) ? out : null;
+    }
+
+    private void decide(final Intention intention, final boolean abortedEarly, final long csn,
+                        final DecisionListener listener) {
+        if (abortedEarly) {
+            abort(csn, listener);
+            return;
+        }
+        final long root = finalMeld(intention);
+        if (root == Meld.CONFLICT) {
+            abort(csn, listener);
+        } else {
+            commit(csn, root, listener);
+        }
+    }
+
+    private long finalMeld(final Intention intention) {
+        finalMelds++;
+        conflictZoneTotal += lcsCsn - intention.snapshotCsn;
+        return finalMeld.finalMeld(intention, lcsRoot);
+    }
+
+    private void commit(final long csn, final long root, final DecisionListener listener) {
+        commits++;
+        advance(csn, root == NO_STATE ? NO_STATE : root);
+        if (root != NO_STATE) {
+            lcsRoot = root;
+        }
+        listener.onDecision(csn, true);
+    }
+
+    private void abort(final long csn, final DecisionListener listener) {
+        aborts++;
+        advance(csn, lcsRoot);
+        listener.onDecision(csn, false);
+    }
+
+    private void advance(final long csn, final long root) {
+        ensureCapacity(csn);
+        stateRoots[(int) csn] = root;
+        lcsCsn = csn;
+    }
+
+    private void ensureCapacity(final long csn) {
+        if (csn >= Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("the sequential pipeline keeps every state; csn " + csn + " is too far");
+        }
+        if (csn >= stateRoots.length) {
+            final int old = stateRoots.length;
+            stateRoots = Arrays.copyOf(stateRoots, (int) Math.max(csn + 1, old * 2L));
+            Arrays.fill(stateRoots, old, stateRoots.length, NO_STATE);
+        }
+    }
+
+    public long commits() {
+        return commits;
+    }
+
+    public long aborts() {
+        return aborts;
+    }
+
+    /** Nodes visited by final meld so far. */
+    public long finalNodesVisited() {
+        return finalMeld.nodesVisited();
+    }
+
+    /** Ephemeral nodes created by all stages so far. */
+    public long ephemeralsCreated() {
+        long total = finalMeld.ephemeralsCreated() + groupMeld.ephemeralsCreated();
+        for (final Meld m : premelds) {
+            total += m.ephemeralsCreated();
+        }
+        return total;
+    }
+
+    /** Number of final melds run (a group intention counts once, a fallback adds its members). */
+    public long finalMelds() {
+        return finalMelds;
+    }
+
+    /** Sum over final melds of the conflict zone length (LCS CSN minus the intention's snapshot CSN). */
+    public long conflictZoneTotal() {
+        return conflictZoneTotal;
+    }
+
+    public long groupsFormed() {
+        return groupsFormed;
+    }
+
+    public long groupsFallenBack() {
+        return groupsFallenBack;
+    }
+
+    public NodeDirectory directory() {
+        return directory;
+    }
+
+    @Override
+    public void close() {
+        finalArena.close();
+        groupArena.close();
+        for (final Arena a : premeldArenas) {
+            a.close();
+        }
+    }
+}

@@ -1,0 +1,219 @@
+package io.meldb.core;
+
+/**
+ * The layout of one tree node in off-heap memory and flyweight accessors over a {@code long} handle
+ * (meld paper §4, App. C Figure 12). One class owns the layout; everything else goes through it.
+ *
+ * <pre>
+ *   0                   8                   16                  24                  32
+ *   +-------------------+-------------------+-------------------+-------------------+
+ *   | left   (handle)   | right  (handle)   | key    (handle)   | payload (handle)  |
+ *   +-------------------+-------------------+-------------------+-------------------+
+ *   | VN                | SCV               | SSV               | maxCv             |
+ *   +---------+---------+---------+---------+-------------------+-------------------+
+ *   | keyLen  | payLen  | flags   | height  | oldestDescendant  |
+ *   +---------+---------+---------+---------+-------------------+   = 88 bytes
+ * </pre>
+ *
+ * <ul>
+ *   <li>VN, SCV, SSV: version number, source content version, source structure version (see {@link Versions}).
+ *   NCV and NSV are calculated: NCV = Altered ? VN : SCV; NSV = SubtreeIsOnlyReadDependent ? SSV : VN.</li>
+ *   <li>maxCv: the largest NCV in the node's subtree. Range dependencies (phantom protection) are checked by
+ *   walking only subtrees whose maxCv is newer than the reader's snapshot.</li>
+ *   <li>height: AVL balance information (meld paper §7: "each node just needs to maintain the depth").</li>
+ *   <li>oldestDescendant: the smallest CSN of a persisted node in the subtree (App. B, for sweep).</li>
+ * </ul>
+ * Keys and payloads are referenced in place (a handle plus a length), so copying a node never copies bytes.
+ * A deleted key is a node with the TOMBSTONE flag (meld paper §6, first approach): deletion is an update of
+ * the payload, which keeps conflict detection exact for deletes.
+ */
+public final class Node {
+    public static final int LEFT = 0;
+    public static final int RIGHT = 8;
+    public static final int KEY = 16;
+    public static final int PAYLOAD = 24;
+    public static final int VN = 32;
+    public static final int SCV = 40;
+    public static final int SSV = 48;
+    public static final int MAX_CV = 56;
+    public static final int KEY_LENGTH = 64;
+    public static final int PAYLOAD_LENGTH = 68;
+    public static final int FLAGS = 72;
+    public static final int HEIGHT = 76;
+    public static final int OLDEST_DESCENDANT = 80;
+    public static final int SIZE = 88;
+
+    public static final int ALTERED = 1;
+    public static final int DEPENDS_ON = 2;
+    public static final int SUBTREE_IS_ONLY_READ_DEPENDENT = 4;
+    public static final int TOMBSTONE = 8;
+
+    private Node() {
+    }
+
+    public static long left(final long n) {
+        return NodeMemory.getLong(n, LEFT);
+    }
+
+    public static void left(final long n, final long child) {
+        NodeMemory.putLong(n, LEFT, child);
+    }
+
+    public static long right(final long n) {
+        return NodeMemory.getLong(n, RIGHT);
+    }
+
+    public static void right(final long n, final long child) {
+        NodeMemory.putLong(n, RIGHT, child);
+    }
+
+    public static long key(final long n) {
+        return NodeMemory.getLong(n, KEY);
+    }
+
+    public static int keyLength(final long n) {
+        return NodeMemory.getInt(n, KEY_LENGTH);
+    }
+
+    public static void key(final long n, final long key, final int length) {
+        NodeMemory.putLong(n, KEY, key);
+        NodeMemory.putInt(n, KEY_LENGTH, length);
+    }
+
+    public static long payload(final long n) {
+        return NodeMemory.getLong(n, PAYLOAD);
+    }
+
+    public static int payloadLength(final long n) {
+        return NodeMemory.getInt(n, PAYLOAD_LENGTH);
+    }
+
+    public static void payload(final long n, final long payload, final int length) {
+        NodeMemory.putLong(n, PAYLOAD, payload);
+        NodeMemory.putInt(n, PAYLOAD_LENGTH, length);
+    }
+
+    public static long vn(final long n) {
+        return NodeMemory.getLong(n, VN);
+    }
+
+    public static void vn(final long n, final long vn) {
+        NodeMemory.putLong(n, VN, vn);
+    }
+
+    public static long scv(final long n) {
+        return NodeMemory.getLong(n, SCV);
+    }
+
+    public static void scv(final long n, final long scv) {
+        NodeMemory.putLong(n, SCV, scv);
+    }
+
+    public static long ssv(final long n) {
+        return NodeMemory.getLong(n, SSV);
+    }
+
+    public static void ssv(final long n, final long ssv) {
+        NodeMemory.putLong(n, SSV, ssv);
+    }
+
+    public static long maxCv(final long n) {
+        return NodeMemory.getLong(n, MAX_CV);
+    }
+
+    public static void maxCv(final long n, final long maxCv) {
+        NodeMemory.putLong(n, MAX_CV, maxCv);
+    }
+
+    public static int flags(final long n) {
+        return NodeMemory.getInt(n, FLAGS);
+    }
+
+    public static void flags(final long n, final int flags) {
+        NodeMemory.putInt(n, FLAGS, flags);
+    }
+
+    public static boolean altered(final long n) {
+        return (flags(n) & ALTERED) != 0;
+    }
+
+    public static boolean dependsOn(final long n) {
+        return (flags(n) & DEPENDS_ON) != 0;
+    }
+
+    public static boolean subtreeIsOnlyReadDependent(final long n) {
+        return (flags(n) & SUBTREE_IS_ONLY_READ_DEPENDENT) != 0;
+    }
+
+    public static boolean tombstone(final long n) {
+        return (flags(n) & TOMBSTONE) != 0;
+    }
+
+    public static int height(final long n) {
+        return n == 0 ? 0 : NodeMemory.getInt(n, HEIGHT);
+    }
+
+    public static void height(final long n, final int height) {
+        NodeMemory.putInt(n, HEIGHT, height);
+    }
+
+    public static long oldestDescendant(final long n) {
+        return NodeMemory.getLong(n, OLDEST_DESCENDANT);
+    }
+
+    public static void oldestDescendant(final long n, final long csn) {
+        NodeMemory.putLong(n, OLDEST_DESCENDANT, csn);
+    }
+
+    /** New content version: the version later readers of this content record as their SCV. */
+    public static long ncv(final long n) {
+        final int flags = flags(n);
+        return (flags & ALTERED) != 0 ? vn(n) : scv(n);
+    }
+
+    /** New structure version: the oldest version of this node whose subtree is exactly this subtree. */
+    public static long nsv(final long n) {
+        final int flags = flags(n);
+        return (flags & SUBTREE_IS_ONLY_READ_DEPENDENT) != 0 ? ssv(n) : vn(n);
+    }
+
+    /** Compares the node's key with a key in node memory. */
+    public static int compareKey(final long n, final long key, final int keyLength) {
+        return NodeMemory.compare(key(n), keyLength(n), key, keyLength);
+    }
+
+    /** Compares the keys of two nodes. */
+    public static int compareKeys(final long a, final long b) {
+        return NodeMemory.compare(key(a), keyLength(a), key(b), keyLength(b));
+    }
+
+    /**
+     * Recomputes the derived subtree fields (height, maxCv, oldestDescendant) from the children; called
+     * whenever a node's children are set.
+     */
+    public static void updateDerived(final long n) {
+        final long l = left(n);
+        final long r = right(n);
+        height(n, 1 + Math.max(height(l), height(r)));
+        long max = ncv(n);
+        long oldest = Versions.kindOf(vn(n)) == Versions.KIND_PERSISTED && vn(n) != 0 ? Versions.csnOf(vn(n)) : Long.MAX_VALUE;
+        if (l != 0) {
+            max = Math.max(max, maxCv(l));
+            oldest = Math.min(oldest, oldestDescendant(l));
+        }
+        if (r != 0) {
+            max = Math.max(max, maxCv(r));
+            oldest = Math.min(oldest, oldestDescendant(r));
+        }
+        maxCv(n, max);
+        oldestDescendant(n, oldest);
+    }
+
+    public static byte[] keyBytes(final long n) {
+        return NodeMemory.toArray(key(n), keyLength(n));
+    }
+
+    public static byte[] payloadBytes(final long n) {
+        return NodeMemory.toArray(payload(n), payloadLength(n));
+    }
+}

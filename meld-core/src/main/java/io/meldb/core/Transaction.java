@@ -1,0 +1,327 @@
+package io.meldb.core;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A transaction executing on a snapshot and building its intention tree (meld paper App. E, Hyder II §2).
+ *
+ * <p>Writes copy-on-write the root-to-node path into nodes the transaction owns (allocated from its
+ * {@link Arena}, VN still 0 because the CSN is known only once the intention is in the log). A copied node
+ * records the source versions of its snapshot node: SCV = NCV(source), SSV = NSV(source). Under serializable
+ * isolation a read copies the path too and marks the node DependsOn; a read that finds no key, and every scan,
+ * adds a {@link RangeDependency}. Deletes write a tombstone (meld paper §6, first approach).
+ *
+ * <p>Inserts rebalance the intention tree (AVL). The executor keeps the promise meld's serial-graft case relies
+ * on (App. D, Theorem 3): an owned node keeps a valid SSV only while its subtree's keys stay inside the key span
+ * of its source subtree; a new key that becomes the smallest or largest key of a subtree, and every rotated
+ * node, clears SSV.
+ *
+ * <p>Not thread-safe: one thread drives a transaction.
+ */
+public final class Transaction {
+    private static final int LEFT = 0;
+    private static final int RIGHT = 1;
+
+    private final Arena arena;
+    private final Snapshot snapshot;
+    private final Isolation isolation;
+    private final List<RangeDependency> ranges = new ArrayList<>();
+    private long root;
+    private boolean writes;
+    private long[] path = new long[64];
+    private int[] dirs = new int[64];
+    private int depth;
+
+    public Transaction(final Arena arena, final Snapshot snapshot, final Isolation isolation) {
+        this.arena = arena;
+        this.snapshot = snapshot;
+        this.isolation = isolation;
+        this.root = snapshot.root();
+    }
+
+    public Snapshot snapshot() {
+        return snapshot;
+    }
+
+    public Isolation isolation() {
+        return isolation;
+    }
+
+    /** Root of the intention tree (equal to the snapshot root while nothing has been copied). */
+    public long root() {
+        return root;
+    }
+
+    /** True once the transaction wrote something; a transaction without writes needs no intention. */
+    public boolean hasWrites() {
+        return writes;
+    }
+
+    /** The range dependencies recorded so far (empty under snapshot isolation). */
+    public List<RangeDependency> ranges() {
+        return Collections.unmodifiableList(ranges);
+    }
+
+    /** True if {@code n} is a node of this transaction's intention (not yet in the log, so VN is 0). */
+    public static boolean owned(final long n) {
+        return n != 0 && Node.vn(n) == 0;
+    }
+
+    /** Reads a key; returns {@code null} if absent or deleted. */
+    public byte[] get(final byte[] key) {
+        long n = find(root, key);
+        if (isolation == Isolation.SERIALIZABLE) {
+            if (n == 0) {
+                ranges.add(RangeDependency.point(key.clone()));
+                return null;
+            }
+            if (!(owned(n) && Node.altered(n))) {
+                final int at = descendCopying(key);
+                n = path[at];
+                Node.flags(n, Node.flags(n) | Node.DEPENDS_ON);
+            }
+        }
+        if (n == 0 || Node.tombstone(n)) {
+            return null;
+        }
+        return Node.payloadBytes(n);
+    }
+
+    /** Inserts or replaces the value of a key. */
+    public void put(final byte[] key, final byte[] value) {
+        write(key, value, false);
+    }
+
+    /** Deletes a key (writes a tombstone, whether or not the key existed). */
+    public void delete(final byte[] key) {
+        write(key, null, true);
+    }
+
+    /**
+     * Scans keys in a range in ascending or descending order, skipping deleted keys, up to {@code limit} rows
+     * ({@code limit <= 0}: no limit). Under serializable isolation the range actually read becomes a dependency:
+     * the whole range, or up to the last row returned when the limit stopped the scan.
+     */
+    public List<byte[][]> scan(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive,
+                               final boolean descending, final int limit) {
+        final List<byte[][]> rows = new ArrayList<>();
+        final RangeDependency range = new RangeDependency(lo == null ? null : lo.clone(), loInclusive,
+            hi == null ? null : hi.clone(), hiInclusive);
+        collect(root, range, descending, limit, rows);
+        if (isolation == Isolation.SERIALIZABLE) {
+            if (limit > 0 && rows.size() == limit) {
+                final byte[] last = rows.get(rows.size() - 1)[0];
+                ranges.add(descending
+                    ? new RangeDependency(last, true, range.hi(), hiInclusive)
+                    : new RangeDependency(range.lo(), loInclusive, last, true));
+            } else {
+                ranges.add(range);
+            }
+        }
+        return rows;
+    }
+
+    private static void collect(final long n, final RangeDependency range, final boolean descending, final int limit,
+                                final List<byte[][]> rows) {
+        if (n == 0 || (limit > 0 && rows.size() >= limit)) {
+            return;
+        }
+        final byte[] key = Node.keyBytes(n);
+        final boolean aboveLo = range.lo() == null || Arrays.compareUnsigned(key, range.lo()) >= 0;
+        final boolean belowHi = range.hi() == null || Arrays.compareUnsigned(key, range.hi()) <= 0;
+        final long first = descending ? Node.right(n) : Node.left(n);
+        final long second = descending ? Node.left(n) : Node.right(n);
+        if (descending ? belowHi : aboveLo) {
+            collect(first, range, descending, limit, rows);
+        }
+        if (limit > 0 && rows.size() >= limit) {
+            return;
+        }
+        if (range.contains(key) && !Node.tombstone(n)) {
+            rows.add(new byte[][] {key, Node.payloadBytes(n)});
+        }
+        if (descending ? aboveLo : belowHi) {
+            collect(second, range, descending, limit, rows);
+        }
+    }
+
+    private static long find(long n, final byte[] key) {
+        while (n != 0) {
+            final int c = NodeMemory.compare(key, Node.key(n), Node.keyLength(n));
+            if (c == 0) {
+                return n;
+            }
+            n = c < 0 ? Node.left(n) : Node.right(n);
+        }
+        return 0;
+    }
+
+    private void write(final byte[] key, final byte[] value, final boolean tombstone) {
+        writes = true;
+        final int at = descendCopying(key);
+        final long payload = tombstone ? 0 : arena.copyOf(value);
+        final int payloadLength = tombstone ? 0 : value.length;
+        if (at >= 0) {
+            final long n = path[at];
+            Node.payload(n, payload, payloadLength);
+            int flags = (Node.flags(n) | Node.ALTERED) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
+            flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
+            Node.flags(n, flags);
+            for (int i = 0; i < at; i++) {
+                clearReadOnly(path[i]);
+            }
+            return;
+        }
+        final long leaf = arena.allocate(Node.SIZE);
+        Node.key(leaf, arena.copyOf(key), key.length);
+        Node.payload(leaf, payload, payloadLength);
+        Node.flags(leaf, Node.ALTERED | (tombstone ? Node.TOMBSTONE : 0));
+        Node.height(leaf, 1);
+        if (depth == 0) {
+            root = leaf;
+            return;
+        }
+        link(depth - 1, leaf);
+        final int lastDir = dirs[depth - 1];
+        boolean extreme = true;
+        for (int i = depth - 1; i >= 0; i--) {
+            final long a = path[i];
+            clearReadOnly(a);
+            extreme &= dirs[i] == lastDir;
+            if (extreme) {
+                Node.ssv(a, 0);
+            }
+        }
+        rebalancePath();
+    }
+
+    private static void clearReadOnly(final long n) {
+        Node.flags(n, Node.flags(n) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT);
+    }
+
+    /** Attaches {@code child} under {@code path[i]} in direction {@code dirs[i]}. */
+    private void link(final int i, final long child) {
+        if (dirs[i] == LEFT) {
+            Node.left(path[i], child);
+        } else {
+            Node.right(path[i], child);
+        }
+    }
+
+    /**
+     * Descends to {@code key}, copying every snapshot node on the way into the intention. Fills {@code path}
+     * and {@code dirs}; returns the index in {@code path} of the node holding the key, or -1 (then
+     * {@code depth} nodes are on the path and the key belongs under the last one).
+     */
+    private int descendCopying(final byte[] key) {
+        depth = 0;
+        long n = root;
+        while (n != 0) {
+            if (!owned(n)) {
+                n = copy(n);
+                if (depth == 0) {
+                    root = n;
+                } else {
+                    link(depth - 1, n);
+                }
+            }
+            ensurePathCapacity();
+            path[depth] = n;
+            final int c = NodeMemory.compare(key, Node.key(n), Node.keyLength(n));
+            if (c == 0) {
+                return depth;
+            }
+            dirs[depth] = c < 0 ? LEFT : RIGHT;
+            depth++;
+            n = c < 0 ? Node.left(n) : Node.right(n);
+        }
+        return -1;
+    }
+
+    private void ensurePathCapacity() {
+        if (depth == path.length) {
+            path = Arrays.copyOf(path, depth * 2);
+            dirs = Arrays.copyOf(dirs, depth * 2);
+        }
+    }
+
+    private long copy(final long source) {
+        final long n = arena.allocate(Node.SIZE);
+        Node.key(n, Node.key(source), Node.keyLength(source));
+        Node.payload(n, Node.payload(source), Node.payloadLength(source));
+        Node.left(n, Node.left(source));
+        Node.right(n, Node.right(source));
+        Node.scv(n, Node.ncv(source));
+        Node.ssv(n, Node.nsv(source));
+        Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & Node.TOMBSTONE));
+        Node.height(n, Node.height(source));
+        return n;
+    }
+
+    /** AVL rebalancing from the new leaf's parent up to the root; rotated nodes lose their SSV. */
+    private void rebalancePath() {
+        for (int i = depth - 1; i >= 0; i--) {
+            final long a = path[i];
+            final long replacement = rebalance(a);
+            if (replacement != a) {
+                if (i == 0) {
+                    root = replacement;
+                } else {
+                    link(i - 1, replacement);
+                }
+            }
+        }
+    }
+
+    private static int balance(final long n) {
+        return Node.height(Node.left(n)) - Node.height(Node.right(n));
+    }
+
+    private static void fixHeight(final long n) {
+        Node.height(n, 1 + Math.max(Node.height(Node.left(n)), Node.height(Node.right(n))));
+    }
+
+    /** Rebalances an owned node whose children are balanced; rotations only touch owned insert-path nodes. */
+    private static long rebalance(final long a) {
+        fixHeight(a);
+        final int b = balance(a);
+        if (b > 1) {
+            if (balance(Node.left(a)) < 0) {
+                Node.left(a, rotateLeft(Node.left(a)));
+            }
+            return rotateRight(a);
+        }
+        if (b < -1) {
+            if (balance(Node.right(a)) > 0) {
+                Node.right(a, rotateRight(Node.right(a)));
+            }
+            return rotateLeft(a);
+        }
+        return a;
+    }
+
+    private static long rotateRight(final long a) {
+        final long b = Node.left(a);
+        Node.left(a, Node.right(b));
+        Node.right(b, a);
+        Node.ssv(a, 0);
+        Node.ssv(b, 0);
+        fixHeight(a);
+        fixHeight(b);
+        return b;
+    }
+
+    private static long rotateLeft(final long a) {
+        final long b = Node.right(a);
+        Node.right(a, Node.left(b));
+        Node.left(b, a);
+        Node.ssv(a, 0);
+        Node.ssv(b, 0);
+        fixHeight(a);
+        fixHeight(b);
+        return b;
+    }
+}

@@ -1,0 +1,258 @@
+package io.meldb.core;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Randomized differential test: meld against the {@link ReferenceCertifier}, transaction by transaction.
+ *
+ * <p>Every run draws a workload (key space, uniform or hotspot access, operation mix, concurrency degree,
+ * isolation mix, pipeline configuration) from its seed, executes transactions on snapshots taken up to
+ * {@code concurrency} intentions behind the last committed state, melds them and requires: every read returns
+ * what the certifier's multi-version history says, every commit/abort decision equals the certifier's, and
+ * the final contents are equal. A failure names the seed; {@code -Dmeld.seed=N} replays just that run.
+ */
+class MeldDifferentialTest {
+    private static final int RUNS = Integer.getInteger("meld.runs", 400);
+    private static final int TXNS_PER_RUN = Integer.getInteger("meld.txns", 2600);
+
+    @Test
+    @Timeout(value = 14, unit = TimeUnit.MINUTES)
+    void meldDecidesExactlyAsTheReferenceCertifierOverAMillionTransactions() {
+        final Long only = Long.getLong("meld.seed");
+        long transactions = 0;
+        long melded = 0;
+        long aborted = 0;
+        if (only != null) {
+            final RunResult r = run(only, TXNS_PER_RUN);
+            System.out.println("seed " + only + ": " + r);
+            return;
+        }
+        for (int i = 0; i < RUNS; i++) {
+            final long seed = 0x5EEDL * 1_000_003L + i;
+            final RunResult r = run(seed, TXNS_PER_RUN);
+            transactions += r.transactions;
+            melded += r.melded;
+            aborted += r.aborted;
+        }
+        System.out.printf("differential: %d transactions, %d melded, %d aborted (%.1f%%)%n",
+            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded));
+        if (RUNS * TXNS_PER_RUN >= 1_000_000 && transactions < 1_000_000) {
+            fail("expected at least 1,000,000 transactions, ran " + transactions);
+        }
+    }
+
+    record RunResult(long transactions, long melded, long aborted, String workload) {
+    }
+
+    static RunResult run(final long seed, final int txns) {
+        final SplittableRandom rnd = new SplittableRandom(seed);
+        final Workload w = Workload.draw(rnd);
+        try {
+            return runWorkload(seed, rnd, w, txns);
+        } catch (final AssertionError | RuntimeException e) {
+            throw new AssertionError("seed " + seed + " failed (" + w + "); replay with -Dmeld.seed=" + seed
+                + " -Dtest=MeldDifferentialTest: " + e.getMessage(), e);
+        }
+    }
+
+    record Workload(int keySpace, boolean hotspot, boolean variableKeys, int concurrency, int maxOps,
+                    int readPct, int deletePct, int scanPct, double serializableShare, MeldConfig config) {
+        static Workload draw(final SplittableRandom rnd) {
+            final int[] spaces = {8, 32, 128, 1024, 8192};
+            final int[] degrees = {1, 2, 4, 8, 16, 64, 256};
+            final MeldConfig[] configs = {
+                MeldConfig.FINAL_ONLY,
+                new MeldConfig(0, 0, false, true),
+                new MeldConfig(1, 1, false, false),
+                new MeldConfig(2, 3, false, false),
+                new MeldConfig(0, 0, true, false),
+                new MeldConfig(3, 2, true, false),
+            };
+            final double[] serializable = {0.0, 0.5, 1.0};
+            return new Workload(spaces[rnd.nextInt(spaces.length)], rnd.nextBoolean(), rnd.nextInt(4) == 0,
+                degrees[rnd.nextInt(degrees.length)], 1 + rnd.nextInt(8), 20 + rnd.nextInt(60), rnd.nextInt(20),
+                rnd.nextInt(15), serializable[rnd.nextInt(serializable.length)], configs[rnd.nextInt(configs.length)]);
+        }
+
+        byte[] key(final SplittableRandom rnd) {
+            int k = hotspot && rnd.nextInt(10) < 8 ? rnd.nextInt(Math.max(1, keySpace / 10)) : rnd.nextInt(keySpace);
+            if (variableKeys) {
+                final byte[] s = Integer.toString(k, 7).getBytes();
+                return s;
+            }
+            return new byte[] {(byte) (k >>> 24), (byte) (k >>> 16), (byte) (k >>> 8), (byte) k};
+        }
+    }
+
+    private static RunResult runWorkload(final long seed, final SplittableRandom rnd, final Workload w, final int txns) {
+        final ReferenceCertifier certifier = new ReferenceCertifier();
+        final NodeDirectory directory = new NodeDirectory();
+        long transactions = 0;
+        long melded = 0;
+        final long[] abortedCount = {0};
+        try (Arena exec = new Arena(); MeldPipeline pipeline = new MeldPipeline(w.config, directory)) {
+            final IntentionAdopter adopter = new IntentionAdopter(exec, directory);
+            final Map<Long, Boolean> expected = new HashMap<>();
+            final Map<Long, String> described = new HashMap<>();
+            final MeldPipeline.DecisionListener listener = (csn, committed) -> {
+                final Boolean want = expected.remove(csn);
+                if (want == null) {
+                    fail("decision for unknown csn " + csn);
+                }
+                if (want != committed) {
+                    fail("csn " + csn + ": meld " + (committed ? "committed" : "aborted") + ", certifier "
+                        + (want ? "committed" : "aborted") + "; " + described.get(csn));
+                }
+                if (!committed) {
+                    abortedCount[0]++;
+                }
+            };
+            long nextCsn = 1;
+            for (int t = 0; t < txns; t++) {
+                transactions++;
+                final long wantSnapshot = Math.max(0, pipeline.lcsCsn() - rnd.nextInt(w.concurrency + 1));
+                final Snapshot snapshot = pipeline.state(wantSnapshot);
+                final Isolation iso = rnd.nextDouble() < w.serializableShare ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT;
+                final Transaction txn = new Transaction(exec, snapshot, iso);
+                final List<byte[]> reads = new ArrayList<>();
+                final List<RangeDependency> ranges = new ArrayList<>();
+                final NavigableMap<byte[], byte[]> writes = new TreeMap<>(Arrays::compareUnsigned);
+                final int ops = 1 + rnd.nextInt(w.maxOps);
+                for (int o = 0; o < ops; o++) {
+                    final int dice = rnd.nextInt(100);
+                    final byte[] key = w.key(rnd);
+                    if (dice < w.scanPct) {
+                        scan(rnd, w, txn, certifier, snapshot, writes, ranges);
+                    } else if (dice < w.scanPct + w.readPct * (100 - w.scanPct) / 100) {
+                        final byte[] got = txn.get(key);
+                        final byte[] want = writes.containsKey(key) ? writes.get(key) : certifier.read(key, snapshot.csn());
+                        assertArrayEquals(want, got, "get at snapshot " + snapshot.csn());
+                        reads.add(key);
+                    } else if (rnd.nextInt(100) < w.deletePct) {
+                        txn.delete(key);
+                        writes.put(key, null);
+                    } else {
+                        final byte[] value = new byte[rnd.nextInt(12)];
+                        for (int b = 0; b < value.length; b++) {
+                            value[b] = (byte) rnd.nextInt(256);
+                        }
+                        txn.put(key, value);
+                        writes.put(key, value);
+                    }
+                }
+                if (!txn.hasWrites()) {
+                    continue;
+                }
+                melded++;
+                final long csn = nextCsn++;
+                final boolean want = certifier.certify(csn, snapshot.csn(), iso, reads,
+                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), writes);
+                expected.put(csn, want);
+                described.put(csn, iso + " snapshot " + snapshot.csn() + " reads " + keys(reads) + " ranges " + ranges
+                    + " writes " + keys(writes.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
+                if (Boolean.getBoolean("meld.debug")) {
+                    System.out.println("csn " + csn + " " + described.get(csn) + " want=" + want);
+                    for (long s = Math.max(0, pipeline.lcsCsn() - 3); s <= pipeline.lcsCsn(); s++) {
+                        System.out.println("   state " + pipeline.state(s).csn() + ": " + dump(pipeline.state(s).root()));
+                    }
+                    System.out.println("   intention: " + dump(txn.root()));
+                }
+                pipeline.submit(adopter.adopt(txn, csn, 0, new Intention()), listener);
+            }
+            pipeline.flush(listener);
+            if (!expected.isEmpty()) {
+                fail("no decision for " + expected.keySet());
+            }
+            assertContents(certifier.contents(pipeline.lcsCsn()), pipeline.lcs().root());
+            TreeInvariants.check(pipeline.lcs().root());
+        }
+        return new RunResult(transactions, melded, abortedCount[0], w.toString());
+    }
+
+    private static void scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
+                             final ReferenceCertifier certifier, final Snapshot snapshot,
+                             final NavigableMap<byte[], byte[]> writes, final List<RangeDependency> ranges) {
+        byte[] lo = rnd.nextInt(8) == 0 ? null : w.key(rnd);
+        byte[] hi = rnd.nextInt(8) == 0 ? null : w.key(rnd);
+        if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
+            final byte[] x = lo;
+            lo = hi;
+            hi = x;
+        }
+        final boolean loInc = rnd.nextBoolean();
+        final boolean hiInc = rnd.nextBoolean();
+        final boolean descending = rnd.nextBoolean();
+        final int limit = rnd.nextInt(3) == 0 ? 0 : 1 + rnd.nextInt(5);
+        final List<byte[][]> got = txn.scan(lo, loInc, hi, hiInc, descending, limit);
+        final RangeDependency range = new RangeDependency(lo, loInc, hi, hiInc);
+        final NavigableMap<byte[], byte[]> view = new TreeMap<>(Arrays::compareUnsigned);
+        for (final byte[] k : certifier.keys(range, snapshot.csn())) {
+            view.put(k, certifier.read(k, snapshot.csn()));
+        }
+        for (final Map.Entry<byte[], byte[]> e : writes.entrySet()) {
+            if (range.contains(e.getKey())) {
+                if (e.getValue() == null) {
+                    view.remove(e.getKey());
+                } else {
+                    view.put(e.getKey(), e.getValue());
+                }
+            }
+        }
+        final List<Map.Entry<byte[], byte[]>> want = new ArrayList<>(descending ? view.descendingMap().entrySet() : view.entrySet());
+        final List<Map.Entry<byte[], byte[]>> limited = limit > 0 && want.size() > limit ? want.subList(0, limit) : want;
+        assertEquals(limited.size(), got.size(), "scan size");
+        for (int i = 0; i < got.size(); i++) {
+            assertArrayEquals(limited.get(i).getKey(), got.get(i)[0], "scan key " + i);
+            assertArrayEquals(limited.get(i).getValue(), got.get(i)[1], "scan value " + i);
+        }
+        if (limit > 0 && got.size() == limit) {
+            final byte[] last = got.get(got.size() - 1)[0];
+            ranges.add(descending ? new RangeDependency(last, true, hi, hiInc) : new RangeDependency(lo, loInc, last, true));
+        } else {
+            ranges.add(range);
+        }
+    }
+
+    static String dump(final long n) {
+        if (n == 0) {
+            return ".";
+        }
+        return "(" + dump(Node.left(n)) + " " + (Node.keyLength(n) == 4 ? Node.keyBytes(n)[3] : Arrays.toString(Node.keyBytes(n)))
+            + "{vn=" + Versions.toString(Node.vn(n)) + " scv=" + Versions.toString(Node.scv(n)) + " ssv=" + Versions.toString(Node.ssv(n))
+            + " f=" + Node.flags(n) + "} " + dump(Node.right(n)) + ")";
+    }
+
+    private static String keys(final java.util.Collection<byte[]> keys) {
+        final StringBuilder b = new StringBuilder("{");
+        for (final byte[] k : keys) {
+            b.append(Arrays.toString(k)).append(' ');
+        }
+        return b.append('}').toString();
+    }
+
+    static void assertContents(final NavigableMap<byte[], byte[]> want, final long root) {
+        final List<byte[][]> got = new ArrayList<>();
+        TreeInvariants.inOrder(root, got);
+        final List<Map.Entry<byte[], byte[]>> wantList = new ArrayList<>(want.entrySet());
+        assertEquals(wantList.size(), got.size(), "number of live keys");
+        for (int i = 0; i < got.size(); i++) {
+            assertArrayEquals(wantList.get(i).getKey(), got.get(i)[0], "key " + i);
+            assertArrayEquals(wantList.get(i).getValue(), got.get(i)[1], "value " + i);
+        }
+    }
+}
