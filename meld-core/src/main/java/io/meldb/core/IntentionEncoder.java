@@ -2,6 +2,7 @@ package io.meldb.core;
 
 import org.agrona.ExpandableDirectByteBuffer;
 
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -112,7 +113,7 @@ public final class IntentionEncoder {
                 final long right = Node.right(top);
                 final long left = Node.left(top);
                 if (sp + 2 > stack.length) {
-                    stack = java.util.Arrays.copyOf(stack, stack.length * 2);
+                    stack = Arrays.copyOf(stack, stack.length * 2);
                 }
                 if (Transaction.owned(right)) {
                     stack[sp++] = right;
@@ -130,16 +131,16 @@ public final class IntentionEncoder {
                 throw new IllegalArgumentException("intention has more than " + IntentionFormat.MAX_NODES + " nodes");
             }
             if (count == order.length) {
-                order = java.util.Arrays.copyOf(order, count * 2);
-                leftIndex = java.util.Arrays.copyOf(leftIndex, count * 2);
-                rightIndex = java.util.Arrays.copyOf(rightIndex, count * 2);
+                order = Arrays.copyOf(order, count * 2);
+                leftIndex = Arrays.copyOf(leftIndex, count * 2);
+                rightIndex = Arrays.copyOf(rightIndex, count * 2);
             }
             check(n, snapshotCsn);
             order[count] = n;
             leftIndex[count] = left;
             rightIndex[count] = right;
             if (pendingCount == pending.length) {
-                pending = java.util.Arrays.copyOf(pending, pending.length * 2);
+                pending = Arrays.copyOf(pending, pending.length * 2);
             }
             pending[pendingCount++] = count;
             count++;

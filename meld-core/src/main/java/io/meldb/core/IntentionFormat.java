@@ -7,7 +7,7 @@ package io.meldb.core;
  * <pre>
  *  header  | version u8 | isolation u8 | intention flags u8 | snapshotCsn varlong | nodeCount varint | rangeCount varint |
  *  range   | flags u8 (Intention.RANGE_*) | [loLen varint, lo bytes] unless LO_UNBOUNDED | [hiLen varint, hi bytes] unless HI_UNBOUNDED |
- *  node    | nodeFlags u8 | pointerKinds u8 | height varint | [scv ref] | [ssv ref] | keyLen varint, key |
+ *  node    | nodeFlags u8 (Node flag bits) | pointerKinds u8 | height varint | [scv ref] | [ssv ref] | keyLen varint, key |
  *          | [payloadLen varint, payload] unless TOMBSTONE | left pointer | right pointer |
  *
  *  pointerKinds:  bit 7 6     5        4       3 2         1 0
@@ -43,8 +43,8 @@ public final class IntentionFormat {
     public static final int POINTER_KINDS_MASK = 0x3F;
 
     /** The node flags the format carries, bit for bit as in {@link Node}. */
-    public static final int NODE_FLAGS_MASK =
-        Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.TOMBSTONE;
+    public static final int NODE_FLAGS_MASK = Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT
+        | Node.TOMBSTONE | Node.SPAN_EXTENDED;
     /** The range flags the format carries, bit for bit as in {@link Intention}. */
     public static final int RANGE_FLAGS_MASK = Intention.RANGE_LO_UNBOUNDED | Intention.RANGE_LO_INCLUSIVE
         | Intention.RANGE_HI_UNBOUNDED | Intention.RANGE_HI_INCLUSIVE;

@@ -199,7 +199,7 @@ public final class Meld {
         }
         if (!bruteForce) {
             final long ssv = Node.ssv(n);
-            if (ssv != 0 && !pending(lcs) && ssv == Node.nsv(lcs)) {
+            if (ssv != 0 && !pending(lcs) && ssv == Node.nsv(lcs) && fitsRange(n, lo, hi)) {
                 return !keepReadset && Node.subtreeIsOnlyReadDependent(n) ? lcs : n;
             }
             if (!keepReadset && Node.subtreeIsOnlyReadDependent(n)) {
@@ -219,6 +219,25 @@ public final class Meld {
             return CONFLICT;
         }
         return merge(lcs, p, left, right);
+    }
+
+    /** True unless an insert made {@code n}'s subtree reach past the key range (lo, hi) it is grafted into. */
+    private static boolean fitsRange(final long n, final long lo, final long hi) {
+        if ((Node.flags(n) & Node.SPAN_EXTENDED) == 0) {
+            return true;
+        }
+        long x = n;
+        while (Node.left(x) != 0) {
+            x = Node.left(x);
+        }
+        if (lo != 0 && Node.compareKeys(x, lo) <= 0) {
+            return false;
+        }
+        x = n;
+        while (Node.right(x) != 0) {
+            x = Node.right(x);
+        }
+        return hi == 0 || Node.compareKeys(x, hi) < 0;
     }
 
     /** The intention node with the key of state node {@code m} under {@code n}, or 0. */

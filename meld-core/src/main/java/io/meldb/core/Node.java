@@ -47,6 +47,12 @@ public final class Node {
     public static final int DEPENDS_ON = 2;
     public static final int SUBTREE_IS_ONLY_READ_DEPENDENT = 4;
     public static final int TOMBSTONE = 8;
+    /**
+     * The intention inserted a key that is a new smallest or largest key of this node's subtree, so the
+     * subtree may reach beyond the key range its source covered; a serial graft must check its extremes
+     * against the range being melded (meld paper App. D, Theorem 3).
+     */
+    public static final int SPAN_EXTENDED = 16;
 
     private Node() {
     }

@@ -15,9 +15,9 @@ import java.util.List;
  * adds a {@link RangeDependency}. Deletes write a tombstone (meld paper §6, first approach).
  *
  * <p>Inserts rebalance the intention tree (AVL). The executor keeps the promise meld's serial-graft case relies
- * on (App. D, Theorem 3): an owned node keeps a valid SSV only while its subtree's keys stay inside the key span
- * of its source subtree; a new key that becomes the smallest or largest key of a subtree, and every rotated
- * node, clears SSV.
+ * on (App. D, Theorem 3): a rotated node loses its SSV (its subtree is no longer its source's plus changes), and a
+ * node whose subtree gains a new smallest or largest key is flagged {@link Node#SPAN_EXTENDED}, so meld checks
+ * that the subtree still fits the key range before grafting it.
  *
  * <p>Not thread-safe: one thread drives a transaction.
  */
@@ -192,7 +192,7 @@ public final class Transaction {
             clearReadOnly(a);
             extreme &= dirs[i] == lastDir;
             if (extreme) {
-                Node.ssv(a, 0);
+                Node.flags(a, Node.flags(a) | Node.SPAN_EXTENDED);
             }
         }
         rebalancePath();

@@ -1,0 +1,301 @@
+package io.meldb.core;
+
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.Arrays;
+
+/**
+ * Turns an intention record back into an intention tree in node memory (meld paper App. E and §4.1; the
+ * "pre-deserialization" of §5 that runs ahead of meld). Layout in {@link IntentionFormat}.
+ *
+ * <p>The record is copied once into the arena and keys, payloads and range bounds point into that copy, so
+ * decoding allocates nodes but never copies a key twice. Each node gets its VN from the intention's CSN and its
+ * post-order index; children are either earlier nodes of the record (by index) or committed nodes found by VN in
+ * the {@link NodeDirectory}. Post order means children are complete before their parent, so the derived subtree
+ * fields are computed in the same pass.
+ *
+ * <p>Everything is validated, including that the nodes form exactly one tree in canonical post order (each local
+ * right child is the node just before its parent, each local left child ends just before the right subtree, and
+ * the last node's subtree covers the whole record): a record that passes cannot describe a DAG or stray nodes.
+ * Nodes are registered in the directory only after the whole record parsed, so a rejected record
+ * ({@link IntentionFormatException}) leaves the directory untouched; its arena bytes are simply not reused until
+ * the arena is reset. Not thread-safe: one decoder per thread, each with its own arena.
+ */
+public final class IntentionDecoder {
+    private final Arena arena;
+    private final NodeDirectory directory;
+    /** Decoded node handles by post-order index. */
+    private long[] handles = new long[256];
+    /** Subtree sizes by post-order index, for the canonical post-order check. */
+    private int[] sizes = new int[256];
+
+    private UnsafeBuffer buffer;
+    private int start;
+    private int pos;
+    private int limit;
+    private long copy;
+    private long csn;
+
+    public IntentionDecoder(final Arena arena, final NodeDirectory directory) {
+        if (arena == null || directory == null) {
+            throw new NullPointerException(arena == null ? "arena" : "directory");
+        }
+        this.arena = arena;
+        this.directory = directory;
+    }
+
+    /**
+     * Decodes one record as the intention with the given CSN and registers its nodes.
+     *
+     * @param csn the intention's ordinal in the log (1, 2, 3, ...), counted by the caller
+     * @throws IntentionFormatException if the record is malformed or points to a node that is not resident
+     */
+    public Intention decode(final DirectBuffer record, final int offset, final int length, final long csn,
+                            final Intention into) {
+        if (csn < 1 || csn > IntentionFormat.MAX_CSN) {
+            throw new IllegalArgumentException("csn " + csn + " out of range 1.." + IntentionFormat.MAX_CSN);
+        }
+        this.csn = csn;
+        if (length < IntentionFormat.MIN_HEADER_BYTES + IntentionFormat.MIN_NODE_BYTES) {
+            throw new IntentionFormatException("intention csn " + csn + ": record of " + length
+                + " bytes is too short");
+        }
+        if (length > IntentionFormat.MAX_RECORD_LENGTH) {
+            throw new IntentionFormatException("intention csn " + csn + ": record of " + length
+                + " bytes exceeds the " + (IntentionFormat.MAX_RECORD_LENGTH >> 20) + " MiB limit");
+        }
+        copy = arena.allocate(length);
+        buffer = NodeMemory.buffer(copy);
+        start = NodeMemory.offset(copy);
+        buffer.putBytes(start, record, offset, length);
+        pos = start;
+        limit = start + length;
+        try {
+            return parse(into);
+        } finally {
+            buffer = null;
+        }
+    }
+
+    private Intention parse(final Intention into) {
+        final int version = readByte("format version");
+        if (version != IntentionFormat.VERSION) {
+            throw fail("unsupported format version " + version);
+        }
+        final int isolationCode = readByte("isolation");
+        final Isolation isolation;
+        try {
+            isolation = Isolation.fromCode(isolationCode);
+        } catch (final IllegalArgumentException ex) {
+            throw fail("unknown isolation code " + isolationCode);
+        }
+        final int flags = readByte("intention flags");
+        final long snapshotCsn = readLong("snapshot csn");
+        if (snapshotCsn < 0 || snapshotCsn >= csn) {
+            throw fail("snapshot csn " + snapshotCsn + " is not older than the intention");
+        }
+        final int nodeCount = readInt("node count");
+        if (nodeCount < 1) {
+            throw fail("no nodes");
+        }
+        if (nodeCount > IntentionFormat.MAX_NODES) {
+            throw fail(nodeCount + " nodes, more than " + IntentionFormat.MAX_NODES);
+        }
+        final int rangeCount = readInt("range count");
+        if ((long) nodeCount * IntentionFormat.MIN_NODE_BYTES + rangeCount > limit - pos) {
+            throw fail(nodeCount + " nodes and " + rangeCount + " ranges cannot fit the remaining " + (limit - pos)
+                + " bytes");
+        }
+        if (rangeCount > IntentionFormat.MAX_RANGES) {
+            throw fail(rangeCount + " ranges, more than " + IntentionFormat.MAX_RANGES);
+        }
+
+        final long ranges = rangeCount == 0 ? 0 : arena.allocate(rangeCount * Intention.RANGE_SIZE);
+        for (int i = 0; i < rangeCount; i++) {
+            final int rangeFlags = readByte("range flags");
+            if ((rangeFlags & ~IntentionFormat.RANGE_FLAGS_MASK) != 0) {
+                throw fail("range " + i + " has unknown flags 0x" + Integer.toHexString(rangeFlags));
+            }
+            int loLength = 0;
+            long lo = 0;
+            if ((rangeFlags & Intention.RANGE_LO_UNBOUNDED) == 0) {
+                loLength = readLength("range lower bound");
+                lo = bytesHere(loLength);
+            }
+            int hiLength = 0;
+            long hi = 0;
+            if ((rangeFlags & Intention.RANGE_HI_UNBOUNDED) == 0) {
+                hiLength = readLength("range upper bound");
+                hi = bytesHere(hiLength);
+            }
+            Intention.writeRange(ranges, i, lo, loLength, hi, hiLength, snapshotCsn, rangeFlags);
+        }
+
+        if (handles.length < nodeCount) {
+            final int capacity = Math.max(nodeCount, handles.length * 2);
+            handles = Arrays.copyOf(handles, capacity);
+            sizes = Arrays.copyOf(sizes, capacity);
+        }
+        for (int i = 0; i < nodeCount; i++) {
+            handles[i] = readNode(i, snapshotCsn);
+        }
+        if (pos != limit) {
+            throw fail((limit - pos) + " trailing bytes after the last node");
+        }
+        if (sizes[nodeCount - 1] != nodeCount) {
+            throw fail("the last node is not the root of all " + nodeCount + " nodes (its subtree has "
+                + sizes[nodeCount - 1] + ")");
+        }
+
+        for (int i = 0; i < nodeCount; i++) {
+            directory.register(Versions.vn(csn, Versions.KIND_PERSISTED, i), handles[i]);
+        }
+        return into.set(csn, csn, snapshotCsn, handles[nodeCount - 1], nodeCount, isolation, flags, ranges,
+            rangeCount);
+    }
+
+    private long readNode(final int i, final long snapshotCsn) {
+        final int flags = readByte("node flags");
+        if ((flags & ~IntentionFormat.NODE_FLAGS_MASK) != 0) {
+            throw fail("node " + i + " has unknown flags 0x" + Integer.toHexString(flags));
+        }
+        final int kinds = readByte("pointer kinds");
+        final int leftKind = (kinds >>> IntentionFormat.LEFT_KIND_SHIFT) & IntentionFormat.POINTER_KIND_MASK;
+        final int rightKind = (kinds >>> IntentionFormat.RIGHT_KIND_SHIFT) & IntentionFormat.POINTER_KIND_MASK;
+        if ((kinds & ~IntentionFormat.POINTER_KINDS_MASK) != 0 || leftKind == IntentionFormat.POINTER_KIND_MASK
+            || rightKind == IntentionFormat.POINTER_KIND_MASK) {
+            throw fail("node " + i + " has invalid pointer kinds 0x" + Integer.toHexString(kinds));
+        }
+        final int height = readInt("height");
+        final long scv = (kinds & IntentionFormat.HAS_SCV) != 0 ? readVersion(snapshotCsn, "SCV") : 0;
+        final long ssv = (kinds & IntentionFormat.HAS_SSV) != 0 ? readVersion(snapshotCsn, "SSV") : 0;
+        final int keyLength = readLength("key");
+        final long key = bytesHere(keyLength);
+        int payloadLength = 0;
+        long payload = 0;
+        if ((flags & Node.TOMBSTONE) == 0) {
+            payloadLength = readLength("payload");
+            payload = bytesHere(payloadLength);
+        }
+
+        final int leftIndex = leftKind == IntentionFormat.POINTER_LOCAL ? readLocal(i) : -1;
+        final long leftExternal = leftKind == IntentionFormat.POINTER_EXTERNAL ? readExternal(snapshotCsn) : 0;
+        final int rightIndex = rightKind == IntentionFormat.POINTER_LOCAL ? readLocal(i) : -1;
+        final long rightExternal = rightKind == IntentionFormat.POINTER_EXTERNAL ? readExternal(snapshotCsn) : 0;
+        int size = 1;
+        if (rightIndex >= 0) {
+            if (rightIndex != i - 1) {
+                throw fail("node " + i + " has its right child at index " + rightIndex + ", not " + (i - 1)
+                    + " as post order requires");
+            }
+            size += sizes[rightIndex];
+        }
+        if (leftIndex >= 0) {
+            final int expected = i - size;
+            if (leftIndex != expected) {
+                throw fail("node " + i + " has its left child at index " + leftIndex + ", not " + expected
+                    + " as post order requires");
+            }
+            size += sizes[leftIndex];
+        }
+        sizes[i] = size;
+
+        final long n = arena.allocate(Node.SIZE);
+        Node.key(n, key, keyLength);
+        Node.payload(n, payload, payloadLength);
+        Node.vn(n, Versions.vn(csn, Versions.KIND_PERSISTED, i));
+        Node.scv(n, scv);
+        Node.ssv(n, ssv);
+        Node.flags(n, flags);
+        Node.left(n, leftIndex >= 0 ? handles[leftIndex] : leftExternal);
+        Node.right(n, rightIndex >= 0 ? handles[rightIndex] : rightExternal);
+        Node.updateDerived(n);
+        if (Node.height(n) != height) {
+            throw fail("node " + i + " has height " + height + " but its children give " + Node.height(n));
+        }
+        return n;
+    }
+
+    private int readLocal(final int i) {
+        final int delta = readInt("local pointer");
+        if (delta < 1 || delta > i) {
+            throw fail("node " + i + " has local pointer delta " + delta + " outside 1.." + i);
+        }
+        return i - delta;
+    }
+
+    private long readExternal(final long snapshotCsn) {
+        final long vn = readVersion(snapshotCsn, "external pointer");
+        final long handle = directory.lookup(vn);
+        if (handle == 0) {
+            throw new IntentionFormatException("intention csn " + csn + " points to node " + Versions.toString(vn)
+                + " which is not resident");
+        }
+        return handle;
+    }
+
+    /** A version stored relative to the snapshot; the CSN it names must be in 1..snapshotCsn. */
+    private long readVersion(final long snapshotCsn, final String what) {
+        final long delta = readLong(what);
+        final long low = readLong(what);
+        if (delta < 0 || delta >= snapshotCsn) {
+            throw fail(what + " csn delta " + delta + " does not name a csn in 1.." + snapshotCsn);
+        }
+        if (low > IntentionFormat.VN_LOW_MASK) {
+            throw fail(what + " index 0x" + Long.toHexString(low) + " exceeds 24 bits");
+        }
+        return ((snapshotCsn - delta) << IntentionFormat.VN_CSN_SHIFT) | low;
+    }
+
+    /** Handle of the next {@code length} bytes of the record copy (0 for none), and skips them. */
+    private long bytesHere(final int length) {
+        final long handle = length == 0 ? 0 : copy + (pos - start);
+        pos += length;
+        return handle;
+    }
+
+    private int readByte(final String what) {
+        if (pos >= limit) {
+            throw fail("record ends before the " + what);
+        }
+        return buffer.getByte(pos++) & 0xFF;
+    }
+
+    private long readLong(final String what) {
+        final int n = Varint.decodeLength(buffer, pos, limit, Varint.MAX_LONG_BYTES);
+        if (n < 0) {
+            throw fail("malformed or truncated varint for the " + what);
+        }
+        final long value = Varint.getLong(buffer, pos);
+        pos += n;
+        return value;
+    }
+
+    private int readInt(final String what) {
+        final int n = Varint.decodeLength(buffer, pos, limit, Varint.MAX_INT_BYTES);
+        if (n < 0) {
+            throw fail("malformed or truncated varint for the " + what);
+        }
+        final long value = Varint.getLong(buffer, pos);
+        if (value > Integer.MAX_VALUE) {
+            throw fail(what + " " + value + " exceeds an int");
+        }
+        pos += n;
+        return (int) value;
+    }
+
+    /** A byte-string length that must fit in the rest of the record. */
+    private int readLength(final String what) {
+        final int length = readInt(what + " length");
+        if (length > limit - pos) {
+            throw fail(what + " length " + length + " exceeds the remaining " + (limit - pos) + " bytes");
+        }
+        return length;
+    }
+
+    private IntentionFormatException fail(final String problem) {
+        return new IntentionFormatException("intention csn " + csn + ": " + problem + " (at record offset "
+            + (pos - start) + ")");
+    }
+}
