@@ -22,6 +22,8 @@ package io.meldb.core;
  *   walking only subtrees whose maxCv is newer than the reader's snapshot.</li>
  *   <li>height: AVL balance information (meld paper §7: "each node just needs to maintain the depth").</li>
  *   <li>oldestDescendant: the smallest CSN of a persisted node in the subtree (App. B, for sweep).</li>
+ *   <li>flags: ALTERED, DEPENDS_ON, SUBTREE_IS_ONLY_READ_DEPENDENT, TOMBSTONE and SPAN_EXTENDED travel in the
+ *   log; EPHEMERAL_BELOW is derived like height and maxCv.</li>
  * </ul>
  * Keys and payloads are referenced in place (a handle plus a length), so copying a node never copies bytes.
  * A deleted key is a node with the TOMBSTONE flag (meld paper §6, first approach): deletion is an update of
@@ -53,6 +55,11 @@ public final class Node {
      * against the range being melded (meld paper App. D, Theorem 3).
      */
     public static final int SPAN_EXTENDED = 16;
+    /**
+     * Derived, never logged: the subtree holds an ephemeral node (meld paper §5, "an ephemeral flag indicating
+     * whether each subtree contains any ephemeral nodes"), so a flush finds them without scanning the tree.
+     */
+    public static final int EPHEMERAL_BELOW = 32;
 
     private Node() {
     }
@@ -213,6 +220,10 @@ public final class Node {
         }
         maxCv(n, max);
         oldestDescendant(n, oldest);
+        final boolean ephemeral = Versions.kindOf(vn(n)) != Versions.KIND_PERSISTED
+            || (l != 0 && (flags(l) & EPHEMERAL_BELOW) != 0) || (r != 0 && (flags(r) & EPHEMERAL_BELOW) != 0);
+        final int f = flags(n);
+        flags(n, ephemeral ? f | EPHEMERAL_BELOW : f & ~EPHEMERAL_BELOW);
     }
 
     public static byte[] keyBytes(final long n) {

@@ -148,6 +148,32 @@ public final class Transaction {
         }
     }
 
+    /**
+     * Makes this a flush intention (meld paper §5): copies every ephemeral node reachable from the snapshot,
+     * with its path, unaltered and without dependencies, so melding it replaces the ephemeral nodes with
+     * persisted ones and cannot conflict. Returns the number of nodes copied.
+     */
+    public int flushEphemeral() {
+        final int before = flushed;
+        root = flushCopy(root);
+        writes |= flushed > before;
+        return flushed - before;
+    }
+
+    private int flushed;
+
+    private long flushCopy(final long n) {
+        if (n == 0 || (Node.flags(n) & Node.EPHEMERAL_BELOW) == 0 || owned(n)) {
+            return n;
+        }
+        final long c = copy(n);
+        Node.flags(c, Node.flags(c) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT);
+        Node.left(c, flushCopy(Node.left(n)));
+        Node.right(c, flushCopy(Node.right(n)));
+        flushed++;
+        return c;
+    }
+
     private static long find(long n, final byte[] key) {
         while (n != 0) {
             final int c = NodeMemory.compare(key, Node.key(n), Node.keyLength(n));
