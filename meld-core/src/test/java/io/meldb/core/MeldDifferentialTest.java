@@ -107,6 +107,16 @@ class MeldDifferentialTest {
         final long[] abortedCount = {0};
         try (Arena exec = new Arena(); MeldPipeline pipeline = new MeldPipeline(w.config, directory)) {
             final IntentionAdopter adopter = new IntentionAdopter(exec, directory);
+            final boolean throughCodec = (seed & 1) == 0;
+            final int blockSize = rnd.nextBoolean() ? 512 : 8192;
+            final IntentionEncoder encoder = new IntentionEncoder();
+            final org.agrona.ExpandableDirectByteBuffer record = new org.agrona.ExpandableDirectByteBuffer(256);
+            final IntentionDecoder decoder = new IntentionDecoder(exec, directory);
+            final List<Intention> decoded = new ArrayList<>();
+            final long[] decodedCsn = {0};
+            final BlockReader reader = new BlockReader(blockSize,
+                (buf, offset, length, position) -> decoded.add(decoder.decode(buf, offset, length, ++decodedCsn[0], new Intention())));
+            final BlockWriter writer = new BlockWriter(blockSize, (block, offset, length) -> reader.onBlock(block, offset, length, 0));
             final Map<Long, Boolean> expected = new HashMap<>();
             final Map<Long, String> described = new HashMap<>();
             final MeldPipeline.DecisionListener listener = (csn, committed) -> {
@@ -172,7 +182,14 @@ class MeldDifferentialTest {
                     }
                     System.out.println("   intention: " + dump(txn.root()));
                 }
-                pipeline.submit(adopter.adopt(txn, csn, 0, new Intention()), listener);
+                if (throughCodec) {
+                    writer.append(record, 0, encoder.encode(txn, 0, record));
+                    writer.flush();
+                    assertEquals(1, decoded.size(), "one intention decoded per append");
+                    pipeline.submit(decoded.remove(0), listener);
+                } else {
+                    pipeline.submit(adopter.adopt(txn, csn, 0, new Intention()), listener);
+                }
             }
             pipeline.flush(listener);
             if (!expected.isEmpty()) {
