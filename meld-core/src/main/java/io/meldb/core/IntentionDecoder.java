@@ -49,7 +49,8 @@ public final class IntentionDecoder {
      * Decodes one record as the intention with the given CSN and registers its nodes.
      *
      * @param csn the intention's ordinal in the log (1, 2, 3, ...), counted by the caller
-     * @throws IntentionFormatException if the record is malformed or points to a node that is not resident
+     * @throws IntentionFormatException if the record is malformed
+     * @throws NodeNotResidentException if it points to a node this replica does not hold
      */
     public Intention decode(final DirectBuffer record, final int offset, final int length, final long csn,
                             final Intention into) {
@@ -229,8 +230,7 @@ public final class IntentionDecoder {
         final long vn = readVersion(snapshotCsn, "external pointer");
         final long handle = directory.lookup(vn);
         if (handle == 0) {
-            throw new IntentionFormatException("intention csn " + csn + " points to node " + Versions.toString(vn)
-                + " which is not resident");
+            throw new NodeNotResidentException(csn, vn);
         }
         return handle;
     }

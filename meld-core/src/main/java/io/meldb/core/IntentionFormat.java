@@ -45,6 +45,11 @@ public final class IntentionFormat {
     /** The node flags the format carries, bit for bit as in {@link Node}. */
     public static final int NODE_FLAGS_MASK = Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT
         | Node.TOMBSTONE | Node.SPAN_EXTENDED;
+    /**
+     * Node flags that summarize the subtree, like height and maxCv: the encoder drops them and the decoder's
+     * {@link Node#updateDerived} recomputes them, so they can never disagree with the tree they describe.
+     */
+    public static final int DERIVED_NODE_FLAGS = Node.EPHEMERAL_BELOW;
     /** The range flags the format carries, bit for bit as in {@link Intention}. */
     public static final int RANGE_FLAGS_MASK = Intention.RANGE_LO_UNBOUNDED | Intention.RANGE_LO_INCLUSIVE
         | Intention.RANGE_HI_UNBOUNDED | Intention.RANGE_HI_INCLUSIVE;

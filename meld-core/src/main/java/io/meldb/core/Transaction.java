@@ -113,7 +113,7 @@ public final class Transaction {
         collect(root, range, descending, limit, rows);
         if (isolation == Isolation.SERIALIZABLE) {
             if (limit > 0 && rows.size() == limit) {
-                final byte[] last = rows.get(rows.size() - 1)[0];
+                final byte[] last = rows.get(rows.size() - 1)[0].clone();
                 ranges.add(descending
                     ? new RangeDependency(last, true, range.hi(), hiInclusive)
                     : new RangeDependency(range.lo(), loInclusive, last, true));

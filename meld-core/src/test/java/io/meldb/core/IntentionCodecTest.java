@@ -117,6 +117,49 @@ class IntentionCodecTest {
     }
 
     @Test
+    void pointersAndVersionsNamingEphemeralNodesRoundTrip() {
+        try (Arena txArena = new Arena(); Arena logArena = new Arena()) {
+            final NodeDirectory directory = new NodeDirectory();
+            final IntentionDecoder decoder = new IntentionDecoder(logArena, directory);
+            final Intention i1 = decode(decoder, encode(bigTransaction(txArena, 100, 1), 0), 1);
+            // what meld would leave behind: the root and its left child replaced by ephemeral copies
+            final long r = i1.root();
+            final long left = ephemeralCopy(logArena, Node.left(r), Versions.vn(1, Versions.KIND_FINAL, 0));
+            directory.register(Node.vn(left), left);
+            final long root = ephemeralCopy(logArena, r, Versions.vn(1, Versions.KIND_FINAL, 1));
+            Node.left(root, left);
+            Node.updateDerived(root);
+            directory.register(Node.vn(root), root);
+
+            final Transaction t = new Transaction(txArena, new Snapshot(root, 1), Isolation.SERIALIZABLE);
+            long last = Node.right(r);
+            while (Node.right(last) != 0) {
+                last = Node.right(last);
+            }
+            t.put(Node.keyBytes(last), new byte[] {42});
+            final Intention i2 = decode(decoder, encode(t, 0), 2);
+            assertSameIntention(t, i2, directory);
+            assertEquals(left, Node.left(i2.root()), "external pointer to an ephemeral node");
+            assertEquals(Node.vn(root), Node.scv(i2.root()), "SCV naming an ephemeral version");
+            assertTrue((Node.flags(i2.root()) & Node.EPHEMERAL_BELOW) != 0, "derived on decode");
+        }
+    }
+
+    private static long ephemeralCopy(final Arena arena, final long source, final long vn) {
+        final long n = arena.allocate(Node.SIZE);
+        Node.key(n, Node.key(source), Node.keyLength(source));
+        Node.payload(n, Node.payload(source), Node.payloadLength(source));
+        Node.left(n, Node.left(source));
+        Node.right(n, Node.right(source));
+        Node.scv(n, Node.ncv(source));
+        Node.ssv(n, Node.nsv(source));
+        Node.flags(n, Node.ALTERED);
+        Node.vn(n, vn);
+        Node.updateDerived(n);
+        return n;
+    }
+
+    @Test
     void severalIntentionsShareOneBlock() {
         try (Arena txArena = new Arena(); Arena logArena = new Arena()) {
             final List<byte[]> records = new ArrayList<>();
@@ -180,8 +223,10 @@ class IntentionCodecTest {
         final BlockWriter writer = new BlockWriter(SMALL_BLOCK, sinkInto(blocks));
         // length prefix split after 0..4 bytes, then random sizes (1 byte .. several blocks) with random flushes
         for (int split = 0; split <= 4; split++) {
-            final int length = capacity - writer.pendingBytes() - 4 - split;
-            records.add(append(writer, randomBytes(random, length), expectedPositions));
+            writer.flush();
+            records.add(append(writer, randomBytes(random, capacity - 4 - split), expectedPositions));
+            assertEquals(split == 0 ? 0 : capacity - split, writer.pendingBytes());
+            records.add(append(writer, randomBytes(random, 10), expectedPositions));
         }
         for (int i = 0; i < 300; i++) {
             final int length = random.nextInt(4) == 0 ? 1 + random.nextInt(3 * capacity) : 1 + random.nextInt(40);
@@ -382,10 +427,11 @@ class IntentionCodecTest {
             t2.put(Node.keyBytes(i1.root()), new byte[] {1});
             final byte[] record2 = encode(t2, 0);
             assertFormatError("snapshot csn 1 is not older than the intention", decoder, record2, 1);
-            final IntentionFormatException ex = assertThrows(IntentionFormatException.class,
+            final NodeNotResidentException ex = assertThrows(NodeNotResidentException.class,
                 () -> decoder.decode(new UnsafeBuffer(record2), 0, record2.length, 2, new Intention()));
             assertTrue(ex.getMessage().matches("intention csn 2 points to node 1\\.P\\d+ which is not resident"),
                 ex.getMessage());
+            assertEquals(1, Versions.csnOf(ex.vn()));
             assertEquals(0, directory.size());
 
             // hand-made: one node whose local left pointer goes before the record's first node
@@ -675,7 +721,8 @@ class IntentionCodecTest {
             final long vn = Versions.vn(intention.csn(), Versions.KIND_PERSISTED, i);
             assertEquals(vn, Node.vn(decoded[i]), "VN of node " + i);
             assertEquals(decoded[i], directory.lookup(vn));
-            assertEquals(Node.flags(mine[i]), Node.flags(decoded[i]), "flags of node " + i);
+            assertEquals(Node.flags(mine[i]) & IntentionFormat.NODE_FLAGS_MASK,
+                Node.flags(decoded[i]) & IntentionFormat.NODE_FLAGS_MASK, "flags of node " + i);
             assertEquals(Node.scv(mine[i]), Node.scv(decoded[i]), "SCV of node " + i);
             assertEquals(Node.ssv(mine[i]), Node.ssv(decoded[i]), "SSV of node " + i);
             assertEquals(Node.height(mine[i]), Node.height(decoded[i]), "height of node " + i);
