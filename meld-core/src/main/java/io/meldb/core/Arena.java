@@ -6,11 +6,14 @@ package io.meldb.core;
  *
  * <p>{@link #reset()} makes every segment reusable at once without returning it, which is how a meld loop
  * (or a benchmark pass) reuses memory without touching the Java heap; {@link #close()} gives the segments back.
+ * Allocations are zeroed.
  */
 public final class Arena implements AutoCloseable {
     private int[] segmentIds = new int[8];
+    private long[] segmentBases = new long[8];
     private int segmentCount;
     private int current = -1;
+    private long base;
     private int position;
     private long allocatedBytes;
 
@@ -23,8 +26,7 @@ public final class Arena implements AutoCloseable {
         if (current < 0 || position + aligned > NodeMemory.SEGMENT_SIZE) {
             nextSegment();
         }
-        final int segment = segmentIds[current];
-        final long handle = NodeMemory.handle(segment, position);
+        final long handle = base + position;
         position += aligned;
         allocatedBytes += aligned;
         return handle;
@@ -43,19 +45,22 @@ public final class Arena implements AutoCloseable {
     private void nextSegment() {
         current++;
         if (current < segmentCount) {
-            NodeMemory.buffer(NodeMemory.handle(segmentIds[current], 0)).setMemory(0, NodeMemory.SEGMENT_SIZE, (byte) 0);
+            NodeMemory.zero(segmentBases[current], NodeMemory.SEGMENT_SIZE);
         } else {
             if (segmentCount == segmentIds.length) {
-                final int[] grown = new int[segmentIds.length * 2];
-                System.arraycopy(segmentIds, 0, grown, 0, segmentCount);
-                segmentIds = grown;
+                segmentIds = java.util.Arrays.copyOf(segmentIds, segmentCount * 2);
+                segmentBases = java.util.Arrays.copyOf(segmentBases, segmentCount * 2);
             }
-            segmentIds[segmentCount++] = NodeMemory.acquireSegment();
+            final int id = NodeMemory.acquireSegment();
+            segmentIds[segmentCount] = id;
+            segmentBases[segmentCount] = NodeMemory.base(id);
+            segmentCount++;
         }
-        position = 8; // offset 0 of segment n is a valid handle only for n > 0, but keep a gap for readability
+        base = segmentBases[current];
+        position = 0;
     }
 
-    /** Forgets every allocation; segments are kept and zeroed lazily as they are reused. */
+    /** Forgets every allocation; segments are kept and zeroed as they are reused. */
     public void reset() {
         current = -1;
         position = 0;

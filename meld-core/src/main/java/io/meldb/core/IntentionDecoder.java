@@ -30,6 +30,8 @@ public final class IntentionDecoder {
     /** Subtree sizes by post-order index, for the canonical post-order check. */
     private int[] sizes = new int[256];
 
+    /** Reused view over the record's copy in node memory. */
+    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private UnsafeBuffer buffer;
     private int start;
     private int pos;
@@ -67,8 +69,9 @@ public final class IntentionDecoder {
                 + " bytes exceeds the " + (IntentionFormat.MAX_RECORD_LENGTH >> 20) + " MiB limit");
         }
         copy = arena.allocate(length);
-        buffer = NodeMemory.buffer(copy);
-        start = NodeMemory.offset(copy);
+        view.wrap(copy, length);
+        buffer = view;
+        start = 0;
         buffer.putBytes(start, record, offset, length);
         pos = start;
         limit = start + length;

@@ -260,14 +260,18 @@ public final class IntentionEncoder {
         return child == 0 ? pos : putVersion(dst, pos, Node.vn(child), snapshotCsn);
     }
 
-    private static int putBytes(final ExpandableDirectByteBuffer dst, final int pos, final long handle,
-                                final int length) {
+    private int putBytes(final ExpandableDirectByteBuffer dst, final int pos, final long handle, final int length) {
         final int at = Varint.putInt(dst, pos, length);
         if (length > 0) {
-            dst.putBytes(at, NodeMemory.buffer(handle), NodeMemory.offset(handle), length);
+            dst.checkLimit(at + length);
+            view.wrap(handle, length);
+            dst.putBytes(at, view, 0, length);
         }
         return at + length;
     }
+
+    /** Reused view over key and payload bytes in node memory. */
+    private final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(0, 0);
 
     private static int writeRange(final ExpandableDirectByteBuffer dst, final int start, final RangeDependency range) {
         final byte[] lo = range.lo();

@@ -56,6 +56,13 @@ public final class Meld {
     private long[] scratch = new long[64];
     private int scratchCount;
 
+    /** The run of nodes this call allocated contiguously (registered as one directory entry on success). */
+    private long runBase;
+    private int runLength;
+    /** Nodes allocated after the run broke at a segment boundary: registered one by one on success. */
+    private long[] stragglers = new long[16];
+    private int stragglerCount;
+
     public Meld(final Arena arena, final NodeDirectory directory) {
         this.arena = arena;
         this.directory = directory;
@@ -90,7 +97,7 @@ public final class Meld {
         if (rangesConflict(intention.ranges, intention.rangeCount, lcsRoot)) {
             return CONFLICT;
         }
-        return meld(lcsRoot, intention.root, 0, 0);
+        return publish(meld(lcsRoot, intention.root, 0, 0));
     }
 
     /**
@@ -103,7 +110,7 @@ public final class Meld {
         if (rangesConflict(intention.ranges, intention.rangeCount, stateRoot)) {
             return false;
         }
-        final long root = meld(stateRoot, intention.root, 0, 0);
+        final long root = publish(meld(stateRoot, intention.root, 0, 0));
         if (root == CONFLICT) {
             return false;
         }
@@ -127,7 +134,7 @@ public final class Meld {
         if (rangesConflict(second.ranges, second.rangeCount, first.root)) {
             return false;
         }
-        final long root = meld(first.root, second.root, 0, 0);
+        final long root = publish(meld(first.root, second.root, 0, 0));
         if (root == CONFLICT) {
             return false;
         }
@@ -149,8 +156,7 @@ public final class Meld {
         for (int i = 0; i < count; i++) {
             final long src = from + (long) i * Intention.RANGE_SIZE;
             final long dst = to + (long) (at + i) * Intention.RANGE_SIZE;
-            NodeMemory.buffer(dst).putBytes(NodeMemory.offset(dst), NodeMemory.buffer(src), NodeMemory.offset(src),
-                Intention.RANGE_SIZE);
+            NodeMemory.copy(src, dst, Intention.RANGE_SIZE);
         }
     }
 
@@ -163,6 +169,23 @@ public final class Meld {
         this.outKind = outKind;
         this.nextIndex = 0;
         this.freshPrefix = Versions.vn(outCsn, outKind, 0) >>> Versions.INDEX_BITS;
+        this.runBase = 0;
+        this.runLength = 0;
+        this.stragglerCount = 0;
+    }
+
+    /** Publishes the nodes this call created to the directory: only output that exists is ever looked up. */
+    private long publish(final long root) {
+        if (root != CONFLICT) {
+            if (runLength > 0) {
+                directory.registerRun(Versions.vn(outCsn, outKind, 0), runBase, runLength);
+            }
+            for (int i = 0; i < stragglerCount; i++) {
+                final long n = stragglers[i];
+                directory.register(Node.vn(n), n);
+            }
+        }
+        return root;
     }
 
     private boolean inIntention(final long n) {
@@ -389,8 +412,18 @@ public final class Meld {
         final long e = arena.allocate(Node.SIZE);
         final long vn = Versions.vn(outCsn, outKind, nextIndex++);
         Node.vn(e, vn);
-        Node.key(e, Node.key(keySource), Node.keyLength(keySource));
-        directory.register(vn, e);
+        Node.copyKey(e, keySource);
+        if (runLength == 0 && stragglerCount == 0) {
+            runBase = e;
+            runLength = 1;
+        } else if (stragglerCount == 0 && e == runBase + (long) runLength * Node.SIZE) {
+            runLength++;
+        } else {
+            if (stragglerCount == stragglers.length) {
+                stragglers = java.util.Arrays.copyOf(stragglers, stragglerCount * 2);
+            }
+            stragglers[stragglerCount++] = e;
+        }
         ephemeralsCreated++;
         return e;
     }

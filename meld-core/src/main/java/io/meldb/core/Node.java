@@ -7,12 +7,12 @@ package io.meldb.core;
  * <pre>
  *   0                   8                   16                  24                  32
  *   +-------------------+-------------------+-------------------+-------------------+
- *   | left   (handle)   | right  (handle)   | key    (handle)   | payload (handle)  |
- *   +-------------------+-------------------+-------------------+-------------------+
- *   | VN                | SCV               | SSV               | maxCv             |
- *   +---------+---------+---------+---------+-------------------+-------------------+
- *   | keyLen  | payLen  | flags   | height  | oldestDescendant  |
- *   +---------+---------+---------+---------+-------------------+   = 88 bytes
+ *   | left   (handle)   | right  (handle)   | key prefix        | VN                |
+ *   +-------------------+-------------------+---------+---------+---------+---------+
+ *   | SSV               | SCV               | flags   | keyLen  | height  | payLen  |   hot: one 64-byte line
+ *   +-------------------+-------------------+---------+---------+---------+---------+
+ *   | key    (handle)   | payload (handle)  | maxCv             | oldestDescendant  |
+ *   +-------------------+-------------------+-------------------+-------------------+   = 96 bytes
  * </pre>
  *
  * <ul>
@@ -26,24 +26,27 @@ package io.meldb.core;
  *   log; EPHEMERAL_BELOW is derived like height and maxCv.</li>
  * </ul>
  * Keys and payloads are referenced in place (a handle plus a length), so copying a node never copies bytes.
+ * The key's first 8 bytes are also kept in the node (big-endian, zero-padded), so most comparisons touch only
+ * the node's first cache line and never the key bytes.
  * A deleted key is a node with the TOMBSTONE flag (meld paper §6, first approach): deletion is an update of
  * the payload, which keeps conflict detection exact for deletes.
  */
 public final class Node {
     public static final int LEFT = 0;
     public static final int RIGHT = 8;
-    public static final int KEY = 16;
-    public static final int PAYLOAD = 24;
-    public static final int VN = 32;
+    public static final int KEY_PREFIX = 16;
+    public static final int VN = 24;
+    public static final int SSV = 32;
     public static final int SCV = 40;
-    public static final int SSV = 48;
-    public static final int MAX_CV = 56;
-    public static final int KEY_LENGTH = 64;
-    public static final int PAYLOAD_LENGTH = 68;
-    public static final int FLAGS = 72;
-    public static final int HEIGHT = 76;
-    public static final int OLDEST_DESCENDANT = 80;
-    public static final int SIZE = 88;
+    public static final int FLAGS = 48;
+    public static final int KEY_LENGTH = 52;
+    public static final int HEIGHT = 56;
+    public static final int PAYLOAD_LENGTH = 60;
+    public static final int KEY = 64;
+    public static final int PAYLOAD = 72;
+    public static final int MAX_CV = 80;
+    public static final int OLDEST_DESCENDANT = 88;
+    public static final int SIZE = 96;
 
     public static final int ALTERED = 1;
     public static final int DEPENDS_ON = 2;
@@ -88,9 +91,22 @@ public final class Node {
         return NodeMemory.getInt(n, KEY_LENGTH);
     }
 
+    /** Sets the key (referenced in place) and its prefix. */
     public static void key(final long n, final long key, final int length) {
         NodeMemory.putLong(n, KEY, key);
         NodeMemory.putInt(n, KEY_LENGTH, length);
+        NodeMemory.putLong(n, KEY_PREFIX, NodeMemory.prefix(key, length));
+    }
+
+    /** Gives {@code n} the same key as {@code source} without reading the key bytes. */
+    public static void copyKey(final long n, final long source) {
+        NodeMemory.putLong(n, KEY, NodeMemory.getLong(source, KEY));
+        NodeMemory.putInt(n, KEY_LENGTH, NodeMemory.getInt(source, KEY_LENGTH));
+        NodeMemory.putLong(n, KEY_PREFIX, NodeMemory.getLong(source, KEY_PREFIX));
+    }
+
+    public static long keyPrefix(final long n) {
+        return NodeMemory.getLong(n, KEY_PREFIX);
     }
 
     public static long payload(final long n) {
@@ -190,14 +206,36 @@ public final class Node {
         return (flags & SUBTREE_IS_ONLY_READ_DEPENDENT) != 0 ? ssv(n) : vn(n);
     }
 
-    /** Compares the node's key with a key in node memory. */
-    public static int compareKey(final long n, final long key, final int keyLength) {
-        return NodeMemory.compare(key(n), keyLength(n), key, keyLength);
+    /**
+     * Compares the keys of two nodes in unsigned lexicographic order. Equal prefixes with a key of at most
+     * 8 bytes mean the shorter key is a prefix of the longer one (the padding is zeros, like the longer key's
+     * bytes), so the lengths decide; only keys longer than 8 bytes on both sides read their bytes.
+     */
+    public static int compareKeys(final long a, final long b) {
+        final long pa = keyPrefix(a);
+        final long pb = keyPrefix(b);
+        if (pa != pb) {
+            return Long.compareUnsigned(pa, pb);
+        }
+        final int la = keyLength(a);
+        final int lb = keyLength(b);
+        if (la <= 8 || lb <= 8) {
+            return la - lb;
+        }
+        return NodeMemory.compare(key(a) + 8, la - 8, key(b) + 8, lb - 8);
     }
 
-    /** Compares the keys of two nodes. */
-    public static int compareKeys(final long a, final long b) {
-        return NodeMemory.compare(key(a), keyLength(a), key(b), keyLength(b));
+    /** Compares a heap key (with its precomputed {@link NodeMemory#prefix(byte[])}) with a node's key. */
+    public static int compareKey(final byte[] key, final long prefix, final long n) {
+        final long pn = keyPrefix(n);
+        if (prefix != pn) {
+            return Long.compareUnsigned(prefix, pn);
+        }
+        final int ln = keyLength(n);
+        if (key.length <= 8 || ln <= 8) {
+            return key.length - ln;
+        }
+        return NodeMemory.compare(key, key(n), ln, 8);
     }
 
     /**

@@ -5,28 +5,59 @@ import org.agrona.collections.Long2LongHashMap;
 /**
  * Finds a resident node by its identity, the VN (see {@link Versions}). A pointer in the log names its target
  * by VN (meld paper §4.1: "a pointer ... is stored in the log as a [CSN(I), i] pair"); decoding an intention
- * resolves such cross-intention pointers here. Persisted nodes are registered when decoded and ephemeral nodes
- * when meld creates them, so a later intention that read an ephemeral node finds the same node on every replica.
+ * resolves such cross-intention pointers here, so a later intention that read an ephemeral node finds the same
+ * node on every replica.
+ *
+ * <p>Persisted nodes are registered one by one when decoded. A meld call creates its ephemeral nodes one after
+ * another in its own arena, so it registers them as one <em>run</em>: the first node's handle and the count,
+ * keyed by (csn, stage); node {@code i} of the run lives at {@code base + i * Node.SIZE}. That is one map entry
+ * per meld instead of one per ephemeral node, which kept the final meld thread waiting on cache misses into a
+ * large map. Nodes allocated after an arena segment boundary break the run and are registered one by one.
  *
  * <p>Single-threaded, like the meld loop that owns it.
  */
 public final class NodeDirectory {
     private final Long2LongHashMap handles = new Long2LongHashMap(1 << 16, 0.6f, 0L);
+    private final Long2LongHashMap runBases = new Long2LongHashMap(1 << 12, 0.6f, 0L);
+    private final Long2LongHashMap runLengths = new Long2LongHashMap(1 << 12, 0.6f, 0L);
 
     public void register(final long vn, final long handle) {
         handles.put(vn, handle);
     }
 
+    /**
+     * Registers {@code length} nodes with VNs {@code first, first + 1, ...} living contiguously from
+     * {@code base}, {@link Node#SIZE} bytes apart.
+     */
+    public void registerRun(final long first, final long base, final int length) {
+        if (Versions.indexOf(first) != 0) {
+            throw new IllegalArgumentException("a run starts at index 0: " + Versions.toString(first));
+        }
+        final long stage = first >>> Versions.INDEX_BITS;
+        runBases.put(stage, base);
+        runLengths.put(stage, length);
+    }
+
     /** The handle of the node with this VN, or 0 if it is not resident. */
     public long lookup(final long vn) {
+        if (Versions.kindOf(vn) != Versions.KIND_PERSISTED) {
+            final long stage = vn >>> Versions.INDEX_BITS;
+            final int index = Versions.indexOf(vn);
+            if (index < runLengths.get(stage)) {
+                return runBases.get(stage) + (long) index * Node.SIZE;
+            }
+        }
         return handles.get(vn);
     }
 
+    /** Number of entries (single nodes plus runs). */
     public int size() {
-        return handles.size();
+        return handles.size() + runBases.size();
     }
 
     public void clear() {
         handles.clear();
+        runBases.clear();
+        runLengths.clear();
     }
 }

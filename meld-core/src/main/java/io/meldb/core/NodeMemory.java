@@ -1,54 +1,70 @@
 package io.meldb.core;
 
 import org.agrona.BufferUtil;
-import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.UnsafeApi;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The off-heap memory that every node, key and payload lives in, addressed by {@code long} handles.
  *
- * <p>A handle is {@code segment << 32 | offset}: the id of a fixed-size off-heap segment and a byte offset
- * inside it. Handle {@code 0} is null (segment 0 is never handed out). Segments belong to an {@link Arena};
- * the table here only maps ids to buffers so that any thread can read a node another thread created, once
- * the creating thread has published it (the pipeline hand-off gives the happens-before edge).
+ * <p>A handle is the absolute address of the bytes inside a 4 MiB segment owned by an {@link Arena}; handle 0
+ * is null. Absolute addresses keep the meld loop to one memory access per field: an earlier version went through
+ * a table of bounds-checked buffers and spent most of its time there (three loads and two range checks per
+ * field). Segments are direct buffers kept reachable here, so their memory is never freed under a live handle.
  *
- * <p>Reads go through {@link UnsafeBuffer}, so a bad handle is an exception, not a crashed JVM.
+ * <p>Set {@code -Dmeldb.memory.checks=true} (the test suite does) to range-check every access against the
+ * segments' address span: a wild handle then fails with an exception instead of reading arbitrary memory.
  */
 public final class NodeMemory {
-    /** Segment size: 4 MiB. A single allocation (node, or key/payload bytes) must fit in one segment. */
+    /** Segment size: 4 MiB. A single allocation (node, record, or key/payload bytes) must fit in one segment. */
     public static final int SEGMENT_SIZE = 4 << 20;
 
+    /** Range-check every access (tests); off in production, where the JIT removes the check entirely. */
+    public static final boolean CHECKS = Boolean.getBoolean("meldb.memory.checks");
+
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
     private static final Object LOCK = new Object();
-    private static volatile UnsafeBuffer[] segments = new UnsafeBuffer[1024];
+    private static ByteBuffer[] owners = new ByteBuffer[1024];
+    private static long[] bases = new long[1024];
     private static int[] freeIds = new int[64];
     private static int freeCount;
     private static int nextId = 1;
+    private static volatile long lowest = Long.MAX_VALUE;
+    private static volatile long highest;
 
     private NodeMemory() {
     }
 
-    /** Takes a fresh (or recycled) segment and returns its id. */
+    /** Takes a fresh (or recycled) segment, zeroed, and returns its id. */
     static int acquireSegment() {
         synchronized (LOCK) {
-            final int id;
             if (freeCount > 0) {
-                id = freeIds[--freeCount];
-                final UnsafeBuffer buffer = segments[id];
-                buffer.setMemory(0, SEGMENT_SIZE, (byte) 0);
+                final int id = freeIds[--freeCount];
+                UnsafeApi.setMemory(bases[id], SEGMENT_SIZE, (byte) 0);
                 return id;
             }
-            id = nextId++;
-            UnsafeBuffer[] table = segments;
-            if (id >= table.length) {
-                final UnsafeBuffer[] grown = new UnsafeBuffer[table.length * 2];
-                System.arraycopy(table, 0, grown, 0, table.length);
-                table = grown;
+            final int id = nextId++;
+            if (id >= bases.length) {
+                bases = java.util.Arrays.copyOf(bases, bases.length * 2);
+                owners = java.util.Arrays.copyOf(owners, owners.length * 2);
             }
             final ByteBuffer memory = BufferUtil.allocateDirectAligned(SEGMENT_SIZE, 64);
-            table[id] = new UnsafeBuffer(memory);
-            segments = table;
+            owners[id] = memory;
+            final long base = BufferUtil.address(memory);
+            bases[id] = base;
+            lowest = Math.min(lowest, base);
+            highest = Math.max(highest, base + SEGMENT_SIZE);
             return id;
+        }
+    }
+
+    /** Base address of a segment. */
+    static long base(final int id) {
+        synchronized (LOCK) {
+            return bases[id];
         }
     }
 
@@ -56,9 +72,7 @@ public final class NodeMemory {
     static void releaseSegment(final int id) {
         synchronized (LOCK) {
             if (freeCount == freeIds.length) {
-                final int[] grown = new int[freeIds.length * 2];
-                System.arraycopy(freeIds, 0, grown, 0, freeCount);
-                freeIds = grown;
+                freeIds = java.util.Arrays.copyOf(freeIds, freeIds.length * 2);
             }
             freeIds[freeCount++] = id;
         }
@@ -78,74 +92,108 @@ public final class NodeMemory {
         }
     }
 
-    public static long handle(final int segment, final int offset) {
-        return ((long) segment << 32) | (offset & 0xFFFF_FFFFL);
-    }
-
-    public static UnsafeBuffer buffer(final long handle) {
-        return segments[(int) (handle >>> 32)];
-    }
-
-    public static int offset(final long handle) {
-        return (int) handle;
+    private static long at(final long handle, final int field, final int length) {
+        final long address = handle + field;
+        if (CHECKS && (handle == 0 || address < lowest || address + length > highest)) {
+            throw new IllegalStateException("handle 0x" + Long.toHexString(handle) + "+" + field
+                + " is outside node memory");
+        }
+        return address;
     }
 
     public static long getLong(final long handle, final int field) {
-        return segments[(int) (handle >>> 32)].getLong((int) handle + field);
+        return UnsafeApi.getLong(at(handle, field, 8));
     }
 
     public static void putLong(final long handle, final int field, final long value) {
-        segments[(int) (handle >>> 32)].putLong((int) handle + field, value);
+        UnsafeApi.putLong(at(handle, field, 8), value);
     }
 
     public static int getInt(final long handle, final int field) {
-        return segments[(int) (handle >>> 32)].getInt((int) handle + field);
+        return UnsafeApi.getInt(at(handle, field, 4));
     }
 
     public static void putInt(final long handle, final int field, final int value) {
-        segments[(int) (handle >>> 32)].putInt((int) handle + field, value);
+        UnsafeApi.putInt(at(handle, field, 4), value);
     }
 
     public static byte getByte(final long handle, final int index) {
-        return segments[(int) (handle >>> 32)].getByte((int) handle + index);
+        return UnsafeApi.getByte(at(handle, index, 1));
+    }
+
+    /** Reads 8 bytes as a big-endian (key-order) long. */
+    public static long getLongBigEndian(final long handle, final int index) {
+        final long v = UnsafeApi.getLong(at(handle, index, 8));
+        return LITTLE_ENDIAN ? Long.reverseBytes(v) : v;
     }
 
     public static void putBytes(final long handle, final byte[] src, final int srcOffset, final int length) {
-        segments[(int) (handle >>> 32)].putBytes((int) handle, src, srcOffset, length);
+        if (length > 0) {
+            UnsafeApi.copyMemory(src, BufferUtil.ARRAY_BASE_OFFSET + srcOffset, null, at(handle, 0, length), length);
+        }
     }
 
     public static void getBytes(final long handle, final byte[] dst, final int dstOffset, final int length) {
-        segments[(int) (handle >>> 32)].getBytes((int) handle, dst, dstOffset, length);
+        if (length > 0) {
+            UnsafeApi.copyMemory(null, at(handle, 0, length), dst, BufferUtil.ARRAY_BASE_OFFSET + dstOffset, length);
+        }
+    }
+
+    /** Copies {@code length} bytes between two places in node memory. */
+    public static void copy(final long from, final long to, final int length) {
+        UnsafeApi.copyMemory(at(from, 0, length), at(to, 0, length), length);
+    }
+
+    /** Zeroes {@code length} bytes. */
+    public static void zero(final long handle, final int length) {
+        UnsafeApi.setMemory(at(handle, 0, length), length, (byte) 0);
     }
 
     public static byte[] toArray(final long handle, final int length) {
         final byte[] bytes = new byte[length];
-        if (length > 0) {
-            getBytes(handle, bytes, 0, length);
-        }
+        getBytes(handle, bytes, 0, length);
         return bytes;
     }
 
     /**
-     * Unsigned lexicographic comparison of two byte strings in node memory, the order of the whole tree.
+     * The first 8 bytes of a key as a big-endian long, zero-padded: comparing two prefixes unsigned orders keys
+     * exactly as comparing their first 8 bytes does (see {@link Node#compareKeys}).
      */
+    public static long prefix(final long key, final int length) {
+        if (length >= 8) {
+            return getLongBigEndian(key, 0);
+        }
+        long p = 0;
+        for (int i = 0; i < length; i++) {
+            p |= (getByte(key, i) & 0xFFL) << (56 - 8 * i);
+        }
+        return p;
+    }
+
+    /** The prefix of a heap key, as {@link #prefix(long, int)}. */
+    public static long prefix(final byte[] key) {
+        long p = 0;
+        final int n = Math.min(8, key.length);
+        for (int i = 0; i < n; i++) {
+            p |= (key[i] & 0xFFL) << (56 - 8 * i);
+        }
+        return p;
+    }
+
+    /** Unsigned lexicographic comparison of two byte strings in node memory, the order of the whole tree. */
     public static int compare(final long a, final int aLength, final long b, final int bLength) {
-        final UnsafeBuffer ab = segments[(int) (a >>> 32)];
-        final UnsafeBuffer bb = segments[(int) (b >>> 32)];
-        final int ao = (int) a;
-        final int bo = (int) b;
         final int min = Math.min(aLength, bLength);
         int i = 0;
         for (; i + 8 <= min; i += 8) {
-            final long x = ab.getLong(ao + i, java.nio.ByteOrder.BIG_ENDIAN);
-            final long y = bb.getLong(bo + i, java.nio.ByteOrder.BIG_ENDIAN);
+            final long x = getLongBigEndian(a, i);
+            final long y = getLongBigEndian(b, i);
             if (x != y) {
                 return Long.compareUnsigned(x, y);
             }
         }
         for (; i < min; i++) {
-            final int x = ab.getByte(ao + i) & 0xFF;
-            final int y = bb.getByte(bo + i) & 0xFF;
+            final int x = getByte(a, i) & 0xFF;
+            final int y = getByte(b, i) & 0xFF;
             if (x != y) {
                 return x - y;
             }
@@ -153,18 +201,21 @@ public final class NodeMemory {
         return aLength - bLength;
     }
 
-    /** Unsigned lexicographic comparison of a heap key with a key in node memory. */
-    public static int compare(final byte[] a, final long b, final int bLength) {
-        final UnsafeBuffer bb = segments[(int) (b >>> 32)];
-        final int bo = (int) b;
+    /** Unsigned lexicographic comparison of a heap key with a key in node memory, from byte {@code from}. */
+    public static int compare(final byte[] a, final long b, final int bLength, final int from) {
         final int min = Math.min(a.length, bLength);
-        for (int i = 0; i < min; i++) {
+        for (int i = from; i < min; i++) {
             final int x = a[i] & 0xFF;
-            final int y = bb.getByte(bo + i) & 0xFF;
+            final int y = getByte(b, i) & 0xFF;
             if (x != y) {
                 return x - y;
             }
         }
         return a.length - bLength;
+    }
+
+    /** Unsigned lexicographic comparison of a heap key with a key in node memory. */
+    public static int compare(final byte[] a, final long b, final int bLength) {
+        return compare(a, b, bLength, 0);
     }
 }

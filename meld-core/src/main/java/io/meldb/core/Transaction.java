@@ -175,8 +175,9 @@ public final class Transaction {
     }
 
     private static long find(long n, final byte[] key) {
+        final long prefix = NodeMemory.prefix(key);
         while (n != 0) {
-            final int c = NodeMemory.compare(key, Node.key(n), Node.keyLength(n));
+            final int c = Node.compareKey(key, prefix, n);
             if (c == 0) {
                 return n;
             }
@@ -245,6 +246,7 @@ public final class Transaction {
     private int descendCopying(final byte[] key) {
         depth = 0;
         long n = root;
+        final long prefix = NodeMemory.prefix(key);
         while (n != 0) {
             if (!owned(n)) {
                 n = copy(n);
@@ -256,7 +258,7 @@ public final class Transaction {
             }
             ensurePathCapacity();
             path[depth] = n;
-            final int c = NodeMemory.compare(key, Node.key(n), Node.keyLength(n));
+            final int c = Node.compareKey(key, prefix, n);
             if (c == 0) {
                 return depth;
             }
@@ -276,7 +278,7 @@ public final class Transaction {
 
     private long copy(final long source) {
         final long n = arena.allocate(Node.SIZE);
-        Node.key(n, Node.key(source), Node.keyLength(source));
+        Node.copyKey(n, source);
         Node.payload(n, Node.payload(source), Node.payloadLength(source));
         Node.left(n, Node.left(source));
         Node.right(n, Node.right(source));
