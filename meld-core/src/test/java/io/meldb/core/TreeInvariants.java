@@ -42,6 +42,28 @@ final class TreeInvariants {
         return h;
     }
 
+    /** Order, no duplicates and AVL balance with stored heights, for a tree that may hold unversioned nodes. */
+    static int checkShape(final long root) {
+        return shape(root, 0, 0);
+    }
+
+    private static int shape(final long n, final long lo, final long hi) {
+        if (n == 0) {
+            return 0;
+        }
+        if (lo != 0) {
+            assertTrue(Node.compareKeys(lo, n) < 0, "keys strictly ascending (no duplicates)");
+        }
+        if (hi != 0) {
+            assertTrue(Node.compareKeys(n, hi) < 0, "keys strictly ascending (no duplicates)");
+        }
+        final int hl = shape(Node.left(n), lo, n);
+        final int hr = shape(Node.right(n), n, hi);
+        assertTrue(Math.abs(hl - hr) <= 1, "AVL balance: " + hl + " vs " + hr);
+        assertEquals(1 + Math.max(hl, hr), Node.height(n), "stored height");
+        return 1 + Math.max(hl, hr);
+    }
+
     /** Live (non-tombstone) key/value pairs in key order. */
     static void inOrder(final long n, final List<byte[][]> out) {
         if (n == 0) {
