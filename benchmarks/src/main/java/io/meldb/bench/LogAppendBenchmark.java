@@ -1,0 +1,352 @@
+package io.meldb.bench;
+
+import io.meldb.log.Durability;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogStore;
+import io.meldb.log.client.LogClient;
+import io.meldb.log.client.LogClientOptions;
+import io.meldb.log.server.LogServer;
+import io.meldb.log.server.LogServerConfig;
+import io.meldb.log.storage.ChronicleLogStore;
+import io.meldb.log.storage.StoreOptions;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * Load driver for the log service (issue 3; Hyder II §6.3 measured its CORFU log the same way): appends of
+ * fixed-size blocks over loopback from 1, 4 and 16 concurrent pipelined clients, against the raw storage rate
+ * measured in the same run on the same disk, plus append latency at half the peak rate.
+ *
+ * <ul>
+ *   <li><b>raw</b>: {@link ChronicleLogStore#append} called directly with {@code --raw-window} appends in flight: the
+ *   server's storage path (CRC32C, Chronicle excerpt, batching, durability) without the network. The ceiling.</li>
+ *   <li><b>N clients</b>: an in-process {@link LogServer} on a loopback port and N {@link LogClient}s (N
+ *   connections, sharing {@code --client-threads} I/O threads), each keeping {@code --window} appends in flight by
+ *   issuing the next append from the previous one's completion.</li>
+ *   <li><b>latency</b>: the largest client count, open loop at half the highest throughput measured: a pacer
+ *   issues appends on a fixed schedule, and latency is measured from the scheduled time (so a stall counts for
+ *   every append it delays, no coordinated omission).</li>
+ * </ul>
+ * Every measurement uses a fresh data directory (deleted afterwards), warms up, then counts acknowledgements for a
+ * fixed time. The table reports the median of {@code --runs} runs. Server and clients share this JVM and machine.
+ *
+ * <pre>
+ *   ./mvnw -q -B -o -pl benchmarks -am package -DskipTests
+ *   java $(cat bin/jvm-flags) -cp benchmarks/target/benchmarks.jar io.meldb.bench.LogAppendBenchmark [--runs 3] ...
+ * </pre>
+ */
+public final class LogAppendBenchmark {
+
+    private final Map<String, String> args;
+    private final int blockSize;
+    private final Durability durability;
+    private final Path baseDir;
+    private final double warmupSeconds;
+    private final double measureSeconds;
+    private final int window;
+    private final int rawWindow;
+    private final int clientThreads;
+    private final int[] clientCounts;
+    private final byte[] block;
+
+    private LogAppendBenchmark(Map<String, String> args) throws IOException {
+        this.args = args;
+        blockSize = Integer.parseInt(args.get("block-size"));
+        durability = Durability.parse(args.get("durability"));
+        baseDir = Path.of(args.get("dir"));
+        Files.createDirectories(baseDir);
+        warmupSeconds = Double.parseDouble(args.get("warmup"));
+        measureSeconds = Double.parseDouble(args.get("seconds"));
+        window = Integer.parseInt(args.get("window"));
+        rawWindow = Integer.parseInt(args.get("raw-window"));
+        clientThreads = Integer.parseInt(args.get("client-threads"));
+        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(Integer::parseInt).toArray();
+        block = new byte[blockSize];
+        new Random(42).nextBytes(block);
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new LinkedHashMap<>();
+        args.put("runs", "3");
+        args.put("warmup", "2");
+        args.put("seconds", "5");
+        args.put("clients", "1,4,16");
+        args.put("window", "64");
+        args.put("raw-window", "1024");
+        args.put("client-threads", "2");
+        args.put("block-size", "8192");
+        args.put("durability", "page-cache");
+        args.put("latency-rate", "0");
+        args.put("dir", Path.of(System.getProperty("java.io.tmpdir"), "meldb-log-bench").toString());
+        for (int i = 0; i < argv.length; i++) {
+            String name = argv[i].replaceFirst("^--", "");
+            if (name.equals("help") || !args.containsKey(name) || i + 1 >= argv.length) {
+                System.out.println("usage: LogAppendBenchmark " + args.keySet().stream().map(k -> "[--" + k + " " + args.get(k) + "]")
+                        .reduce((a, b) -> a + " " + b).orElse(""));
+                System.exit(name.equals("help") ? 0 : 2);
+            }
+            args.put(name, argv[++i]);
+        }
+        new LogAppendBenchmark(args).run();
+    }
+
+    private void run() throws Exception {
+        int runs = Integer.parseInt(args.get("runs"));
+        System.out.printf(Locale.ROOT, "log append benchmark: %d-byte blocks, durability %s, %d run(s) of %.0f s warm-up + %.0f s "
+                        + "per measurement, window %d per client (raw %d), %d client I/O threads, %d CPUs, data in %s%n",
+                blockSize, durability.flag(), runs, warmupSeconds, measureSeconds, window, rawWindow, clientThreads,
+                Runtime.getRuntime().availableProcessors(), baseDir);
+        Map<String, List<Double>> rates = new LinkedHashMap<>();
+        List<double[]> latencies = new ArrayList<>(); // {rate, p50, p99, p999, max} in µs
+        for (int run = 1; run <= runs; run++) {
+            double raw = measureRaw();
+            rates.computeIfAbsent("raw", k -> new ArrayList<>()).add(raw);
+            System.out.printf(Locale.ROOT, "run %d: raw %,.0f appends/s%n", run, raw);
+            double peak = 0;
+            for (int n : clientCounts) {
+                double r = measureServer(n, 0, null);
+                rates.computeIfAbsent(n + " clients", k -> new ArrayList<>()).add(r);
+                System.out.printf(Locale.ROOT, "run %d: %d client(s) %,.0f appends/s (%.0f%% of raw)%n", run, n, r, 100 * r / raw);
+                peak = Math.max(peak, r);
+            }
+            int latencyClients = clientCounts[clientCounts.length - 1];
+            double fixed = Double.parseDouble(args.get("latency-rate"));
+            double target = fixed > 0 ? fixed : peak / 2;
+            Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+            double achieved = measureServer(latencyClients, target, h);
+            double[] l = {achieved, h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
+                    h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, latencyClients};
+            latencies.add(l);
+            System.out.printf(Locale.ROOT, "run %d: %d clients at %,.0f appends/s (50%% of peak %,.0f): p50 %.0f µs, p99 %.0f µs, "
+                    + "p99.9 %.0f µs, max %.0f µs%n", run, latencyClients, achieved, peak, l[1], l[2], l[3], l[4]);
+        }
+
+        double rawMedian = median(rates.get("raw"));
+        System.out.println();
+        System.out.printf(Locale.ROOT, "| %-22s | %12s | %8s | %9s |%n", "configuration (median of " + runs + ")", "appends/s", "MB/s", "% of raw");
+        System.out.println("|------------------------|-------------:|---------:|----------:|");
+        for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
+            double m = median(e.getValue());
+            String name = e.getKey().equals("raw") ? "raw storage (no network)" : e.getKey() + " over loopback";
+            System.out.printf(Locale.ROOT, "| %-22s | %,12.0f | %8.0f | %8.0f%% |%n", name, m, m * blockSize / 1e6, 100 * m / rawMedian);
+        }
+        System.out.println();
+        System.out.printf(Locale.ROOT, "| %-32s | %12s | %8s | %8s | %8s |%n", "latency at 50% of peak (median)", "appends/s", "p50 µs", "p99 µs", "p99.9 µs");
+        System.out.println("|----------------------------------|-------------:|---------:|---------:|---------:|");
+        System.out.printf(Locale.ROOT, "| %-32s | %,12.0f | %8.0f | %8.0f | %8.0f |%n",
+                (int) latencies.get(0)[5] + " clients, open loop",
+                median(latencies, 0), median(latencies, 1), median(latencies, 2), median(latencies, 3));
+    }
+
+    // ------------------------------------------------------------------------------------------------ raw
+
+    private double measureRaw() throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory(baseDir, "raw-");
+        try (ChronicleLogStore store = ChronicleLogStore.open(StoreOptions.at(dir).durability(durability))) {
+            store.create(blockSize, new byte[0]);
+            Semaphore inFlight = new Semaphore(rawWindow);
+            AtomicLong acked = new AtomicLong();
+            LogStore.AppendCallback callback = new LogStore.AppendCallback() {
+                @Override
+                public void appended(long position) {
+                    acked.incrementAndGet();
+                    inFlight.release();
+                }
+
+                @Override
+                public void failed(LogErrorException error) {
+                    inFlight.release();
+                    throw error;
+                }
+            };
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread producer = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        if (!inFlight.tryAcquire(10, TimeUnit.MILLISECONDS)) {
+                            continue;
+                        }
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    store.append(Unpooled.wrappedBuffer(block), callback);
+                }
+            }, "raw-producer");
+            producer.start();
+            double rate = count(acked);
+            stop.set(true);
+            producer.join();
+            inFlight.acquire(rawWindow);
+            return rate;
+        } finally {
+            delete(dir);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ server
+
+    /**
+     * Throughput with {@code clients} closed-loop clients when {@code targetRate} is 0; otherwise open loop at that
+     * rate, recording latencies from each append's scheduled time into {@code histogram}.
+     */
+    private double measureServer(int clients, double targetRate, Histogram histogram) throws Exception {
+        Path dir = Files.createTempDirectory(baseDir, "server-");
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(clientThreads, NioIoHandler.newFactory());
+        List<LogClient> connections = new ArrayList<>();
+        LogServerConfig config = LogServerConfig.at(dir).blockSize(blockSize).metricsPort(-1);
+        config.store().durability(durability);
+        try (LogServer server = LogServer.start(config)) {
+            for (int i = 0; i < clients; i++) {
+                connections.add(LogClient.connect(LogClientOptions.to("127.0.0.1", server.port())
+                        .eventLoopGroup(group).requestTimeout(Duration.ofSeconds(30)).maxInFlight(Math.max(window, 4096))));
+            }
+            connections.get(0).create(blockSize, new byte[0]).join();
+            AtomicLong acked = new AtomicLong();
+            AtomicBoolean stop = new AtomicBoolean();
+            double rate;
+            if (targetRate <= 0) {
+                for (LogClient c : connections) {
+                    for (int w = 0; w < window; w++) {
+                        closedLoop(c, acked, stop);
+                    }
+                }
+                rate = count(acked);
+            } else {
+                Recorder recorder = new Recorder(3);
+                Thread pacer = new Thread(() -> openLoop(connections, targetRate, recorder, acked, stop), "pacer");
+                pacer.start();
+                sleep(warmupSeconds);
+                recorder.reset();
+                long start = acked.get();
+                long t0 = System.nanoTime();
+                sleep(measureSeconds);
+                rate = (acked.get() - start) / ((System.nanoTime() - t0) / 1e9);
+                histogram.add(recorder.getIntervalHistogram());
+                stop.set(true);
+                pacer.join();
+            }
+            stop.set(true);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (connections.stream().mapToInt(LogClient::inFlight).sum() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            for (LogClient c : connections) {
+                c.close();
+            }
+            connections.clear();
+            return rate;
+        } finally {
+            for (LogClient c : connections) {
+                c.close();
+            }
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            delete(dir);
+        }
+    }
+
+    /** One slot of a client's window: appends, and on completion appends again until stopped. */
+    private void closedLoop(LogClient client, AtomicLong acked, AtomicBoolean stop) {
+        client.append(block).whenComplete((p, e) -> {
+            if (e != null) {
+                System.err.println("append failed: " + e);
+                return;
+            }
+            acked.incrementAndGet();
+            if (!stop.get()) {
+                closedLoop(client, acked, stop);
+            }
+        });
+    }
+
+    private void openLoop(List<LogClient> clients, double rate, Recorder recorder, AtomicLong acked, AtomicBoolean stop) {
+        long interval = (long) (1e9 / rate);
+        long next = System.nanoTime();
+        int i = 0;
+        while (!stop.get()) {
+            long now = System.nanoTime();
+            if (now < next) {
+                LockSupport.parkNanos(Math.min(next - now, 50_000));
+                continue;
+            }
+            long scheduled = next;
+            next += interval;
+            LogClient c = clients.get(i++ % clients.size());
+            c.append(block).whenComplete((p, e) -> {
+                if (e == null) {
+                    recorder.recordValue(System.nanoTime() - scheduled);
+                    acked.incrementAndGet();
+                }
+            });
+        }
+    }
+
+    /** Warm-up, then acknowledgements per second over the measurement time. */
+    private double count(AtomicLong acked) throws InterruptedException {
+        sleep(warmupSeconds);
+        long start = acked.get();
+        long t0 = System.nanoTime();
+        sleep(measureSeconds);
+        return (acked.get() - start) / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    private static void sleep(double seconds) throws InterruptedException {
+        Thread.sleep((long) (seconds * 1000));
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Comparator.naturalOrder());
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    private static double median(List<double[]> rows, int column) {
+        List<Double> values = new ArrayList<>();
+        for (double[] r : rows) {
+            values.add(r[column]);
+        }
+        return median(values);
+    }
+
+    /**
+     * Deletes a measurement's data and lets the file system settle ({@code sync}), so that writing back or
+     * discarding gigabytes of one measurement does not stall the next one.
+     */
+    private static void delete(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        }
+        try {
+            new ProcessBuilder("sync").inheritIO().start().waitFor(60, TimeUnit.SECONDS);
+        } catch (IOException | InterruptedException e) {
+            // no sync command (not Linux): measurements may overlap with write-back
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package io.meldb.log;
+
+/**
+ * Every error the log service (Hyder II §5.1; TRIMMED is meld paper App. B's trim) can answer with. The numeric code travels in ERROR frames
+ * (see {@code io.meldb.log.protocol.LogProtocol}), so codes are stable: never renumber, only add.
+ *
+ * <p>Errors are answers, not dropped connections (issue 3): only {@link #isFatal() fatal} ones, where the byte
+ * stream itself can no longer be trusted, close the connection after the error frame is sent.
+ */
+public enum ErrorCode {
+    /** The frame did not start with the protocol magic: garbage on the socket. Fatal. */
+    BAD_MAGIC(1, true),
+    /** The frame carries a protocol version this server does not speak. Fatal. */
+    BAD_VERSION(2, true),
+    /** The frame is longer than any valid request; its bytes were skipped. */
+    FRAME_TOO_LARGE(3, false),
+    /** The frame's body does not have the layout its type requires (e.g. a READ without a count). */
+    MALFORMED_REQUEST(4, false),
+    /** The frame type is not a request this server knows. */
+    UNKNOWN_REQUEST(5, false),
+    /** An appended block is not exactly the log's block size (oversized or undersized). */
+    BLOCK_SIZE(6, false),
+    /** The log has not been created yet: CREATE must come first. */
+    NOT_CREATED(7, false),
+    /** CREATE with a block size or configuration different from the existing log's. */
+    CREATE_MISMATCH(8, false),
+    /** READ (or TRIM) at or beyond the tail: that position has not been written. */
+    PAST_TAIL(9, false),
+    /** The position was released by TRIM. */
+    TRIMMED(10, false),
+    /** A stored block failed its checksum or is not the position it should be: the log's storage is damaged. */
+    CORRUPT_BLOCK(11, false),
+    /** The storage failed (I/O error, disk full); the server stops accepting appends until restarted. */
+    STORAGE_FAILURE(12, false),
+    /** An argument is out of range (count &lt;= 0, negative position, block size out of bounds). */
+    BAD_ARGUMENT(13, false),
+    /** The server is shutting down; the request was not carried out. */
+    SHUTTING_DOWN(14, false),
+    /** The frame length field is impossible (shorter than the header): garbage on the socket. Fatal. */
+    BAD_FRAME(15, true),
+    /** A code this version does not know (sent by a newer peer). */
+    UNKNOWN(-1, false);
+
+    private static final ErrorCode[] BY_CODE = new ErrorCode[16];
+
+    static {
+        for (ErrorCode c : values()) {
+            if (c.code > 0) {
+                BY_CODE[c.code] = c;
+            }
+        }
+    }
+
+    private final short code;
+    private final boolean fatal;
+
+    ErrorCode(int code, boolean fatal) {
+        this.code = (short) code;
+        this.fatal = fatal;
+    }
+
+    public short code() {
+        return code;
+    }
+
+    /** True when the connection is closed after this error is sent, because the stream cannot be resynchronised. */
+    public boolean isFatal() {
+        return fatal;
+    }
+
+    public static ErrorCode fromCode(int code) {
+        return code > 0 && code < BY_CODE.length && BY_CODE[code] != null ? BY_CODE[code] : UNKNOWN;
+    }
+}

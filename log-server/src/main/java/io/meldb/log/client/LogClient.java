@@ -1,0 +1,533 @@
+package io.meldb.log.client;
+
+import io.meldb.log.ConfigBlock;
+import io.meldb.log.ErrorCode;
+import io.meldb.log.LogConnectionException;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogException;
+import io.meldb.log.LogTimeoutException;
+import io.meldb.log.protocol.LogFrame;
+import io.meldb.log.protocol.LogFrameDecoder;
+import io.meldb.log.protocol.LogFrameEncoder;
+import io.meldb.log.protocol.LogFrameTooLarge;
+import io.meldb.log.protocol.LogProtocol;
+import io.meldb.log.protocol.Mailbox;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.meldb.log.protocol.LogProtocol.*;
+
+/**
+ * Client of the log service (Hyder II §5.1): asynchronous, pipelined requests over one connection, and
+ * subscriptions over connections of their own.
+ *
+ * <ul>
+ *   <li>Every request returns a {@link CompletableFuture} completed with the answer, or exceptionally with
+ *   {@link LogErrorException} (the server's {@link ErrorCode}), {@link LogTimeoutException} (no answer within the
+ *   request timeout) or {@link LogConnectionException} (the connection was lost after the request was sent).
+ *   Any number of requests may be in flight (up to {@link LogClientOptions#maxInFlight()}); answers are matched by
+ *   request id.</li>
+ *   <li>The connection is re-established in the background after a failure, with exponential backoff; requests
+ *   made meanwhile wait for it (and time out if it does not come back in time). A request already sent when the
+ *   connection broke fails: for an APPEND the outcome is then unknown.</li>
+ *   <li>Futures complete on the client's I/O thread: callbacks chained onto them must not block.</li>
+ * </ul>
+ * Thread-safe.
+ */
+public final class LogClient implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogClient.class);
+
+    private final LogClientOptions options;
+    private final EventLoopGroup group;
+    private final boolean ownsGroup;
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+    private final String target;
+    private final long timeoutNanos;
+    private final ConcurrentHashMap<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final Semaphore permits;
+    private final Outbound outbound;
+    private final Set<LogSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private final ScheduledFuture<?> sweeper;
+
+    // event loop only
+    private final ArrayDeque<LogFrame> backlog = new ArrayDeque<>();
+    private Channel channel;
+    private long backoffNanos;
+
+    private volatile boolean closed;
+
+    private LogClient(LogClientOptions options) {
+        this.options = options;
+        this.ownsGroup = options.eventLoopGroup() == null;
+        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(options.ioThreads(), NioIoHandler.newFactory())
+                : options.eventLoopGroup();
+        this.loop = group.next();
+        this.target = options.host() + ":" + options.port();
+        this.timeoutNanos = options.requestTimeout().toNanos();
+        this.permits = new Semaphore(options.maxInFlight());
+        this.outbound = new Outbound(loop);
+        this.backoffNanos = options.reconnectBackoffMin().toNanos();
+        this.bootstrap = newBootstrap(loop, new RequestHandler());
+        long sweepMillis = Math.max(1, Math.min(100, options.requestTimeout().toMillis() / 10));
+        this.sweeper = loop.scheduleAtFixedRate(this::expireRequests, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Connects to {@code host:port} with default options. */
+    public static LogClient connect(String host, int port) {
+        return connect(LogClientOptions.to(host, port));
+    }
+
+    /**
+     * Connects, waiting for the first connection so a wrong address fails here, clearly.
+     *
+     * @throws LogConnectionException if the server cannot be reached within the connect timeout
+     */
+    public static LogClient connect(LogClientOptions options) {
+        LogClient client = new LogClient(options);
+        ChannelFuture f = client.bootstrap.connect(options.host(), options.port());
+        if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
+            client.close();
+            throw new LogConnectionException("cannot connect to the log server at " + client.target
+                    + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()), f.cause());
+        }
+        return client;
+    }
+
+    Bootstrap newBootstrap(EventLoop eventLoop, ChannelHandler handler) {
+        int maxFrame = LogProtocol.maxResponseFrameLength(options.maxBlockSize());
+        return new Bootstrap()
+                .group(eventLoop)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+                .remoteAddress(options.host(), options.port())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new LogFrameDecoder(maxFrame), LogFrameEncoder.INSTANCE, handler);
+                    }
+                });
+    }
+
+    LogClientOptions options() {
+        return options;
+    }
+
+    EventLoopGroup group() {
+        return group;
+    }
+
+    long nextRequestId() {
+        return ids.incrementAndGet();
+    }
+
+    String target() {
+        return target;
+    }
+
+    // ------------------------------------------------------------------------------------------------ requests
+
+    /**
+     * Creates the log with this block size and cluster configuration (stored at position 0). Succeeds again,
+     * changing nothing, if the log already exists with the same two; fails with
+     * {@link ErrorCode#CREATE_MISMATCH} if it exists with others.
+     */
+    public CompletableFuture<Void> create(int blockSize, byte[] config) {
+        long id = nextRequestId();
+        return send(LogFrame.create(ByteBufAllocator.DEFAULT, id, blockSize, config), CREATED, f -> null);
+    }
+
+    /** Appends a block (exactly the log's block size); completes with its position. */
+    public CompletableFuture<Long> append(byte[] block) {
+        return append(Unpooled.wrappedBuffer(block));
+    }
+
+    /** Appends a block, taking ownership of the buffer (it is released once sent); completes with its position. */
+    public CompletableFuture<Long> append(ByteBuf block) {
+        long id = nextRequestId();
+        return send(LogFrame.append(id, block), APPENDED, f -> f.longAt(0));
+    }
+
+    /**
+     * Reads up to {@code count} blocks from {@code position}. The answer may hold fewer (never past the tail, and at
+     * most {@link LogProtocol#MAX_READ_BYTES} of blocks); read again from where it ended.
+     */
+    public CompletableFuture<List<byte[]>> read(long position, int count) {
+        long id = nextRequestId();
+        return send(LogFrame.read(ByteBufAllocator.DEFAULT, id, position, count), BLOCKS, f -> {
+            int n = f.intAt(8);
+            int blockSize = f.intAt(12);
+            List<byte[]> blocks = new ArrayList<>(n);
+            ByteBuf body = f.body();
+            for (int i = 0; i < n; i++) {
+                byte[] b = new byte[blockSize];
+                body.getBytes(body.readerIndex() + 16 + i * blockSize, b);
+                blocks.add(b);
+            }
+            return blocks;
+        });
+    }
+
+    /** Reads one block. */
+    public CompletableFuture<byte[]> read(long position) {
+        return read(position, 1).thenApply(l -> l.get(0));
+    }
+
+    /** The configuration given to CREATE (decoded from position 0). */
+    public CompletableFuture<byte[]> config() {
+        return read(0).thenApply(ConfigBlock::decodeConfig);
+    }
+
+    /** Tail, trim point and block size. */
+    public CompletableFuture<LogStatus> status() {
+        long id = nextRequestId();
+        return send(LogFrame.tail(id), TAIL_IS, f -> new LogStatus(f.longAt(0), f.longAt(8), f.intAt(16)));
+    }
+
+    /** The next position to be written. */
+    public CompletableFuture<Long> tail() {
+        return status().thenApply(LogStatus::tail);
+    }
+
+    /** Releases positions below {@code position}; completes with the trim point in force. */
+    public CompletableFuture<Long> trim(long position) {
+        long id = nextRequestId();
+        return send(LogFrame.trim(ByteBufAllocator.DEFAULT, id, position), TRIMMED_TO, f -> f.longAt(0));
+    }
+
+    /**
+     * Subscribes to every block from {@code from} on, in order, over a connection of its own. If that connection
+     * breaks, the subscription reconnects and resumes after the last block delivered, so the listener sees every
+     * position exactly once. Close the returned subscription to stop.
+     */
+    public LogSubscription subscribe(long from, BlockListener listener) {
+        if (closed) {
+            throw new LogConnectionException("the client is closed");
+        }
+        LogSubscription s = new LogSubscription(this, from, listener);
+        subscriptions.add(s);
+        s.start();
+        return s;
+    }
+
+    void subscriptionClosed(LogSubscription s) {
+        subscriptions.remove(s);
+    }
+
+    /** Requests sent or waiting to be sent, not yet answered. */
+    public int inFlight() {
+        return pending.size();
+    }
+
+    private <T> CompletableFuture<T> send(LogFrame frame, byte answerType, AnswerDecoder<T> decoder) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        if (closed) {
+            frame.release();
+            future.completeExceptionally(new LogConnectionException("the client is closed"));
+            return future;
+        }
+        if (!acquirePermit()) {
+            frame.release();
+            future.completeExceptionally(new LogTimeoutException(options.maxInFlight() + " requests to " + target
+                    + " are in flight and none finished within " + options.requestTimeout().toMillis() + " ms"));
+            return future;
+        }
+        Pending<T> p = new Pending<>(frame.requestId(), frame.type(), answerType, future, decoder, System.nanoTime() + timeoutNanos);
+        pending.put(p.id, p);
+        outbound.post(frame);
+        return future;
+    }
+
+    private boolean acquirePermit() {
+        if (permits.tryAcquire()) {
+            return true;
+        }
+        if (loop.inEventLoop()) {
+            return false;
+        }
+        try {
+            return permits.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Removes and finishes one pending request exactly once. */
+    private Pending<?> take(long id) {
+        Pending<?> p = pending.remove(id);
+        if (p != null) {
+            permits.release();
+        }
+        return p;
+    }
+
+    private void expireRequests() {
+        long now = System.nanoTime();
+        for (Pending<?> p : pending.values()) {
+            if (now - p.deadline > 0 && pending.remove(p.id, p)) {
+                permits.release();
+                p.future.completeExceptionally(new LogTimeoutException(LogProtocol.typeName(p.type) + " request " + p.id
+                        + " to " + target + " got no answer within " + options.requestTimeout().toMillis() + " ms"
+                        + (channel == null ? " (not connected)" : "")));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ connection
+
+    /** Event loop. */
+    private void connected(Channel ch) {
+        channel = ch;
+        backoffNanos = options.reconnectBackoffMin().toNanos();
+        boolean wrote = false;
+        for (LogFrame f; (f = backlog.poll()) != null; ) {
+            wrote |= write(f);
+        }
+        if (wrote) {
+            ch.flush();
+        }
+    }
+
+    /** Event loop. */
+    private void disconnected(Channel ch, Throwable cause) {
+        if (channel != ch) {
+            return;
+        }
+        channel = null;
+        int failed = 0;
+        for (Pending<?> p : pending.values()) {
+            if (p.sent && pending.remove(p.id, p)) {
+                permits.release();
+                failed++;
+                p.future.completeExceptionally(new LogConnectionException("the connection to " + target + " was lost with "
+                        + LogProtocol.typeName(p.type) + " request " + p.id + " in flight"
+                        + (p.type == APPEND ? "; the block may or may not have been appended" : ""), cause));
+            }
+        }
+        if (!closed) {
+            LOG.warn("lost the connection to log server {} ({} requests failed); reconnecting", target, failed);
+            scheduleReconnect();
+        }
+    }
+
+    private void scheduleReconnect() {
+        long delay = backoffNanos;
+        backoffNanos = Math.min(backoffNanos * 2, options.reconnectBackoffMax().toNanos());
+        try {
+            loop.schedule(() -> {
+                if (closed) {
+                    return;
+                }
+                bootstrap.connect().addListener(f -> {
+                    if (!f.isSuccess() && !closed) {
+                        LOG.debug("reconnecting to {} failed: {}", target, f.cause().toString());
+                        scheduleReconnect();
+                    }
+                });
+            }, delay, TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // shutting down
+        }
+    }
+
+    /** Event loop: writes a frame unless its request already timed out. */
+    private boolean write(LogFrame f) {
+        Pending<?> p = pending.get(f.requestId());
+        if (p == null) {
+            f.release();
+            return false;
+        }
+        p.sent = true;
+        channel.write(f, channel.voidPromise());
+        return true;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (LogSubscription s : subscriptions) {
+            s.close();
+        }
+        try {
+            loop.submit(() -> {
+                sweeper.cancel(false);
+                for (LogFrame f; (f = backlog.poll()) != null; ) {
+                    f.release();
+                }
+                if (channel != null) {
+                    channel.close();
+                }
+            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the shared group is already shut down
+        }
+        for (Pending<?> p : new ArrayList<>(pending.values())) {
+            if (pending.remove(p.id, p)) {
+                permits.release();
+                p.future.completeExceptionally(new LogConnectionException("the client was closed with "
+                        + LogProtocol.typeName(p.type) + " request " + p.id + " in flight"));
+            }
+        }
+        if (ownsGroup) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ plumbing
+
+    @FunctionalInterface
+    private interface AnswerDecoder<T> {
+        T decode(LogFrame answer);
+    }
+
+    private static final class Pending<T> {
+        final long id;
+        final byte type;
+        final byte answerType;
+        final CompletableFuture<T> future;
+        final AnswerDecoder<T> decoder;
+        final long deadline;
+        volatile boolean sent;
+
+        Pending(long id, byte type, byte answerType, CompletableFuture<T> future, AnswerDecoder<T> decoder, long deadline) {
+            this.id = id;
+            this.type = type;
+            this.answerType = answerType;
+            this.future = future;
+            this.decoder = decoder;
+            this.deadline = deadline;
+        }
+
+        void complete(LogFrame answer) {
+            if (answer.type() == ERROR) {
+                future.completeExceptionally(new LogErrorException(answer.errorCode(), answer.errorMessage()));
+            } else if (answer.type() != answerType) {
+                future.completeExceptionally(new LogException(LogProtocol.typeName(type) + " request " + id
+                        + " was answered with " + LogProtocol.typeName(answer.type())));
+            } else {
+                try {
+                    future.complete(decoder.decode(answer));
+                } catch (RuntimeException e) {
+                    future.completeExceptionally(new LogException("malformed " + LogProtocol.typeName(answer.type())
+                            + " answer to request " + id, e));
+                }
+            }
+        }
+    }
+
+    private final class Outbound extends Mailbox<LogFrame> {
+        Outbound(EventLoop loop) {
+            super(loop);
+        }
+
+        @Override
+        protected void deliver(LogFrame f) {
+            if (channel != null && channel.isActive()) {
+                write(f);
+            } else {
+                backlog.add(f);
+            }
+        }
+
+        @Override
+        protected void delivered() {
+            if (channel != null) {
+                channel.flush();
+            }
+        }
+
+        @Override
+        protected void rejected(LogFrame f) {
+            f.release();
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private final class RequestHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (closed) {
+                ctx.close();
+                return;
+            }
+            connected(ctx.channel());
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            disconnected(ctx.channel(), null);
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof LogFrame f)) {
+                if (msg instanceof LogFrameTooLarge t) {
+                    LOG.warn("log server {} sent a frame of {} bytes, above this client's limit of {}", target,
+                            t.frameLength(), t.maxFrameLength());
+                    Pending<?> p = take(t.requestId());
+                    if (p != null) {
+                        p.future.completeExceptionally(new LogErrorException(ErrorCode.FRAME_TOO_LARGE, "answer of "
+                                + t.frameLength() + " bytes exceeds the client's limit (raise maxBlockSize)"));
+                    }
+                }
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            try {
+                Pending<?> p = take(f.requestId());
+                if (p != null) {
+                    p.complete(f);
+                } else if (f.type() == ERROR) {
+                    LOG.warn("log server {} reports {}: {}", target, f.errorCode(), f.errorMessage());
+                } else {
+                    LOG.debug("late or unknown answer {} from {}", f, target);
+                }
+            } finally {
+                f.release();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("connection to log server {} failed: {}", target, cause.toString());
+            ctx.close();
+        }
+    }
+}

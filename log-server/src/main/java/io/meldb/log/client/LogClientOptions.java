@@ -1,0 +1,119 @@
+package io.meldb.log.client;
+
+import io.netty.channel.EventLoopGroup;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** Where and how a {@link LogClient} (of the Hyder II §5.1 log service) connects; fluent setters with defaults for a local cluster. */
+public final class LogClientOptions {
+    private String host = "127.0.0.1";
+    private int port;
+    private Duration requestTimeout = Duration.ofSeconds(10);
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration reconnectBackoffMin = Duration.ofMillis(50);
+    private Duration reconnectBackoffMax = Duration.ofSeconds(2);
+    private int ioThreads = 2;
+    private int maxInFlight = 4096;
+    private int maxBlockSize = 1 << 20;
+    private EventLoopGroup eventLoopGroup;
+
+    public static LogClientOptions to(String host, int port) {
+        return new LogClientOptions().host(host).port(port);
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public LogClientOptions host(String host) {
+        this.host = Objects.requireNonNull(host);
+        return this;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public LogClientOptions port(int port) {
+        this.port = port;
+        return this;
+    }
+
+    /** A request unanswered after this long fails with {@link io.meldb.log.LogTimeoutException}. */
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    public LogClientOptions requestTimeout(Duration requestTimeout) {
+        this.requestTimeout = Objects.requireNonNull(requestTimeout);
+        return this;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public LogClientOptions connectTimeout(Duration connectTimeout) {
+        this.connectTimeout = Objects.requireNonNull(connectTimeout);
+        return this;
+    }
+
+    public Duration reconnectBackoffMin() {
+        return reconnectBackoffMin;
+    }
+
+    public Duration reconnectBackoffMax() {
+        return reconnectBackoffMax;
+    }
+
+    /** Reconnect attempts start at {@code min} apart and double up to {@code max}. */
+    public LogClientOptions reconnectBackoff(Duration min, Duration max) {
+        this.reconnectBackoffMin = Objects.requireNonNull(min);
+        this.reconnectBackoffMax = Objects.requireNonNull(max);
+        return this;
+    }
+
+    /** I/O threads of the client's own event loop group (ignored when a group is supplied). */
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    public LogClientOptions ioThreads(int ioThreads) {
+        this.ioThreads = ioThreads;
+        return this;
+    }
+
+    /**
+     * Requests in flight at most; a caller beyond it waits (up to the request timeout) for one to finish, so a
+     * client that appends faster than the log stores cannot queue unbounded memory.
+     */
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    public LogClientOptions maxInFlight(int maxInFlight) {
+        this.maxInFlight = maxInFlight;
+        return this;
+    }
+
+    /** Largest block size this client accepts in answers (sizes its frame limit). */
+    public int maxBlockSize() {
+        return maxBlockSize;
+    }
+
+    public LogClientOptions maxBlockSize(int maxBlockSize) {
+        this.maxBlockSize = maxBlockSize;
+        return this;
+    }
+
+    /** Share an event loop group (for example with the rest of a transaction server); the client will not shut it down. */
+    public EventLoopGroup eventLoopGroup() {
+        return eventLoopGroup;
+    }
+
+    public LogClientOptions eventLoopGroup(EventLoopGroup group) {
+        this.eventLoopGroup = group;
+        return this;
+    }
+}

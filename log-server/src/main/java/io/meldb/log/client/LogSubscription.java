@@ -1,0 +1,228 @@
+package io.meldb.log.client;
+
+import io.meldb.log.ErrorCode;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.protocol.LogFrame;
+import io.meldb.log.protocol.LogProtocol;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A subscription to the log (the feed of a transaction server's log reader, Hyder II §5.1), on a connection of its
+ * own so that a slow consumer throttles only itself: the server pushes only while this connection keeps up.
+ *
+ * <p>If the connection breaks, the subscription reconnects with backoff and subscribes again from the position
+ * after the last block delivered, so the listener sees each position once and in order. It ends for good (the
+ * listener's {@link BlockListener#onError} is called) only on an error that a retry cannot fix, such as
+ * {@link ErrorCode#TRIMMED}.
+ */
+public final class LogSubscription implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogSubscription.class);
+
+    private final LogClient client;
+    private final BlockListener listener;
+    private final EventLoop loop;
+    private final Bootstrap bootstrap;
+    private volatile long next;
+    private volatile boolean closed;
+    private volatile boolean paused;
+    private volatile int connects;
+
+    // event loop only
+    private Channel channel;
+    private long requestId;
+    private long backoffNanos;
+
+    LogSubscription(LogClient client, long from, BlockListener listener) {
+        this.client = client;
+        this.listener = listener;
+        this.next = from;
+        this.loop = client.group().next();
+        this.bootstrap = client.newBootstrap(loop, new Handler());
+        this.backoffNanos = client.options().reconnectBackoffMin().toNanos();
+    }
+
+    void start() {
+        connect();
+    }
+
+    /** The next position the listener will receive. */
+    public long nextPosition() {
+        return next;
+    }
+
+    /** How many times the subscription connected (1 without failures). */
+    public int connectCount() {
+        return connects;
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Stops reading from the connection; the server stops pushing once its buffer for us is full. */
+    public void pause() {
+        paused = true;
+        loop.execute(() -> {
+            if (channel != null) {
+                channel.config().setAutoRead(false);
+            }
+        });
+    }
+
+    /** Resumes after {@link #pause()}; the server continues from where it stopped, reading from storage. */
+    public void resume() {
+        paused = false;
+        loop.execute(() -> {
+            if (channel != null) {
+                channel.config().setAutoRead(true);
+                channel.read();
+            }
+        });
+    }
+
+    private void connect() {
+        if (closed) {
+            return;
+        }
+        bootstrap.connect().addListener(f -> {
+            if (!f.isSuccess() && !closed) {
+                LOG.debug("subscription to {} cannot connect: {}", client.target(), f.cause().toString());
+                reconnectLater();
+            }
+        });
+    }
+
+    private void reconnectLater() {
+        long delay = backoffNanos;
+        backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
+        try {
+            loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // the client is shutting down
+        }
+    }
+
+    private void end(LogErrorException e) {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        client.subscriptionClosed(this);
+        if (channel != null) {
+            channel.close();
+        }
+        try {
+            listener.onError(e);
+        } catch (RuntimeException ex) {
+            LOG.warn("subscription listener failed", ex);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        client.subscriptionClosed(this);
+        try {
+            loop.submit(() -> {
+                if (channel != null) {
+                    channel.close();
+                }
+            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        } catch (RejectedExecutionException e) {
+            // already shut down
+        }
+    }
+
+    private final class Handler extends ChannelInboundHandlerAdapter {
+        @Override
+        public boolean isSharable() {
+            return true;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            if (closed) {
+                ctx.close();
+                return;
+            }
+            channel = ctx.channel();
+            connects++;
+            backoffNanos = client.options().reconnectBackoffMin().toNanos();
+            requestId = client.nextRequestId();
+            if (paused) {
+                channel.config().setAutoRead(false);
+            }
+            ctx.writeAndFlush(LogFrame.subscribe(ctx.alloc(), requestId, next));
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (channel == ctx.channel()) {
+                channel = null;
+            }
+            if (!closed) {
+                LOG.info("subscription to {} lost its connection at position {}; resubscribing", client.target(), next);
+                reconnectLater();
+            }
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (!(msg instanceof LogFrame f)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            try {
+                if (closed || f.requestId() != requestId) {
+                    return;
+                }
+                if (f.type() == LogProtocol.PUSH) {
+                    long position = f.longAt(0);
+                    if (position != next) {
+                        LOG.warn("subscription to {} expected position {} but got {}; resubscribing", client.target(), next, position);
+                        ctx.close();
+                        return;
+                    }
+                    ByteBuf block = f.body().slice(f.body().readerIndex() + 8, f.bodyLength() - 8);
+                    try {
+                        listener.onBlock(position, block);
+                    } catch (RuntimeException e) {
+                        LOG.warn("subscription listener failed at position {}", position, e);
+                    }
+                    next = position + 1;
+                } else if (f.type() == LogProtocol.ERROR) {
+                    ErrorCode code = f.errorCode();
+                    if (code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.STORAGE_FAILURE) {
+                        ctx.close();
+                    } else {
+                        end(new LogErrorException(code, f.errorMessage()));
+                    }
+                }
+            } finally {
+                f.release();
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("subscription connection to {} failed: {}", client.target(), cause.toString());
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.meldb.log.protocol;
+
+import io.meldb.log.ErrorCode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.Unpooled;
+
+import java.nio.charset.StandardCharsets;
+
+import static io.meldb.log.protocol.LogProtocol.*;
+
+/**
+ * One frame of the log protocol (Hyder II §5.1 operations, layout in {@link LogProtocol}): type, request id and body (see {@link LogProtocol} for the layout). A {@code ByteBufHolder},
+ * so Netty releases it like a buffer; the static factories build every frame type.
+ */
+public final class LogFrame extends DefaultByteBufHolder {
+    private final byte type;
+    private final long requestId;
+
+    public LogFrame(byte type, long requestId, ByteBuf body) {
+        super(body);
+        this.type = type;
+        this.requestId = requestId;
+    }
+
+    public byte type() {
+        return type;
+    }
+
+    public long requestId() {
+        return requestId;
+    }
+
+    public ByteBuf body() {
+        return content();
+    }
+
+    public int bodyLength() {
+        return content().readableBytes();
+    }
+
+    public long longAt(int offset) {
+        return content().getLong(content().readerIndex() + offset);
+    }
+
+    public int intAt(int offset) {
+        return content().getInt(content().readerIndex() + offset);
+    }
+
+    /** Code of an ERROR frame. */
+    public ErrorCode errorCode() {
+        return ErrorCode.fromCode(content().getShort(content().readerIndex()));
+    }
+
+    /** Message of an ERROR frame. */
+    public String errorMessage() {
+        ByteBuf b = content();
+        return b.toString(b.readerIndex() + 2, b.readableBytes() - 2, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public LogFrame replace(ByteBuf content) {
+        return new LogFrame(type, requestId, content);
+    }
+
+    @Override
+    public LogFrame retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public LogFrame retain(int increment) {
+        super.retain(increment);
+        return this;
+    }
+
+    @Override
+    public LogFrame touch() {
+        super.touch();
+        return this;
+    }
+
+    @Override
+    public LogFrame touch(Object hint) {
+        super.touch(hint);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return typeName(type) + "#" + requestId + "(" + (refCnt() > 0 ? content().readableBytes() + " bytes" : "released") + ")";
+    }
+
+    // ---------------------------------------------------------------------------------------- requests
+
+    public static LogFrame create(ByteBufAllocator alloc, long requestId, int blockSize, byte[] config) {
+        ByteBuf b = alloc.buffer(8 + config.length).writeInt(blockSize).writeInt(config.length).writeBytes(config);
+        return new LogFrame(CREATE, requestId, b);
+    }
+
+    /** Takes ownership of {@code block}. */
+    public static LogFrame append(long requestId, ByteBuf block) {
+        return new LogFrame(APPEND, requestId, block);
+    }
+
+    public static LogFrame read(ByteBufAllocator alloc, long requestId, long position, int count) {
+        return new LogFrame(READ, requestId, alloc.buffer(12).writeLong(position).writeInt(count));
+    }
+
+    public static LogFrame tail(long requestId) {
+        return new LogFrame(TAIL, requestId, Unpooled.EMPTY_BUFFER);
+    }
+
+    public static LogFrame trim(ByteBufAllocator alloc, long requestId, long position) {
+        return new LogFrame(TRIM, requestId, alloc.buffer(8).writeLong(position));
+    }
+
+    public static LogFrame subscribe(ByteBufAllocator alloc, long requestId, long from) {
+        return new LogFrame(SUBSCRIBE, requestId, alloc.buffer(8).writeLong(from));
+    }
+
+    public static LogFrame unsubscribe(ByteBufAllocator alloc, long requestId, long subscribeRequestId) {
+        return new LogFrame(UNSUBSCRIBE, requestId, alloc.buffer(8).writeLong(subscribeRequestId));
+    }
+
+    // ---------------------------------------------------------------------------------------- answers
+
+    public static LogFrame created(ByteBufAllocator alloc, long requestId, int blockSize) {
+        return new LogFrame(CREATED, requestId, alloc.buffer(4).writeInt(blockSize));
+    }
+
+    public static LogFrame appended(ByteBufAllocator alloc, long requestId, long position) {
+        return new LogFrame(APPENDED, requestId, alloc.buffer(8).writeLong(position));
+    }
+
+    /** The header of a BLOCKS answer; the caller writes {@code count} blocks after it. */
+    public static ByteBuf blocksBody(ByteBufAllocator alloc, long position, int count, int blockSize) {
+        return alloc.ioBuffer(16 + count * blockSize).writeLong(position).writeInt(count).writeInt(blockSize);
+    }
+
+    public static LogFrame tailIs(ByteBufAllocator alloc, long requestId, long tail, long trimPoint, int blockSize) {
+        return new LogFrame(TAIL_IS, requestId, alloc.buffer(20).writeLong(tail).writeLong(trimPoint).writeInt(blockSize));
+    }
+
+    public static LogFrame trimmedTo(ByteBufAllocator alloc, long requestId, long trimPoint) {
+        return new LogFrame(TRIMMED_TO, requestId, alloc.buffer(8).writeLong(trimPoint));
+    }
+
+    /** The header of a PUSH; the caller writes the block after it. */
+    public static ByteBuf pushBody(ByteBufAllocator alloc, long position, int blockSize) {
+        return alloc.ioBuffer(8 + blockSize).writeLong(position);
+    }
+
+    public static LogFrame unsubscribed(long requestId) {
+        return new LogFrame(UNSUBSCRIBED, requestId, Unpooled.EMPTY_BUFFER);
+    }
+
+    public static LogFrame error(ByteBufAllocator alloc, long requestId, ErrorCode code, String message) {
+        byte[] text = message.getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(text.length, MAX_ERROR_MESSAGE);
+        ByteBuf b = alloc.buffer(2 + n).writeShort(code.code()).writeBytes(text, 0, n);
+        return new LogFrame(ERROR, requestId, b);
+    }
+}

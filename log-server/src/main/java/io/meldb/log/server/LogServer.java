@@ -1,0 +1,189 @@
+package io.meldb.log.server;
+
+import io.meldb.log.LogStore;
+import io.meldb.log.storage.ChronicleLogStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The log server (Hyder II §5.1 log service): a Netty server for {@link io.meldb.log.protocol.LogProtocol} over a
+ * {@link ChronicleLogStore}, plus the HTTP endpoint for health and Prometheus metrics. Owns its event loops and
+ * its store; {@link #close()} stops both.
+ */
+public final class LogServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogServer.class);
+
+    private final LogServerConfig config;
+    private final ChronicleLogStore store;
+    private final LogMetrics metrics;
+    private final EventLoopGroup boss;
+    private final EventLoopGroup workers;
+    private final ChannelGroup connections = new DefaultChannelGroup("log-connections", GlobalEventExecutor.INSTANCE);
+    private final Set<ServerSubscription> subscriptions = ConcurrentHashMap.newKeySet();
+    private final LogStore.TailListener wakeSubscribers = tail -> {
+        for (ServerSubscription s : subscriptions) {
+            s.wake();
+        }
+    };
+    private Channel serverChannel;
+    private MetricsHttpServer metricsServer;
+    private volatile boolean closed;
+
+    private LogServer(LogServerConfig config, ChronicleLogStore store) {
+        this.config = config;
+        this.store = store;
+        this.metrics = new LogMetrics(store, this);
+        this.boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+    }
+
+    /**
+     * Opens (recovering) the store in the configured data directory and starts serving.
+     *
+     * @throws IOException if the data directory cannot be opened, is damaged, is in use, or holds a log with
+     *                     another block size
+     */
+    public static LogServer start(LogServerConfig config) throws IOException {
+        ChronicleLogStore store = ChronicleLogStore.open(config.store());
+        if (store.isCreated() && store.blockSize() != config.blockSize()) {
+            store.close();
+            throw new IOException("the log in " + config.store().dataDir() + " has " + store.blockSize()
+                    + "-byte blocks, but this server is configured for " + config.blockSize() + " (--block-size)");
+        }
+        LogServer server = new LogServer(config, store);
+        try {
+            server.bind();
+        } catch (RuntimeException e) {
+            server.close();
+            throw new IOException("cannot start the log server on " + config.host() + ":" + config.port() + ": " + e, e);
+        }
+        return server;
+    }
+
+    private void bind() {
+        store.addTailListener(wakeSubscribers);
+        serverChannel = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(config.writeBufferLowWaterMark(), config.writeBufferHighWaterMark()))
+                .childHandler(new LogServerInitializer(this))
+                .bind(config.host(), config.port()).syncUninterruptibly().channel();
+        if (config.metricsPort() >= 0) {
+            metricsServer = new MetricsHttpServer(config.host(), config.metricsPort(), boss, workers, metrics, store);
+        }
+        LOG.info("log server on {} (metrics {}), data {}", serverChannel.localAddress(),
+                metricsServer == null ? "off" : "on port " + metricsServer.port(), store.dataDir());
+    }
+
+    public LogServerConfig config() {
+        return config;
+    }
+
+    public LogStore store() {
+        return store;
+    }
+
+    public LogMetrics metrics() {
+        return metrics;
+    }
+
+    public InetSocketAddress address() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public int port() {
+        return address().getPort();
+    }
+
+    /** Port of {@code /health} and {@code /metrics}, or -1 if turned off. */
+    public int metricsPort() {
+        return metricsServer == null ? -1 : metricsServer.port();
+    }
+
+    public int subscriberCount() {
+        return subscriptions.size();
+    }
+
+    public long maxSubscriberLag() {
+        long tail = store.tail();
+        long max = 0;
+        for (ServerSubscription s : subscriptions) {
+            max = Math.max(max, s.lag(tail));
+        }
+        return max;
+    }
+
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    /** Bytes written to subscriber connections but not yet taken by their sockets (tests bound it). */
+    public long subscriberPendingBytes() {
+        long sum = 0;
+        Set<Channel> seen = new HashSet<>();
+        for (ServerSubscription s : subscriptions) {
+            Channel ch = s.channel();
+            if (seen.add(ch) && ch.unsafe().outboundBuffer() != null) {
+                sum += ch.unsafe().outboundBuffer().totalPendingWriteBytes();
+            }
+        }
+        return sum;
+    }
+
+    void connectionOpened(Channel ch) {
+        connections.add(ch);
+    }
+
+    void connectionClosed(Channel ch) {
+        connections.remove(ch);
+    }
+
+    void subscriptionOpened(ServerSubscription s) {
+        subscriptions.add(s);
+    }
+
+    void subscriptionClosed(ServerSubscription s) {
+        subscriptions.remove(s);
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        store.removeTailListener(wakeSubscribers);
+        if (serverChannel != null) {
+            serverChannel.close().syncUninterruptibly();
+        }
+        if (metricsServer != null) {
+            metricsServer.close();
+        }
+        connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        store.close();
+        LOG.info("log server stopped");
+    }
+}

@@ -1,0 +1,113 @@
+package io.meldb.log.server;
+
+import io.meldb.log.ConfigBlock;
+import io.meldb.log.storage.StoreOptions;
+
+import java.nio.file.Path;
+import java.util.Objects;
+
+/** Everything {@link LogServer#start} needs; fluent setters, defaults for a local server. */
+public final class LogServerConfig {
+    /** Hyder II §6.3 used 8K blocks for the log service and for Hyder II. */
+    public static final int DEFAULT_BLOCK_SIZE = 8192;
+
+    private String host = "127.0.0.1";
+    private int port;
+    private int metricsPort;
+    private int blockSize = DEFAULT_BLOCK_SIZE;
+    private int ioThreads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    private int maxAppendsInFlightPerConnection = 1024;
+    private int writeBufferLowWaterMark = 512 * 1024;
+    private int writeBufferHighWaterMark = 1024 * 1024;
+    private StoreOptions store;
+
+    public static LogServerConfig at(Path dataDir) {
+        LogServerConfig c = new LogServerConfig();
+        c.store = StoreOptions.at(dataDir);
+        return c;
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public LogServerConfig host(String host) {
+        this.host = Objects.requireNonNull(host);
+        return this;
+    }
+
+    /** 0 picks a free port. */
+    public int port() {
+        return port;
+    }
+
+    public LogServerConfig port(int port) {
+        this.port = port;
+        return this;
+    }
+
+    /** Port of {@code /health} and {@code /metrics}; 0 picks a free port, -1 turns the endpoint off. */
+    public int metricsPort() {
+        return metricsPort;
+    }
+
+    public LogServerConfig metricsPort(int metricsPort) {
+        this.metricsPort = metricsPort;
+        return this;
+    }
+
+    /** The only block size this server creates logs with; an existing log with another one is refused at start. */
+    public int blockSize() {
+        return blockSize;
+    }
+
+    public LogServerConfig blockSize(int blockSize) {
+        if (blockSize < ConfigBlock.MIN_BLOCK_SIZE || blockSize > ConfigBlock.MAX_BLOCK_SIZE) {
+            throw new IllegalArgumentException("block size " + blockSize + " is outside [" + ConfigBlock.MIN_BLOCK_SIZE
+                    + ", " + ConfigBlock.MAX_BLOCK_SIZE + "]");
+        }
+        this.blockSize = blockSize;
+        return this;
+    }
+
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    public LogServerConfig ioThreads(int ioThreads) {
+        this.ioThreads = ioThreads;
+        return this;
+    }
+
+    /** A connection with this many unacknowledged appends stops being read until half of them are acknowledged. */
+    public int maxAppendsInFlightPerConnection() {
+        return maxAppendsInFlightPerConnection;
+    }
+
+    public LogServerConfig maxAppendsInFlightPerConnection(int n) {
+        this.maxAppendsInFlightPerConnection = n;
+        return this;
+    }
+
+    public int writeBufferLowWaterMark() {
+        return writeBufferLowWaterMark;
+    }
+
+    /**
+     * Bytes queued for a connection before it counts as not writable; a subscription stops pushing there, so this
+     * bounds what one slow subscriber can hold in server memory.
+     */
+    public int writeBufferHighWaterMark() {
+        return writeBufferHighWaterMark;
+    }
+
+    public LogServerConfig writeBufferWaterMarks(int low, int high) {
+        this.writeBufferLowWaterMark = low;
+        this.writeBufferHighWaterMark = high;
+        return this;
+    }
+
+    public StoreOptions store() {
+        return store;
+    }
+}

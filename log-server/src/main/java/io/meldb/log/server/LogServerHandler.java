@@ -1,0 +1,363 @@
+package io.meldb.log.server;
+
+import io.meldb.log.ErrorCode;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogReader;
+import io.meldb.log.LogStore;
+import io.meldb.log.protocol.LogFrame;
+import io.meldb.log.protocol.LogFrameTooLarge;
+import io.meldb.log.protocol.LogProtocol;
+import io.meldb.log.protocol.LogProtocolException;
+import io.meldb.log.protocol.Mailbox;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+
+import static io.meldb.log.protocol.LogProtocol.*;
+
+/**
+ * One client connection of the log service (Hyder II §5.1): carries out each request against the
+ * {@link LogStore} and answers it, with the request's id, as a frame. Runs on the connection's event loop.
+ *
+ * <ul>
+ *   <li>Appends are pipelined: each goes to the store's writer thread and its answer comes back through a
+ *   {@link Mailbox}, so acknowledgements of one storage batch cost one event-loop task and one flush. A connection
+ *   with {@code maxAppendsInFlightPerConnection} unanswered appends is not read until half are answered, which
+ *   bounds the blocks one client can park in server memory.</li>
+ *   <li>Every malformed request gets an ERROR answer and the connection goes on; only a stream that cannot be
+ *   resynchronised (bad magic, bad version, impossible length) is closed, after its ERROR.</li>
+ * </ul>
+ */
+final class LogServerHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(LogServerHandler.class);
+
+    private final LogServer server;
+    private final LogStore store;
+    private final LogMetrics metrics;
+    private final int blockSize;
+    private final int maxInFlight;
+    private final Map<Long, ServerSubscription> subscriptions = new HashMap<>();
+
+    private ChannelHandlerContext ctx;
+    private AckMailbox acks;
+    private LogReader reader;
+    private int appendsInFlight;
+    private boolean readingPaused;
+
+    LogServerHandler(LogServer server) {
+        this.server = server;
+        this.store = server.store();
+        this.metrics = server.metrics();
+        this.blockSize = server.config().blockSize();
+        this.maxInFlight = server.config().maxAppendsInFlightPerConnection();
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.acks = new AckMailbox(ctx);
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        server.connectionOpened(ctx.channel());
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof LogFrameTooLarge t) {
+            answerError(t.requestId(), ErrorCode.FRAME_TOO_LARGE, LogProtocol.typeName(t.type()) + " frame of "
+                    + t.frameLength() + " bytes exceeds this server's limit of " + t.maxFrameLength()
+                    + " (block size " + blockSize + ")");
+            return;
+        }
+        if (!(msg instanceof LogFrame frame)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        try {
+            handle(frame);
+        } catch (LogErrorException e) {
+            answerError(frame.requestId(), e.code(), messageOf(e));
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void handle(LogFrame f) {
+        switch (f.type()) {
+            case APPEND -> append(f);
+            case READ -> read(f);
+            case TAIL -> ctx.write(LogFrame.tailIs(ctx.alloc(), f.requestId(), store.tail(), store.trimPoint(), store.blockSize()));
+            case CREATE -> create(f);
+            case TRIM -> trim(f);
+            case SUBSCRIBE -> subscribe(f);
+            case UNSUBSCRIBE -> unsubscribe(f);
+            default -> throw new LogErrorException(ErrorCode.UNKNOWN_REQUEST,
+                    "frame type " + LogProtocol.typeName(f.type()) + " is not a request");
+        }
+    }
+
+    private void append(LogFrame f) {
+        if (!store.isCreated()) {
+            throw new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
+        }
+        if (f.bodyLength() != store.blockSize()) {
+            throw new LogErrorException(ErrorCode.BLOCK_SIZE, (f.bodyLength() < store.blockSize() ? "undersized" : "oversized")
+                    + " block of " + f.bodyLength() + " bytes, the log's block size is " + store.blockSize());
+        }
+        appendsInFlight++;
+        if (appendsInFlight >= maxInFlight && !readingPaused) {
+            readingPaused = true;
+            ctx.channel().config().setAutoRead(false);
+        }
+        store.append(f.body().retain(), new Ack(f.requestId(), f.bodyLength(), System.nanoTime(), acks));
+    }
+
+    private void read(LogFrame f) {
+        requireBody(f, 12);
+        long position = f.longAt(0);
+        int count = f.intAt(8);
+        if (count <= 0) {
+            throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "READ count " + count + " must be positive");
+        }
+        if (!store.isCreated()) {
+            throw new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
+        }
+        int bs = store.blockSize();
+        long available = store.tail() - position;
+        int n = (int) Math.max(1, Math.min(Math.min(count, LogProtocol.maxReadCount(bs)), available));
+        LogReader r = reader();
+        ByteBuf body = LogFrame.blocksBody(ctx.alloc(), position, n, bs);
+        int read = 0;
+        try {
+            for (; read < n; read++) {
+                r.read(position + read, body);
+            }
+        } catch (LogErrorException e) {
+            if (read == 0) {
+                body.release();
+                throw e;
+            }
+            // answer the blocks before the failing one; the reader's next READ starts at the failure
+        }
+        body.setInt(body.readerIndex() + 8, read);
+        metrics.read(read);
+        ctx.write(new LogFrame(BLOCKS, f.requestId(), body));
+    }
+
+    private void create(LogFrame f) {
+        if (f.bodyLength() < 8 || f.bodyLength() != 8 + f.intAt(4) || f.intAt(4) < 0) {
+            throw new LogErrorException(ErrorCode.MALFORMED_REQUEST, "CREATE body of " + f.bodyLength()
+                    + " bytes does not match its config length");
+        }
+        int requested = f.intAt(0);
+        if (requested != blockSize) {
+            throw new LogErrorException(ErrorCode.CREATE_MISMATCH, "this server serves blocks of " + blockSize
+                    + " bytes (--block-size); refusing a log of " + requested + "-byte blocks");
+        }
+        byte[] config = new byte[f.intAt(4)];
+        f.body().getBytes(f.body().readerIndex() + 8, config);
+        store.create(requested, config);
+        ctx.write(LogFrame.created(ctx.alloc(), f.requestId(), requested));
+    }
+
+    private void trim(LogFrame f) {
+        requireBody(f, 8);
+        long position = f.longAt(0);
+        if (position < 1) {
+            throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "trim position " + position + " must be at least 1");
+        }
+        long trimPoint = store.trim(position);
+        ctx.write(LogFrame.trimmedTo(ctx.alloc(), f.requestId(), trimPoint));
+        for (ServerSubscription s : subscriptions.values()) {
+            s.wake();
+        }
+    }
+
+    private void subscribe(LogFrame f) {
+        requireBody(f, 8);
+        long from = f.longAt(0);
+        if (!store.isCreated()) {
+            throw new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
+        }
+        if (from < 0) {
+            throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "negative position " + from);
+        }
+        if (from != 0 && from < store.trimPoint()) {
+            throw new LogErrorException(ErrorCode.TRIMMED, "position " + from + " was trimmed (trim point "
+                    + store.trimPoint() + ")");
+        }
+        if (subscriptions.containsKey(f.requestId())) {
+            throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "request id " + f.requestId() + " already names a subscription");
+        }
+        ServerSubscription s = new ServerSubscription(this, ctx, store, f.requestId(), from);
+        subscriptions.put(f.requestId(), s);
+        server.subscriptionOpened(s);
+        s.wake();
+    }
+
+    private void unsubscribe(LogFrame f) {
+        requireBody(f, 8);
+        ServerSubscription s = subscriptions.remove(f.longAt(0));
+        if (s != null) {
+            s.close();
+        }
+        ctx.write(LogFrame.unsubscribed(f.requestId()));
+    }
+
+    void pushed(int blocks) {
+        metrics.pushed(blocks);
+    }
+
+    /** Called by a subscription that ended itself (trimmed underneath it, storage error). */
+    void subscriptionEnded(ServerSubscription s) {
+        subscriptions.remove(s.id());
+        server.subscriptionClosed(s);
+    }
+
+    private static void requireBody(LogFrame f, int length) {
+        if (f.bodyLength() != length) {
+            throw new LogErrorException(ErrorCode.MALFORMED_REQUEST, LogProtocol.typeName(f.type()) + " body of "
+                    + f.bodyLength() + " bytes, expected " + length);
+        }
+    }
+
+    private LogReader reader() {
+        if (reader == null) {
+            reader = store.openReader();
+        }
+        return reader;
+    }
+
+    void answerError(long requestId, ErrorCode code, String message) {
+        metrics.error(code);
+        ctx.write(LogFrame.error(ctx.alloc(), requestId, code, message));
+    }
+
+    private static String messageOf(LogErrorException e) {
+        String m = e.getMessage();
+        String prefix = e.code() + ": ";
+        return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+        ctx.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            for (ServerSubscription s : subscriptions.values()) {
+                s.pump();
+            }
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        for (ServerSubscription s : subscriptions.values()) {
+            s.close();
+            server.subscriptionClosed(s);
+        }
+        subscriptions.clear();
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
+        server.connectionClosed(ctx.channel());
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof LogProtocolException p) {
+            metrics.error(p.code());
+            LOG.info("closing {}: {} ({})", ctx.channel().remoteAddress(), p.getMessage(), p.code());
+            ctx.writeAndFlush(LogFrame.error(ctx.alloc(), 0, p.code(), p.getMessage() + "; closing the connection"))
+                    .addListener(ChannelFutureListener.CLOSE);
+        } else if (cause instanceof IOException) {
+            LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ctx.close();
+        } else {
+            LOG.warn("closing {} after an unexpected error", ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+
+    /** Completion of one append; travels from the writer thread back to the event loop through the mailbox. */
+    private static final class Ack implements LogStore.AppendCallback {
+        final long requestId;
+        final int bytes;
+        final long startNanos;
+        final AckMailbox mailbox;
+        long position;
+        LogErrorException error;
+
+        Ack(long requestId, int bytes, long startNanos, AckMailbox mailbox) {
+            this.requestId = requestId;
+            this.bytes = bytes;
+            this.startNanos = startNanos;
+            this.mailbox = mailbox;
+        }
+
+        @Override
+        public void appended(long position) {
+            this.position = position;
+            mailbox.post(this);
+        }
+
+        @Override
+        public void failed(LogErrorException error) {
+            this.error = error;
+            mailbox.post(this);
+        }
+    }
+
+    private final class AckMailbox extends Mailbox<Ack> {
+        private final ChannelHandlerContext ctx;
+
+        AckMailbox(ChannelHandlerContext ctx) {
+            super(ctx.executor());
+            this.ctx = ctx;
+        }
+
+        @Override
+        protected void deliver(Ack a) {
+            appendsInFlight--;
+            if (a.error == null) {
+                ctx.write(LogFrame.appended(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
+                metrics.appended(a.bytes, System.nanoTime() - a.startNanos);
+            } else {
+                metrics.error(a.error.code());
+                ctx.write(LogFrame.error(ctx.alloc(), a.requestId, a.error.code(), messageOf(a.error)), ctx.voidPromise());
+            }
+        }
+
+        @Override
+        protected void delivered() {
+            ctx.flush();
+            if (readingPaused && appendsInFlight <= maxInFlight / 2) {
+                readingPaused = false;
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
+
+        @Override
+        protected void rejected(Ack a) {
+            // the event loop is shut down with the server; the client sees the connection close
+        }
+    }
+}

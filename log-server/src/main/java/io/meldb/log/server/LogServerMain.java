@@ -1,0 +1,158 @@
+package io.meldb.log.server;
+
+import io.meldb.log.Durability;
+import io.meldb.log.storage.RollCycleNames;
+import io.meldb.log.storage.StoreOptions;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The {@code log-server} command (run by {@code bin/log-server}): starts a {@link LogServer} (Hyder II §5.1 log
+ * service) from flags or environment variables, prints one line with the bound ports, and runs until
+ * SIGINT/SIGTERM, closing the store cleanly.
+ */
+public final class LogServerMain {
+
+    private static final String[][] FLAGS = {
+            // flag, environment variable, default, help
+            {"host", "MELDB_LOG_HOST", "127.0.0.1", "address to listen on"},
+            {"port", "MELDB_LOG_PORT", "7420", "log protocol port; 0 picks a free one (printed at start)"},
+            {"metrics-port", "MELDB_LOG_METRICS_PORT", null, "port of /health and /metrics; default port+1, or 0 when port is 0; -1 turns it off"},
+            {"data-dir", "MELDB_LOG_DATA_DIR", "data/log", "directory of the log (created if missing)"},
+            {"block-size", "MELDB_LOG_BLOCK_SIZE", "8192", "block size in bytes; an existing log must have this size"},
+            {"durability", "MELDB_LOG_DURABILITY", "page-cache", "page-cache (survives a process crash) or fsync (survives power loss)"},
+            {"roll-cycle", "MELDB_LOG_ROLL_CYCLE", "FIVE_MINUTELY", "Chronicle roll cycle: how much time one queue file covers (trim deletes whole files)"},
+            {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(Math.max(1, Runtime.getRuntime().availableProcessors())), "Netty I/O threads"},
+    };
+
+    private LogServerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // a database must not phone home, whatever the launcher forgot (bin/jvm-flags sets these too)
+        defaultProperty("chronicle.analytics.disable", "true");
+        defaultProperty("chronicle.announcer.disable", "true");
+        defaultProperty("org.slf4j.simpleLogger.log.net.openhft", "warn");
+        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
+
+        Map<String, String> values;
+        try {
+            values = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("log-server: " + e.getMessage());
+            usage(System.err);
+            System.exit(2);
+            return;
+        }
+        if (values == null) {
+            usage(System.out);
+            return;
+        }
+
+        LogServerConfig config;
+        try {
+            config = configure(values);
+        } catch (IllegalArgumentException e) {
+            System.err.println("log-server: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+
+        LogServer server;
+        try {
+            server = LogServer.start(config);
+        } catch (IOException e) {
+            System.err.println("log-server: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "log-server-shutdown"));
+        System.out.println("log-server listening on " + server.address().getHostString() + ":" + server.port()
+                + (server.metricsPort() >= 0 ? " (metrics on :" + server.metricsPort() + ")" : " (metrics off)"));
+        System.out.flush();
+        stopped.await();
+    }
+
+    static LogServerConfig configure(Map<String, String> v) {
+        int port = intValue(v, "port");
+        int metricsPort = v.get("metrics-port") != null ? intValue(v, "metrics-port") : (port == 0 ? 0 : port + 1);
+        LogServerConfig config = LogServerConfig.at(Path.of(v.get("data-dir")))
+                .host(v.get("host"))
+                .port(port)
+                .metricsPort(metricsPort)
+                .blockSize(intValue(v, "block-size"))
+                .ioThreads(intValue(v, "io-threads"));
+        StoreOptions store = config.store();
+        store.durability(Durability.parse(v.get("durability")));
+        store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));
+        return config;
+    }
+
+    /** Flags override environment variables, which override defaults; {@code null} means --help. */
+    static Map<String, String> parse(String[] args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String[] f : FLAGS) {
+            String env = System.getenv(f[1]);
+            values.put(f[0], env != null && !env.isEmpty() ? env : f[2]);
+        }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                return null;
+            }
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + a + "'");
+            }
+            String name = a.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                throw new IllegalArgumentException("flag --" + name + " needs a value");
+            }
+            if (!values.containsKey(name)) {
+                throw new IllegalArgumentException("unknown flag --" + name);
+            }
+            values.put(name, value);
+        }
+        return values;
+    }
+
+    private static int intValue(Map<String, String> v, String name) {
+        try {
+            return Integer.parseInt(v.get(name).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + v.get(name) + "'");
+        }
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("usage: log-server [--flag value]...");
+        out.println("Serves the MeldDB shared log (append/read/tail/trim/subscribe of fixed-size blocks).");
+        for (String[] f : FLAGS) {
+            out.printf(Locale.ROOT, "  --%-13s %-24s %s%s%n", f[0], "(" + f[1] + ")", f[3],
+                    f[2] == null ? "" : " [" + f[2] + "]");
+        }
+    }
+
+    private static void defaultProperty(String name, String value) {
+        if (System.getProperty(name) == null) {
+            System.setProperty(name, value);
+        }
+    }
+}

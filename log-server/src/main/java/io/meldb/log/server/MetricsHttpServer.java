@@ -1,0 +1,113 @@
+package io.meldb.log.server;
+
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogStore;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Operating the log service (Hyder II §5.1; the paper has no counterpart): {@code GET /health} and {@code GET /metrics} (Prometheus text) on their own port, with Netty's HTTP codec
+ * (the stack rule: Netty for every network protocol), sharing the server's event loops.
+ */
+final class MetricsHttpServer implements AutoCloseable {
+    private final Channel channel;
+
+    MetricsHttpServer(String host, int port, EventLoopGroup boss, EventLoopGroup workers, LogMetrics metrics, LogStore store) {
+        channel = new ServerBootstrap()
+                .group(boss, workers)
+                .channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024),
+                                new Handler(metrics, store));
+                    }
+                })
+                .bind(host, port).syncUninterruptibly().channel();
+    }
+
+    int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+    }
+
+    private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final LogMetrics metrics;
+        private final LogStore store;
+
+        Handler(LogMetrics metrics, LogStore store) {
+            this.metrics = metrics;
+            this.store = store;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            String path = new QueryStringDecoder(request.uri()).path();
+            FullHttpResponse response;
+            if (!HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())) {
+                response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET\n", "text/plain; charset=utf-8");
+            } else if (path.equals("/health")) {
+                LogErrorException failure = store.failure();
+                if (failure == null) {
+                    response = text(HttpResponseStatus.OK, "{\"status\":\"UP\",\"created\":" + store.isCreated()
+                            + ",\"tail\":" + store.tail() + ",\"trimPoint\":" + store.trimPoint() + "}\n", "application/json");
+                } else {
+                    response = text(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"DOWN\",\"error\":\""
+                            + failure.code() + "\"}\n", "application/json");
+                }
+            } else if (path.equals("/metrics")) {
+                response = text(HttpResponseStatus.OK, metrics.scrape(), "text/plain; version=0.0.4; charset=utf-8");
+            } else {
+                response = text(HttpResponseStatus.NOT_FOUND, "try /health or /metrics\n", "text/plain; charset=utf-8");
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            if (keepAlive) {
+                response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
+                ctx.writeAndFlush(response);
+            } else {
+                ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+
+        private static FullHttpResponse text(HttpResponseStatus status, String body, String contentType) {
+            ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+            r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+            return r;
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+}

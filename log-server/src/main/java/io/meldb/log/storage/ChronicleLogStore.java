@@ -1,0 +1,830 @@
+package io.meldb.log.storage;
+
+import io.meldb.log.ConfigBlock;
+import io.meldb.log.Durability;
+import io.meldb.log.ErrorCode;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogReader;
+import io.meldb.log.LogStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.impl.RollingResourcesCache;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * The log service's storage (Hyder II §5.1) on Chronicle Queue: one excerpt per block, one writer thread, trim
+ * by deleting whole queue files (meld paper App. B).
+ *
+ * <h2>Positions across roll cycles</h2>
+ * Chronicle numbers excerpts by (cycle, sequence within the cycle), and cycles follow the clock, so its index is
+ * not a dense position. Every excerpt therefore stores its own position ({@link StoredBlock}), and the store
+ * keeps a map {@code first position of a queue file -> cycle}: since this store is the queue's only writer and
+ * sequences are dense inside a cycle, position {@code p} lives at {@code (c, p - first(c))} for the cycle
+ * {@code c} whose first position is the greatest one {@code <= p}. The map has one entry per queue file and is
+ * rebuilt at startup by reading the first excerpt of each file, so opening costs one read per file, not one per
+ * block. We prefer this to fixing one roll cycle per file with our own index: it keeps Chronicle's own indexing
+ * and file management, and the stored positions let recovery check density (each file must start where the
+ * previous one ended) and let reads check that the excerpt found is the one asked for.
+ *
+ * <h2>Appends and durability</h2>
+ * {@link #append} hands the block to the writer thread, which drains up to {@code maxBatch} appends, writes
+ * them, makes them durable as configured, and only then publishes the new tail and runs the callbacks. In
+ * {@link Durability#FSYNC} mode the batch's queue file is forced to the device once per batch (group commit).
+ * We force the file rather than call Chronicle's {@code ExcerptAppender.sync()} (which, with
+ * {@code syncMode(SyncMode.SYNC)}, msyncs the appender's current mapped chunk): a batch that crosses a chunk or
+ * roll-cycle boundary would leave its first blocks to the lazy msync on chunk release, after the acknowledgement.
+ * {@code SyncMode.SYNC} is still set so released chunks are msynced as well.
+ *
+ * <h2>Crash recovery</h2>
+ * Chronicle marks an excerpt complete only after its bytes are written, and rewrites an incomplete last excerpt
+ * left by a killed writer, so after {@code kill -9} the queue ends with the last complete excerpt; every
+ * acknowledged block is among them because acknowledgement follows the write. An unacknowledged block is either
+ * there whole (it was written, the answer was lost) or absent.
+ */
+public final class ChronicleLogStore implements LogStore {
+    private static final Logger LOG = LoggerFactory.getLogger(ChronicleLogStore.class);
+
+    static final String QUEUE_DIR = "queue";
+    static final String LOCK_FILE = "log.lock";
+    private static final String QUEUE_FILE_SUFFIX = ".cq4";
+
+    private final StoreOptions options;
+    private final Path dir;
+    private final Path queueDir;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+    private final SingleChronicleQueue queue;
+    private final RollCycle rollCycle;
+    private final RollingResourcesCache files;
+
+    /** First position stored in each queue file -> that file's cycle. Written by the writer thread and by trim. */
+    final ConcurrentSkipListMap<Long, Integer> cycles = new ConcurrentSkipListMap<>();
+
+    private final Object metaLock = new Object();
+    private volatile LogMeta meta;
+    private volatile long tail;
+    private volatile long trimPoint = 1;
+    private volatile LogErrorException failure;
+
+    private final LinkedBlockingQueue<WriterTask> pending = new LinkedBlockingQueue<>();
+    /** Appends take the read side; close takes the write side so no append can slip in after the final drain. */
+    private final ReentrantReadWriteLock closeLock = new ReentrantReadWriteLock();
+    private volatile boolean closing;
+    private final Thread writer;
+    private final CompletableFuture<Void> writerStarted = new CompletableFuture<>();
+
+    private final PageToucher toucher;
+    private final CopyOnWriteArrayList<TailListener> tailListeners = new CopyOnWriteArrayList<>();
+    private final Set<ChronicleLogReader> readers = ConcurrentHashMap.newKeySet();
+
+    // ---- state owned by the writer thread ----
+    private ExcerptAppender appender;
+    private long nextPosition;
+    private final StoredBlock writerChecksum = new StoredBlock();
+    private byte[] scratch = new byte[0];
+    private final List<Append> written = new ArrayList<>();
+    private final Map<Integer, FileChannel> cycleChannels = new HashMap<>();
+    private final Set<Integer> cyclesToForce = new HashSet<>();
+    private boolean newQueueFile;
+    private int currentCycle = Integer.MIN_VALUE;
+
+    private ChronicleLogStore(StoreOptions options) throws IOException {
+        this.options = options;
+        this.dir = options.dataDir().toAbsolutePath();
+        this.queueDir = dir.resolve(QUEUE_DIR);
+        Files.createDirectories(queueDir);
+
+        lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock l;
+        try {
+            l = lockChannel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            l = null;
+        }
+        if (l == null) {
+            lockChannel.close();
+            throw new IOException(dir + " is in use by another log store (" + LOCK_FILE + " is locked)");
+        }
+        lock = l;
+
+        SingleChronicleQueue q = null;
+        try {
+            meta = LogMeta.read(dir);
+            if (meta != null) {
+                trimPoint = Math.max(1, meta.trimPoint);
+            }
+            SingleChronicleQueueBuilder builder = SingleChronicleQueueBuilder.binary(queueDir.toFile())
+                    .rollCycle(options.rollCycle())
+                    .syncMode(options.durability() == Durability.FSYNC ? SyncMode.SYNC : SyncMode.NONE);
+            if (options.timeProvider() != null) {
+                builder.timeProvider(options.timeProvider());
+            }
+            q = builder.build();
+            queue = q;
+            rollCycle = q.rollCycle();
+            files = new RollingResourcesCache(rollCycle, q.epoch(),
+                    name -> new File(queueDir.toFile(), name + QUEUE_FILE_SUFFIX),
+                    file -> file.getName().substring(0, file.getName().length() - QUEUE_FILE_SUFFIX.length()));
+            recover();
+        } catch (IOException | RuntimeException e) {
+            if (q != null) {
+                q.close();
+            }
+            lock.release();
+            lockChannel.close();
+            throw e;
+        }
+
+        toucher = options.pretouch() ? new PageToucher(this::fileOf, "log-pretouch-" + dir.getFileName()) : null;
+        writer = new Thread(this::writerLoop, "log-writer-" + dir.getFileName());
+        writer.setDaemon(true);
+        writer.start();
+        try {
+            writerStarted.join();
+        } catch (RuntimeException e) {
+            close();
+            throw new IOException("the log writer failed to start", e.getCause() != null ? e.getCause() : e);
+        }
+        deleteTrimmedFiles();
+    }
+
+    /** Opens (and recovers) the log in {@code options.dataDir()}, creating the directory if needed. */
+    public static ChronicleLogStore open(StoreOptions options) throws IOException {
+        return new ChronicleLogStore(options);
+    }
+
+    public StoreOptions options() {
+        return options;
+    }
+
+    // ------------------------------------------------------------------------------------------------ recovery
+
+    /**
+     * Rebuilds {@link #cycles} and the tail from the queue files, checking that positions are dense: each file must
+     * start where the previous one ended, the first one at or below the trim point, and the last excerpt must carry
+     * the position the counts predict.
+     */
+    private void recover() throws IOException {
+        queue.refreshDirectoryListing();
+        int first = queue.firstCycle();
+        int last = queue.lastCycle();
+        long expected = -1;
+        long lastCount = 0;
+        int lastCycleWithData = Integer.MIN_VALUE;
+        if (first <= last) {
+            NavigableSet<Long> all = queue.listCyclesBetween(first, last);
+            try (ExcerptTailer t = queue.createTailer()) {
+                StoredBlock checksum = new StoredBlock();
+                for (long c : all) {
+                    int cycle = (int) c;
+                    long count = t.excerptsInCycle(cycle);
+                    if (count <= 0) {
+                        continue;
+                    }
+                    long firstPos = readPositionAt(t, checksum, cycle, 0);
+                    if (expected < 0) {
+                        long lowest = meta == null ? 0 : trimPoint;
+                        if (firstPos != 0 && firstPos > lowest) {
+                            throw new IOException("the log in " + dir + " is damaged: its first queue file (cycle " + cycle
+                                    + ") starts at position " + firstPos + " but positions from " + lowest
+                                    + " on were never trimmed");
+                        }
+                    } else if (firstPos != expected) {
+                        throw new IOException("the log in " + dir + " is damaged: queue file of cycle " + cycle
+                                + " starts at position " + firstPos + ", expected " + expected
+                                + " (a queue file is missing or foreign)");
+                    }
+                    cycles.put(firstPos, cycle);
+                    expected = firstPos + count;
+                    lastCount = count;
+                    lastCycleWithData = cycle;
+                }
+                if (lastCycleWithData != Integer.MIN_VALUE) {
+                    long lastPos = readPositionAt(t, checksum, lastCycleWithData, lastCount - 1);
+                    if (lastPos != expected - 1) {
+                        throw new IOException("the log in " + dir + " is damaged: the last excerpt holds position "
+                                + lastPos + ", expected " + (expected - 1));
+                    }
+                }
+                if (meta != null && cycles.containsKey(0L)) {
+                    checkConfigExcerpt(t, checksum);
+                }
+            }
+        }
+        tail = Math.max(expected, 0);
+        nextPosition = tail;
+        if (meta == null && tail > 0) {
+            throw new IOException("the log in " + dir + " has queue files but no " + LogMeta.FILE_NAME
+                    + ": refusing to guess its block size and configuration");
+        }
+        if (meta != null && tail > 0 && trimPoint > tail) {
+            throw new IOException("the log in " + dir + " is damaged: trim point " + trimPoint + " is beyond the tail " + tail);
+        }
+        LOG.info("opened log {}: {}, {} queue file(s), durability {}, roll cycle {}", dir,
+                meta == null ? "not created yet" : "block size " + meta.blockSize + ", positions [" + trimPoint + ", " + tail + ")",
+                cycles.size(), options.durability().flag(), RollCycleNames.name(rollCycle));
+    }
+
+    private long readPositionAt(ExcerptTailer t, StoredBlock checksum, int cycle, long seq) throws IOException {
+        long index = rollCycle.toIndex(cycle, seq);
+        if (!t.moveToIndex(index)) {
+            throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle + " is missing");
+        }
+        try (DocumentContext dc = t.readingDocument()) {
+            if (!dc.isPresent()) {
+                throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle + " is missing");
+            }
+            Bytes<?> b = dc.wire().bytes();
+            long len = b.readRemaining();
+            if (len < StoredBlock.HEADER_LENGTH || (meta != null && len != StoredBlock.excerptLength(meta.blockSize))) {
+                throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle
+                        + " has " + len + " bytes");
+            }
+            long position = b.readLong();
+            int crc = b.readInt();
+            byte[] block = new byte[(int) b.readRemaining()];
+            b.read(block);
+            if (checksum.checksum(position, block, 0, block.length) != crc) {
+                throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle
+                        + " (position " + position + ") fails its checksum");
+            }
+            return position;
+        }
+    }
+
+    private void checkConfigExcerpt(ExcerptTailer t, StoredBlock checksum) throws IOException {
+        int cycle = cycles.get(0L);
+        if (!t.moveToIndex(rollCycle.toIndex(cycle, 0))) {
+            throw new IOException("the log in " + dir + " is damaged: position 0 is missing");
+        }
+        try (DocumentContext dc = t.readingDocument()) {
+            Bytes<?> b = dc.wire().bytes();
+            b.readSkip(StoredBlock.HEADER_LENGTH);
+            byte[] block = new byte[(int) b.readRemaining()];
+            b.read(block);
+            if (!Arrays.equals(block, meta.configBlock)) {
+                throw new IOException("the log in " + dir + " is damaged: position 0 does not hold the configuration in "
+                        + LogMeta.FILE_NAME);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ create
+
+    @Override
+    public void create(int blockSize, byte[] config) {
+        ConfigBlock.validate(blockSize, config);
+        synchronized (metaLock) {
+            LogMeta m = meta;
+            if (m != null) {
+                if (m.blockSize == blockSize && Arrays.equals(m.config, config)) {
+                    return;
+                }
+                throw new LogErrorException(ErrorCode.CREATE_MISMATCH, "the log exists with block size " + m.blockSize
+                        + " and a " + m.config.length + "-byte configuration; refusing block size " + blockSize
+                        + (Arrays.equals(m.config, config) ? "" : " with a different " + config.length + "-byte configuration"));
+            }
+            LogMeta created = new LogMeta(blockSize, config, 1);
+            try {
+                created.write(dir);
+            } catch (IOException e) {
+                throw new LogErrorException(ErrorCode.STORAGE_FAILURE, "cannot write " + dir.resolve(LogMeta.FILE_NAME), e);
+            }
+            meta = created;
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            submit(new WriterJob(() -> writeConfigExcerpt(created), done));
+            try {
+                done.join();
+            } catch (RuntimeException e) {
+                throw e.getCause() instanceof LogErrorException le ? le
+                        : new LogErrorException(ErrorCode.STORAGE_FAILURE, "cannot write position 0", e);
+            }
+        }
+    }
+
+    /** Writer thread: position 0, made durable whatever the mode, then published. */
+    private void writeConfigExcerpt(LogMeta m) {
+        if (nextPosition != 0) {
+            return;
+        }
+        writeExcerpt(0, Unpooled.wrappedBuffer(m.configBlock));
+        nextPosition = 1;
+        forceWrittenFiles();
+        tail = 1;
+        for (TailListener l : tailListeners) {
+            l.tailAdvanced(1);
+        }
+    }
+
+    @Override
+    public boolean isCreated() {
+        return meta != null;
+    }
+
+    @Override
+    public int blockSize() {
+        LogMeta m = meta;
+        return m == null ? 0 : m.blockSize;
+    }
+
+    @Override
+    public byte[] config() {
+        LogMeta m = meta;
+        return m == null ? null : m.config.clone();
+    }
+
+    byte[] configBlock() {
+        LogMeta m = meta;
+        return m == null ? null : m.configBlock;
+    }
+
+    // ------------------------------------------------------------------------------------------------ append
+
+    @Override
+    public void append(ByteBuf block, AppendCallback callback) {
+        LogErrorException refusal = null;
+        closeLock.readLock().lock();
+        try {
+            if (closing) {
+                refusal = new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log store is closing");
+            } else if (failure != null) {
+                refusal = failure;
+            } else {
+                pending.add(new Append(block, callback));
+                return;
+            }
+        } finally {
+            closeLock.readLock().unlock();
+        }
+        block.release();
+        callback.failed(refusal);
+    }
+
+    private void submit(WriterTask task) {
+        closeLock.readLock().lock();
+        try {
+            if (closing) {
+                throw new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log store is closing");
+            }
+            pending.add(task);
+        } finally {
+            closeLock.readLock().unlock();
+        }
+    }
+
+    private void writerLoop() {
+        try {
+            appender = queue.createAppender();
+            if (meta != null && nextPosition == 0) {
+                // CREATE wrote log.meta but the process died before position 0 reached the queue
+                writeConfigExcerpt(meta);
+            }
+        } catch (Throwable t) {
+            writerStarted.completeExceptionally(t);
+            return;
+        }
+        writerStarted.complete(null);
+
+        int maxBatch = options.maxBatch();
+        List<WriterTask> batch = new ArrayList<>(maxBatch);
+        while (true) {
+            WriterTask first;
+            try {
+                first = pending.poll(20, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                break;
+            }
+            if (first == null) {
+                if (closing) {
+                    break;
+                }
+                continue;
+            }
+            batch.add(first);
+            pending.drainTo(batch, maxBatch - 1);
+            for (WriterTask task : batch) {
+                if (task instanceof Append a) {
+                    writeAppend(a);
+                } else {
+                    completeWritten();
+                    ((WriterJob) task).runOnWriter();
+                }
+            }
+            completeWritten();
+            if (toucher != null && currentCycle != Integer.MIN_VALUE) {
+                toucher.writerAt(currentCycle, appender.wire().bytes().writePosition());
+            }
+            batch.clear();
+        }
+        completeWritten();
+        for (FileChannel ch : cycleChannels.values()) {
+            closeQuietly(ch);
+        }
+        appender.close();
+    }
+
+    private void writeAppend(Append a) {
+        ByteBuf block = a.block;
+        try {
+            LogMeta m = meta;
+            if (failure != null) {
+                a.callback.failed(failure);
+            } else if (m == null) {
+                a.callback.failed(new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created"));
+            } else if (block.readableBytes() != m.blockSize) {
+                a.callback.failed(new LogErrorException(ErrorCode.BLOCK_SIZE, "block of " + block.readableBytes()
+                        + " bytes, the log's block size is " + m.blockSize));
+            } else {
+                long position = nextPosition;
+                writeExcerpt(position, block);
+                nextPosition = position + 1;
+                a.position = position;
+                written.add(a);
+            }
+        } catch (RuntimeException e) {
+            LogErrorException f = new LogErrorException(ErrorCode.STORAGE_FAILURE,
+                    "writing to " + queueDir + " failed; the store accepts no more appends until restarted", e);
+            LOG.error("log storage failed", e);
+            failure = f;
+            a.callback.failed(f);
+        } finally {
+            block.release();
+        }
+    }
+
+    /**
+     * Writer thread: one excerpt; notes the queue file it went to. Heap blocks are copied from their array with
+     * explicit offsets: Chronicle's {@code writeSome(ByteBuffer)} ignores the array offset of a heap buffer slice
+     * (found by LogServerHandlerTest), so only direct buffers take that zero-copy path.
+     */
+    private void writeExcerpt(long position, ByteBuf block) {
+        int length = block.readableBytes();
+        ByteBuffer direct = null;
+        int crc;
+        if (block.hasArray()) {
+            crc = writerChecksum.checksum(position, block.array(), block.arrayOffset() + block.readerIndex(), length);
+        } else if (block.nioBufferCount() == 1 && (direct = block.nioBuffer(block.readerIndex(), length)).isDirect()) {
+            crc = writerChecksum.checksum(position, direct);
+        } else {
+            direct = null;
+            if (scratch.length < length) {
+                scratch = new byte[length];
+            }
+            block.getBytes(block.readerIndex(), scratch, 0, length);
+            crc = writerChecksum.checksum(position, scratch, 0, length);
+        }
+        DocumentContext dc = appender.writingDocument();
+        try {
+            Bytes<?> bytes = dc.wire().bytes();
+            bytes.writeLong(position);
+            bytes.writeInt(crc);
+            long before = bytes.writePosition();
+            if (block.hasArray()) {
+                bytes.write(block.array(), block.arrayOffset() + block.readerIndex(), length);
+            } else if (direct != null) {
+                bytes.writeSome(direct);
+            } else {
+                bytes.write(scratch, 0, length);
+            }
+            if (bytes.writePosition() - before != length) {
+                throw new IllegalStateException("short write of position " + position);
+            }
+        } catch (RuntimeException | Error e) {
+            dc.rollbackOnClose();
+            throw e;
+        } finally {
+            dc.close();
+        }
+        long index = appender.lastIndexAppended();
+        int cycle = rollCycle.toCycle(index);
+        long seq = rollCycle.toSequenceNumber(index);
+        if (seq == 0) {
+            cycles.put(position, cycle);
+            newQueueFile = true;
+        } else {
+            Map.Entry<Long, Integer> e = cycles.floorEntry(position);
+            if (e == null || e.getValue() != cycle || position - e.getKey() != seq) {
+                throw new IllegalStateException("position " + position + " was stored as excerpt " + seq + " of cycle "
+                        + cycle + ", which breaks dense numbering (file map entry " + e + ")");
+            }
+        }
+        cyclesToForce.add(cycle);
+        currentCycle = cycle;
+    }
+
+    /** Writer thread: makes the appends written so far durable as configured, publishes them, acknowledges them. */
+    private void completeWritten() {
+        if (written.isEmpty()) {
+            return;
+        }
+        if (options.durability() == Durability.FSYNC) {
+            try {
+                forceWrittenFiles();
+            } catch (RuntimeException e) {
+                LogErrorException f = new LogErrorException(ErrorCode.STORAGE_FAILURE,
+                        "forcing " + queueDir + " to disk failed; the store accepts no more appends until restarted", e);
+                LOG.error("log storage failed", e);
+                failure = f;
+                for (Append a : written) {
+                    a.callback.failed(f);
+                }
+                written.clear();
+                return;
+            }
+        } else {
+            cyclesToForce.clear();
+            newQueueFile = false;
+        }
+        tail = nextPosition;
+        for (Append a : written) {
+            try {
+                a.callback.appended(a.position);
+            } catch (RuntimeException e) {
+                LOG.warn("append callback failed", e);
+            }
+        }
+        written.clear();
+        long t = tail;
+        for (TailListener l : tailListeners) {
+            try {
+                l.tailAdvanced(t);
+            } catch (RuntimeException e) {
+                LOG.warn("tail listener failed", e);
+            }
+        }
+    }
+
+    /** Writer thread: fdatasync of every queue file written since the last call, and of the directory if a file is new. */
+    private void forceWrittenFiles() {
+        try {
+            for (int cycle : cyclesToForce) {
+                FileChannel ch = cycleChannels.get(cycle);
+                if (ch == null) {
+                    ch = FileChannel.open(fileOf(cycle).toPath(), StandardOpenOption.WRITE);
+                    cycleChannels.put(cycle, ch);
+                }
+                ch.force(false);
+            }
+            if (newQueueFile) {
+                LogMeta.fsyncDirectory(queueDir);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            cyclesToForce.clear();
+            newQueueFile = false;
+        }
+        if (cycleChannels.size() > 1) {
+            int newest = cycleChannels.keySet().stream().mapToInt(Integer::intValue).max().getAsInt();
+            cycleChannels.entrySet().removeIf(e -> {
+                if (e.getKey() != newest) {
+                    closeQuietly(e.getValue());
+                    return true;
+                }
+                return false;
+            });
+        }
+    }
+
+    File fileOf(int cycle) {
+        return files.resourceFor(cycle).path;
+    }
+
+    // ------------------------------------------------------------------------------------------------ read side
+
+    @Override
+    public LogErrorException failure() {
+        return failure;
+    }
+
+    @Override
+    public long tail() {
+        return tail;
+    }
+
+    @Override
+    public long trimPoint() {
+        return trimPoint;
+    }
+
+    @Override
+    public LogReader openReader() {
+        if (closing) {
+            throw new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log store is closing");
+        }
+        ChronicleLogReader r = new ChronicleLogReader(this, queue.createTailer(), rollCycle);
+        readers.add(r);
+        return r;
+    }
+
+    void readerClosed(ChronicleLogReader reader) {
+        readers.remove(reader);
+    }
+
+    // ------------------------------------------------------------------------------------------------ trim
+
+    @Override
+    public long trim(long position) {
+        synchronized (metaLock) {
+            LogMeta m = meta;
+            if (m == null) {
+                throw new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
+            }
+            if (position > tail) {
+                throw new LogErrorException(ErrorCode.PAST_TAIL, "cannot trim to " + position + ": the tail is " + tail);
+            }
+            if (position <= trimPoint) {
+                return trimPoint;
+            }
+            LogMeta trimmed = m.withTrimPoint(position);
+            try {
+                trimmed.write(dir);
+            } catch (IOException e) {
+                throw new LogErrorException(ErrorCode.STORAGE_FAILURE, "cannot persist the trim point", e);
+            }
+            meta = trimmed;
+            trimPoint = position;
+        }
+        deleteTrimmedFiles();
+        return position;
+    }
+
+    /**
+     * Deletes every queue file whose positions all lie below the trim point. The newest file is never deleted (it
+     * has no successor), so the appender's file is safe; readers never open positions below the trim point, and a
+     * reader that still maps a deleted file keeps valid memory until it unmaps it.
+     */
+    private void deleteTrimmedFiles() {
+        synchronized (cycles) {
+            long trim = trimPoint;
+            int deleted = 0;
+            while (true) {
+                Map.Entry<Long, Integer> firstEntry = cycles.firstEntry();
+                if (firstEntry == null) {
+                    break;
+                }
+                Long nextStart = cycles.higherKey(firstEntry.getKey());
+                if (nextStart == null || nextStart > trim) {
+                    break;
+                }
+                File f = fileOf(firstEntry.getValue());
+                try {
+                    Files.deleteIfExists(f.toPath());
+                    deleted++;
+                } catch (IOException e) {
+                    LOG.warn("cannot delete trimmed queue file {}: {}", f, e.toString());
+                    break;
+                }
+                cycles.remove(firstEntry.getKey());
+            }
+            if (deleted > 0) {
+                queue.refreshDirectoryListing();
+                LOG.info("trim point {}: deleted {} queue file(s) of {}", trim, deleted, queueDir);
+            }
+        }
+    }
+
+    /** Number of queue files currently holding log positions (tests watch trim release them). */
+    public int queueFileCount() {
+        return cycles.size();
+    }
+
+    public Path dataDir() {
+        return dir;
+    }
+
+    // ------------------------------------------------------------------------------------------------ listeners
+
+    @Override
+    public void addTailListener(TailListener listener) {
+        tailListeners.add(listener);
+    }
+
+    @Override
+    public void removeTailListener(TailListener listener) {
+        tailListeners.remove(listener);
+    }
+
+    // ------------------------------------------------------------------------------------------------ close
+
+    @Override
+    public void close() {
+        closeLock.writeLock().lock();
+        try {
+            if (closing) {
+                return;
+            }
+            closing = true;
+        } finally {
+            closeLock.writeLock().unlock();
+        }
+        if (writer != null) {
+            try {
+                writer.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        LogErrorException closed = new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log store closed");
+        for (WriterTask t; (t = pending.poll()) != null; ) {
+            if (t instanceof Append a) {
+                a.block.release();
+                a.callback.failed(closed);
+            } else {
+                ((WriterJob) t).done.completeExceptionally(closed);
+            }
+        }
+        if (toucher != null) {
+            toucher.close();
+        }
+        for (ChronicleLogReader r : readers) {
+            r.closeFromOtherThread();
+        }
+        readers.clear();
+        queue.close();
+        try {
+            lock.release();
+            lockChannel.close();
+        } catch (IOException e) {
+            LOG.warn("cannot release {}", dir.resolve(LOCK_FILE), e);
+        }
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // closing a channel we only used to force
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ tasks
+
+    private interface WriterTask {
+    }
+
+    private static final class Append implements WriterTask {
+        final ByteBuf block;
+        final AppendCallback callback;
+        long position;
+
+        Append(ByteBuf block, AppendCallback callback) {
+            this.block = block;
+            this.callback = callback;
+        }
+    }
+
+    private static final class WriterJob implements WriterTask {
+        final Runnable job;
+        final CompletableFuture<Void> done;
+
+        WriterJob(Runnable job, CompletableFuture<Void> done) {
+            this.job = job;
+            this.done = done;
+        }
+
+        void runOnWriter() {
+            try {
+                job.run();
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.meldb.log.client;
+
+import io.meldb.log.LogConnectionException;
+import io.meldb.log.LogTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Client failure modes against fake servers: silence becomes a timeout, a dropped connection a connection error. */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class LogClientTest {
+
+    @Test
+    void shouldFailWithATimeoutWhenTheServerNeverAnswers() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+             LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", silent.getLocalPort())
+                     .requestTimeout(Duration.ofMillis(300)))) {
+            long start = System.nanoTime();
+            CompletableFuture<Long> append = client.append(new byte[8192]);
+            CompletionException e = assertThrows(CompletionException.class, append::join);
+            LogTimeoutException timeout = assertInstanceOf(LogTimeoutException.class, e.getCause());
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis >= 250 && tookMillis < 5000, "timed out after " + tookMillis + " ms");
+            assertTrue(timeout.getMessage().contains("APPEND"), timeout.getMessage());
+            assertTrue(client.inFlight() == 0, "the timed-out request is forgotten");
+        }
+    }
+
+    @Test
+    void shouldFailClearlyWhenNoServerListens() throws IOException {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        LogConnectionException e = assertThrows(LogConnectionException.class,
+                () -> LogClient.connect(LogClientOptions.to("127.0.0.1", port).connectTimeout(Duration.ofSeconds(2))));
+        assertTrue(e.getMessage().contains("127.0.0.1:" + port), e.getMessage());
+    }
+
+    @Test
+    void shouldFailRequestsInFlightWhenTheConnectionDrops() throws Exception {
+        try (ServerSocket dropping = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            CountDownLatch received = new CountDownLatch(1);
+            Thread server = new Thread(() -> {
+                try (Socket s = dropping.accept(); InputStream in = s.getInputStream()) {
+                    in.readNBytes(20);
+                    received.countDown();
+                } catch (IOException ignored) {
+                    // the test is over
+                }
+            });
+            server.start();
+            try (LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", dropping.getLocalPort())
+                    .requestTimeout(Duration.ofSeconds(20)))) {
+                CompletableFuture<Long> append = client.append(new byte[8192]);
+                assertTrue(received.await(10, TimeUnit.SECONDS));
+                CompletionException e = assertThrows(CompletionException.class, append::join);
+                LogConnectionException lost = assertInstanceOf(LogConnectionException.class, e.getCause());
+                assertTrue(lost.getMessage().contains("may or may not have been appended"), lost.getMessage());
+            }
+            server.join(5000);
+        }
+    }
+}

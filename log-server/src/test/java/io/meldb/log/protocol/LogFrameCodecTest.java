@@ -1,0 +1,169 @@
+package io.meldb.log.protocol;
+
+import io.meldb.log.ErrorCode;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static io.meldb.log.protocol.LogProtocol.*;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** The frame codec on its own, in Netty's {@link EmbeddedChannel}: every malformed input the decoder must catch. */
+class LogFrameCodecTest {
+    private static final int MAX_FRAME = 1024;
+
+    private final EmbeddedChannel decoder = new EmbeddedChannel(new LogFrameDecoder(MAX_FRAME));
+    private final EmbeddedChannel encoder = new EmbeddedChannel(LogFrameEncoder.INSTANCE);
+
+    @AfterEach
+    void finish() {
+        decoder.finishAndReleaseAll();
+        encoder.finishAndReleaseAll();
+    }
+
+    /** Encodes a frame into one buffer (the encoder may emit header and body separately). */
+    private ByteBuf encode(LogFrame frame) {
+        encoder.writeOutbound(frame);
+        ByteBuf all = Unpooled.buffer();
+        for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
+            all.writeBytes(b);
+            b.release();
+        }
+        return all;
+    }
+
+    private static ByteBuf header(int frameLength, int magic, int version, byte type, long requestId) {
+        return Unpooled.buffer().writeInt(frameLength).writeInt(magic).writeByte(version).writeByte(type).writeShort(0).writeLong(requestId);
+    }
+
+    @Test
+    void shouldRoundTripSmallAndBlockSizedFrames() {
+        byte[] block = new byte[512];
+        for (int i = 0; i < block.length; i++) {
+            block[i] = (byte) i;
+        }
+        ByteBuf wire = encode(LogFrame.append(42, Unpooled.wrappedBuffer(block)));
+        wire.writeBytes(encode(LogFrame.read(ByteBufAllocator.DEFAULT, 43, 7, 3)));
+        decoder.writeInbound(wire);
+
+        LogFrame append = decoder.readInbound();
+        assertEquals(APPEND, append.type());
+        assertEquals(42, append.requestId());
+        byte[] body = new byte[append.bodyLength()];
+        append.body().getBytes(append.body().readerIndex(), body);
+        assertArrayEquals(block, body);
+        append.release();
+
+        LogFrame read = decoder.readInbound();
+        assertEquals(READ, read.type());
+        assertEquals(43, read.requestId());
+        assertEquals(7, read.longAt(0));
+        assertEquals(3, read.intAt(8));
+        read.release();
+        assertNull(decoder.readInbound());
+    }
+
+    @Test
+    void shouldWaitForMoreBytesWhenAFrameIsTruncated() {
+        ByteBuf wire = encode(LogFrame.trim(ByteBufAllocator.DEFAULT, 9, 1234));
+        int length = wire.readableBytes();
+        for (int cut : new int[]{3, 10, HEADER_LENGTH, length - 1}) {
+            ByteBuf copy = wire.copy();
+            assertFalse(decoder.writeInbound(copy.readRetainedSlice(cut)), "nothing decoded from " + cut + " bytes");
+            assertNull(decoder.readInbound());
+            decoder.writeInbound(copy.readRetainedSlice(length - cut));
+            copy.release();
+            LogFrame f = decoder.readInbound();
+            assertEquals(TRIM, f.type());
+            assertEquals(1234, f.longAt(0));
+            f.release();
+        }
+        wire.release();
+    }
+
+    @Test
+    void shouldRejectABadMagicAndIgnoreEverythingAfterIt() {
+        LogProtocolException e = assertThrows(LogProtocolException.class,
+                () -> decoder.writeInbound(header(16, 0x12345678, VERSION, APPEND, 1)));
+        assertEquals(ErrorCode.BAD_MAGIC, e.code());
+        assertFalse(decoder.writeInbound(encode(LogFrame.tail(2))), "a later valid frame is not decoded: the stream is untrusted");
+    }
+
+    @Test
+    void shouldRejectGarbageTextAsBadMagic() {
+        LogProtocolException e = assertThrows(LogProtocolException.class,
+                () -> decoder.writeInbound(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII)));
+        assertEquals(ErrorCode.BAD_MAGIC, e.code());
+    }
+
+    @Test
+    void shouldRejectAnUnknownProtocolVersion() {
+        LogProtocolException e = assertThrows(LogProtocolException.class,
+                () -> decoder.writeInbound(header(16, MAGIC, 9, TAIL, 1)));
+        assertEquals(ErrorCode.BAD_VERSION, e.code());
+    }
+
+    @Test
+    void shouldRejectAFrameLengthShorterThanTheHeader() {
+        LogProtocolException e = assertThrows(LogProtocolException.class,
+                () -> decoder.writeInbound(header(3, MAGIC, VERSION, TAIL, 1)));
+        assertEquals(ErrorCode.BAD_FRAME, e.code());
+    }
+
+    @Test
+    void shouldSkipAnOversizedFrameAndKeepDecodingTheNextOne() {
+        int bodyLength = 5000;
+        ByteBuf big = header(MIN_FRAME_LENGTH + bodyLength, MAGIC, VERSION, APPEND, 77);
+        // the oversized body arrives in pieces, and the next frame right behind it
+        decoder.writeInbound(big);
+        LogFrameTooLarge tooLarge = assertInstanceOf(LogFrameTooLarge.class, decoder.readInbound());
+        assertEquals(77, tooLarge.requestId());
+        assertEquals(APPEND, tooLarge.type());
+        assertEquals(MIN_FRAME_LENGTH + bodyLength, tooLarge.frameLength());
+        decoder.writeInbound(Unpooled.wrappedBuffer(new byte[3000]));
+        assertNull(decoder.readInbound());
+        ByteBuf rest = Unpooled.wrappedBuffer(new byte[2000]);
+        ByteBuf next = encode(LogFrame.tail(78));
+        decoder.writeInbound(Unpooled.wrappedBuffer(rest, next));
+        LogFrame f = decoder.readInbound();
+        assertEquals(TAIL, f.type());
+        assertEquals(78, f.requestId());
+        f.release();
+    }
+
+    @Test
+    void shouldPassUnknownTypesAndUndersizedBodiesOnForTheHandlerToAnswer() {
+        // the decoder checks framing only; what a type means (and whether its body fits) is the handler's business
+        ByteBuf unknown = header(MIN_FRAME_LENGTH + 2, MAGIC, VERSION, (byte) 0x42, 5).writeShort(7);
+        ByteBuf shortAppend = header(MIN_FRAME_LENGTH + 10, MAGIC, VERSION, APPEND, 6).writeBytes(new byte[10]);
+        decoder.writeInbound(Unpooled.wrappedBuffer(unknown, shortAppend));
+        LogFrame u = decoder.readInbound();
+        assertEquals(0x42, u.type());
+        assertEquals(2, u.bodyLength());
+        u.release();
+        LogFrame a = decoder.readInbound();
+        assertEquals(APPEND, a.type());
+        assertEquals(10, a.bodyLength());
+        a.release();
+    }
+
+    @Test
+    void shouldEncodeErrorFramesWithCodeAndMessage() {
+        decoder.writeInbound(encode(LogFrame.error(ByteBufAllocator.DEFAULT, 11, ErrorCode.TRIMMED, "position 3 was trimmed")));
+        LogFrame f = decoder.readInbound();
+        assertEquals(ERROR, f.type());
+        assertEquals(ErrorCode.TRIMMED, f.errorCode());
+        assertEquals("position 3 was trimmed", f.errorMessage());
+        f.release();
+    }
+}

@@ -1,0 +1,219 @@
+package io.meldb.log.server;
+
+import io.meldb.log.ErrorCode;
+import io.meldb.log.protocol.LogFrame;
+import io.meldb.log.protocol.LogFrameDecoder;
+import io.meldb.log.protocol.LogFrameEncoder;
+import io.meldb.log.protocol.LogProtocol;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static io.meldb.log.protocol.LogProtocol.*;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The server's pipeline (decoder, encoder, request handler) in an {@link EmbeddedChannel}, fed raw bytes: every
+ * malformed request gets its ERROR answer, and only an untrustworthy stream closes the connection.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class LogServerHandlerTest {
+    private static final int BLOCK = 512;
+
+    @TempDir
+    Path dir;
+
+    private LogServer server;
+    private EmbeddedChannel channel;
+    private final EmbeddedChannel encoder = new EmbeddedChannel(LogFrameEncoder.INSTANCE);
+    private final EmbeddedChannel answers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
+
+    @BeforeEach
+    void start() throws IOException {
+        server = LogServer.start(LogServerConfig.at(dir).blockSize(BLOCK).metricsPort(-1).ioThreads(1));
+        channel = new EmbeddedChannel(new LogFrameDecoder(LogProtocol.maxRequestFrameLength(BLOCK)),
+                LogFrameEncoder.INSTANCE, new LogServerHandler(server));
+    }
+
+    @AfterEach
+    void stop() {
+        try {
+            channel.finishAndReleaseAll();
+            encoder.finishAndReleaseAll();
+            answers.finishAndReleaseAll();
+        } finally {
+            server.close();
+        }
+    }
+
+    private ByteBuf bytes(LogFrame frame) {
+        encoder.writeOutbound(frame);
+        ByteBuf all = Unpooled.buffer();
+        for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
+            all.writeBytes(b);
+            b.release();
+        }
+        return all;
+    }
+
+    private static ByteBuf rawHeader(int frameLength, int magic, int version, byte type, long requestId) {
+        return Unpooled.buffer().writeInt(frameLength).writeInt(magic).writeByte(version).writeByte(type).writeShort(0).writeLong(requestId);
+    }
+
+    /** The next answer the server wrote, waiting for answers that come back from the storage thread. */
+    private LogFrame answer() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            channel.runPendingTasks();
+            for (Object o; (o = channel.readOutbound()) != null; ) {
+                answers.writeInbound(o);
+            }
+            LogFrame f = answers.readInbound();
+            if (f != null) {
+                return f;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no answer");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    private void assertError(ErrorCode expected, long requestId) throws InterruptedException {
+        LogFrame f = answer();
+        try {
+            assertEquals(ERROR, f.type(), "answer " + f);
+            assertEquals(expected, f.errorCode(), f.errorMessage());
+            assertEquals(requestId, f.requestId());
+        } finally {
+            f.release();
+        }
+    }
+
+    private void assertStillServing() throws InterruptedException {
+        assertTrue(channel.isOpen());
+        channel.writeInbound(bytes(LogFrame.tail(999)));
+        LogFrame f = answer();
+        assertEquals(TAIL_IS, f.type());
+        assertEquals(999, f.requestId());
+        f.release();
+    }
+
+    @Test
+    void shouldAnswerAppendsBeforeCreateWithNotCreated() throws InterruptedException {
+        channel.writeInbound(bytes(LogFrame.append(1, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        assertError(ErrorCode.NOT_CREATED, 1);
+        assertStillServing();
+    }
+
+    @Test
+    void shouldAppendAndAnswerWithThePosition() throws InterruptedException {
+        server.store().create(BLOCK, new byte[0]);
+        channel.writeInbound(bytes(LogFrame.append(5, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        LogFrame f = answer();
+        assertEquals(APPENDED, f.type());
+        assertEquals(5, f.requestId());
+        assertEquals(1, f.longAt(0));
+        f.release();
+    }
+
+    @Test
+    void shouldAnswerAnUndersizedBlockWithBlockSizeAndStayOpen() throws InterruptedException {
+        server.store().create(BLOCK, new byte[0]);
+        channel.writeInbound(bytes(LogFrame.append(2, Unpooled.wrappedBuffer(new byte[BLOCK - 1]))));
+        assertError(ErrorCode.BLOCK_SIZE, 2);
+        channel.writeInbound(bytes(LogFrame.append(3, Unpooled.wrappedBuffer(new byte[0]))));
+        assertError(ErrorCode.BLOCK_SIZE, 3);
+        assertStillServing();
+    }
+
+    @Test
+    void shouldAnswerAnOversizedBlockWithBlockSizeAndStayOpen() throws InterruptedException {
+        server.store().create(BLOCK, new byte[0]);
+        channel.writeInbound(bytes(LogFrame.append(4, Unpooled.wrappedBuffer(new byte[BLOCK + 8]))));
+        assertError(ErrorCode.BLOCK_SIZE, 4);
+        assertStillServing();
+    }
+
+    @Test
+    void shouldAnswerAFrameAboveTheLimitWithFrameTooLargeAndStayOpen() throws InterruptedException {
+        server.store().create(BLOCK, new byte[0]);
+        channel.writeInbound(bytes(LogFrame.append(6, Unpooled.wrappedBuffer(new byte[BLOCK * 10]))));
+        assertError(ErrorCode.FRAME_TOO_LARGE, 6);
+        assertStillServing();
+        assertEquals(1, server.store().tail(), "nothing was appended");
+    }
+
+    @Test
+    void shouldAnswerAnUnknownRequestTypeAndStayOpen() throws InterruptedException {
+        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH + 4, MAGIC, VERSION, (byte) 0x3C, 8).writeInt(1));
+        assertError(ErrorCode.UNKNOWN_REQUEST, 8);
+        channel.writeInbound(bytes(new LogFrame(APPENDED, 9, Unpooled.buffer().writeLong(1))));
+        assertError(ErrorCode.UNKNOWN_REQUEST, 9);
+        assertStillServing();
+    }
+
+    @Test
+    void shouldAnswerAMalformedBodyAndStayOpen() throws InterruptedException {
+        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH + 3, MAGIC, VERSION, READ, 10).writeBytes(new byte[3]));
+        assertError(ErrorCode.MALFORMED_REQUEST, 10);
+        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH + 8, MAGIC, VERSION, CREATE, 11).writeInt(BLOCK).writeInt(100));
+        assertError(ErrorCode.MALFORMED_REQUEST, 11);
+        assertStillServing();
+    }
+
+    @Test
+    void shouldAnswerReadsPastTheTailAndOfTrimmedPositions() throws InterruptedException {
+        server.store().create(BLOCK, new byte[0]);
+        for (int i = 0; i < 3; i++) {
+            channel.writeInbound(bytes(LogFrame.append(20 + i, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+            answer().release();
+        }
+        channel.writeInbound(bytes(LogFrame.read(ByteBufAllocator.DEFAULT, 30, 4, 1)));
+        assertError(ErrorCode.PAST_TAIL, 30);
+        channel.writeInbound(bytes(LogFrame.trim(ByteBufAllocator.DEFAULT, 31, 3)));
+        LogFrame trimmed = answer();
+        assertEquals(TRIMMED_TO, trimmed.type());
+        assertEquals(3, trimmed.longAt(0));
+        trimmed.release();
+        channel.writeInbound(bytes(LogFrame.read(ByteBufAllocator.DEFAULT, 32, 2, 1)));
+        assertError(ErrorCode.TRIMMED, 32);
+        channel.writeInbound(bytes(LogFrame.read(ByteBufAllocator.DEFAULT, 33, 3, 100)));
+        LogFrame blocks = answer();
+        assertEquals(BLOCKS, blocks.type(), () -> blocks.errorMessage());
+        assertEquals(1, blocks.intAt(8), "a read stops at the tail");
+        blocks.release();
+    }
+
+    @Test
+    void shouldAnswerABadMagicAndCloseTheConnection() throws InterruptedException {
+        channel.writeInbound(Unpooled.wrappedBuffer("this is not the log protocol".getBytes()));
+        assertError(ErrorCode.BAD_MAGIC, 0);
+        channel.runPendingTasks();
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void shouldAnswerABadVersionAndCloseTheConnection() throws InterruptedException {
+        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH, MAGIC, 7, TAIL, 12));
+        LogFrame f = answer();
+        assertNotNull(f);
+        assertEquals(ErrorCode.BAD_VERSION, f.errorCode());
+        f.release();
+        channel.runPendingTasks();
+        assertFalse(channel.isOpen());
+    }
+}

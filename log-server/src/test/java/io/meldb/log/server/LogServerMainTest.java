@@ -1,0 +1,46 @@
+package io.meldb.log.server;
+
+import io.meldb.log.Durability;
+import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Flags of the {@code log-server} command. */
+class LogServerMainTest {
+
+    @Test
+    void shouldApplyFlagsOverDefaults() {
+        LogServerConfig c = LogServerMain.configure(LogServerMain.parse(new String[]{
+                "--port", "0", "--data-dir", "/tmp/x", "--block-size=4096", "--durability", "fsync",
+                "--roll-cycle", "test_secondly"}));
+        assertEquals(0, c.port());
+        assertEquals(0, c.metricsPort(), "a free metrics port when the log port is chosen freely");
+        assertEquals(Path.of("/tmp/x"), c.store().dataDir());
+        assertEquals(4096, c.blockSize());
+        assertEquals(Durability.FSYNC, c.store().durability());
+        assertEquals(TestRollCycles.TEST_SECONDLY, c.store().rollCycle());
+    }
+
+    @Test
+    void shouldPutMetricsNextToAFixedPortUnlessToldOtherwise() {
+        assertEquals(7421, LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7420"})).metricsPort());
+        assertEquals(-1, LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7420", "--metrics-port", "-1"})).metricsPort());
+    }
+
+    @Test
+    void shouldRefuseUnknownFlagsAndBadValues() {
+        assertThrows(IllegalArgumentException.class, () -> LogServerMain.parse(new String[]{"--colour", "red"}));
+        assertThrows(IllegalArgumentException.class, () -> LogServerMain.parse(new String[]{"--port"}));
+        Map<String, String> badDurability = LogServerMain.parse(new String[]{"--durability", "sometimes"});
+        assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badDurability));
+        Map<String, String> badSize = LogServerMain.parse(new String[]{"--block-size", "12"});
+        assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badSize));
+        assertNull(LogServerMain.parse(new String[]{"--help"}));
+    }
+}

@@ -1,0 +1,330 @@
+package io.meldb.log.storage;
+
+import io.meldb.log.ConfigBlock;
+import io.meldb.log.Durability;
+import io.meldb.log.ErrorCode;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogReader;
+import io.meldb.log.LogStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import net.openhft.chronicle.core.time.SetTimeProvider;
+import net.openhft.chronicle.queue.rollcycles.TestRollCycles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ChronicleLogStoreTest {
+    static final int BLOCK = 512;
+    static final byte[] CONFIG = "premeld.threads=2;premeld.distance=4".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path dir;
+
+    static byte[] block(long seed) {
+        byte[] b = new byte[BLOCK];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    static long append(LogStore store, byte[] block) {
+        CompletableFuture<Long> f = new CompletableFuture<>();
+        store.append(Unpooled.wrappedBuffer(block), new LogStore.AppendCallback() {
+            @Override
+            public void appended(long position) {
+                f.complete(position);
+            }
+
+            @Override
+            public void failed(LogErrorException error) {
+                f.completeExceptionally(error);
+            }
+        });
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static byte[] read(LogReader reader, long position) {
+        ByteBuf out = Unpooled.buffer();
+        reader.read(position, out);
+        byte[] b = new byte[out.readableBytes()];
+        out.readBytes(b);
+        return b;
+    }
+
+    private ChronicleLogStore open(StoreOptions options) throws IOException {
+        return ChronicleLogStore.open(options);
+    }
+
+    @Test
+    void shouldAssignDensePositionsFromOneAfterTheConfigBlock() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            assertFalse(store.isCreated());
+            store.create(BLOCK, CONFIG);
+            assertEquals(1, store.tail());
+            for (int i = 1; i <= 100; i++) {
+                assertEquals(i, append(store, block(i)));
+            }
+            assertEquals(101, store.tail());
+            try (LogReader reader = store.openReader()) {
+                for (int i = 1; i <= 100; i++) {
+                    assertArrayEquals(block(i), read(reader, i), "position " + i);
+                }
+                assertArrayEquals(block(7), read(reader, 7), "random read after sequential ones");
+                byte[] config = read(reader, 0);
+                assertEquals(BLOCK, config.length);
+                assertArrayEquals(CONFIG, ConfigBlock.decodeConfig(config));
+            }
+        }
+    }
+
+    @Test
+    void shouldStoreBlocksFromSlicedHeapAndDirectBuffers() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            store.create(BLOCK, CONFIG);
+            byte[] padded = new byte[BLOCK + 100];
+            System.arraycopy(block(1), 0, padded, 37, BLOCK);
+            ByteBuf heapSlice = Unpooled.wrappedBuffer(padded).slice(37, BLOCK);
+            ByteBuf direct = Unpooled.directBuffer(BLOCK + 100).writeZero(11).writeBytes(block(2));
+            direct.readerIndex(11);
+            ByteBuf composite = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(block(3), 0, 100),
+                    Unpooled.wrappedBuffer(block(3), 100, BLOCK - 100));
+            for (ByteBuf b : new ByteBuf[]{heapSlice, direct, composite}) {
+                CompletableFuture<Long> f = new CompletableFuture<>();
+                store.append(b, new LogStore.AppendCallback() {
+                    @Override
+                    public void appended(long position) {
+                        f.complete(position);
+                    }
+
+                    @Override
+                    public void failed(LogErrorException error) {
+                        f.completeExceptionally(error);
+                    }
+                });
+                f.join();
+            }
+            try (LogReader reader = store.openReader()) {
+                for (int i = 1; i <= 3; i++) {
+                    assertArrayEquals(block(i), read(reader, i), "position " + i);
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldTreatTheSameCreateAsIdempotentAndRefuseADifferentOne() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            store.create(BLOCK, CONFIG);
+            append(store, block(1));
+            store.create(BLOCK, CONFIG);
+            assertEquals(2, store.tail());
+            LogErrorException size = assertThrows(LogErrorException.class, () -> store.create(BLOCK * 2, CONFIG));
+            assertEquals(ErrorCode.CREATE_MISMATCH, size.code());
+            LogErrorException config = assertThrows(LogErrorException.class, () -> store.create(BLOCK, new byte[]{1}));
+            assertEquals(ErrorCode.CREATE_MISMATCH, config.code());
+        }
+    }
+
+    @Test
+    void shouldRefuseAppendsBeforeCreateAndBlocksOfTheWrongSize() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            assertEquals(ErrorCode.NOT_CREATED, assertThrows(LogErrorException.class, () -> append(store, block(1))).code());
+            store.create(BLOCK, CONFIG);
+            assertEquals(ErrorCode.BLOCK_SIZE, assertThrows(LogErrorException.class, () -> append(store, new byte[BLOCK - 1])).code());
+            assertEquals(ErrorCode.BLOCK_SIZE, assertThrows(LogErrorException.class, () -> append(store, new byte[BLOCK + 1])).code());
+            assertEquals(1, append(store, block(1)));
+        }
+    }
+
+    @Test
+    void shouldAnswerPastTailAndTrimmedReadsWithTheirErrors() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            store.create(BLOCK, CONFIG);
+            for (int i = 1; i <= 10; i++) {
+                append(store, block(i));
+            }
+            assertEquals(6, store.trim(6));
+            assertEquals(6, store.trim(3), "trimming below the trim point changes nothing");
+            try (LogReader reader = store.openReader()) {
+                assertEquals(ErrorCode.PAST_TAIL, assertThrows(LogErrorException.class, () -> read(reader, 11)).code());
+                assertEquals(ErrorCode.TRIMMED, assertThrows(LogErrorException.class, () -> read(reader, 5)).code());
+                assertEquals(ErrorCode.TRIMMED, assertThrows(LogErrorException.class, () -> read(reader, 1)).code());
+                assertArrayEquals(block(6), read(reader, 6));
+                assertArrayEquals(CONFIG, ConfigBlock.decodeConfig(read(reader, 0)), "position 0 is never trimmed");
+            }
+            assertEquals(ErrorCode.PAST_TAIL, assertThrows(LogErrorException.class, () -> store.trim(12)).code());
+        }
+    }
+
+    @Test
+    void shouldRecoverEveryBlockAndTheTrimPointAfterRestart() throws IOException {
+        SetTimeProvider clock = new SetTimeProvider(1_700_000_000_000L * 1_000_000L);
+        StoreOptions options = StoreOptions.at(dir).rollCycle(TestRollCycles.TEST_SECONDLY).timeProvider(clock);
+        try (ChronicleLogStore store = open(options)) {
+            store.create(BLOCK, CONFIG);
+            for (int i = 1; i <= 300; i++) {
+                append(store, block(i));
+                if (i % 50 == 0) {
+                    clock.advanceMillis(1000);
+                }
+            }
+            store.trim(120);
+        }
+        try (ChronicleLogStore store = open(options)) {
+            assertTrue(store.isCreated());
+            assertEquals(BLOCK, store.blockSize());
+            assertArrayEquals(CONFIG, store.config());
+            assertEquals(301, store.tail());
+            assertEquals(120, store.trimPoint());
+            try (LogReader reader = store.openReader()) {
+                for (int i = 120; i <= 300; i++) {
+                    assertArrayEquals(block(i), read(reader, i), "position " + i);
+                }
+                assertEquals(ErrorCode.TRIMMED, assertThrows(LogErrorException.class, () -> read(reader, 119)).code());
+            }
+            assertEquals(301, append(store, block(301)), "positions continue after a restart, never reused");
+        }
+    }
+
+    @Test
+    void shouldDeleteQueueFilesEntirelyBelowTheTrimPoint() throws IOException {
+        SetTimeProvider clock = new SetTimeProvider(1_700_000_000_000L * 1_000_000L);
+        StoreOptions options = StoreOptions.at(dir).rollCycle(TestRollCycles.TEST_SECONDLY).timeProvider(clock);
+        try (ChronicleLogStore store = open(options)) {
+            store.create(BLOCK, CONFIG);
+            for (int file = 0; file < 4; file++) {
+                for (int i = 0; i < 10; i++) {
+                    append(store, block(file * 10 + i));
+                }
+                clock.advanceMillis(1000);
+            }
+            // files: [0..10], [11..20], [21..30], [31..40]
+            assertEquals(4, store.queueFileCount());
+            assertEquals(4, queueFiles().size());
+            store.trim(21);
+            assertEquals(2, store.queueFileCount(), "the files holding [0, 20] are released");
+            assertEquals(2, queueFiles().size());
+            store.trim(41);
+            assertEquals(1, store.queueFileCount(), "the newest file is kept for the appender");
+            assertEquals(41, append(store, block(99)));
+        }
+        try (ChronicleLogStore store = open(options)) {
+            assertEquals(42, store.tail());
+            assertEquals(41, store.trimPoint());
+            try (LogReader reader = store.openReader()) {
+                assertArrayEquals(block(99), read(reader, 41));
+                assertArrayEquals(CONFIG, ConfigBlock.decodeConfig(read(reader, 0)));
+            }
+        }
+    }
+
+    @Test
+    void shouldReportACorruptStoredBlock() throws IOException {
+        byte[] marked = new byte[BLOCK];
+        Arrays.fill(marked, (byte) 0x5A);
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            store.create(BLOCK, CONFIG);
+            append(store, block(1));
+            append(store, marked);
+            append(store, block(3));
+        }
+        Path file = queueFiles().get(0);
+        byte[] bytes = Files.readAllBytes(file);
+        int at = indexOf(bytes, marked);
+        assertTrue(at > 0, "the marked block is in the queue file");
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(at + 100);
+            raf.write(0x00);
+        }
+        try (ChronicleLogStore store = open(StoreOptions.at(dir)); LogReader reader = store.openReader()) {
+            assertArrayEquals(block(1), read(reader, 1));
+            LogErrorException e = assertThrows(LogErrorException.class, () -> read(reader, 2));
+            assertEquals(ErrorCode.CORRUPT_BLOCK, e.code());
+            assertTrue(e.getMessage().contains("CRC32C"), e.getMessage());
+            assertArrayEquals(block(3), read(reader, 3));
+        }
+    }
+
+    @Test
+    void shouldAcknowledgeAppendsInFsyncMode() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir).durability(Durability.FSYNC))) {
+            store.create(BLOCK, CONFIG);
+            List<CompletableFuture<Long>> futures = new ArrayList<>();
+            for (int i = 1; i <= 200; i++) {
+                CompletableFuture<Long> f = new CompletableFuture<>();
+                futures.add(f);
+                store.append(Unpooled.wrappedBuffer(block(i)), new LogStore.AppendCallback() {
+                    @Override
+                    public void appended(long position) {
+                        f.complete(position);
+                    }
+
+                    @Override
+                    public void failed(LogErrorException error) {
+                        f.completeExceptionally(error);
+                    }
+                });
+            }
+            for (int i = 0; i < futures.size(); i++) {
+                assertEquals(i + 1, futures.get(i).join());
+            }
+        }
+        try (ChronicleLogStore store = open(StoreOptions.at(dir)); LogReader reader = store.openReader()) {
+            assertEquals(201, store.tail());
+            assertArrayEquals(block(200), read(reader, 200));
+        }
+    }
+
+    @Test
+    void shouldRefuseASecondStoreOnTheSameDirectory() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            IOException e = assertThrows(IOException.class, () -> open(StoreOptions.at(dir)));
+            assertTrue(e.getMessage().contains("in use"), e.getMessage());
+        }
+    }
+
+    private List<Path> queueFiles() throws IOException {
+        try (Stream<Path> s = Files.list(dir.resolve(ChronicleLogStore.QUEUE_DIR))) {
+            return s.filter(p -> p.toString().endsWith(".cq4")).sorted().toList();
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i <= haystack.length - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}
