@@ -279,6 +279,31 @@ public class MeldBenchmark {
         return lcs;
     }
 
+    /**
+     * Index of the intention the {@code k}-th next meld will meld ({@code k = 0}: the next one), following the
+     * wrap-around of the measured sequence; for {@link MeldWarmBenchmark}, which touches them ahead of time.
+     */
+    int upcoming(final int k) {
+        int i = next + k;
+        while (i >= INTENTIONS) {
+            i = start + (i - INTENTIONS);
+        }
+        return i;
+    }
+
+    Intention intention(final int i) {
+        return intentions[i];
+    }
+
+    /** One measured meld as {@link #meld} does it, without counters; for {@link MeldWarmBenchmark}. */
+    long meldOne() {
+        meldNext();
+        if (next == INTENTIONS) {
+            wrap();
+        }
+        return lcs;
+    }
+
     private boolean meldNext() {
         final long root = measured.finalMeld(intentions[next++], lcs);
         if (root == Meld.CONFLICT) {

@@ -7,6 +7,11 @@ package io.meldb.core;
  * <p>{@link #reset()} makes every segment reusable at once without returning it, which is how a meld loop
  * (or a benchmark pass) reuses memory without touching the Java heap; {@link #close()} gives the segments back.
  * Allocations are zeroed.
+ *
+ * <p>Zeroing is lazy, {@value #ZERO_CHUNK} bytes at a time just ahead of the allocation point, for fresh and reused
+ * segments alike. Besides spreading the cost, this is what keeps the stores into new nodes from missing the cache:
+ * a chunk was just written when nodes are carved out of it, whereas a segment zeroed whole (4 MiB, twice the L2)
+ * has been evicted again long before its last nodes are written, and every new node then waited for its lines.
  */
 public final class Arena implements AutoCloseable {
     private int[] segmentIds = new int[8];
@@ -15,7 +20,12 @@ public final class Arena implements AutoCloseable {
     private int current = -1;
     private long base;
     private int position;
+    /** The current segment is zero from {@link #position} up to here (0 while there is no current segment). */
+    private int zeroedTo;
     private long allocatedBytes;
+
+    /** Lazy zeroing granularity (see the class comment); divides the segment size. */
+    static final int ZERO_CHUNK = 4096;
 
     /** Allocates {@code size} bytes, 8-byte aligned and zeroed. */
     public long allocate(final int size) {
@@ -23,11 +33,29 @@ public final class Arena implements AutoCloseable {
             throw new IllegalArgumentException("allocation of " + size + " bytes does not fit a segment");
         }
         final int aligned = (size + 7) & ~7;
+        final int end = position + aligned;
+        if (end > zeroedTo) {
+            return allocateSlow(aligned);
+        }
+        final long handle = base + position;
+        position = end;
+        allocatedBytes += aligned;
+        return handle;
+    }
+
+    /** Allocation past the zeroed part: zeroes more of the segment, or moves to the next segment. */
+    private long allocateSlow(final int aligned) {
         if (current < 0 || position + aligned > NodeMemory.SEGMENT_SIZE) {
             nextSegment();
         }
+        final int end = position + aligned;
+        if (end > zeroedTo) {
+            final int to = Math.min(NodeMemory.SEGMENT_SIZE, (end + ZERO_CHUNK - 1) & -ZERO_CHUNK);
+            NodeMemory.zero(base + zeroedTo, to - zeroedTo);
+            zeroedTo = to;
+        }
         final long handle = base + position;
-        position += aligned;
+        position = end;
         allocatedBytes += aligned;
         return handle;
     }
@@ -44,9 +72,7 @@ public final class Arena implements AutoCloseable {
 
     private void nextSegment() {
         current++;
-        if (current < segmentCount) {
-            NodeMemory.zero(segmentBases[current], NodeMemory.SEGMENT_SIZE);
-        } else {
+        if (current >= segmentCount) {
             if (segmentCount == segmentIds.length) {
                 segmentIds = java.util.Arrays.copyOf(segmentIds, segmentCount * 2);
                 segmentBases = java.util.Arrays.copyOf(segmentBases, segmentCount * 2);
@@ -58,12 +84,14 @@ public final class Arena implements AutoCloseable {
         }
         base = segmentBases[current];
         position = 0;
+        zeroedTo = 0;
     }
 
     /** Forgets every allocation; segments are kept and zeroed as they are reused. */
     public void reset() {
         current = -1;
         position = 0;
+        zeroedTo = 0;
         allocatedBytes = 0;
     }
 

@@ -84,6 +84,10 @@ public final class IntentionAdopter {
                 final long vn = Versions.vn(csn, Versions.KIND_PERSISTED, index++);
                 Node.vn(n, vn);
                 Node.updateDerived(n);
+                final long l = Node.left(n);
+                final long r = Node.right(n);
+                Node.markExternalChildren(n, l != 0 && Versions.csnOf(Node.vn(l)) < csn,
+                    r != 0 && Versions.csnOf(Node.vn(r)) < csn);
                 directory.register(vn, n);
                 top--;
             }

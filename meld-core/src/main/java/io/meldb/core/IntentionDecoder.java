@@ -215,6 +215,8 @@ public final class IntentionDecoder {
         Node.left(n, leftIndex >= 0 ? handles[leftIndex] : leftExternal);
         Node.right(n, rightIndex >= 0 ? handles[rightIndex] : rightExternal);
         Node.updateDerived(n);
+        Node.markExternalChildren(n, leftKind == IntentionFormat.POINTER_EXTERNAL,
+            rightKind == IntentionFormat.POINTER_EXTERNAL);
         if (Node.height(n) != height) {
             throw fail("node " + i + " has height " + height + " but its children give " + Node.height(n));
         }

@@ -49,7 +49,7 @@ public final class IntentionFormat {
      * Node flags that summarize the subtree, like height and maxCv: the encoder drops them and the decoder's
      * {@link Node#updateDerived} recomputes them, so they can never disagree with the tree they describe.
      */
-    public static final int DERIVED_NODE_FLAGS = Node.EPHEMERAL_BELOW;
+    public static final int DERIVED_NODE_FLAGS = Node.EPHEMERAL_BELOW | Node.EXTERNAL_LEFT | Node.EXTERNAL_RIGHT;
     /** The range flags the format carries, bit for bit as in {@link Intention}. */
     public static final int RANGE_FLAGS_MASK = Intention.RANGE_LO_UNBOUNDED | Intention.RANGE_LO_INCLUSIVE
         | Intention.RANGE_HI_UNBOUNDED | Intention.RANGE_HI_INCLUSIVE;

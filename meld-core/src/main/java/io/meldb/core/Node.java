@@ -63,6 +63,17 @@ public final class Node {
      * whether each subtree contains any ephemeral nodes"), so a flush finds them without scanning the tree.
      */
     public static final int EPHEMERAL_BELOW = 32;
+    /**
+     * Derived, never logged: the left child is an external pointer (into the committed state the intention was
+     * built on), so it belongs to no intention this node can be melded as part of: its CSN is at most the
+     * snapshot's, below the intention's and (group meld requires it) below a group partner's. Set by decoding and
+     * adoption, cleared whenever the children change; meld then descends the intention without reading the child
+     * just to find out it is not an intention node (a cache miss per intention path).
+     */
+    public static final int EXTERNAL_LEFT = 64;
+    /** As {@link #EXTERNAL_LEFT}, for the right child. */
+    public static final int EXTERNAL_RIGHT = 128;
+    private static final int CHILD_HINTS = EXTERNAL_LEFT | EXTERNAL_RIGHT;
 
     private Node() {
     }
@@ -118,6 +129,14 @@ public final class Node {
     }
 
     public static void payload(final long n, final long payload, final int length) {
+        NodeMemory.putLong(n, PAYLOAD, payload);
+        NodeMemory.putInt(n, PAYLOAD_LENGTH, length);
+    }
+
+    /** Gives {@code n} the payload of {@code source}. */
+    static void copyPayload(final long n, final long source) {
+        final long payload = NodeMemory.getLong(source, PAYLOAD);
+        final int length = NodeMemory.getInt(source, PAYLOAD_LENGTH);
         NodeMemory.putLong(n, PAYLOAD, payload);
         NodeMemory.putInt(n, PAYLOAD_LENGTH, length);
     }
@@ -239,29 +258,50 @@ public final class Node {
     }
 
     /**
-     * Recomputes the derived subtree fields (height, maxCv, oldestDescendant) from the children; called
-     * whenever a node's children are set.
+     * Recomputes the derived subtree fields (height, maxCv, oldestDescendant, EPHEMERAL_BELOW) from the children
+     * and clears {@link #EXTERNAL_LEFT} / {@link #EXTERNAL_RIGHT}; called whenever a node's children are set.
      */
     public static void updateDerived(final long n) {
-        final long l = left(n);
-        final long r = right(n);
-        height(n, 1 + Math.max(height(l), height(r)));
-        long max = ncv(n);
-        long oldest = Versions.kindOf(vn(n)) == Versions.KIND_PERSISTED && vn(n) != 0 ? Versions.csnOf(vn(n)) : Long.MAX_VALUE;
+        derive(n, left(n), right(n));
+    }
+
+    /** Sets both children and recomputes the derived fields ({@link #updateDerived}). */
+    static void setChildren(final long n, final long l, final long r) {
+        left(n, l);
+        right(n, r);
+        derive(n, l, r);
+    }
+
+    /** {@link #updateDerived} with the children given: every load first, then the stores. */
+    private static void derive(final long n, final long l, final long r) {
+        final int f = flags(n);
+        final long vn = vn(n);
+        long max = (f & ALTERED) != 0 ? vn : scv(n);
+        final boolean persisted = Versions.kindOf(vn) == Versions.KIND_PERSISTED;
+        long oldest = persisted && vn != 0 ? Versions.csnOf(vn) : Long.MAX_VALUE;
+        int below = persisted ? 0 : EPHEMERAL_BELOW;
+        int height = 0;
         if (l != 0) {
+            height = NodeMemory.getInt(l, HEIGHT);
             max = Math.max(max, maxCv(l));
             oldest = Math.min(oldest, oldestDescendant(l));
+            below |= flags(l) & EPHEMERAL_BELOW;
         }
         if (r != 0) {
+            height = Math.max(height, NodeMemory.getInt(r, HEIGHT));
             max = Math.max(max, maxCv(r));
             oldest = Math.min(oldest, oldestDescendant(r));
+            below |= flags(r) & EPHEMERAL_BELOW;
         }
+        height(n, height + 1);
         maxCv(n, max);
         oldestDescendant(n, oldest);
-        final boolean ephemeral = Versions.kindOf(vn(n)) != Versions.KIND_PERSISTED
-            || (l != 0 && (flags(l) & EPHEMERAL_BELOW) != 0) || (r != 0 && (flags(r) & EPHEMERAL_BELOW) != 0);
-        final int f = flags(n);
-        flags(n, ephemeral ? f | EPHEMERAL_BELOW : f & ~EPHEMERAL_BELOW);
+        flags(n, (f & ~(EPHEMERAL_BELOW | CHILD_HINTS)) | below);
+    }
+
+    /** Sets {@link #EXTERNAL_LEFT} / {@link #EXTERNAL_RIGHT} (after the children and derived fields are final). */
+    static void markExternalChildren(final long n, final boolean left, final boolean right) {
+        flags(n, flags(n) | (left ? EXTERNAL_LEFT : 0) | (right ? EXTERNAL_RIGHT : 0));
     }
 
     public static byte[] keyBytes(final long n) {

@@ -17,9 +17,15 @@ import org.agrona.collections.Long2LongHashMap;
  * <p>Single-threaded, like the meld loop that owns it.
  */
 public final class NodeDirectory {
+    /** A run packed in one map value: {@code base >>> 3} in the low bits, the length above. */
+    private static final int RUN_LENGTH_SHIFT = 44;
+    private static final long RUN_BASE_MASK = (1L << RUN_LENGTH_SHIFT) - 1;
+    /** Longest run packed; longer ones (and bases beyond 47 bits) are registered node by node. */
+    private static final int MAX_PACKED_RUN = (1 << (64 - RUN_LENGTH_SHIFT)) - 1;
+
     private final Long2LongHashMap handles = new Long2LongHashMap(1 << 16, 0.6f, 0L);
-    private final Long2LongHashMap runBases = new Long2LongHashMap(1 << 12, 0.6f, 0L);
-    private final Long2LongHashMap runLengths = new Long2LongHashMap(1 << 12, 0.6f, 0L);
+    /** Stage (csn, kind) to packed run: one map entry, so registering a meld's run is a single put. */
+    private final Long2LongHashMap runs = new Long2LongHashMap(1 << 12, 0.6f, 0L);
 
     public void register(final long vn, final long handle) {
         handles.put(vn, handle);
@@ -34,8 +40,14 @@ public final class NodeDirectory {
             throw new IllegalArgumentException("a run starts at index 0: " + Versions.toString(first));
         }
         final long stage = first >>> Versions.INDEX_BITS;
-        runBases.put(stage, base);
-        runLengths.put(stage, length);
+        if ((base & 7) == 0 && (base >>> (RUN_LENGTH_SHIFT + 3)) == 0 && length <= MAX_PACKED_RUN) {
+            runs.put(stage, (base >>> 3) | (long) length << RUN_LENGTH_SHIFT);
+        } else {
+            runs.remove(stage);
+            for (int i = 0; i < length; i++) {
+                handles.put(first + i, base + (long) i * Node.SIZE);
+            }
+        }
     }
 
     /** The handle of the node with this VN, or 0 if it is not resident. */
@@ -43,8 +55,9 @@ public final class NodeDirectory {
         if (Versions.kindOf(vn) != Versions.KIND_PERSISTED) {
             final long stage = vn >>> Versions.INDEX_BITS;
             final int index = Versions.indexOf(vn);
-            if (index < runLengths.get(stage)) {
-                return runBases.get(stage) + (long) index * Node.SIZE;
+            final long run = runs.get(stage);
+            if (index < run >>> RUN_LENGTH_SHIFT) {
+                return ((run & RUN_BASE_MASK) << 3) + (long) index * Node.SIZE;
             }
         }
         return handles.get(vn);
@@ -52,12 +65,11 @@ public final class NodeDirectory {
 
     /** Number of entries (single nodes plus runs). */
     public int size() {
-        return handles.size() + runBases.size();
+        return handles.size() + runs.size();
     }
 
     public void clear() {
         handles.clear();
-        runBases.clear();
-        runLengths.clear();
+        runs.clear();
     }
 }

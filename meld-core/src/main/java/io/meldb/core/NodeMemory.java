@@ -38,13 +38,11 @@ public final class NodeMemory {
     private NodeMemory() {
     }
 
-    /** Takes a fresh (or recycled) segment, zeroed, and returns its id. */
+    /** Takes a fresh or recycled segment and returns its id; its contents are arbitrary ({@link Arena} zeroes). */
     static int acquireSegment() {
         synchronized (LOCK) {
             if (freeCount > 0) {
-                final int id = freeIds[--freeCount];
-                UnsafeApi.setMemory(bases[id], SEGMENT_SIZE, (byte) 0);
-                return id;
+                return freeIds[--freeCount];
             }
             final int id = nextId++;
             if (id >= bases.length) {
@@ -92,13 +90,21 @@ public final class NodeMemory {
         }
     }
 
+    /** Kept tiny (the check is out of line) so every accessor inlines even at call sites the JIT deems cold. */
     private static long at(final long handle, final int field, final int length) {
         final long address = handle + field;
-        if (CHECKS && (handle == 0 || address < lowest || address + length > highest)) {
+        if (CHECKS) {
+            check(handle, field, length);
+        }
+        return address;
+    }
+
+    private static void check(final long handle, final int field, final int length) {
+        final long address = handle + field;
+        if (handle == 0 || address < lowest || address + length > highest) {
             throw new IllegalStateException("handle 0x" + Long.toHexString(handle) + "+" + field
                 + " is outside node memory");
         }
-        return address;
     }
 
     public static long getLong(final long handle, final int field) {
