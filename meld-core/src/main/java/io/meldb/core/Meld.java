@@ -223,24 +223,27 @@ public final class Meld {
         if (lcs == 0) {
             return pickUp(n, lo, hi);
         }
+        final int nf = Node.flags(n);
         if (!bruteForce) {
             final long ssv = Node.ssv(n);
-            if (ssv != 0 && !pending(lcs) && ssv == Node.nsv(lcs) && fitsRange(n, lo, hi)) {
-                return !keepReadset && Node.subtreeIsOnlyReadDependent(n) ? lcs : n;
+            final boolean readOnly = !keepReadset && (nf & Node.SUBTREE_IS_ONLY_READ_DEPENDENT) != 0;
+            if (ssv != 0 && !pending(lcs) && ssv == Node.nsv(lcs)
+                && ((nf & Node.SPAN_EXTENDED) == 0 || fitsRange(n, lo, hi))) {
+                return readOnly ? lcs : n;
             }
-            if (!keepReadset && Node.subtreeIsOnlyReadDependent(n)) {
+            if (readOnly) {
                 return readOnlyConflict(lcs, n, lo, hi) ? CONFLICT : lcs;
             }
         }
         final long ll = Node.left(lcs);
         final long lr = Node.right(lcs);
-        final long nl = intentionLeft(n);
-        final long nr = intentionRight(n);
+        final long nl = (nf & Node.EXTERNAL_LEFT) != 0 ? 0 : Node.left(n);
+        final long nr = (nf & Node.EXTERNAL_RIGHT) != 0 ? 0 : Node.right(n);
         touch(nl, nr, ll, lr);
         touchChildren(nl, nr);
         final int c = Node.compareKeys(n, lcs);
         final long p = c == 0 ? n : find(n, lcs);
-        if (p != 0 && conflicts(p, lcs)) {
+        if (p != 0 && conflicts(p == n ? nf : Node.flags(p), p, lcs)) {
             return CONFLICT;
         }
         // n lies strictly between lo and hi, so the first step of each recursion's descent is known from c
@@ -278,27 +281,23 @@ public final class Meld {
     private void touchChildren(final long a, final long b) {
         long t = 0;
         if (a != 0 && inIntention(a)) {
-            t = touchFirst(intentionLeft(a)) ^ touchFirst(intentionRight(a));
+            t = touch(intentionLeft(a)) ^ touch(intentionRight(a));
         }
         if (b != 0 && inIntention(b)) {
-            t ^= touchFirst(intentionLeft(b)) ^ touchFirst(intentionRight(b));
+            t ^= touch(intentionLeft(b)) ^ touch(intentionRight(b));
         }
         touched ^= t;
-    }
-
-    private static long touchFirst(final long x) {
-        return x == 0 ? 0 : NodeMemory.getLong(x, 0);
     }
 
     private static long touch(final long x) {
         return x == 0 ? 0 : NodeMemory.getLong(x, 0) ^ NodeMemory.getLong(x, Node.SIZE - 8);
     }
 
-    /** True unless an insert made {@code n}'s subtree reach past the key range (lo, hi) it is grafted into. */
+    /**
+     * True unless an insert made {@code n}'s subtree reach past the key range (lo, hi) it is grafted into; only
+     * called for a node flagged {@link Node#SPAN_EXTENDED} (any other subtree fits).
+     */
     private static boolean fitsRange(final long n, final long lo, final long hi) {
-        if ((Node.flags(n) & Node.SPAN_EXTENDED) == 0) {
-            return true;
-        }
         long x = n;
         while (Node.left(x) != 0) {
             x = Node.left(x);
@@ -335,9 +334,12 @@ public final class Meld {
         return (Node.flags(n) & Node.EXTERNAL_RIGHT) != 0 ? 0 : Node.right(n);
     }
 
-    /** A write or read of {@code p} conflicts iff the state's content for its key is newer than what it saw. */
-    private static boolean conflicts(final long p, final long m) {
-        return (Node.flags(p) & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && Node.ncv(m) > Node.scv(p);
+    /**
+     * A write or read of {@code p} (whose flags are {@code pFlags}) conflicts iff the state's content for its key
+     * is newer than what it saw.
+     */
+    private static boolean conflicts(final int pFlags, final long p, final long m) {
+        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && Node.ncv(m) > Node.scv(p);
     }
 
     /** Conflict check of a read-only intention subtree against the state, creating nothing (App. C MeldNoEphem). */
@@ -370,7 +372,7 @@ public final class Meld {
         touch(nl, nr, ll, lr);
         final int c = Node.compareKeys(n, lcs);
         final long p = c == 0 ? n : find(n, lcs);
-        if (p != 0 && conflicts(p, lcs)) {
+        if (p != 0 && conflicts(Node.flags(p), p, lcs)) {
             return true;
         }
         return readOnlyConflictChild(ll, c >= 0 ? nl : n, lo, lcs) || readOnlyConflictChild(lr, c <= 0 ? nr : n, lcs, hi);

@@ -23,7 +23,8 @@ package io.meldb.core;
  *   <li>height: AVL balance information (meld paper §7: "each node just needs to maintain the depth").</li>
  *   <li>oldestDescendant: the smallest CSN of a persisted node in the subtree (App. B, for sweep).</li>
  *   <li>flags: ALTERED, DEPENDS_ON, SUBTREE_IS_ONLY_READ_DEPENDENT, TOMBSTONE and SPAN_EXTENDED travel in the
- *   log; EPHEMERAL_BELOW is derived like height and maxCv.</li>
+ *   log; EPHEMERAL_BELOW is derived like height and maxCv; EXTERNAL_LEFT and EXTERNAL_RIGHT are hints set when an
+ *   intention is decoded or adopted.</li>
  * </ul>
  * Keys and payloads are referenced in place (a handle plus a length), so copying a node never copies bytes.
  * The key's first 8 bytes are also kept in the node (big-endian, zero-padded), so most comparisons touch only
