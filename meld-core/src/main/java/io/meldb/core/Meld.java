@@ -205,20 +205,28 @@ public final class Meld {
         return Node.vn(n) >>> Versions.INDEX_BITS == freshPrefix;
     }
 
-    private long meld(final long lcs, final long itree, final long lo, final long hi) {
-        nodesVisited++;
-        long n = itree;
-        while (true) {
-            if (n == 0 || !inIntention(n)) {
-                return lcs;
-            }
+    /**
+     * The root of the intention nodes with keys strictly between {@code lo} and {@code hi}, found by descending
+     * past nodes outside the range (the node d of meld paper §7.2), or 0 if the intention has none there.
+     */
+    private long inRange(long n, final long lo, final long hi) {
+        while (n != 0 && inIntention(n)) {
             if (lo != 0 && Node.compareKeys(n, lo) <= 0) {
                 n = intentionRight(n);
             } else if (hi != 0 && Node.compareKeys(n, hi) >= 0) {
                 n = intentionLeft(n);
             } else {
-                break;
+                return n;
             }
+        }
+        return 0;
+    }
+
+    private long meld(final long lcs, final long itree, final long lo, final long hi) {
+        nodesVisited++;
+        final long n = inRange(itree, lo, hi);
+        if (n == 0) {
+            return lcs;
         }
         if (lcs == 0) {
             return pickUp(n, lo, hi);
@@ -345,18 +353,9 @@ public final class Meld {
     /** Conflict check of a read-only intention subtree against the state, creating nothing (App. C MeldNoEphem). */
     private boolean readOnlyConflict(final long lcs, final long itree, final long lo, final long hi) {
         nodesVisited++;
-        long n = itree;
-        while (true) {
-            if (n == 0 || !inIntention(n)) {
-                return false;
-            }
-            if (lo != 0 && Node.compareKeys(n, lo) <= 0) {
-                n = intentionRight(n);
-            } else if (hi != 0 && Node.compareKeys(n, hi) >= 0) {
-                n = intentionLeft(n);
-            } else {
-                break;
-            }
+        final long n = inRange(itree, lo, hi);
+        if (n == 0) {
+            return false;
         }
         if (lcs == 0) {
             throw missingFromState(n);

@@ -19,17 +19,9 @@ final class TreeInvariants {
         if (n == 0) {
             return 0;
         }
-        if (lo != 0) {
-            assertTrue(Node.compareKeys(lo, n) < 0, "keys strictly ascending (no duplicates)");
-        }
-        if (hi != 0) {
-            assertTrue(Node.compareKeys(n, hi) < 0, "keys strictly ascending (no duplicates)");
-        }
-        final int hl = check(Node.left(n), lo, n);
-        final int hr = check(Node.right(n), n, hi);
-        assertTrue(Math.abs(hl - hr) <= 1, "AVL balance at " + Versions.toString(Node.vn(n)) + ": " + hl + " vs " + hr);
-        final int h = 1 + Math.max(hl, hr);
-        assertEquals(h, Node.height(n), "stored height");
+        final int h = shape(n, lo, hi);
+        check(Node.left(n), lo, n);
+        check(Node.right(n), n, hi);
         assertTrue(Node.vn(n) != 0, "every reachable node has an identity");
         long max = Node.ncv(n);
         if (Node.left(n) != 0) {
