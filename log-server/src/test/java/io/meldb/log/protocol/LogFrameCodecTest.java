@@ -31,29 +31,15 @@ class LogFrameCodecTest {
         encoder.finishAndReleaseAll();
     }
 
-    /** Encodes a frame into one buffer (the encoder may emit header and body separately). */
-    private ByteBuf encode(LogFrame frame) {
-        encoder.writeOutbound(frame);
-        ByteBuf all = Unpooled.buffer();
-        for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
-            all.writeBytes(b);
-            b.release();
-        }
-        return all;
-    }
-
-    private static ByteBuf header(int frameLength, int magic, int version, byte type, long requestId) {
-        return Unpooled.buffer().writeInt(frameLength).writeInt(magic).writeByte(version).writeByte(type).writeShort(0).writeLong(requestId);
-    }
-
+    
     @Test
     void shouldRoundTripSmallAndBlockSizedFrames() {
         byte[] block = new byte[512];
         for (int i = 0; i < block.length; i++) {
             block[i] = (byte) i;
         }
-        ByteBuf wire = encode(LogFrame.append(42, Unpooled.wrappedBuffer(block)));
-        wire.writeBytes(encode(LogFrame.read(ByteBufAllocator.DEFAULT, 43, 7, 3)));
+        ByteBuf wire = TestFrames.encode(encoder, LogFrame.append(42, Unpooled.wrappedBuffer(block)));
+        wire.writeBytes(TestFrames.encode(encoder, LogFrame.read(ByteBufAllocator.DEFAULT, 43, 7, 3)));
         decoder.writeInbound(wire);
 
         LogFrame append = decoder.readInbound();
@@ -75,7 +61,7 @@ class LogFrameCodecTest {
 
     @Test
     void shouldWaitForMoreBytesWhenAFrameIsTruncated() {
-        ByteBuf wire = encode(LogFrame.trim(ByteBufAllocator.DEFAULT, 9, 1234));
+        ByteBuf wire = TestFrames.encode(encoder, LogFrame.trim(ByteBufAllocator.DEFAULT, 9, 1234));
         int length = wire.readableBytes();
         for (int cut : new int[]{3, 10, HEADER_LENGTH, length - 1}) {
             ByteBuf copy = wire.copy();
@@ -94,9 +80,9 @@ class LogFrameCodecTest {
     @Test
     void shouldRejectABadMagicAndIgnoreEverythingAfterIt() {
         LogProtocolException e = assertThrows(LogProtocolException.class,
-                () -> decoder.writeInbound(header(16, 0x12345678, VERSION, APPEND, 1)));
+                () -> decoder.writeInbound(TestFrames.header(16, 0x12345678, VERSION, APPEND, 1)));
         assertEquals(ErrorCode.BAD_MAGIC, e.code());
-        assertFalse(decoder.writeInbound(encode(LogFrame.tail(2))), "a later valid frame is not decoded: the stream is untrusted");
+        assertFalse(decoder.writeInbound(TestFrames.encode(encoder, LogFrame.tail(2))), "a later valid frame is not decoded: the stream is untrusted");
     }
 
     @Test
@@ -109,21 +95,21 @@ class LogFrameCodecTest {
     @Test
     void shouldRejectAnUnknownProtocolVersion() {
         LogProtocolException e = assertThrows(LogProtocolException.class,
-                () -> decoder.writeInbound(header(16, MAGIC, 9, TAIL, 1)));
+                () -> decoder.writeInbound(TestFrames.header(16, MAGIC, 9, TAIL, 1)));
         assertEquals(ErrorCode.BAD_VERSION, e.code());
     }
 
     @Test
     void shouldRejectAFrameLengthShorterThanTheHeader() {
         LogProtocolException e = assertThrows(LogProtocolException.class,
-                () -> decoder.writeInbound(header(3, MAGIC, VERSION, TAIL, 1)));
+                () -> decoder.writeInbound(TestFrames.header(3, MAGIC, VERSION, TAIL, 1)));
         assertEquals(ErrorCode.BAD_FRAME, e.code());
     }
 
     @Test
     void shouldSkipAnOversizedFrameAndKeepDecodingTheNextOne() {
         int bodyLength = 5000;
-        ByteBuf big = header(MIN_FRAME_LENGTH + bodyLength, MAGIC, VERSION, APPEND, 77);
+        ByteBuf big = TestFrames.header(MIN_FRAME_LENGTH + bodyLength, MAGIC, VERSION, APPEND, 77);
         // the oversized body arrives in pieces, and the next frame right behind it
         decoder.writeInbound(big);
         LogFrameTooLarge tooLarge = assertInstanceOf(LogFrameTooLarge.class, decoder.readInbound());
@@ -133,7 +119,7 @@ class LogFrameCodecTest {
         decoder.writeInbound(Unpooled.wrappedBuffer(new byte[3000]));
         assertNull(decoder.readInbound());
         ByteBuf rest = Unpooled.wrappedBuffer(new byte[2000]);
-        ByteBuf next = encode(LogFrame.tail(78));
+        ByteBuf next = TestFrames.encode(encoder, LogFrame.tail(78));
         decoder.writeInbound(Unpooled.wrappedBuffer(rest, next));
         LogFrame f = decoder.readInbound();
         assertEquals(TAIL, f.type());
@@ -144,8 +130,8 @@ class LogFrameCodecTest {
     @Test
     void shouldPassUnknownTypesAndUndersizedBodiesOnForTheHandlerToAnswer() {
         // the decoder checks framing only; what a type means (and whether its body fits) is the handler's business
-        ByteBuf unknown = header(MIN_FRAME_LENGTH + 2, MAGIC, VERSION, (byte) 0x42, 5).writeShort(7);
-        ByteBuf shortAppend = header(MIN_FRAME_LENGTH + 10, MAGIC, VERSION, APPEND, 6).writeBytes(new byte[10]);
+        ByteBuf unknown = TestFrames.header(MIN_FRAME_LENGTH + 2, MAGIC, VERSION, (byte) 0x42, 5).writeShort(7);
+        ByteBuf shortAppend = TestFrames.header(MIN_FRAME_LENGTH + 10, MAGIC, VERSION, APPEND, 6).writeBytes(new byte[10]);
         decoder.writeInbound(Unpooled.wrappedBuffer(unknown, shortAppend));
         LogFrame u = decoder.readInbound();
         assertEquals(0x42, u.type());
@@ -159,7 +145,7 @@ class LogFrameCodecTest {
 
     @Test
     void shouldEncodeErrorFramesWithCodeAndMessage() {
-        decoder.writeInbound(encode(LogFrame.error(ByteBufAllocator.DEFAULT, 11, ErrorCode.TRIMMED, "position 3 was trimmed")));
+        decoder.writeInbound(TestFrames.encode(encoder, LogFrame.error(ByteBufAllocator.DEFAULT, 11, ErrorCode.TRIMMED, "position 3 was trimmed")));
         LogFrame f = decoder.readInbound();
         assertEquals(ERROR, f.type());
         assertEquals(ErrorCode.TRIMMED, f.errorCode());

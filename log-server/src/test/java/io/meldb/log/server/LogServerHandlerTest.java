@@ -5,6 +5,7 @@ import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
 import io.meldb.log.protocol.LogProtocol;
+import io.meldb.log.protocol.TestFrames;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -59,19 +60,6 @@ class LogServerHandlerTest {
         }
     }
 
-    private ByteBuf bytes(LogFrame frame) {
-        encoder.writeOutbound(frame);
-        ByteBuf all = Unpooled.buffer();
-        for (ByteBuf b; (b = encoder.readOutbound()) != null; ) {
-            all.writeBytes(b);
-            b.release();
-        }
-        return all;
-    }
-
-    private static ByteBuf rawHeader(int frameLength, int magic, int version, byte type, long requestId) {
-        return Unpooled.buffer().writeInt(frameLength).writeInt(magic).writeByte(version).writeByte(type).writeShort(0).writeLong(requestId);
-    }
 
     /** The next answer the server wrote, waiting for answers that come back from the storage thread. */
     private LogFrame answer() throws InterruptedException {
@@ -105,7 +93,7 @@ class LogServerHandlerTest {
 
     private void assertStillServing() throws InterruptedException {
         assertTrue(channel.isOpen());
-        channel.writeInbound(bytes(LogFrame.tail(999)));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.tail(999)));
         LogFrame f = answer();
         assertEquals(TAIL_IS, f.type());
         assertEquals(999, f.requestId());
@@ -114,7 +102,7 @@ class LogServerHandlerTest {
 
     @Test
     void shouldAnswerAppendsBeforeCreateWithNotCreated() throws InterruptedException {
-        channel.writeInbound(bytes(LogFrame.append(1, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(1, Unpooled.wrappedBuffer(new byte[BLOCK]))));
         assertError(ErrorCode.NOT_CREATED, 1);
         assertStillServing();
     }
@@ -122,7 +110,7 @@ class LogServerHandlerTest {
     @Test
     void shouldAppendAndAnswerWithThePosition() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
-        channel.writeInbound(bytes(LogFrame.append(5, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(5, Unpooled.wrappedBuffer(new byte[BLOCK]))));
         LogFrame f = answer();
         assertEquals(APPENDED, f.type());
         assertEquals(5, f.requestId());
@@ -133,9 +121,9 @@ class LogServerHandlerTest {
     @Test
     void shouldAnswerAnUndersizedBlockWithBlockSizeAndStayOpen() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
-        channel.writeInbound(bytes(LogFrame.append(2, Unpooled.wrappedBuffer(new byte[BLOCK - 1]))));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(2, Unpooled.wrappedBuffer(new byte[BLOCK - 1]))));
         assertError(ErrorCode.BLOCK_SIZE, 2);
-        channel.writeInbound(bytes(LogFrame.append(3, Unpooled.wrappedBuffer(new byte[0]))));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(3, Unpooled.wrappedBuffer(new byte[0]))));
         assertError(ErrorCode.BLOCK_SIZE, 3);
         assertStillServing();
     }
@@ -143,7 +131,7 @@ class LogServerHandlerTest {
     @Test
     void shouldAnswerAnOversizedBlockWithBlockSizeAndStayOpen() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
-        channel.writeInbound(bytes(LogFrame.append(4, Unpooled.wrappedBuffer(new byte[BLOCK + 8]))));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(4, Unpooled.wrappedBuffer(new byte[BLOCK + 8]))));
         assertError(ErrorCode.BLOCK_SIZE, 4);
         assertStillServing();
     }
@@ -151,7 +139,7 @@ class LogServerHandlerTest {
     @Test
     void shouldAnswerAFrameAboveTheLimitWithFrameTooLargeAndStayOpen() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
-        channel.writeInbound(bytes(LogFrame.append(6, Unpooled.wrappedBuffer(new byte[BLOCK * 10]))));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(6, Unpooled.wrappedBuffer(new byte[BLOCK * 10]))));
         assertError(ErrorCode.FRAME_TOO_LARGE, 6);
         assertStillServing();
         assertEquals(1, server.store().tail(), "nothing was appended");
@@ -159,18 +147,18 @@ class LogServerHandlerTest {
 
     @Test
     void shouldAnswerAnUnknownRequestTypeAndStayOpen() throws InterruptedException {
-        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH + 4, MAGIC, VERSION, (byte) 0x3C, 8).writeInt(1));
+        channel.writeInbound(TestFrames.header(MIN_FRAME_LENGTH + 4, MAGIC, VERSION, (byte) 0x3C, 8).writeInt(1));
         assertError(ErrorCode.UNKNOWN_REQUEST, 8);
-        channel.writeInbound(bytes(new LogFrame(APPENDED, 9, Unpooled.buffer().writeLong(1))));
+        channel.writeInbound(TestFrames.encode(encoder, new LogFrame(APPENDED, 9, Unpooled.buffer().writeLong(1))));
         assertError(ErrorCode.UNKNOWN_REQUEST, 9);
         assertStillServing();
     }
 
     @Test
     void shouldAnswerAMalformedBodyAndStayOpen() throws InterruptedException {
-        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH + 3, MAGIC, VERSION, READ, 10).writeBytes(new byte[3]));
+        channel.writeInbound(TestFrames.header(MIN_FRAME_LENGTH + 3, MAGIC, VERSION, READ, 10).writeBytes(new byte[3]));
         assertError(ErrorCode.MALFORMED_REQUEST, 10);
-        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH + 8, MAGIC, VERSION, CREATE, 11).writeInt(BLOCK).writeInt(100));
+        channel.writeInbound(TestFrames.header(MIN_FRAME_LENGTH + 8, MAGIC, VERSION, CREATE, 11).writeInt(BLOCK).writeInt(100));
         assertError(ErrorCode.MALFORMED_REQUEST, 11);
         assertStillServing();
     }
@@ -179,19 +167,19 @@ class LogServerHandlerTest {
     void shouldAnswerReadsPastTheTailAndOfTrimmedPositions() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
         for (int i = 0; i < 3; i++) {
-            channel.writeInbound(bytes(LogFrame.append(20 + i, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+            channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(20 + i, Unpooled.wrappedBuffer(new byte[BLOCK]))));
             answer().release();
         }
-        channel.writeInbound(bytes(LogFrame.read(ByteBufAllocator.DEFAULT, 30, 4, 1)));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.read(ByteBufAllocator.DEFAULT, 30, 4, 1)));
         assertError(ErrorCode.PAST_TAIL, 30);
-        channel.writeInbound(bytes(LogFrame.trim(ByteBufAllocator.DEFAULT, 31, 3)));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.trim(ByteBufAllocator.DEFAULT, 31, 3)));
         LogFrame trimmed = answer();
         assertEquals(TRIMMED_TO, trimmed.type());
         assertEquals(3, trimmed.longAt(0));
         trimmed.release();
-        channel.writeInbound(bytes(LogFrame.read(ByteBufAllocator.DEFAULT, 32, 2, 1)));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.read(ByteBufAllocator.DEFAULT, 32, 2, 1)));
         assertError(ErrorCode.TRIMMED, 32);
-        channel.writeInbound(bytes(LogFrame.read(ByteBufAllocator.DEFAULT, 33, 3, 100)));
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.read(ByteBufAllocator.DEFAULT, 33, 3, 100)));
         LogFrame blocks = answer();
         assertEquals(BLOCKS, blocks.type(), () -> blocks.errorMessage());
         assertEquals(1, blocks.intAt(8), "a read stops at the tail");
@@ -208,7 +196,7 @@ class LogServerHandlerTest {
 
     @Test
     void shouldAnswerABadVersionAndCloseTheConnection() throws InterruptedException {
-        channel.writeInbound(rawHeader(MIN_FRAME_LENGTH, MAGIC, 7, TAIL, 12));
+        channel.writeInbound(TestFrames.header(MIN_FRAME_LENGTH, MAGIC, 7, TAIL, 12));
         LogFrame f = answer();
         assertNotNull(f);
         assertEquals(ErrorCode.BAD_VERSION, f.errorCode());
