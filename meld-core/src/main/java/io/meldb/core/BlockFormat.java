@@ -17,7 +17,7 @@ import java.util.zip.CRC32C;
  *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  *  |                         magic "MELD"                          |  0
  *  +---------------+---------------+-------------------------------+
- *  |    version    |     flags     |           reserved            |  4
+ *  |    version    |     flags     |            writer             |  4
  *  +---------------+---------------+-------------------------------+
  *  |                          usedLength                           |  8
  *  +---------------------------------------------------------------+
@@ -37,6 +37,10 @@ import java.util.zip.CRC32C;
  *   <li>firstRecordOffset: payload offset of the length prefix of the first record that starts in this block, or
  *   {@link #NO_RECORD_STARTS}. It lets a reader joining mid-log find a record boundary, and lets a reader check
  *   that a continuation is really the tail of the record it holds.</li>
+ *   <li>writer: which block stream the block belongs to. Servers append concurrently, so the blocks of one record
+ *   can be interleaved with other writers' blocks in the log (Hyder II §5.1); a reader reassembles each writer's
+ *   stream on its own (one {@link BlockReader} per writer), and a record's position stays that of its last
+ *   block.</li>
  *   <li>crc32c: over the whole block except the crc field, so a torn or bit-flipped block (header, payload or the
  *   zero tail) is caught before any of it is used.</li>
  * </ul>
@@ -52,7 +56,9 @@ public final class BlockFormat {
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
     public static final int FLAGS_OFFSET = 5;
-    public static final int RESERVED_OFFSET = 6;
+    public static final int WRITER_OFFSET = 6;
+    /** Writers are numbered 0..MAX_WRITER; each txn-server appends with ids of its own. */
+    public static final int MAX_WRITER = 0xFFFF;
     public static final int USED_LENGTH_OFFSET = 8;
     public static final int FIRST_RECORD_OFFSET_OFFSET = 12;
     public static final int CRC_OFFSET = 16;
@@ -101,8 +107,8 @@ public final class BlockFormat {
         return block.getByte(offset + FLAGS_OFFSET) & 0xFF;
     }
 
-    public static int reserved(final DirectBuffer block, final int offset) {
-        return block.getShort(offset + RESERVED_OFFSET, BYTE_ORDER) & 0xFFFF;
+    public static int writer(final DirectBuffer block, final int offset) {
+        return block.getShort(offset + WRITER_OFFSET, BYTE_ORDER) & 0xFFFF;
     }
 
     public static int usedLength(final DirectBuffer block, final int offset) {
@@ -118,12 +124,12 @@ public final class BlockFormat {
     }
 
     /** Writes every header field except the checksum. */
-    public static void putHeader(final MutableDirectBuffer block, final int offset, final int usedLength,
-                                 final int firstRecordOffset) {
+    public static void putHeader(final MutableDirectBuffer block, final int offset, final int writer,
+                                 final int usedLength, final int firstRecordOffset) {
         block.putInt(offset + MAGIC_OFFSET, MAGIC, BYTE_ORDER);
         block.putByte(offset + VERSION_OFFSET, VERSION);
         block.putByte(offset + FLAGS_OFFSET, (byte) 0);
-        block.putShort(offset + RESERVED_OFFSET, (short) 0, BYTE_ORDER);
+        block.putShort(offset + WRITER_OFFSET, (short) writer, BYTE_ORDER);
         block.putInt(offset + USED_LENGTH_OFFSET, usedLength, BYTE_ORDER);
         block.putInt(offset + FIRST_RECORD_OFFSET_OFFSET, firstRecordOffset, BYTE_ORDER);
     }

@@ -33,6 +33,7 @@ public final class BlockReader {
     private final State state = new State();
     private final State trial = new State();
     private long recordsDelivered;
+    private boolean resync;
 
     public BlockReader(final int blockSize, final RecordHandler handler) {
         this.blockSize = BlockFormat.checkBlockSize(blockSize);
@@ -62,6 +63,17 @@ public final class BlockReader {
     /** Drops any partially reassembled record (for example to resume reading at another log position). */
     public void reset() {
         state.clear();
+        resync = false;
+    }
+
+    /**
+     * Joins a stream in the middle (recovery from a checkpoint): drops any record in progress, and the next block
+     * is read from its first record start, skipping the tail of a record that began before it. A block in which
+     * no record starts is skipped whole, and the reader stays in this mode until a record starts.
+     */
+    public void resync() {
+        state.clear();
+        resync = true;
     }
 
     /**
@@ -107,10 +119,6 @@ public final class BlockReader {
         if (flags != 0) {
             throw new CorruptBlockException(position, "unknown flags 0x" + Integer.toHexString(flags));
         }
-        final int reserved = BlockFormat.reserved(view, base);
-        if (reserved != 0) {
-            throw new CorruptBlockException(position, "reserved field is 0x" + Integer.toHexString(reserved));
-        }
         final int used = BlockFormat.usedLength(view, base);
         if (used < 1 || used > capacity) {
             throw new CorruptBlockException(position, "usedLength " + used + " outside 1.." + capacity);
@@ -127,6 +135,16 @@ public final class BlockReader {
             }
         }
 
+        if (resync) {
+            if (first == BlockFormat.NO_RECORD_STARTS) {
+                return;
+            }
+            resync = false;
+            trial.clear();
+            walkFrom(trial, view, payload, used, first, position, false);
+            walkFrom(state, view, payload, used, first, position, true);
+            return;
+        }
         trial.copyFrom(state);
         walk(trial, view, payload, used, first, position, false);
         try {
@@ -166,6 +184,13 @@ public final class BlockReader {
             throw new CorruptBlockException(position, "first record starts at payload offset " + first
                 + " but no record is in progress to fill the bytes before it");
         }
+        walkFrom(s, view, payload, used, p, position, apply);
+    }
+
+    /** Reads the records that start at payload offset {@code p} and after. */
+    private void walkFrom(final State s, final DirectBuffer view, final int payload, final int used, final int from,
+                          final long position, final boolean apply) {
+        int p = from;
         while (p < used) {
             s.clear();
             s.inProgress = true;

@@ -20,6 +20,7 @@ public final class BlockWriter {
     private final int blockSize;
     private final int capacity;
     private final BlockSink sink;
+    private final int writer;
     private final byte[] array;
     private final UnsafeBuffer block;
     private final UnsafeBuffer lengthPrefix = new UnsafeBuffer(new byte[BlockFormat.RECORD_LENGTH_FIELD]);
@@ -29,6 +30,15 @@ public final class BlockWriter {
     private long blocksWritten;
 
     public BlockWriter(final int blockSize, final BlockSink sink) {
+        this(blockSize, 0, sink);
+    }
+
+    /** A writer whose blocks carry writer id {@code writer} (see {@link BlockFormat}). */
+    public BlockWriter(final int blockSize, final int writer, final BlockSink sink) {
+        if (writer < 0 || writer > BlockFormat.MAX_WRITER) {
+            throw new IllegalArgumentException("writer " + writer + " outside 0.." + BlockFormat.MAX_WRITER);
+        }
+        this.writer = writer;
         this.blockSize = BlockFormat.checkBlockSize(blockSize);
         this.capacity = BlockFormat.capacity(blockSize);
         if (sink == null) {
@@ -95,7 +105,7 @@ public final class BlockWriter {
 
     private void emit() {
         block.setMemory(BlockFormat.HEADER_LENGTH + used, capacity - used, (byte) 0);
-        BlockFormat.putHeader(block, 0, used, firstRecordOffset);
+        BlockFormat.putHeader(block, 0, writer, used, firstRecordOffset);
         BlockFormat.putCrc(block, 0, BlockFormat.checksum(crc, array, 0, blockSize));
         sink.onBlock(block, 0, blockSize);
         blocksWritten++;

@@ -25,7 +25,8 @@ public final class MeldPipeline implements AutoCloseable {
         void onDecision(long csn, boolean committed);
     }
 
-    private static final long NO_STATE = -1;
+    /** {@link #stateRootAt} of a CSN whose state only existed inside a group intention. */
+    public static final long NO_STATE = -1;
 
     private final MeldConfig config;
     private final NodeDirectory directory;
@@ -38,6 +39,8 @@ public final class MeldPipeline implements AutoCloseable {
 
     private long[] stateRoots = new long[1024];
     private long lcsCsn;
+    /** States below this CSN were never held (recovery started here). */
+    private long baseCsn;
     private long lcsRoot;
     private Intention heldFirst;
     private boolean heldFirstAborted;
@@ -68,9 +71,55 @@ public final class MeldPipeline implements AutoCloseable {
         this.groupMeld = new Meld(groupArena, directory).bruteForce(config.bruteForce());
         Arrays.fill(stateRoots, NO_STATE);
         this.lcsCsn = start.csn();
+        this.baseCsn = start.csn();
         this.lcsRoot = start.root();
         ensureCapacity(lcsCsn);
         stateRoots[(int) lcsCsn] = lcsRoot;
+    }
+
+    /**
+     * A pipeline resuming from a checkpoint (meld paper App. A): {@code roots[i]} is the root of state
+     * {@code baseCsn + i} or {@link #NO_STATE}, as {@link #stateRootAt} answered on the server that wrote it; the
+     * last one is the LCS and must be a state. The roots cover every state premeld may still ask for.
+     */
+    public MeldPipeline(final MeldConfig config, final NodeDirectory directory, final long baseCsn,
+                        final long[] roots) {
+        this(config, directory, new Snapshot(roots[roots.length - 1], baseCsn + roots.length - 1));
+        if (roots[roots.length - 1] == NO_STATE) {
+            throw new IllegalArgumentException("the last checkpointed state must be materialized");
+        }
+        for (int i = 0; i < roots.length; i++) {
+            stateRoots[(int) (baseCsn + i)] = roots[i];
+        }
+        this.baseCsn = baseCsn;
+    }
+
+    /** Root of the state at exactly {@code csn}, or {@link #NO_STATE} (also for CSNs not held). */
+    public long stateRootAt(final long csn) {
+        if (csn < baseCsn || csn > lcsCsn) {
+            return NO_STATE;
+        }
+        return stateRoots[(int) csn];
+    }
+
+    /**
+     * The oldest CSN whose state premeld may still need once intentions after the LCS arrive: a checkpoint must
+     * hold every state from here to the LCS.
+     */
+    public long oldestStateNeeded() {
+        long m = lcsCsn + 1 - (long) config.premeldThreads() * config.premeldDistance() - 1;
+        if (m <= 0) {
+            return lcsCsn;
+        }
+        while (m > baseCsn && stateRoots[(int) m] == NO_STATE) {
+            m--;
+        }
+        return Math.min(m, lcsCsn);
+    }
+
+    /** True while group meld holds an odd intention waiting for its partner: the LCS lags the log then. */
+    public boolean holding() {
+        return heldFirst != null;
     }
 
     public MeldConfig config() {
@@ -90,10 +139,10 @@ public final class MeldPipeline implements AutoCloseable {
     /** The newest materialized state at or before {@code csn} (states are kept for the pipeline's life). */
     public Snapshot state(final long csn) {
         long c = Math.min(csn, lcsCsn);
-        while (c > 0 && stateRoots[(int) c] == NO_STATE) {
+        while (c > baseCsn && stateRoots[(int) c] == NO_STATE) {
             c--;
         }
-        if (stateRoots[(int) c] == NO_STATE) {
+        if (c < baseCsn || stateRoots[(int) c] == NO_STATE) {
             throw new IllegalArgumentException("no state at or before csn " + csn);
         }
         return new Snapshot(stateRoots[(int) c], c);

@@ -657,7 +657,7 @@ class IntentionCodecTest {
 
     private static byte[] withHeader(final byte[] block, final int used, final int first) {
         final byte[] copy = block.clone();
-        BlockFormat.putHeader(new UnsafeBuffer(copy), 0, used, first);
+        BlockFormat.putHeader(new UnsafeBuffer(copy), 0, 0, used, first);
         fixCrc(copy);
         return copy;
     }
