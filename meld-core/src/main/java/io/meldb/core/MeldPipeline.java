@@ -154,13 +154,27 @@ public final class MeldPipeline implements AutoCloseable {
      * (or {@link #flush}).
      */
     public void submit(final Intention intention, final DecisionListener listener) {
+        submit(intention, false, listener);
+    }
+
+    /**
+     * Delivers the next CSN as an intention that aborts without being melded: a record every replica rejects for
+     * the same reason found in the log itself (malformed, or appended by a server incarnation that a newer one
+     * has fenced off). It takes part in group pairing like any aborted intention.
+     */
+    public void reject(final long csn, final DecisionListener listener) {
+        final Intention placeholder = new Intention().set(csn, csn, csn - 1, 0, 0, Isolation.SNAPSHOT, 0, 0, 0);
+        submit(placeholder, true, listener);
+    }
+
+    private void submit(final Intention intention, final boolean rejected, final DecisionListener listener) {
         final long expected = (heldFirst != null ? heldFirst.csn : lcsCsn) + 1;
         if (intention.csn != expected) {
             throw new IllegalArgumentException("intention csn " + intention.csn + " delivered, expected " + expected);
         }
         Intention current = intention;
-        boolean aborted = false;
-        if (config.premeld()) {
+        boolean aborted = rejected;
+        if (config.premeld() && !rejected) {
             current = premeld(intention);
             aborted = current == null;
         }

@@ -1,0 +1,64 @@
+package io.meldb.txn;
+
+import io.meldb.core.BlockFormat;
+import io.meldb.core.MeldConfig;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The cluster-wide meld configuration, written once into the log's first block (DESIGN.md "Rules that keep
+ * replicas identical"): block size, premeld threads t and distance d, group meld. Every server melds with the
+ * configuration it finds in the log; one started with an explicit, different configuration refuses to join.
+ * Stored as {@code key=value} lines so an operator can read it with any block dump.
+ */
+public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistance, boolean groupMeld) {
+    static final String FORMAT = "meldb-cluster-config 1";
+
+    public static final ClusterConfig DEFAULT = new ClusterConfig(BlockFormat.DEFAULT_BLOCK_SIZE, 0, 0, false);
+
+    public ClusterConfig {
+        BlockFormat.checkBlockSize(blockSize);
+        new MeldConfig(premeldThreads, premeldDistance, groupMeld, false);
+    }
+
+    public MeldConfig meldConfig() {
+        return new MeldConfig(premeldThreads, premeldDistance, groupMeld, false);
+    }
+
+    public byte[] encode() {
+        final String text = FORMAT + "\nblockSize=" + blockSize + "\npremeldThreads=" + premeldThreads
+            + "\npremeldDistance=" + premeldDistance + "\ngroupMeld=" + groupMeld + "\n";
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Parses {@link #encode()}'s form; an unreadable configuration is an error, never a silent default. */
+    public static ClusterConfig decode(final byte[] bytes) {
+        final String text = new String(bytes, StandardCharsets.UTF_8);
+        final String[] lines = text.split("\n");
+        if (lines.length == 0 || !lines[0].equals(FORMAT)) {
+            throw new IllegalStateException("the log's first block does not hold a MeldDB cluster configuration");
+        }
+        final Map<String, String> values = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            final int eq = lines[i].indexOf('=');
+            if (eq > 0) {
+                values.put(lines[i].substring(0, eq), lines[i].substring(eq + 1));
+            }
+        }
+        try {
+            return new ClusterConfig(Integer.parseInt(values.get("blockSize")),
+                Integer.parseInt(values.get("premeldThreads")), Integer.parseInt(values.get("premeldDistance")),
+                Boolean.parseBoolean(values.get("groupMeld")));
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("the log's cluster configuration is unreadable: " + values, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "blockSize=" + blockSize + " premeldThreads=" + premeldThreads + " premeldDistance="
+            + premeldDistance + " groupMeld=" + groupMeld;
+    }
+}

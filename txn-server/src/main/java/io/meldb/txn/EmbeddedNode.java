@@ -1,0 +1,66 @@
+package io.meldb.txn;
+
+import io.meldb.log.server.LogServer;
+import io.meldb.log.server.LogServerConfig;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.function.UnaryOperator;
+
+/**
+ * A whole MeldDB below SQL in one process: a log server on loopback (its data under {@code dataDir/log}, which
+ * survives restarts) and one txn-server reading it. The embedded database and tests start this; the cluster form
+ * runs the same two as separate processes.
+ */
+public final class EmbeddedNode implements AutoCloseable {
+    private final LogServer logServer;
+    private final TxnServer txnServer;
+
+    private EmbeddedNode(final LogServer logServer, final TxnServer txnServer) {
+        this.logServer = logServer;
+        this.txnServer = txnServer;
+    }
+
+    public static EmbeddedNode start(final Path dataDir) {
+        return start(dataDir, UnaryOperator.identity());
+    }
+
+    /** {@code tune} may adjust the txn-server configuration (checkpoint interval, in-flight limit, ...). */
+    public static EmbeddedNode start(final Path dataDir, final UnaryOperator<TxnServerConfig> tune) {
+        final LogServer log;
+        try {
+            log = LogServer.start(LogServerConfig.at(dataDir.resolve("log")).port(0).metricsPort(-1));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the log under " + dataDir, e);
+        }
+        try {
+            final TxnServer txn = TxnServer.start(tune.apply(TxnServerConfig.log("127.0.0.1", log.port())));
+            return new EmbeddedNode(log, txn);
+        } catch (RuntimeException | Error e) {
+            log.close();
+            throw e;
+        }
+    }
+
+    public TxnService txnService() {
+        return txnServer;
+    }
+
+    public TxnServer txnServer() {
+        return txnServer;
+    }
+
+    public LogServer logServer() {
+        return logServer;
+    }
+
+    @Override
+    public void close() {
+        try {
+            txnServer.close();
+        } finally {
+            logServer.close();
+        }
+    }
+}

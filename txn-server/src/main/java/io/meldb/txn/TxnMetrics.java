@@ -1,0 +1,137 @@
+package io.meldb.txn;
+
+import io.meldb.core.MeldPipeline;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A txn-server's meters (Micrometer; scraped as Prometheus text): commits and aborts by reason, melds and nodes
+ * visited per final meld, conflict-zone length, ephemeral nodes, premeld and group-meld activity, pipeline stalls,
+ * in-flight transactions, checkpoints, JVM memory and GC pauses. Counters the pipeline thread keeps in plain fields
+ * are read through function meters, so the pipeline does no metric work per node.
+ */
+final class TxnMetrics {
+    private final MeterRegistry registry;
+    private final Counter commits;
+    private final Counter began;
+    private final Counter localCommits;
+    private final Counter clientAborts;
+    private final Counter refused;
+    private final Counter stalls;
+    private final Counter droppedRecords;
+    private final Counter checkpointChunks;
+    private final Counter intentions;
+    private final DistributionSummary intentionNodes;
+    private final DistributionSummary visitedPerMeld;
+    private final DistributionSummary conflictZone;
+    private final Timer checkpointTime;
+    private final Counter checkpointNodes;
+    private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
+
+    TxnMetrics(final MeterRegistry registry, final TxnServer server) {
+        this.registry = registry;
+        commits = Counter.builder("meldb.txn.commits").description("transactions committed by final meld")
+            .register(registry);
+        began = Counter.builder("meldb.txn.begun").description("transactions begun on this server").register(registry);
+        localCommits = Counter.builder("meldb.txn.local.commits")
+            .description("read-only transactions finished on their snapshot, without the log").register(registry);
+        clientAborts = Counter.builder("meldb.txn.client.aborts").description("transactions the client abandoned")
+            .register(registry);
+        refused = Counter.builder("meldb.txn.refused").description("begins refused: in-flight limit reached")
+            .register(registry);
+        stalls = Counter.builder("meldb.pipeline.stalls")
+            .description("times the log reader paused because the meld pipeline was behind").register(registry);
+        droppedRecords = Counter.builder("meldb.log.records.dropped")
+            .description("log records that were not MeldDB records").register(registry);
+        checkpointChunks = Counter.builder("meldb.checkpoint.chunks.read").register(registry);
+        intentions = Counter.builder("meldb.pipeline.intentions").description("intentions decoded")
+            .register(registry);
+        intentionNodes = DistributionSummary.builder("meldb.pipeline.intention.nodes")
+            .description("nodes per decoded intention").register(registry);
+        visitedPerMeld = DistributionSummary.builder("meldb.meld.final.nodes.visited")
+            .description("nodes visited per final meld").register(registry);
+        conflictZone = DistributionSummary.builder("meldb.meld.final.conflict.zone")
+            .description("conflict-zone length (intentions) seen by final meld").register(registry);
+        checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
+        checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
+
+        final MeldPipeline p = server.pipelineForMetrics();
+        FunctionCounter.builder("meldb.meld.final.melds", p, MeldPipeline::finalMelds)
+            .description("final melds run (a group counts once)").register(registry);
+        FunctionCounter.builder("meldb.meld.ephemerals", p, MeldPipeline::ephemeralsCreated)
+            .description("ephemeral nodes created by all meld stages").register(registry);
+        FunctionCounter.builder("meldb.meld.group.formed", p, MeldPipeline::groupsFormed).register(registry);
+        FunctionCounter.builder("meldb.meld.group.fallbacks", p, MeldPipeline::groupsFallenBack).register(registry);
+        FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
+        FunctionCounter.builder("meldb.recovery.stubs", server, TxnServer::stubsMade).register(registry);
+        Gauge.builder("meldb.txn.inflight", server, s -> s.status().inFlight()).register(registry);
+        Gauge.builder("meldb.lcs.csn", server, s -> s.status().csn()).register(registry);
+        Gauge.builder("meldb.log.position", server, TxnServer::processedPosition).register(registry);
+        Gauge.builder("meldb.pipeline.queue", server, TxnServer::inboxSize).register(registry);
+        new JvmGcMetrics().bindTo(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+    }
+
+    void began() {
+        began.increment();
+    }
+
+    void committedLocally() {
+        localCommits.increment();
+    }
+
+    void abortedByClient() {
+        clientAborts.increment();
+    }
+
+    void refused() {
+        refused.increment();
+    }
+
+    void stalled() {
+        stalls.increment();
+    }
+
+    void recordDropped() {
+        droppedRecords.increment();
+    }
+
+    void checkpointChunkSeen() {
+        checkpointChunks.increment();
+    }
+
+    void intentionRead(final int nodes) {
+        intentions.increment();
+        intentionNodes.record(nodes);
+    }
+
+    void finalMelds(final long melds, final long visited, final long zone) {
+        for (long i = 0; i < melds; i++) {
+            visitedPerMeld.record((double) visited / melds);
+            conflictZone.record((double) zone / melds);
+        }
+    }
+
+    void committed() {
+        commits.increment();
+    }
+
+    void aborted(final String reason) {
+        aborts.computeIfAbsent(reason, r -> Counter.builder("meldb.txn.aborts").tag("reason", r)
+            .description("transactions aborted, by reason").register(registry)).increment();
+    }
+
+    void checkpointWritten(final long nodes, final long bytes, final long nanos) {
+        checkpointNodes.increment(nodes);
+        checkpointTime.record(nanos, TimeUnit.NANOSECONDS);
+    }
+}

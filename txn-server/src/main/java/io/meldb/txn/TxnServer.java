@@ -1,0 +1,1049 @@
+package io.meldb.txn;
+
+import io.meldb.core.Arena;
+import io.meldb.core.BlockFormat;
+import io.meldb.core.BlockWriter;
+import io.meldb.core.Intention;
+import io.meldb.core.IntentionDecoder;
+import io.meldb.core.IntentionEncoder;
+import io.meldb.core.IntentionFormatException;
+import io.meldb.core.Isolation;
+import io.meldb.core.MeldPipeline;
+import io.meldb.core.Node;
+import io.meldb.core.NodeDirectory;
+import io.meldb.core.Snapshot;
+import io.meldb.core.StateHash;
+import io.meldb.core.Transaction;
+import io.meldb.log.LogErrorException;
+import io.meldb.log.LogException;
+import io.meldb.log.client.BlockListener;
+import io.meldb.log.client.LogClient;
+import io.meldb.log.client.LogClientOptions;
+import io.meldb.log.client.LogSubscription;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.ByteBuf;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongArrayList;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A transaction server (Hyder II §5.2-5.3; DESIGN.md "Data flow of one update transaction"): it runs client
+ * transactions on snapshots of its copy of the tree, appends their intentions to the shared log, and rolls its copy
+ * forward by melding every intention in the log, its own and its peers', answering its own clients once final meld
+ * has decided. All servers of a cluster read the same log with the same configuration and so reach the same
+ * decisions and the same states.
+ *
+ * <p>Threads: client threads run transactions (reads walk an immutable committed state; writes build the
+ * intention in an arena of the session's own); the log client's I/O thread queues blocks; one pipeline thread
+ * reassembles records, decodes intentions and runs {@link MeldPipeline} (premeld, group meld, final meld); a
+ * checkpoint thread serializes states for checkpoint intentions (meld paper App. A) and trims the log (App. B).
+ *
+ * <p>Each start is a new <em>incarnation</em>: the server appends a fence record and uses its log position as the
+ * incarnation number. Meld rejects anything an older incarnation of the same server still gets into the log after
+ * the fence, so a client whose server died can learn a definite outcome of its transaction from any server.
+ */
+public final class TxnServer implements TxnService {
+    private static final Logger LOG = LoggerFactory.getLogger(TxnServer.class);
+
+    /** Blocks queued between the log client's I/O thread and the pipeline thread before reading pauses. */
+    private static final int INBOX_CAPACITY = 8192;
+    /** Reject reason of an empty intention: it only completes a group-meld pair. */
+    private static final String NUDGE = "nudge";
+
+    private final TxnServerConfig config;
+    private final int serverId;
+    private final LogClient log;
+    private final ClusterConfig cluster;
+    private final TxnMetrics metrics;
+    private final MeterRegistry registry;
+    private final Semaphore admission;
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentHashMap<Long, CompletableFuture<Long>> pendingCommits = new ConcurrentHashMap<>();
+    private final OutcomeTable outcomes;
+    private final ConcurrentLinkedQueue<Workspace> workspaces = new ConcurrentLinkedQueue<>();
+    private final ExecutorService checkpointExecutor;
+
+    // ---- the append side (guarded by writeLock)
+    private final Object writeLock = new Object();
+    private final BlockWriter writer;
+    private final List<CompletableFuture<Long>> blockAppends = new ArrayList<>();
+
+    // ---- the pipeline side (pipeline thread only, unless volatile)
+    private final NodeDirectory directory;
+    private final Arena decodeArena = new Arena();
+    private final IntentionDecoder decoder;
+    private final MeldPipeline pipeline;
+    private final BlockDemux demux;
+    private final Thread pipelineThread;
+    private final ArrayBlockingQueue<Block> inbox = new ArrayBlockingQueue<>(INBOX_CAPACITY);
+    private final ArrayBlockingQueue<Block> freeBlocks = new ArrayBlockingQueue<>(INBOX_CAPACITY + 1);
+    private final UnsafeBuffer blockView = new UnsafeBuffer(new byte[0]);
+    private final Long2ObjectHashMap<Origin> origins = new Long2ObjectHashMap<>();
+    private final MeldPipeline.DecisionListener decisionListener = this::onDecision;
+    private final LongArrayList decidedCsns = new LongArrayList();
+    /** CSN of the held group-meld intention this server last nudged (see {@link #nudgeIfHolding}). */
+    private long nudgedCsn;
+    private final LongArrayList decidedCommitted = new LongArrayList();
+    /** Newest incarnation of each server, from the fences read so far. */
+    private final ConcurrentHashMap<Integer, Long> fences = new ConcurrentHashMap<>();
+    /** Server of each incarnation seen (fences since the recovery point). */
+    private final ConcurrentHashMap<Long, Integer> incarnations = new ConcurrentHashMap<>();
+    private long csn;
+    /** Records ending at or before this position are already in the recovered state. */
+    private final long skipThrough;
+    /** First log position this server has read: outcomes of transactions before it are unknown here. */
+    private final long knowledgeStart;
+    private long lastCheckpointCsn;
+    private String rejectReason;
+    private volatile Snapshot lcs;
+    /** State hash of a recent LCS, computed on demand (a hash walks the whole tree). */
+    private volatile HashedState hashed;
+    private volatile long processedPosition;
+    private volatile boolean ready;
+    private volatile String failure;
+    private volatile boolean closed;
+
+    private final long incarnation;
+    private final CountDownLatch caughtUp = new CountDownLatch(1);
+    private LogSubscription subscription;
+    private volatile boolean paused;
+    /** Resume position of the newest checkpoint this server wrote, and of the one before it (for trim). */
+    private long previousCheckpointResume;
+    private volatile boolean checkpointRunning;
+
+    private record HashedState(Snapshot state, long hash) {
+    }
+
+    /** Who appended the intention at a CSN, kept until its decision. */
+    private record Origin(int serverId, long incarnation, long sequence, String rejectReason) {
+    }
+
+    /** One block between the I/O thread and the pipeline thread. */
+    private static final class Block {
+        final byte[] bytes;
+        long position;
+
+        Block(final int size) {
+            bytes = new byte[size];
+        }
+    }
+
+    /** A session's reusable memory: the arena its intention is built in and the buffer it is encoded into. */
+    private static final class Workspace {
+        final Arena arena = new Arena();
+        final ExpandableDirectByteBuffer record = new ExpandableDirectByteBuffer(4096);
+        final ExpandableDirectByteBuffer body = new ExpandableDirectByteBuffer(4096);
+        final IntentionEncoder encoder = new IntentionEncoder();
+    }
+
+    /**
+     * Connects to the log, recovers from its newest checkpoint (or from the start), fences off any earlier
+     * incarnation of this server, and returns once this server has melded the log up to its own fence.
+     */
+    public static TxnServer start(final TxnServerConfig config) {
+        final LogClient log = LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort()));
+        try {
+            return new TxnServer(config, log);
+        } catch (RuntimeException | Error e) {
+            log.close();
+            throw e;
+        }
+    }
+
+    private TxnServer(final TxnServerConfig config, final LogClient log) {
+        this.config = config;
+        this.serverId = config.serverId();
+        this.log = log;
+        this.cluster = joinCluster(config, log);
+        this.registry = config.registry() != null ? config.registry()
+            : new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.admission = new Semaphore(config.maxInFlight());
+        this.outcomes = new OutcomeTable(config.outcomeWindow());
+        this.writer = new BlockWriter(cluster.blockSize(), serverId, this::appendBlock);
+        for (int i = 0; i < INBOX_CAPACITY; i++) {
+            freeBlocks.add(new Block(cluster.blockSize()));
+        }
+
+        final Recovery.Result recovered = Recovery.run(log, cluster);
+        this.directory = recovered.directory();
+        this.decoder = new IntentionDecoder(decodeArena, directory);
+        if (recovered.manifest() == null) {
+            this.pipeline = new MeldPipeline(cluster.meldConfig(), directory);
+            this.csn = 0;
+            this.skipThrough = 0;
+            this.knowledgeStart = 1;
+        } else {
+            final CheckpointManifest m = recovered.manifest();
+            this.pipeline = new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots());
+            this.csn = m.lcsCsn();
+            this.skipThrough = m.lastPosition();
+            this.knowledgeStart = m.resumePosition();
+            this.decoder.stubsAtOrBelow(m.lcsCsn());
+            for (Map.Entry<Integer, Long> e : m.fences().entrySet()) {
+                fences.put(e.getKey(), e.getValue());
+                incarnations.put(e.getValue(), e.getKey());
+            }
+            LOG.info("server {}: recovered state csn {} ({} nodes) from checkpoint at {}, resuming at {}",
+                serverId, m.lcsCsn(), recovered.nodes(), recovered.position(), m.resumePosition());
+        }
+        this.lastCheckpointCsn = csn;
+        this.lcs = pipeline.lcs();
+        this.demux = new BlockDemux(cluster.blockSize(), this::onRecord);
+        this.metrics = new TxnMetrics(registry, this);
+        this.checkpointExecutor = Executors.newSingleThreadExecutor(r -> {
+            final Thread t = new Thread(r, "meldb-checkpoint-" + serverId);
+            t.setDaemon(true);
+            return t;
+        });
+
+        this.incarnation = appendFence();
+        this.pipelineThread = new Thread(this::runPipeline, "meldb-pipeline-" + serverId);
+        this.pipelineThread.setDaemon(true);
+        this.pipelineThread.start();
+        this.subscription = log.subscribe(knowledgeStart, new Listener());
+        try {
+            if (!caughtUp.await(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                close();
+                throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId
+                    + " did not catch up with the log within " + config.startTimeout());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            close();
+            throw new TxnException(TxnError.UNAVAILABLE, "interrupted while starting");
+        }
+        if (failure != null) {
+            close();
+            throw new TxnException(TxnError.INTERNAL, "server " + serverId + " failed while starting: " + failure);
+        }
+        ready = true;
+        LOG.info("server {} incarnation {} ready at csn {} (cluster: {})", serverId, incarnation, lcs.csn(), cluster);
+    }
+
+    /** Reads the cluster configuration from the log, creating the log with it if the log is empty. */
+    private static ClusterConfig joinCluster(final TxnServerConfig config, final LogClient log) {
+        final long tail = join(log.status()).tail();
+        if (tail == 0) {
+            final ClusterConfig wanted = config.cluster() != null ? config.cluster() : ClusterConfig.DEFAULT;
+            join(log.create(wanted.blockSize(), wanted.encode()));
+        }
+        final ClusterConfig found = ClusterConfig.decode(join(log.config()));
+        if (config.cluster() != null && !config.cluster().equals(found)) {
+            throw new TxnException(TxnError.BAD_REQUEST, "this server was started with cluster configuration ["
+                + config.cluster() + "] but the log holds [" + found + "]; refusing to join");
+        }
+        return found;
+    }
+
+    static <T> T join(final CompletableFuture<T> future) {
+        try {
+            return future.get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TxnException(TxnError.UNAVAILABLE, "interrupted while talking to the log");
+        } catch (ExecutionException e) {
+            throw new TxnException(TxnError.UNAVAILABLE, "log request failed: " + e.getCause().getMessage(),
+                e.getCause());
+        } catch (TimeoutException e) {
+            throw new TxnException(TxnError.UNAVAILABLE, "the log did not answer within 30 s");
+        }
+    }
+
+    /** Appends this incarnation's fence, alone in one block of the control stream; its position names it. */
+    private long appendFence() {
+        final List<CompletableFuture<Long>> appends = new ArrayList<>();
+        final BlockWriter control = new BlockWriter(cluster.blockSize(), LogRecords.CONTROL_WRITER,
+            (b, o, l) -> appends.add(log.append(copy(b, o, l))));
+        final UnsafeBuffer fence = new UnsafeBuffer(new byte[LogRecords.FENCE_LENGTH]);
+        fence.putByte(0, LogRecords.FENCE);
+        fence.putInt(1, serverId, LogRecords.ORDER);
+        control.append(fence, 0, LogRecords.FENCE_LENGTH);
+        control.flush();
+        return join(appends.get(0));
+    }
+
+    private static byte[] copy(final DirectBuffer b, final int offset, final int length) {
+        final byte[] bytes = new byte[length];
+        b.getBytes(offset, bytes);
+        return bytes;
+    }
+
+    // ------------------------------------------------------------------------------------------ client side
+
+    @Override
+    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+        if (isolation == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");
+        }
+        checkAvailable();
+        try {
+            if (!admission.tryAcquire(config.admissionWait().toNanos(), TimeUnit.NANOSECONDS)) {
+                metrics.refused();
+                throw new TxnException(TxnError.OVERLOADED, "server " + serverId + " has "
+                    + config.maxInFlight() + " transactions in flight; try again later");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TxnException(TxnError.UNAVAILABLE, "interrupted while waiting for admission");
+        }
+        Workspace w = workspaces.poll();
+        if (w == null) {
+            w = new Workspace();
+        }
+        final Snapshot snapshot = lcs;
+        final TxnId id = new TxnId(incarnation, sequence.incrementAndGet());
+        return new LocalSession(id, isolation, readOnly, snapshot, w);
+    }
+
+    private void checkAvailable() {
+        if (closed) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " is stopped");
+        }
+        if (failure != null) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " has failed: " + failure);
+        }
+        if (!ready) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " is starting");
+        }
+    }
+
+    @Override
+    public TxnOutcome outcome(final TxnId id) {
+        final TxnOutcome known = outcomes.get(id);
+        if (known != null) {
+            return known;
+        }
+        final Integer server = incarnations.get(id.incarnation());
+        if (server == null) {
+            final String why = id.incarnation() < knowledgeStart
+                ? "older than this server's recovery point " + knowledgeStart
+                : "no server incarnation " + id.incarnation() + " is known here";
+            return new TxnOutcome(id, TxnOutcome.State.UNKNOWN, 0, why);
+        }
+        final long newest = fences.getOrDefault(server, id.incarnation());
+        if (newest > id.incarnation()) {
+            return new TxnOutcome(id, TxnOutcome.State.NOT_COMMITTED, 0, "its server (" + server
+                + ") restarted as incarnation " + newest + " before the transaction reached the log");
+        }
+        return new TxnOutcome(id, TxnOutcome.State.PENDING, 0, "not in the log yet");
+    }
+
+    @Override
+    public ServerStatus status() {
+        final Snapshot s = lcs;
+        HashedState h = hashed;
+        if (h == null || h.state() != s) {
+            h = new HashedState(s, StateHash.of(s.root()));
+            hashed = h;
+        }
+        return new ServerStatus(serverId, incarnation, s.csn(), h.hash(), config.maxInFlight()
+            - admission.availablePermits());
+    }
+
+    public int serverId() {
+        return serverId;
+    }
+
+    public long incarnation() {
+        return incarnation;
+    }
+
+    public ClusterConfig cluster() {
+        return cluster;
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Null while healthy; otherwise why this server stopped melding. */
+    public String failure() {
+        return failure;
+    }
+
+    public boolean ready() {
+        return ready && failure == null && !closed;
+    }
+
+    /** Log position up to which this server has read and melded. */
+    public long processedPosition() {
+        return processedPosition;
+    }
+
+    /** Waits until this server has melded every block up to {@code position}; false on timeout or failure. */
+    public boolean awaitPosition(final long position, final long timeoutMillis) {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (processedPosition < position) {
+            if (failure != null || closed || System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The log's tail, for callers that want to wait until this server has seen everything appended so far. */
+    public long logTail() {
+        return join(log.tail());
+    }
+
+    MeldPipeline pipelineForMetrics() {
+        return pipeline;
+    }
+
+    int inboxSize() {
+        return inbox.size();
+    }
+
+    long blocksDropped() {
+        return demux.blocksDropped();
+    }
+
+    long stubsMade() {
+        return decoder.stubsMade();
+    }
+
+    /**
+     * Appends one framed record from a session. The record's blocks go out in order on the log connection; the
+     * future completes with the position of its last block.
+     */
+    private CompletableFuture<Long> appendRecord(final DirectBuffer record, final int length) {
+        synchronized (writeLock) {
+            blockAppends.clear();
+            writer.append(record, 0, length);
+            writer.flush();
+            return blockAppends.get(blockAppends.size() - 1).thenCombine(allOf(blockAppends), (p, ignored) -> p);
+        }
+    }
+
+    private static CompletableFuture<Void> allOf(final List<CompletableFuture<Long>> futures) {
+        return CompletableFuture.allOf(futures.toArray(new CompletableFuture[0]));
+    }
+
+    private void appendBlock(final DirectBuffer block, final int offset, final int length) {
+        blockAppends.add(log.append(copy(block, offset, length)));
+    }
+
+    private final class LocalSession implements TxnSession {
+        private final TxnId id;
+        private final Isolation isolation;
+        private final boolean readOnly;
+        private final Snapshot snapshot;
+        private Workspace workspace;
+        private Transaction txn;
+
+        LocalSession(final TxnId id, final Isolation isolation, final boolean readOnly, final Snapshot snapshot,
+                     final Workspace workspace) {
+            this.id = id;
+            this.isolation = isolation;
+            this.readOnly = readOnly;
+            this.snapshot = snapshot;
+            this.workspace = workspace;
+            // a read-only transaction logs nothing, so it needs no readset
+            this.txn = new Transaction(workspace.arena, snapshot, readOnly ? Isolation.SNAPSHOT : isolation);
+            metrics.began();
+        }
+
+        @Override
+        public TxnId id() {
+            return id;
+        }
+
+        @Override
+        public Isolation isolation() {
+            return isolation;
+        }
+
+        @Override
+        public boolean readOnly() {
+            return readOnly;
+        }
+
+        @Override
+        public long snapshotCsn() {
+            return snapshot.csn();
+        }
+
+        private Transaction active() {
+            if (txn == null) {
+                throw new TxnException(TxnError.UNKNOWN_TRANSACTION, "transaction " + id + " has ended");
+            }
+            return txn;
+        }
+
+        private void checkKey(final byte[] key) {
+            if (key == null || key.length == 0) {
+                throw new TxnException(TxnError.BAD_REQUEST, "a key must have at least one byte");
+            }
+            if (key.length > TxnServerConfig.MAX_KEY_BYTES) {
+                throw new TxnException(TxnError.TOO_LARGE, "key of " + key.length + " bytes exceeds the limit of "
+                    + TxnServerConfig.MAX_KEY_BYTES);
+            }
+        }
+
+        private void checkWritable() {
+            if (readOnly) {
+                throw new TxnException(TxnError.READ_ONLY, "transaction " + id + " is read-only");
+            }
+        }
+
+        @Override
+        public byte[] get(final byte[] key) {
+            final Transaction t = active();
+            checkKey(key);
+            return t.get(key);
+        }
+
+        @Override
+        public List<KeyValue> scan(final byte[] lo, final boolean loInclusive, final byte[] hi,
+                                   final boolean hiInclusive, final boolean descending, final int limit) {
+            final Transaction t = active();
+            if (limit < 0) {
+                throw new TxnException(TxnError.BAD_REQUEST, "scan limit " + limit + " is negative");
+            }
+            final List<byte[][]> rows = t.scan(lo, loInclusive, hi, hiInclusive, descending, limit);
+            final List<KeyValue> out = new ArrayList<>(rows.size());
+            for (byte[][] r : rows) {
+                out.add(new KeyValue(r[0], r[1]));
+            }
+            return out;
+        }
+
+        @Override
+        public void put(final byte[] key, final byte[] value) {
+            final Transaction t = active();
+            checkWritable();
+            checkKey(key);
+            if (value == null) {
+                throw new TxnException(TxnError.BAD_REQUEST, "a value is required (delete removes a key)");
+            }
+            if (value.length > TxnServerConfig.MAX_VALUE_BYTES) {
+                throw new TxnException(TxnError.TOO_LARGE, "value of " + value.length
+                    + " bytes exceeds the limit of " + TxnServerConfig.MAX_VALUE_BYTES);
+            }
+            t.put(key, value);
+        }
+
+        @Override
+        public void delete(final byte[] key) {
+            final Transaction t = active();
+            checkWritable();
+            checkKey(key);
+            t.delete(key);
+        }
+
+        @Override
+        public long commit() {
+            final CompletableFuture<Long> f = commitAsync();
+            try {
+                return f.get(config.commitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TxnException(TxnError.OUTCOME_UNKNOWN, "interrupted while waiting for the outcome of "
+                    + id + "; ask outcome(" + id + ")");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof TxnException te) {
+                    throw new TxnException(te.error(), te.getMessage(), te);
+                }
+                throw new TxnException(TxnError.INTERNAL, "commit of " + id + " failed: " + e.getCause(), e);
+            } catch (TimeoutException e) {
+                throw new TxnException(TxnError.OUTCOME_UNKNOWN, "no decision on " + id + " within "
+                    + config.commitTimeout() + "; ask outcome(" + id + ")");
+            }
+        }
+
+        @Override
+        public CompletableFuture<Long> commitAsync() {
+            final Transaction t;
+            try {
+                t = active();
+            } catch (TxnException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            if (!t.hasWrites()) {
+                end();
+                metrics.committedLocally();
+                return CompletableFuture.completedFuture(snapshot.csn());
+            }
+            try {
+                checkAvailable();
+            } catch (TxnException e) {
+                end();
+                return CompletableFuture.failedFuture(e);
+            }
+            final ExpandableDirectByteBuffer record = workspace.record;
+            final int length;
+            try {
+                final ExpandableDirectByteBuffer body = workspace.body;
+                final int bodyLength = workspace.encoder.encode(t, 0, body);
+                length = LogRecords.INTENTION_HEADER + bodyLength;
+                if (length > BlockFormat.MAX_RECORD_LENGTH) {
+                    end();
+                    return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE, "transaction "
+                        + id + " wrote an intention of " + length + " bytes; the limit is "
+                        + BlockFormat.MAX_RECORD_LENGTH));
+                }
+                LogRecords.putIntentionHeader(record, serverId, incarnation, id.sequence());
+                record.putBytes(LogRecords.INTENTION_HEADER, body, 0, bodyLength);
+            } catch (RuntimeException e) {
+                end();
+                return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE,
+                    "transaction " + id + " cannot be serialized: " + e.getMessage(), e));
+            }
+            final CompletableFuture<Long> decided = new CompletableFuture<>();
+            pendingCommits.put(id.sequence(), decided);
+            final CompletableFuture<Long> appended = appendRecord(record, length);
+            end();
+            appended.whenComplete((position, error) -> {
+                if (error != null) {
+                    onAppendFailure(id, error);
+                }
+            });
+            return decided;
+        }
+
+        @Override
+        public void abort() {
+            if (txn != null) {
+                metrics.abortedByClient();
+                end();
+            }
+        }
+
+        @Override
+        public void close() {
+            abort();
+        }
+
+        private void end() {
+            if (txn != null) {
+                txn = null;
+                workspace.arena.reset();
+                workspaces.add(workspace);
+                workspace = null;
+                admission.release();
+            }
+        }
+    }
+
+    /**
+     * An append of this server's failed: blocks of the record may or may not be in the log, so its outcome is
+     * unknown to the client now; the log decides it, and {@link #outcome} will tell. Any later record of this
+     * stream could be misframed after a half-written one, so the server stops accepting commits (health DOWN); a
+     * restart fences the broken stream off.
+     */
+    private void onAppendFailure(final TxnId id, final Throwable error) {
+        final CompletableFuture<Long> f = pendingCommits.remove(id.sequence());
+        final String why = error instanceof LogException ? error.getMessage() : String.valueOf(error);
+        if (f != null) {
+            f.completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "appending " + id
+                + " to the log failed (" + why + "); ask outcome(" + id + ") later"));
+        }
+        fail("log append failed: " + why);
+    }
+
+    private void fail(final String why) {
+        if (failure == null) {
+            failure = why;
+            LOG.error("server {} failed: {}", serverId, why);
+            for (Long seq : pendingCommits.keySet()) {
+                final CompletableFuture<Long> f = pendingCommits.remove(seq);
+                if (f != null) {
+                    f.completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "server " + serverId
+                        + " failed before learning the outcome (" + why + "); ask outcome(" + incarnation + "-"
+                        + seq + ") of another server"));
+                }
+            }
+            caughtUp.countDown();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ log reader
+
+    private final class Listener implements BlockListener {
+        @Override
+        public void onBlock(final long position, final ByteBuf block) {
+            Block b = freeBlocks.poll();
+            if (b == null) {
+                b = new Block(cluster.blockSize());
+            }
+            if (block.readableBytes() != cluster.blockSize()) {
+                LOG.warn("log block {} has {} bytes, not the block size {}; skipped", position,
+                    block.readableBytes(), cluster.blockSize());
+                Arrays.fill(b.bytes, (byte) 0);
+            } else {
+                block.getBytes(block.readerIndex(), b.bytes);
+            }
+            b.position = position;
+            if (!inbox.offer(b)) {
+                // the pipeline is behind: stop reading the connection, then wait for room
+                pause();
+                try {
+                    inbox.put(b);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            } else if (inbox.remainingCapacity() < INBOX_CAPACITY / 8) {
+                pause();
+            }
+        }
+
+        @Override
+        public void onError(final LogException error) {
+            if (!closed) {
+                fail("the log subscription ended: " + error.getMessage()
+                    + (error instanceof LogErrorException ? " (restart the server to recover from a checkpoint)" : ""));
+            }
+        }
+    }
+
+    private void pause() {
+        if (!paused) {
+            paused = true;
+            metrics.stalled();
+            subscription.pause();
+        }
+    }
+
+    private void runPipeline() {
+        try {
+            while (!closed && failure == null) {
+                final Block b = inbox.poll(pipeline.holding() ? 2 : 100, TimeUnit.MILLISECONDS);
+                if (b == null) {
+                    nudgeIfHolding();
+                    continue;
+                }
+                processBlock(b);
+                freeBlocks.offer(b);
+                if (paused && inbox.size() < INBOX_CAPACITY / 4) {
+                    paused = false;
+                    subscription.resume();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            LOG.error("server {}: the meld pipeline stopped", serverId, e);
+            fail("meld pipeline error: " + e);
+        }
+    }
+
+    /**
+     * Group meld holds an odd intention until its even partner arrives (Hyder II §4). When the log goes quiet the
+     * server that appended the held intention appends an empty one, which every replica rejects the same way and
+     * which lets the held one be decided alone; its client is not kept waiting for unrelated traffic.
+     */
+    private void nudgeIfHolding() {
+        if (!pipeline.holding()) {
+            return;
+        }
+        final long held = pipeline.lcsCsn() + 1;
+        final Origin o = origins.get(held);
+        if (held == nudgedCsn || o == null || o.serverId() != serverId || o.incarnation() != incarnation) {
+            return;
+        }
+        nudgedCsn = held;
+        final UnsafeBuffer nudge = new UnsafeBuffer(new byte[LogRecords.INTENTION_HEADER]);
+        LogRecords.putIntentionHeader(nudge, serverId, incarnation, 0);
+        appendRecord(nudge, LogRecords.INTENTION_HEADER).whenComplete((p, e) -> {
+            if (e != null) {
+                fail("log append failed: " + e);
+            }
+        });
+    }
+
+    private void processBlock(final Block b) {
+        if (b.position == 0) {
+            processedPosition = 0;
+            return;
+        }
+        blockView.wrap(b.bytes);
+        demux.onBlock(blockView, 0, b.position);
+        publishLcs();
+        processedPosition = b.position;
+        if (!ready && b.position >= incarnation) {
+            caughtUp.countDown();
+        }
+        maybeCheckpoint(b.position);
+    }
+
+    private void onRecord(final DirectBuffer buffer, final int offset, final int length, final long position) {
+        if (position <= skipThrough || length < 1) {
+            return;
+        }
+        final byte type = buffer.getByte(offset);
+        if (type == LogRecords.INTENTION) {
+            onIntention(buffer, offset, length, position);
+        } else if (type == LogRecords.FENCE && length == LogRecords.FENCE_LENGTH) {
+            final int server = buffer.getInt(offset + 1, LogRecords.ORDER);
+            fences.put(server, position);
+            incarnations.put(position, server);
+            demux.resync(server);
+        } else if (type == LogRecords.CHECKPOINT) {
+            metrics.checkpointChunkSeen();
+        } else {
+            metrics.recordDropped();
+            LOG.warn("log record at {} of type {} and {} bytes is not a MeldDB record; skipped", position, type,
+                length);
+        }
+    }
+
+    private void onIntention(final DirectBuffer buffer, final int offset, final int length, final long position) {
+        final long c = ++csn;
+        if (length == LogRecords.INTENTION_HEADER) {
+            origins.put(c, new Origin(0, 0, 0, NUDGE));
+            pipeline.reject(c, decisionListener);
+            settle();
+            return;
+        }
+        if (length < LogRecords.INTENTION_HEADER) {
+            origins.put(c, new Origin(0, 0, 0, "malformed"));
+            pipeline.reject(c, decisionListener);
+            settle();
+            return;
+        }
+        final int server = LogRecords.serverId(buffer, offset);
+        final long inc = LogRecords.incarnation(buffer, offset);
+        final long seq = LogRecords.sequence(buffer, offset);
+        final Long newest = fences.get(server);
+        if (newest != null && newest > inc) {
+            origins.put(c, new Origin(server, inc, seq, "origin_restarted"));
+            pipeline.reject(c, decisionListener);
+            settle();
+            return;
+        }
+        final Intention intention;
+        try {
+            intention = decoder.decode(buffer, offset + LogRecords.INTENTION_HEADER,
+                length - LogRecords.INTENTION_HEADER, c, new Intention());
+        } catch (IntentionFormatException e) {
+            LOG.warn("intention csn {} at log position {} is malformed: {}", c, position, e.getMessage());
+            origins.put(c, new Origin(server, inc, seq, "malformed"));
+            pipeline.reject(c, decisionListener);
+            settle();
+            return;
+        }
+        origins.put(c, new Origin(server, inc, seq, null));
+        metrics.intentionRead(intention.nodeCount());
+        final long visitedBefore = pipeline.finalNodesVisited();
+        final long zoneBefore = pipeline.conflictZoneTotal();
+        final long meldsBefore = pipeline.finalMelds();
+        pipeline.submit(intention, decisionListener);
+        settle();
+        if (pipeline.finalMelds() > meldsBefore) {
+            metrics.finalMelds(pipeline.finalMelds() - meldsBefore, pipeline.finalNodesVisited() - visitedBefore,
+                pipeline.conflictZoneTotal() - zoneBefore);
+        }
+    }
+
+    /** Makes the pipeline's LCS the snapshot new transactions begin on. */
+    private void publishLcs() {
+        final Snapshot current = lcs;
+        if (pipeline.lcsCsn() != current.csn()) {
+            lcs = pipeline.state(pipeline.lcsCsn());
+        }
+    }
+
+    /** Pipeline callback: decisions are acted on once the submit that made them returns (see {@link #settle}). */
+    private void onDecision(final long decided, final boolean committed) {
+        decidedCsns.addLong(decided);
+        decidedCommitted.addLong(committed ? 1 : 0);
+    }
+
+    /**
+     * Publishes the new LCS, then answers clients: a client told of its commit must see it in its next
+     * transaction. Within a group meld the first member's state is not materialized until the second's decision,
+     * so nothing is published or answered in between.
+     */
+    private void settle() {
+        if (decidedCsns.isEmpty()) {
+            return;
+        }
+        publishLcs();
+        for (int i = 0; i < decidedCsns.size(); i++) {
+            decide(decidedCsns.getLong(i), decidedCommitted.getLong(i) == 1);
+        }
+        decidedCsns.clear();
+        decidedCommitted.clear();
+    }
+
+    private void decide(final long decided, final boolean committed) {
+        final Origin o = origins.remove(decided);
+        if (o == null) {
+            return;
+        }
+        if (o.rejectReason == NUDGE) {
+            return;
+        }
+        final String reason = committed ? null : (o.rejectReason != null ? o.rejectReason : "conflict");
+        if (committed) {
+            metrics.committed();
+        } else {
+            metrics.aborted(reason);
+        }
+        final TxnId id = new TxnId(o.incarnation, o.sequence);
+        outcomes.put(new TxnOutcome(id, committed ? TxnOutcome.State.COMMITTED : TxnOutcome.State.ABORTED, decided,
+            reason));
+        if (o.incarnation == incarnation && o.serverId == serverId) {
+            final CompletableFuture<Long> f = pendingCommits.remove(o.sequence);
+            if (f != null) {
+                if (committed) {
+                    f.complete(decided);
+                } else {
+                    f.completeExceptionally(new TxnException(TxnError.CONFLICT, "transaction " + id
+                        + " aborted by meld at csn " + decided + " (" + reason + "); retry it"));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ checkpoints
+
+    /**
+     * After a block, if due: captures the states a recovering server needs (immutable, so the checkpoint thread
+     * serializes them while melding goes on) and where it must resume reading.
+     */
+    private void maybeCheckpoint(final long position) {
+        if (config.checkpointEvery() == 0 || checkpointRunning || pipeline.holding()
+            || csn - lastCheckpointCsn < config.checkpointEvery()) {
+            return;
+        }
+        final long lcsCsn = pipeline.lcsCsn();
+        final long base = pipeline.oldestStateNeeded();
+        final long[] roots = new long[(int) (lcsCsn - base + 1)];
+        for (int i = 0; i < roots.length; i++) {
+            roots[i] = pipeline.stateRootAt(base + i);
+        }
+        final CheckpointManifest partial = new CheckpointManifest(base, new long[0], position,
+            demux.resumePosition(position + 1), new TreeMap<>(fences));
+        lastCheckpointCsn = csn;
+        checkpointRunning = true;
+        checkpointExecutor.execute(() -> {
+            try {
+                writeCheckpoint(partial, roots);
+            } catch (RuntimeException e) {
+                LOG.warn("server {}: checkpoint at csn {} failed: {}", serverId, lcsCsn, e.toString());
+            } finally {
+                checkpointRunning = false;
+            }
+        });
+    }
+
+    private void writeCheckpoint(final CheckpointManifest partial, final long[] roots) {
+        final long started = System.nanoTime();
+        final List<byte[]> chunks = new ArrayList<>();
+        final io.meldb.core.CheckpointWriter cw = new io.meldb.core.CheckpointWriter(config.checkpointChunkBytes(),
+            (b, o, l) -> chunks.add(copy(b, o, l)));
+        final long[] rootVns = new long[roots.length];
+        for (int i = 0; i < roots.length; i++) {
+            if (roots[i] == MeldPipeline.NO_STATE) {
+                rootVns[i] = -1;
+            } else {
+                cw.writeState(roots[i]);
+                rootVns[i] = roots[i] == 0 ? 0 : Node.vn(roots[i]);
+            }
+        }
+        cw.finish();
+        if (chunks.isEmpty()) {
+            chunks.add(new byte[] {0, 0, 0, 0});
+        }
+        final CheckpointManifest manifest = new CheckpointManifest(partial.baseCsn(), rootVns,
+            partial.lastPosition(), partial.resumePosition(), partial.fences());
+        final byte[] manifestBytes = manifest.encode();
+        final long checkpointId = incarnation * 1_000_000L + manifest.lcsCsn() % 1_000_000L;
+        long firstPosition = 0;
+        CompletableFuture<Long> last = null;
+        for (int i = 0; i < chunks.size(); i++) {
+            final boolean isLast = i == chunks.size() - 1;
+            final byte[] chunk = chunks.get(i);
+            final int length = LogRecords.CHECKPOINT_HEADER + chunk.length + (isLast ? manifestBytes.length : 0);
+            final UnsafeBuffer record = new UnsafeBuffer(new byte[length]);
+            LogRecords.putCheckpointHeader(record, checkpointId, i, isLast, firstPosition, chunk.length);
+            record.putBytes(LogRecords.CHECKPOINT_HEADER, chunk);
+            if (isLast) {
+                record.putBytes(LogRecords.CHECKPOINT_HEADER + chunk.length, manifestBytes);
+            }
+            final CompletableFuture<Long> firstBlock;
+            synchronized (writeLock) {
+                blockAppends.clear();
+                writer.append(record, 0, length);
+                writer.flush();
+                firstBlock = blockAppends.get(0);
+                last = blockAppends.get(blockAppends.size() - 1);
+            }
+            if (i == 0) {
+                firstPosition = join(firstBlock);
+            }
+        }
+        join(last);
+        metrics.checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
+        LOG.info("server {}: checkpoint of csn {} ({} nodes, {} chunks) written from log position {}", serverId,
+            manifest.lcsCsn(), cw.nodesWritten(), chunks.size(), firstPosition);
+        if (config.trim() && previousCheckpointResume > 1) {
+            final long trimmed = join(log.trim(previousCheckpointResume));
+            LOG.info("server {}: trimmed the log below {}", serverId, trimmed);
+        }
+        previousCheckpointResume = partial.resumePosition();
+    }
+
+    // ------------------------------------------------------------------------------------------ lifecycle
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        ready = false;
+        for (Long seq : pendingCommits.keySet()) {
+            final CompletableFuture<Long> f = pendingCommits.remove(seq);
+            if (f != null) {
+                f.completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "server " + serverId
+                    + " stopped before learning the outcome; ask outcome(" + incarnation + "-" + seq + ")"));
+            }
+        }
+        if (subscription != null) {
+            subscription.close();
+        }
+        checkpointExecutor.shutdownNow();
+        if (pipelineThread != null) {
+            try {
+                pipelineThread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        log.close();
+        caughtUp.countDown();
+        LOG.info("server {} stopped", serverId);
+    }
+}

@@ -1,0 +1,166 @@
+package io.meldb.txn;
+
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** Everything {@link TxnServer#start} needs; fluent setters, defaults for a local server. */
+public final class TxnServerConfig {
+    /** Largest key a transaction may write (keys live in every tree node on the path, and in intentions). */
+    public static final int MAX_KEY_BYTES = 4096;
+    /** Largest value; an intention must fit one decoded record (4 MiB), so values stay well below that. */
+    public static final int MAX_VALUE_BYTES = 1 << 20;
+
+    private int serverId = 1;
+    private String logHost = "127.0.0.1";
+    private int logPort;
+    private ClusterConfig cluster;
+    private int maxInFlight = 256;
+    private Duration admissionWait = Duration.ofMillis(100);
+    private Duration commitTimeout = Duration.ofSeconds(10);
+    private Duration startTimeout = Duration.ofSeconds(60);
+    private long checkpointEvery = 20_000;
+    private int checkpointChunkBytes = 256 * 1024;
+    private boolean trim = true;
+    private int outcomeWindow = 1 << 20;
+    private MeterRegistry registry;
+
+    public static TxnServerConfig log(final String host, final int port) {
+        final TxnServerConfig c = new TxnServerConfig();
+        c.logHost = Objects.requireNonNull(host);
+        c.logPort = port;
+        return c;
+    }
+
+    /** 1..65535, unique in the cluster: it names the server's block stream in the log. */
+    public int serverId() {
+        return serverId;
+    }
+
+    public TxnServerConfig serverId(final int serverId) {
+        if (serverId < 1 || serverId > 0xFFFF) {
+            throw new IllegalArgumentException("server id " + serverId + " outside 1..65535");
+        }
+        this.serverId = serverId;
+        return this;
+    }
+
+    public String logHost() {
+        return logHost;
+    }
+
+    public int logPort() {
+        return logPort;
+    }
+
+    /**
+     * The meld configuration this server insists on, or null to take whatever the log holds (and the default
+     * when it creates the log).
+     */
+    public ClusterConfig cluster() {
+        return cluster;
+    }
+
+    public TxnServerConfig cluster(final ClusterConfig cluster) {
+        this.cluster = cluster;
+        return this;
+    }
+
+    /** Transactions open at once; {@link TxnService#begin} waits {@link #admissionWait()} for a slot, then refuses. */
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
+    public TxnServerConfig maxInFlight(final int maxInFlight) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("max in-flight " + maxInFlight + " must be at least 1");
+        }
+        this.maxInFlight = maxInFlight;
+        return this;
+    }
+
+    public Duration admissionWait() {
+        return admissionWait;
+    }
+
+    public TxnServerConfig admissionWait(final Duration admissionWait) {
+        this.admissionWait = Objects.requireNonNull(admissionWait);
+        return this;
+    }
+
+    /** How long {@link TxnSession#commit()} waits for meld's decision before answering OUTCOME_UNKNOWN. */
+    public Duration commitTimeout() {
+        return commitTimeout;
+    }
+
+    public TxnServerConfig commitTimeout(final Duration commitTimeout) {
+        this.commitTimeout = Objects.requireNonNull(commitTimeout);
+        return this;
+    }
+
+    /** How long start-up (recovery and catching up with the log) may take. */
+    public Duration startTimeout() {
+        return startTimeout;
+    }
+
+    public TxnServerConfig startTimeout(final Duration startTimeout) {
+        this.startTimeout = Objects.requireNonNull(startTimeout);
+        return this;
+    }
+
+    /** Write a checkpoint intention every this many intentions (0 = never; meld paper App. A). */
+    public long checkpointEvery() {
+        return checkpointEvery;
+    }
+
+    public TxnServerConfig checkpointEvery(final long checkpointEvery) {
+        if (checkpointEvery < 0) {
+            throw new IllegalArgumentException("checkpoint interval " + checkpointEvery + " is negative");
+        }
+        this.checkpointEvery = checkpointEvery;
+        return this;
+    }
+
+    public int checkpointChunkBytes() {
+        return checkpointChunkBytes;
+    }
+
+    public TxnServerConfig checkpointChunkBytes(final int checkpointChunkBytes) {
+        this.checkpointChunkBytes = checkpointChunkBytes;
+        return this;
+    }
+
+    /**
+     * Whether this server trims the log after writing a checkpoint (meld paper App. B), keeping everything from
+     * the previous checkpoint's resume position on, so the log always holds two complete checkpoints.
+     */
+    public boolean trim() {
+        return trim;
+    }
+
+    public TxnServerConfig trim(final boolean trim) {
+        this.trim = trim;
+        return this;
+    }
+
+    /** How many recent transaction outcomes are kept for {@link TxnService#outcome}. */
+    public int outcomeWindow() {
+        return outcomeWindow;
+    }
+
+    public TxnServerConfig outcomeWindow(final int outcomeWindow) {
+        this.outcomeWindow = outcomeWindow;
+        return this;
+    }
+
+    /** Where metrics go; null for a private registry (see {@link TxnServer#registry()}). */
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public TxnServerConfig registry(final MeterRegistry registry) {
+        this.registry = registry;
+        return this;
+    }
+}

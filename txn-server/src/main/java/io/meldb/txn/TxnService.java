@@ -1,0 +1,31 @@
+package io.meldb.txn;
+
+import io.meldb.core.Isolation;
+
+/**
+ * What a client of MeldDB's key-value layer talks to: one transaction server, in this process
+ * ({@link TxnServer}) or over the network ({@code io.meldb.txn.rpc.TxnRpcClient}). Both forms behave alike,
+ * including their errors, which are always a {@link TxnException} with a {@link TxnError} code.
+ */
+public interface TxnService extends AutoCloseable {
+    /**
+     * Starts a transaction on the server's last committed state. A read-only transaction never writes to the
+     * log; an update transaction's {@link TxnSession#commit()} appends its intention and waits for meld.
+     *
+     * @throws TxnException {@link TxnError#OVERLOADED} when the server's in-flight limit is reached and no slot
+     *                      frees up within the admission wait
+     */
+    TxnSession begin(Isolation isolation, boolean readOnly);
+
+    /**
+     * The outcome of a transaction that any server of the cluster began, as far as this server's copy of the
+     * log says. A client that lost its connection during commit asks this, of any server.
+     */
+    TxnOutcome outcome(TxnId id);
+
+    /** CSN and state hash of this server's last committed state, and its load. */
+    ServerStatus status();
+
+    @Override
+    void close();
+}

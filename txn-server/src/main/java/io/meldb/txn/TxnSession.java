@@ -1,0 +1,64 @@
+package io.meldb.txn;
+
+import io.meldb.core.Isolation;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One transaction. Reads see the snapshot pinned at {@link TxnService#begin}, plus the transaction's own
+ * writes. A session is used by one thread at a time. Every method throws {@link TxnException}; after
+ * {@link #commit()} or {@link #abort()} (or any error that ends the transaction) further calls fail with
+ * {@link TxnError#UNKNOWN_TRANSACTION}.
+ */
+public interface TxnSession extends AutoCloseable {
+    TxnId id();
+
+    Isolation isolation();
+
+    boolean readOnly();
+
+    /** CSN of the committed state this transaction reads. */
+    long snapshotCsn();
+
+    /** The value of {@code key}, or null when absent. */
+    byte[] get(byte[] key);
+
+    /**
+     * Keys in [lo, hi] (each bound inclusive or exclusive; a null bound is unbounded), ascending or descending,
+     * at most {@code limit} of them (0 = no limit).
+     */
+    List<KeyValue> scan(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending,
+                        int limit);
+
+    /** Inserts or replaces {@code key}. Fails with {@link TxnError#READ_ONLY} on a read-only transaction. */
+    void put(byte[] key, byte[] value);
+
+    /** Removes {@code key} (no error when it is absent). */
+    void delete(byte[] key);
+
+    /**
+     * Ends the transaction. A read-only transaction, or one that wrote nothing, commits at once without the log
+     * and answers its snapshot CSN. Otherwise the intention is appended and this returns the CSN meld committed
+     * it at.
+     *
+     * @throws TxnException {@link TxnError#CONFLICT} when meld aborted it (retry the whole transaction);
+     *                      {@link TxnError#OUTCOME_UNKNOWN} when the server lost the log before learning the
+     *                      outcome (ask {@link TxnService#outcome} later)
+     */
+    long commit();
+
+    /**
+     * {@link #commit()} without blocking the caller: the future completes with the commit CSN, or exceptionally
+     * with the {@link TxnException} that {@code commit()} would throw. Servers use this to keep event-loop
+     * threads free while meld decides.
+     */
+    CompletableFuture<Long> commitAsync();
+
+    /** Ends the transaction without writing anything. Safe to call on an ended transaction. */
+    void abort();
+
+    /** Aborts the transaction if it is still active. */
+    @Override
+    void close();
+}

@@ -1,0 +1,111 @@
+package io.meldb.txn;
+
+import io.meldb.core.Isolation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class TxnServerTest {
+    @TempDir
+    Path dir;
+
+    static byte[] b(final String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void committedWritesAreVisibleToLaterTransactions() {
+        try (EmbeddedNode node = EmbeddedNode.start(dir)) {
+            final TxnService db = node.txnService();
+            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                t.put(b("a"), b("1"));
+                t.put(b("b"), b("2"));
+                final long csn = t.commit();
+                assertTrue(csn > 0);
+            }
+            try (TxnSession r = db.begin(Isolation.SERIALIZABLE, true)) {
+                assertArrayEquals(b("1"), r.get(b("a")));
+                assertNull(r.get(b("zz")));
+                final List<KeyValue> all = r.scan(null, true, null, true, false, 0);
+                assertEquals(2, all.size());
+                assertEquals(r.snapshotCsn(), r.commit());
+            }
+        }
+    }
+
+    @Test
+    void abortsWriterWhenConcurrentCommitChangedWhatItRead() {
+        try (EmbeddedNode node = EmbeddedNode.start(dir)) {
+            final TxnService db = node.txnService();
+            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                t.put(b("x"), b("0"));
+                t.commit();
+            }
+            final TxnSession t1 = db.begin(Isolation.SERIALIZABLE, false);
+            final TxnSession t2 = db.begin(Isolation.SERIALIZABLE, false);
+            t1.get(b("x"));
+            t2.get(b("x"));
+            t1.put(b("x"), b("1"));
+            t2.put(b("x"), b("2"));
+            t1.commit();
+            final TxnException e = assertThrows(TxnException.class, t2::commit);
+            assertEquals(TxnError.CONFLICT, e.error());
+            assertEquals(TxnOutcome.State.ABORTED, db.outcome(t2.id()).state());
+            assertEquals(TxnOutcome.State.COMMITTED, db.outcome(t1.id()).state());
+        }
+    }
+
+    @Test
+    void recoversCommittedStateFromCheckpointAfterRestart() {
+        long hash;
+        long csn;
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(50))) {
+            final TxnService db = node.txnService();
+            for (int i = 0; i < 230; i++) {
+                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                    t.put(b("k" + (i % 97)), b("v" + i));
+                    t.commit();
+                }
+            }
+            hash = db.status().stateHash();
+            csn = db.status().csn();
+        }
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(50))) {
+            final TxnService db = node.txnService();
+            assertEquals(csn, db.status().csn());
+            assertEquals(hash, db.status().stateHash());
+            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+                assertArrayEquals(b("v229"), r.get(b("k" + (229 % 97))));
+            }
+            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                t.put(b("k1"), b("after"));
+                t.commit();
+            }
+        }
+    }
+
+    @Test
+    void refusesWritesInReadOnlyTransactionAndOversizedKeys() {
+        try (EmbeddedNode node = EmbeddedNode.start(dir)) {
+            final TxnService db = node.txnService();
+            try (TxnSession r = db.begin(Isolation.SERIALIZABLE, true)) {
+                assertEquals(TxnError.READ_ONLY, assertThrows(TxnException.class, () -> r.put(b("a"), b("1"))).error());
+            }
+            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                assertEquals(TxnError.TOO_LARGE, assertThrows(TxnException.class,
+                    () -> t.put(new byte[TxnServerConfig.MAX_KEY_BYTES + 1], b("1"))).error());
+                assertEquals(TxnError.BAD_REQUEST, assertThrows(TxnException.class,
+                    () -> t.put(new byte[0], b("1"))).error());
+            }
+        }
+    }
+}
