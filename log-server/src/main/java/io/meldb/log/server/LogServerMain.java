@@ -5,10 +5,7 @@ import io.meldb.log.storage.RollCycleNames;
 import io.meldb.log.storage.StoreOptions;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -31,28 +28,31 @@ public final class LogServerMain {
             {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(Math.max(1, Runtime.getRuntime().availableProcessors())), "Netty I/O threads"},
     };
 
+    private static final String USAGE = "usage: log-server [--flag value]...\n"
+            + "Serves the MeldDB shared log (append/read/tail/trim/subscribe of fixed-size blocks).";
+
     private LogServerMain() {
     }
 
     public static void main(String[] args) throws Exception {
         // a database must not phone home, whatever the launcher forgot (bin/jvm-flags sets these too)
-        defaultProperty("chronicle.analytics.disable", "true");
-        defaultProperty("chronicle.announcer.disable", "true");
-        defaultProperty("org.slf4j.simpleLogger.log.net.openhft", "warn");
-        defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
-        defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
+        CommandFlags.defaultProperty("chronicle.analytics.disable", "true");
+        CommandFlags.defaultProperty("chronicle.announcer.disable", "true");
+        CommandFlags.defaultProperty("org.slf4j.simpleLogger.log.net.openhft", "warn");
+        CommandFlags.defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        CommandFlags.defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
 
         Map<String, String> values;
         try {
             values = parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("log-server: " + e.getMessage());
-            usage(System.err);
+            CommandFlags.usage(System.err, USAGE, FLAGS);
             System.exit(2);
             return;
         }
         if (values == null) {
-            usage(System.out);
+            CommandFlags.usage(System.out, USAGE, FLAGS);
             return;
         }
 
@@ -84,75 +84,23 @@ public final class LogServerMain {
         stopped.await();
     }
 
+    static Map<String, String> parse(String[] args) {
+        return CommandFlags.parse(FLAGS, args);
+    }
+
     static LogServerConfig configure(Map<String, String> v) {
-        int port = intValue(v, "port");
-        int metricsPort = v.get("metrics-port") != null ? intValue(v, "metrics-port") : (port == 0 ? 0 : port + 1);
+        int port = CommandFlags.intValue(v, "port");
+        int metricsPort = v.get("metrics-port") != null ? CommandFlags.intValue(v, "metrics-port") : (port == 0 ? 0 : port + 1);
         LogServerConfig config = LogServerConfig.at(Path.of(v.get("data-dir")))
                 .host(v.get("host"))
                 .port(port)
                 .metricsPort(metricsPort)
-                .blockSize(intValue(v, "block-size"))
-                .ioThreads(intValue(v, "io-threads"));
+                .blockSize(CommandFlags.intValue(v, "block-size"))
+                .ioThreads(CommandFlags.intValue(v, "io-threads"));
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
         store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));
         return config;
     }
 
-    /** Flags override environment variables, which override defaults; {@code null} means --help. */
-    static Map<String, String> parse(String[] args) {
-        Map<String, String> values = new LinkedHashMap<>();
-        for (String[] f : FLAGS) {
-            String env = System.getenv(f[1]);
-            values.put(f[0], env != null && !env.isEmpty() ? env : f[2]);
-        }
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                return null;
-            }
-            if (!a.startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument '" + a + "'");
-            }
-            String name = a.substring(2);
-            String value;
-            int eq = name.indexOf('=');
-            if (eq >= 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            } else if (i + 1 < args.length) {
-                value = args[++i];
-            } else {
-                throw new IllegalArgumentException("flag --" + name + " needs a value");
-            }
-            if (!values.containsKey(name)) {
-                throw new IllegalArgumentException("unknown flag --" + name);
-            }
-            values.put(name, value);
-        }
-        return values;
-    }
-
-    private static int intValue(Map<String, String> v, String name) {
-        try {
-            return Integer.parseInt(v.get(name).trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + v.get(name) + "'");
-        }
-    }
-
-    private static void usage(PrintStream out) {
-        out.println("usage: log-server [--flag value]...");
-        out.println("Serves the MeldDB shared log (append/read/tail/trim/subscribe of fixed-size blocks).");
-        for (String[] f : FLAGS) {
-            out.printf(Locale.ROOT, "  --%-13s %-24s %s%s%n", f[0], "(" + f[1] + ")", f[3],
-                    f[2] == null ? "" : " [" + f[2] + "]");
-        }
-    }
-
-    private static void defaultProperty(String name, String value) {
-        if (System.getProperty(name) == null) {
-            System.setProperty(name, value);
-        }
-    }
 }

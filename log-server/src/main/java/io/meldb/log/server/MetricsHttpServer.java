@@ -28,15 +28,26 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Supplier;
 
 /**
  * Operating the log service (Hyder II §5.1; the paper has no counterpart): {@code GET /health} and {@code GET /metrics} (Prometheus text) on their own port, with Netty's HTTP codec
  * (the stack rule: Netty for every network protocol), sharing the server's event loops.
  */
-final class MetricsHttpServer implements AutoCloseable {
+public final class MetricsHttpServer implements AutoCloseable {
+    /** What {@code /health} answers: 200 with the body when up, 503 when not. */
+    public record Health(boolean up, String json) {
+    }
+
     private final Channel channel;
 
     MetricsHttpServer(String host, int port, EventLoopGroup boss, EventLoopGroup workers, LogMetrics metrics, LogStore store) {
+        this(host, port, boss, workers, () -> logHealth(store), metrics::scrape);
+    }
+
+    /** An endpoint for any server: {@code health} and {@code scrape} are called on an event-loop thread. */
+    public MetricsHttpServer(String host, int port, EventLoopGroup boss, EventLoopGroup workers,
+                             Supplier<Health> health, Supplier<String> scrape) {
         channel = new ServerBootstrap()
                 .group(boss, workers)
                 .channel(NioServerSocketChannel.class)
@@ -44,13 +55,13 @@ final class MetricsHttpServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(64 * 1024),
-                                new Handler(metrics, store));
+                                new Handler(health, scrape));
                     }
                 })
                 .bind(host, port).syncUninterruptibly().channel();
     }
 
-    int port() {
+    public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
@@ -59,13 +70,22 @@ final class MetricsHttpServer implements AutoCloseable {
         channel.close().syncUninterruptibly();
     }
 
-    private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
-        private final LogMetrics metrics;
-        private final LogStore store;
+    private static Health logHealth(LogStore store) {
+        LogErrorException failure = store.failure();
+        if (failure == null) {
+            return new Health(true, "{\"status\":\"UP\",\"created\":" + store.isCreated() + ",\"tail\":" + store.tail()
+                    + ",\"trimPoint\":" + store.trimPoint() + "}");
+        }
+        return new Health(false, "{\"status\":\"DOWN\",\"error\":\"" + failure.code() + "\"}");
+    }
 
-        Handler(LogMetrics metrics, LogStore store) {
-            this.metrics = metrics;
-            this.store = store;
+    private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final Supplier<Health> health;
+        private final Supplier<String> scrape;
+
+        Handler(Supplier<Health> health, Supplier<String> scrape) {
+            this.health = health;
+            this.scrape = scrape;
         }
 
         @Override
@@ -75,16 +95,11 @@ final class MetricsHttpServer implements AutoCloseable {
             if (!HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())) {
                 response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET\n", "text/plain; charset=utf-8");
             } else if (path.equals("/health")) {
-                LogErrorException failure = store.failure();
-                if (failure == null) {
-                    response = text(HttpResponseStatus.OK, "{\"status\":\"UP\",\"created\":" + store.isCreated()
-                            + ",\"tail\":" + store.tail() + ",\"trimPoint\":" + store.trimPoint() + "}\n", "application/json");
-                } else {
-                    response = text(HttpResponseStatus.SERVICE_UNAVAILABLE, "{\"status\":\"DOWN\",\"error\":\""
-                            + failure.code() + "\"}\n", "application/json");
-                }
+                Health h = health.get();
+                response = text(h.up() ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, h.json() + "\n",
+                        "application/json");
             } else if (path.equals("/metrics")) {
-                response = text(HttpResponseStatus.OK, metrics.scrape(), "text/plain; version=0.0.4; charset=utf-8");
+                response = text(HttpResponseStatus.OK, scrape.get(), "text/plain; version=0.0.4; charset=utf-8");
             } else {
                 response = text(HttpResponseStatus.NOT_FOUND, "try /health or /metrics\n", "text/plain; charset=utf-8");
             }

@@ -1,0 +1,90 @@
+package io.meldb.log.server;
+
+import java.io.PrintStream;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Command-line flags of MeldDB's server commands: each flag has an environment variable and a default;
+ * {@code --name value} or {@code --name=value} overrides the variable, which overrides the default.
+ * A flag table row is {flag, environment variable, default (or null), help}.
+ */
+public final class CommandFlags {
+    private CommandFlags() {
+    }
+
+    /** Flags override environment variables, which override defaults; {@code null} means --help. */
+    public static Map<String, String> parse(String[][] flags, String[] args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String[] f : flags) {
+            String env = System.getenv(f[1]);
+            values.put(f[0], env != null && !env.isEmpty() ? env : f[2]);
+        }
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("-h") || a.equals("--help")) {
+                return null;
+            }
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + a + "'");
+            }
+            String name = a.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                throw new IllegalArgumentException("flag --" + name + " needs a value");
+            }
+            if (!values.containsKey(name)) {
+                throw new IllegalArgumentException("unknown flag --" + name);
+            }
+            values.put(name, value);
+        }
+        return values;
+    }
+
+    public static int intValue(Map<String, String> v, String name) {
+        try {
+            return Integer.parseInt(v.get(name).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + v.get(name) + "'");
+        }
+    }
+
+    public static long longValue(Map<String, String> v, String name) {
+        try {
+            return Long.parseLong(v.get(name).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + v.get(name) + "'");
+        }
+    }
+
+    public static boolean booleanValue(Map<String, String> v, String name) {
+        String s = v.get(name).trim().toLowerCase(Locale.ROOT);
+        if (!s.equals("true") && !s.equals("false")) {
+            throw new IllegalArgumentException("--" + name + " must be true or false, got '" + v.get(name) + "'");
+        }
+        return Boolean.parseBoolean(s);
+    }
+
+    /** Prints the usage line(s) and one line per flag. */
+    public static void usage(PrintStream out, String header, String[][] flags) {
+        out.println(header);
+        for (String[] f : flags) {
+            out.printf(Locale.ROOT, "  --%-20s %-28s %s%s%n", f[0], "(" + f[1] + ")", f[3],
+                    f[2] == null ? "" : " [" + f[2] + "]");
+        }
+    }
+
+    /** Sets a system property unless the launcher already did. */
+    public static void defaultProperty(String name, String value) {
+        if (System.getProperty(name) == null) {
+            System.setProperty(name, value);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.meldb.txn;
+
+import io.meldb.log.server.CommandFlags;
+import io.meldb.log.server.MetricsHttpServer;
+import io.meldb.txn.rpc.TxnRpcServer;
+import io.meldb.txn.rpc.TxnRpcServerOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The {@code txn-server} command (run by {@code bin/txn-server}): joins the cluster whose log is at
+ * {@code --log host:port} (creating the log with the given meld configuration if it is empty), serves the
+ * transaction RPC, and exposes {@code /health} and {@code /metrics}. Prints one line once it has caught up with the
+ * log: {@code txn-server N listening on HOST:PORT (metrics on :PORT2) incarnation I csn C}.
+ */
+public final class TxnServerMain {
+    private static final String[][] FLAGS = {
+        {"server-id", "MELDB_TXN_SERVER_ID", "1", "1..65535, unique in the cluster"},
+        {"log", "MELDB_TXN_LOG", "127.0.0.1:7420", "the log server, host:port"},
+        {"host", "MELDB_TXN_HOST", "127.0.0.1", "address to listen on"},
+        {"port", "MELDB_TXN_PORT", "7430", "transaction RPC port; 0 picks a free one"},
+        {"metrics-port", "MELDB_TXN_METRICS_PORT", "-2", "port of /health and /metrics; default port+1 (0 when port is 0); -1 off"},
+        {"max-in-flight", "MELDB_TXN_MAX_IN_FLIGHT", "256", "transactions open at once before begin waits, then refuses"},
+        {"checkpoint-every", "MELDB_TXN_CHECKPOINT_EVERY", "20000", "write a checkpoint every N intentions; 0 = never"},
+        {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
+        {"premeld-threads", "MELDB_TXN_PREMELD_THREADS", null, "cluster meld config, used when creating the log: premeld t"},
+        {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
+        {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
+        {"block-size", "MELDB_TXN_BLOCK_SIZE", null, "cluster meld config: block size"},
+    };
+    private static final String USAGE = "usage: txn-server [--flag value]...\n"
+        + "Runs a MeldDB transaction server: executes transactions and melds the shared log.\n"
+        + "Cluster meld flags, when given, must match the log's configuration (or create it).";
+
+    private TxnServerMain() {
+    }
+
+    public static void main(final String[] args) throws Exception {
+        CommandFlags.defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
+        CommandFlags.defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
+        final Map<String, String> v;
+        final TxnServerConfig config;
+        final int port;
+        final int metricsPort;
+        try {
+            v = CommandFlags.parse(FLAGS, args);
+            if (v == null) {
+                CommandFlags.usage(System.out, USAGE, FLAGS);
+                return;
+            }
+            config = configure(v);
+            port = CommandFlags.intValue(v, "port");
+            final int m = CommandFlags.intValue(v, "metrics-port");
+            metricsPort = m == -2 ? (port == 0 ? 0 : port + 1) : m;
+        } catch (IllegalArgumentException e) {
+            System.err.println("txn-server: " + e.getMessage());
+            CommandFlags.usage(System.err, USAGE, FLAGS);
+            System.exit(2);
+            return;
+        }
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        config.registry(registry);
+        final TxnServer server;
+        try {
+            server = TxnServer.start(config);
+        } catch (TxnException e) {
+            System.err.println("txn-server: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
+        final TxnRpcServer rpc = TxnRpcServer.start(server, TxnRpcServerOptions.on(v.get("host"), port)
+            .meterRegistry(registry));
+        final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        final MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(v.get("host"), metricsPort,
+            httpLoop, httpLoop, () -> health(server), registry::scrape);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            rpc.close();
+            if (http != null) {
+                http.close();
+            }
+            httpLoop.shutdownGracefully();
+            server.close();
+            stopped.countDown();
+        }, "txn-server-shutdown"));
+        final ServerStatus s = server.status();
+        System.out.println("txn-server " + server.serverId() + " listening on " + v.get("host") + ":" + rpc.port()
+            + (http != null ? " (metrics on :" + http.port() + ")" : " (metrics off)") + " incarnation "
+            + server.incarnation() + " csn " + s.csn());
+        System.out.flush();
+        stopped.await();
+    }
+
+    static MetricsHttpServer.Health health(final TxnServer server) {
+        final ServerStatus s = server.status();
+        final String failure = server.failure();
+        final String json = "{\"status\":\"" + (server.ready() ? "UP" : "DOWN") + "\",\"serverId\":" + s.serverId()
+            + ",\"incarnation\":" + s.incarnation() + ",\"csn\":" + s.csn() + ",\"stateHash\":\""
+            + Long.toHexString(s.stateHash()) + "\",\"inFlight\":" + s.inFlight()
+            + (failure != null ? ",\"error\":\"" + failure.replace("\"", "'") + "\"" : "") + "}";
+        return new MetricsHttpServer.Health(server.ready(), json);
+    }
+
+    static TxnServerConfig configure(final Map<String, String> v) {
+        final String log = v.get("log");
+        final int colon = log.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException("--log must be host:port, got '" + log + "'");
+        }
+        final TxnServerConfig c = TxnServerConfig.log(log.substring(0, colon),
+                parsePort(log.substring(colon + 1)))
+            .serverId(CommandFlags.intValue(v, "server-id"))
+            .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))
+            .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
+            .trim(CommandFlags.booleanValue(v, "trim"));
+        if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
+            || v.get("block-size") != null) {
+            final ClusterConfig d = ClusterConfig.DEFAULT;
+            c.cluster(new ClusterConfig(
+                v.get("block-size") != null ? CommandFlags.intValue(v, "block-size") : d.blockSize(),
+                v.get("premeld-threads") != null ? CommandFlags.intValue(v, "premeld-threads") : d.premeldThreads(),
+                v.get("premeld-distance") != null ? CommandFlags.intValue(v, "premeld-distance")
+                    : d.premeldDistance(),
+                v.get("group-meld") != null ? CommandFlags.booleanValue(v, "group-meld") : d.groupMeld()));
+        }
+        return c;
+    }
+
+    private static int parsePort(final String s) {
+        try {
+            return Integer.parseInt(s.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--log port must be an integer, got '" + s + "'");
+        }
+    }
+}

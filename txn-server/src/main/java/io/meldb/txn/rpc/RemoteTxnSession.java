@@ -1,0 +1,184 @@
+package io.meldb.txn.rpc;
+
+import io.meldb.core.Isolation;
+import io.meldb.txn.KeyValue;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import io.meldb.txn.TxnId;
+import io.meldb.txn.TxnSession;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongFunction;
+
+import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+
+/**
+ * A {@link TxnSession} of a {@link TxnRpcClient}: each call is one request naming the server-side handle of the
+ * transaction, on the connection that began it. Once that connection is gone the session fails with
+ * {@link TxnError#SESSION_LOST} (the server aborted it); once committed or aborted, with
+ * {@link TxnError#UNKNOWN_TRANSACTION}, as in-process.
+ */
+final class RemoteTxnSession implements TxnSession {
+    private static final Logger LOG = LoggerFactory.getLogger(RemoteTxnSession.class);
+
+    private final TxnRpcClient client;
+    private final Channel channel;
+    private final long handle;
+    private final TxnId id;
+    private final Isolation isolation;
+    private final boolean readOnly;
+    private final long snapshotCsn;
+    private volatile boolean ended;
+
+    RemoteTxnSession(TxnRpcClient client, Channel channel, long handle, TxnId id, Isolation isolation, boolean readOnly,
+                     long snapshotCsn) {
+        this.client = client;
+        this.channel = channel;
+        this.handle = handle;
+        this.id = id;
+        this.isolation = isolation;
+        this.readOnly = readOnly;
+        this.snapshotCsn = snapshotCsn;
+    }
+
+    @Override
+    public TxnId id() {
+        return id;
+    }
+
+    @Override
+    public Isolation isolation() {
+        return isolation;
+    }
+
+    @Override
+    public boolean readOnly() {
+        return readOnly;
+    }
+
+    @Override
+    public long snapshotCsn() {
+        return snapshotCsn;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        return call(GET, rid -> TxnFrame.get(ByteBufAllocator.DEFAULT, rid, handle, key), VALUE, f -> {
+            TxnBodyReader r = f.reader();
+            byte[] value = r.readBytes("value");
+            r.end();
+            return value;
+        });
+    }
+
+    @Override
+    public List<KeyValue> scan(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending,
+                               int limit) {
+        return call(SCAN, rid -> TxnFrame.scan(ByteBufAllocator.DEFAULT, rid, handle, lo, loInclusive, hi, hiInclusive,
+                descending, limit), ENTRIES, f -> {
+            TxnBodyReader r = f.reader();
+            int count = r.readInt("count");
+            if (count < 0) {
+                throw new IllegalArgumentException("negative entry count " + count);
+            }
+            List<KeyValue> entries = new ArrayList<>(Math.min(count, 1 << 16));
+            for (int i = 0; i < count; i++) {
+                entries.add(new KeyValue(r.readBytes("key"), r.readBytes("value")));
+            }
+            r.end();
+            return entries;
+        });
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        call(PUT, rid -> TxnFrame.put(ByteBufAllocator.DEFAULT, rid, handle, key, value), DONE, RemoteTxnSession::done);
+    }
+
+    @Override
+    public void delete(byte[] key) {
+        call(DELETE, rid -> TxnFrame.delete(ByteBufAllocator.DEFAULT, rid, handle, key), DONE, RemoteTxnSession::done);
+    }
+
+    @Override
+    public long commit() {
+        return client.await(commitAsync());
+    }
+
+    /** Completes on the client's I/O thread (see {@link TxnRpcClient}). */
+    @Override
+    public CompletableFuture<Long> commitAsync() {
+        try {
+            checkUsable();
+        } catch (TxnException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        ended = true;
+        return client.send(channel, COMMIT, id, rid -> TxnFrame.commit(ByteBufAllocator.DEFAULT, rid, handle), COMMITTED,
+                f -> {
+                    TxnBodyReader r = f.reader();
+                    long csn = r.readLong("csn");
+                    r.end();
+                    return csn;
+                });
+    }
+
+    /** Safe on an ended transaction, and on a lost connection (the server aborted the transaction already). */
+    @Override
+    public void abort() {
+        if (ended) {
+            return;
+        }
+        ended = true;
+        if (!channel.isActive()) {
+            return;
+        }
+        try {
+            client.await(client.send(channel, ABORT, id, rid -> TxnFrame.abort(ByteBufAllocator.DEFAULT, rid, handle),
+                    DONE, RemoteTxnSession::done));
+        } catch (TxnException e) {
+            if (e.error() != TxnError.SESSION_LOST) {
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            abort();
+        } catch (TxnException e) {
+            LOG.debug("aborting {} on close failed: {}", id, e.getMessage());
+        }
+    }
+
+    private <T> T call(byte type, LongFunction<TxnFrame> request, byte answerType, TxnRpcClient.AnswerDecoder<T> decoder) {
+        checkUsable();
+        return client.await(client.send(channel, type, id, request, answerType, decoder));
+    }
+
+    private void checkUsable() {
+        if (ended) {
+            throw new TxnException(TxnError.UNKNOWN_TRANSACTION, "transaction " + id + " has ended");
+        }
+        if (!channel.isActive()) {
+            throw client.sessionLost(id);
+        }
+    }
+
+    private static Void done(TxnFrame f) {
+        f.reader().end();
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        return "RemoteTxnSession[" + id + " on " + client.target() + ", handle " + handle + "]";
+    }
+}

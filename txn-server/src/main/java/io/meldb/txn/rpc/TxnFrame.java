@@ -1,0 +1,219 @@
+package io.meldb.txn.rpc;
+
+import io.meldb.core.Isolation;
+import io.meldb.txn.KeyValue;
+import io.meldb.txn.ServerStatus;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnId;
+import io.meldb.txn.TxnOutcome;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.Unpooled;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+
+/**
+ * One frame of the transaction RPC (layout in {@link TxnRpcProtocol}): type, request id and body. A
+ * {@code ByteBufHolder}, so Netty releases it like a buffer; the static factories build every frame type, and
+ * {@link #reader()} reads a body field by field.
+ */
+public final class TxnFrame extends DefaultByteBufHolder {
+    private final byte type;
+    private final long requestId;
+
+    public TxnFrame(byte type, long requestId, ByteBuf body) {
+        super(body);
+        this.type = type;
+        this.requestId = requestId;
+    }
+
+    public byte type() {
+        return type;
+    }
+
+    public long requestId() {
+        return requestId;
+    }
+
+    public ByteBuf body() {
+        return content();
+    }
+
+    public int bodyLength() {
+        return content().readableBytes();
+    }
+
+    /** A reader over the body (does not move the body's own reader index). */
+    public TxnBodyReader reader() {
+        return new TxnBodyReader(this);
+    }
+
+    /** Code of an ERROR frame. */
+    public TxnError errorCode() {
+        return TxnError.fromCode(content().getShort(content().readerIndex()));
+    }
+
+    /** Message of an ERROR frame. */
+    public String errorMessage() {
+        ByteBuf b = content();
+        return b.toString(b.readerIndex() + 2, b.readableBytes() - 2, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public TxnFrame replace(ByteBuf content) {
+        return new TxnFrame(type, requestId, content);
+    }
+
+    @Override
+    public TxnFrame retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public TxnFrame retain(int increment) {
+        super.retain(increment);
+        return this;
+    }
+
+    @Override
+    public TxnFrame touch() {
+        super.touch();
+        return this;
+    }
+
+    @Override
+    public TxnFrame touch(Object hint) {
+        super.touch(hint);
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return typeName(type) + "#" + requestId + "(" + (refCnt() > 0 ? content().readableBytes() + " bytes" : "released") + ")";
+    }
+
+    // ---------------------------------------------------------------------------------------- field writers
+
+    /** Writes {@code bytes}: an int length (-1 for null) and the bytes. */
+    public static ByteBuf writeBytes(ByteBuf b, byte[] bytes) {
+        if (bytes == null) {
+            return b.writeInt(-1);
+        }
+        return b.writeInt(bytes.length).writeBytes(bytes);
+    }
+
+    static int sizeOf(byte[] bytes) {
+        return 4 + (bytes == null ? 0 : bytes.length);
+    }
+
+    // ---------------------------------------------------------------------------------------- requests
+
+    public static TxnFrame begin(ByteBufAllocator alloc, long requestId, Isolation isolation, boolean readOnly) {
+        return new TxnFrame(BEGIN, requestId, alloc.buffer(2).writeByte(isolation.code()).writeByte(readOnly ? 1 : 0));
+    }
+
+    public static TxnFrame get(ByteBufAllocator alloc, long requestId, long handle, byte[] key) {
+        return new TxnFrame(GET, requestId, writeBytes(alloc.buffer(8 + sizeOf(key)).writeLong(handle), key));
+    }
+
+    public static TxnFrame scan(ByteBufAllocator alloc, long requestId, long handle, byte[] lo, boolean loInclusive,
+                                byte[] hi, boolean hiInclusive, boolean descending, int limit) {
+        int flags = (loInclusive ? SCAN_LO_INCLUSIVE : 0) | (hiInclusive ? SCAN_HI_INCLUSIVE : 0)
+                | (descending ? SCAN_DESCENDING : 0);
+        ByteBuf b = alloc.buffer(13 + sizeOf(lo) + sizeOf(hi)).writeLong(handle).writeByte(flags).writeInt(limit);
+        writeBytes(b, lo);
+        writeBytes(b, hi);
+        return new TxnFrame(SCAN, requestId, b);
+    }
+
+    public static TxnFrame put(ByteBufAllocator alloc, long requestId, long handle, byte[] key, byte[] value) {
+        ByteBuf b = alloc.buffer(8 + sizeOf(key) + sizeOf(value)).writeLong(handle);
+        writeBytes(b, key);
+        writeBytes(b, value);
+        return new TxnFrame(PUT, requestId, b);
+    }
+
+    public static TxnFrame delete(ByteBufAllocator alloc, long requestId, long handle, byte[] key) {
+        return new TxnFrame(DELETE, requestId, writeBytes(alloc.buffer(8 + sizeOf(key)).writeLong(handle), key));
+    }
+
+    public static TxnFrame commit(ByteBufAllocator alloc, long requestId, long handle) {
+        return new TxnFrame(COMMIT, requestId, alloc.buffer(8).writeLong(handle));
+    }
+
+    public static TxnFrame abort(ByteBufAllocator alloc, long requestId, long handle) {
+        return new TxnFrame(ABORT, requestId, alloc.buffer(8).writeLong(handle));
+    }
+
+    public static TxnFrame outcome(ByteBufAllocator alloc, long requestId, TxnId id) {
+        return new TxnFrame(OUTCOME, requestId, alloc.buffer(16).writeLong(id.incarnation()).writeLong(id.sequence()));
+    }
+
+    public static TxnFrame status(long requestId) {
+        return new TxnFrame(STATUS, requestId, Unpooled.EMPTY_BUFFER);
+    }
+
+    // ---------------------------------------------------------------------------------------- answers
+
+    public static TxnFrame begun(ByteBufAllocator alloc, long requestId, long handle, TxnId id, long snapshotCsn,
+                                 Isolation isolation, boolean readOnly) {
+        ByteBuf b = alloc.buffer(34).writeLong(handle).writeLong(id.incarnation()).writeLong(id.sequence())
+                .writeLong(snapshotCsn).writeByte(isolation.code()).writeByte(readOnly ? 1 : 0);
+        return new TxnFrame(BEGUN, requestId, b);
+    }
+
+    public static TxnFrame value(ByteBufAllocator alloc, long requestId, byte[] value) {
+        return new TxnFrame(VALUE, requestId, writeBytes(alloc.buffer(sizeOf(value)), value));
+    }
+
+    /** Bytes of an ENTRIES body (to check against the frame limit before building it). */
+    public static long entriesBodyLength(List<KeyValue> entries) {
+        long n = 4;
+        for (KeyValue kv : entries) {
+            n += sizeOf(kv.key()) + sizeOf(kv.value());
+        }
+        return n;
+    }
+
+    public static TxnFrame entries(ByteBufAllocator alloc, long requestId, List<KeyValue> entries) {
+        ByteBuf b = alloc.buffer((int) entriesBodyLength(entries)).writeInt(entries.size());
+        for (KeyValue kv : entries) {
+            writeBytes(b, kv.key());
+            writeBytes(b, kv.value());
+        }
+        return new TxnFrame(ENTRIES, requestId, b);
+    }
+
+    public static TxnFrame done(long requestId) {
+        return new TxnFrame(DONE, requestId, Unpooled.EMPTY_BUFFER);
+    }
+
+    public static TxnFrame committed(ByteBufAllocator alloc, long requestId, long csn) {
+        return new TxnFrame(COMMITTED, requestId, alloc.buffer(8).writeLong(csn));
+    }
+
+    public static TxnFrame outcomeIs(ByteBufAllocator alloc, long requestId, TxnOutcome outcome) {
+        byte[] reason = outcome.reason() == null ? null : outcome.reason().getBytes(StandardCharsets.UTF_8);
+        ByteBuf b = alloc.buffer(25 + sizeOf(reason)).writeLong(outcome.id().incarnation())
+                .writeLong(outcome.id().sequence()).writeByte(stateCode(outcome.state())).writeLong(outcome.csn());
+        return new TxnFrame(OUTCOME_IS, requestId, writeBytes(b, reason));
+    }
+
+    public static TxnFrame statusIs(ByteBufAllocator alloc, long requestId, ServerStatus s) {
+        ByteBuf b = alloc.buffer(32).writeInt(s.serverId()).writeLong(s.incarnation()).writeLong(s.csn())
+                .writeLong(s.stateHash()).writeInt(s.inFlight());
+        return new TxnFrame(STATUS_IS, requestId, b);
+    }
+
+    public static TxnFrame error(ByteBufAllocator alloc, long requestId, TxnError code, String message) {
+        byte[] text = (message == null ? code.name() : message).getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(text.length, MAX_ERROR_MESSAGE);
+        ByteBuf b = alloc.buffer(2 + n).writeShort(code.code()).writeBytes(text, 0, n);
+        return new TxnFrame(ERROR, requestId, b);
+    }
+}

@@ -1,0 +1,424 @@
+package io.meldb.txn.rpc;
+
+import io.meldb.core.Isolation;
+import io.meldb.txn.ServerStatus;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import io.meldb.txn.TxnId;
+import io.meldb.txn.TxnOutcome;
+import io.meldb.txn.TxnService;
+import io.meldb.txn.TxnSession;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+
+import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+
+/**
+ * A {@link TxnService} in another process, reached over the transaction RPC ({@link TxnRpcProtocol}). Its sessions
+ * are {@link TxnSession}s that run every call as a request to the server; errors are the server's
+ * {@link TxnException}s with their {@link TxnError} codes, plus:
+ *
+ * <ul>
+ *   <li>{@link TxnError#TIMEOUT}: no answer within {@link TxnRpcClientOptions#requestTimeout()};</li>
+ *   <li>{@link TxnError#SESSION_LOST}: the connection broke with the request in flight, or the session's connection
+ *   is gone (the server aborted its open transactions). A COMMIT whose answer was lost may still have committed:
+ *   the message says to ask {@link #outcome(TxnId)};</li>
+ *   <li>{@link TxnError#UNAVAILABLE}: the server cannot be reached.</li>
+ * </ul>
+ * All sessions share one connection, with any number of requests in flight matched to answers by request id. When
+ * the connection breaks, the sessions on it are lost; the next {@link #begin}, {@link #outcome} or
+ * {@link #status} connects again. Thread-safe: many threads may each run their own sessions. Futures from
+ * {@link TxnSession#commitAsync()} complete on the client's I/O thread: chain only non-blocking work onto them
+ * (or use the {@code ...Async} stages); a blocking call of this client on that thread fails at once instead of
+ * deadlocking.
+ */
+public final class TxnRpcClient implements TxnService {
+    private static final Logger LOG = LoggerFactory.getLogger(TxnRpcClient.class);
+
+    private final TxnRpcClientOptions options;
+    private final EventLoopGroup group;
+    private final Bootstrap bootstrap;
+    private final String target;
+    private final long timeoutNanos;
+    private final ConcurrentHashMap<Long, Pending<?>> pending = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final Object connectLock = new Object();
+    private final ScheduledFuture<?> sweeper;
+    private volatile Channel channel;
+    private volatile boolean closed;
+
+    private TxnRpcClient(TxnRpcClientOptions options) {
+        this.options = options;
+        this.target = options.host() + ":" + options.port();
+        this.timeoutNanos = options.requestTimeout().toNanos();
+        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(), NioIoHandler.newFactory());
+        AnswerHandler handler = new AnswerHandler();
+        this.bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+                .remoteAddress(options.host(), options.port())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new TxnFrameDecoder(options.maxFrameLength()), TxnFrameEncoder.INSTANCE, handler);
+                    }
+                });
+        long sweepMillis = Math.max(5, Math.min(100, options.requestTimeout().toMillis() / 10));
+        this.sweeper = group.next().scheduleAtFixedRate(this::expireRequests, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Connects to {@code host:port} with default options. */
+    public static TxnRpcClient connect(String host, int port) {
+        return connect(TxnRpcClientOptions.to(host, port));
+    }
+
+    /**
+     * Connects, waiting for the connection so that a wrong address fails here.
+     *
+     * @throws TxnException {@link TxnError#UNAVAILABLE} if the server cannot be reached within the connect timeout
+     */
+    public static TxnRpcClient connect(TxnRpcClientOptions options) {
+        TxnRpcClient client = new TxnRpcClient(options);
+        try {
+            client.connection();
+        } catch (RuntimeException e) {
+            client.close();
+            throw e;
+        }
+        return client;
+    }
+
+    public TxnRpcClientOptions options() {
+        return options;
+    }
+
+    /** Requests sent and not yet answered. */
+    public int inFlight() {
+        return pending.size();
+    }
+
+    // ------------------------------------------------------------------------------------------------ TxnService
+
+    @Override
+    public TxnSession begin(Isolation isolation, boolean readOnly) {
+        if (isolation == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "isolation must not be null");
+        }
+        Channel ch = connection();
+        return await(send(ch, BEGIN, null, id -> TxnFrame.begin(ByteBufAllocator.DEFAULT, id, isolation, readOnly),
+                BEGUN, f -> {
+                    TxnBodyReader r = f.reader();
+                    long handle = r.readLong("handle");
+                    TxnId txn = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
+                    long snapshotCsn = r.readLong("snapshotCsn");
+                    Isolation iso = r.readIsolation();
+                    boolean ro = r.readBoolean("readOnly");
+                    r.end();
+                    return new RemoteTxnSession(this, ch, handle, txn, iso, ro, snapshotCsn);
+                }));
+    }
+
+    @Override
+    public TxnOutcome outcome(TxnId id) {
+        if (id == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "transaction id must not be null");
+        }
+        Channel ch = connection();
+        return await(send(ch, OUTCOME, null, rid -> TxnFrame.outcome(ByteBufAllocator.DEFAULT, rid, id), OUTCOME_IS, f -> {
+            TxnBodyReader r = f.reader();
+            TxnId txn = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
+            TxnOutcome.State state = TxnRpcProtocol.stateOf(r.readByte("state"));
+            long csn = r.readLong("csn");
+            String reason = r.readString("reason");
+            r.end();
+            return new TxnOutcome(txn, state, csn, reason);
+        }));
+    }
+
+    @Override
+    public ServerStatus status() {
+        Channel ch = connection();
+        return await(send(ch, STATUS, null, TxnFrame::status, STATUS_IS, f -> {
+            TxnBodyReader r = f.reader();
+            ServerStatus s = new ServerStatus(r.readInt("serverId"), r.readLong("incarnation"), r.readLong("csn"),
+                    r.readLong("stateHash"), r.readInt("inFlight"));
+            r.end();
+            return s;
+        }));
+    }
+
+    /**
+     * Closes the connection and the I/O threads. Requests in flight fail with SESSION_LOST; the server aborts the
+     * open transactions of this client (commits in flight go on).
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        sweeper.cancel(false);
+        Channel ch;
+        synchronized (connectLock) {
+            ch = channel;
+        }
+        if (ch != null) {
+            ch.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+        for (Pending<?> p : new ArrayList<>(pending.values())) {
+            fail(p, new TxnException(TxnError.SESSION_LOST, "the client was closed with " + p.describe() + " in flight"
+                    + p.outcomeHint()));
+        }
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    // ------------------------------------------------------------------------------------------------ requests
+
+    /** The current connection, connecting again if it broke. */
+    private Channel connection() {
+        Channel ch = channel;
+        if (ch != null && ch.isActive()) {
+            return ch;
+        }
+        synchronized (connectLock) {
+            if (closed) {
+                throw new TxnException(TxnError.SESSION_LOST, "the client is closed");
+            }
+            ch = channel;
+            if (ch != null && ch.isActive()) {
+                return ch;
+            }
+            ChannelFuture f = bootstrap.connect();
+            if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
+                f.channel().close();
+                throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target
+                        + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()));
+            }
+            channel = f.channel();
+            return channel;
+        }
+    }
+
+    /** Sends one request on {@code ch}; {@code txn} names the transaction it belongs to (for error messages). */
+    <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
+                                  AnswerDecoder<T> decoder) {
+        long id = ids.incrementAndGet();
+        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder, System.nanoTime() + timeoutNanos);
+        pending.put(id, p);
+        if (closed) {
+            fail(p, new TxnException(TxnError.SESSION_LOST, "the client is closed"));
+            return p.future;
+        }
+        TxnFrame frame = request.apply(id);
+        ch.writeAndFlush(frame).addListener(f -> {
+            if (!f.isSuccess()) {
+                fail(p, lost(p, f.cause()));
+            }
+        });
+        return p.future;
+    }
+
+    /** Waits for an answer (bounded by the request timeout) and throws its error in the caller's thread. */
+    <T> T await(CompletableFuture<T> future) {
+        if (!future.isDone() && onIoThread()) {
+            throw new TxnException(TxnError.INTERNAL, "a blocking TxnRpcClient call on the client's I/O thread would "
+                    + "deadlock; chain it with an ...Async stage instead");
+        }
+        try {
+            return future.join();
+        } catch (CompletionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof TxnException t) {
+                throw new TxnException(t.error(), t.getMessage(), t);
+            }
+            throw new TxnException(TxnError.INTERNAL, String.valueOf(cause), cause);
+        }
+    }
+
+    private boolean onIoThread() {
+        for (EventExecutor e : group) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The error of a session call whose connection is gone. */
+    TxnException sessionLost(TxnId txn) {
+        return new TxnException(TxnError.SESSION_LOST, "the connection to " + target + " was lost"
+                + (closed ? " (client closed)" : "") + "; transaction " + txn + " is gone (the server aborted it)");
+    }
+
+    String target() {
+        return target;
+    }
+
+    private void fail(Pending<?> p, TxnException e) {
+        if (pending.remove(p.id, p)) {
+            p.future.completeExceptionally(e);
+        }
+    }
+
+    private TxnException lost(Pending<?> p, Throwable cause) {
+        String because = cause == null ? "" : " (" + cause.getMessage() + ")";
+        return new TxnException(TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
+                + p.describe() + " in flight" + p.outcomeHint());
+    }
+
+    private void expireRequests() {
+        long now = System.nanoTime();
+        for (Pending<?> p : pending.values()) {
+            if (now - p.deadline > 0) {
+                fail(p, new TxnException(TxnError.TIMEOUT, p.describe() + " got no answer from " + target + " within "
+                        + options.requestTimeout().toMillis() + " ms" + p.outcomeHint()));
+            }
+        }
+    }
+
+    /** I/O thread: the connection {@code ch} closed; fails what was in flight on it. */
+    private void connectionLost(Channel ch) {
+        int failed = 0;
+        for (Pending<?> p : pending.values()) {
+            if (p.channel == ch && pending.containsKey(p.id)) {
+                fail(p, lost(p, null));
+                failed++;
+            }
+        }
+        if (!closed) {
+            LOG.warn("lost the connection to transaction server {} ({} requests failed)", target, failed);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ plumbing
+
+    @FunctionalInterface
+    interface AnswerDecoder<T> {
+        T decode(TxnFrame answer);
+    }
+
+    /** One request waiting for its answer. */
+    private static final class Pending<T> {
+        final long id;
+        final byte type;
+        final byte answerType;
+        final Channel channel;
+        final TxnId txn;
+        final AnswerDecoder<T> decoder;
+        final long deadline;
+        final CompletableFuture<T> future = new CompletableFuture<>();
+
+        Pending(long id, byte type, byte answerType, Channel channel, TxnId txn, AnswerDecoder<T> decoder, long deadline) {
+            this.id = id;
+            this.type = type;
+            this.answerType = answerType;
+            this.channel = channel;
+            this.txn = txn;
+            this.decoder = decoder;
+            this.deadline = deadline;
+        }
+
+        String describe() {
+            return typeName(type) + " request " + id + (txn == null ? "" : " of transaction " + txn);
+        }
+
+        String outcomeHint() {
+            return type == COMMIT ? "; the commit may or may not have happened: its outcome may be asked via outcome("
+                    + txn + ")" : "";
+        }
+
+        void complete(TxnFrame answer) {
+            if (answer.type() == ERROR) {
+                future.completeExceptionally(new TxnException(answer.errorCode(), answer.errorMessage()));
+            } else if (answer.type() != answerType) {
+                future.completeExceptionally(new TxnException(TxnError.INTERNAL, describe() + " was answered with "
+                        + typeName(answer.type())));
+            } else {
+                try {
+                    future.complete(decoder.decode(answer));
+                } catch (RuntimeException e) {
+                    future.completeExceptionally(new TxnException(TxnError.INTERNAL, "malformed "
+                            + typeName(answer.type()) + " answer to " + describe() + ": " + e.getMessage()));
+                }
+            }
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private final class AnswerHandler extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof TxnFrameTooLarge t) {
+                Pending<?> p = pending.get(t.requestId());
+                if (p != null) {
+                    fail(p, new TxnException(TxnError.TOO_LARGE, "the answer to " + p.describe() + " ("
+                            + t.frameLength() + " bytes) exceeds this client's limit of " + t.maxFrameLength()));
+                }
+                return;
+            }
+            if (!(msg instanceof TxnFrame f)) {
+                ReferenceCountUtil.release(msg);
+                return;
+            }
+            try {
+                Pending<?> p = pending.remove(f.requestId());
+                if (p != null) {
+                    p.complete(f);
+                } else if (f.type() == BEGUN && f.bodyLength() >= 8) {
+                    abortOrphan(ctx.channel(), f.body().getLong(f.body().readerIndex()));
+                } else if (f.type() == ERROR) {
+                    LOG.warn("transaction server {} reports {}: {}", target, f.errorCode(), f.errorMessage());
+                } else {
+                    LOG.debug("late or unknown answer {} from {}", f, target);
+                }
+            } finally {
+                f.release();
+            }
+        }
+
+        /** A BEGIN answered after it timed out: nobody holds the transaction, so end it on the server. */
+        private void abortOrphan(Channel ch, long handle) {
+            LOG.debug("aborting transaction handle {} whose BEGIN was answered after its timeout", handle);
+            ch.writeAndFlush(TxnFrame.abort(ch.alloc(), ids.incrementAndGet(), handle), ch.voidPromise());
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            connectionLost(ctx.channel());
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            LOG.warn("connection to transaction server {} failed: {}", target, cause.toString());
+            ctx.close();
+        }
+    }
+}

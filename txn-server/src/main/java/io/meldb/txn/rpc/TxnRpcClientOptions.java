@@ -1,0 +1,81 @@
+package io.meldb.txn.rpc;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/** Where and how a {@link TxnRpcClient} connects; fluent setters with defaults for a local server. */
+public final class TxnRpcClientOptions {
+    private String host = "127.0.0.1";
+    private int port;
+    private Duration requestTimeout = Duration.ofSeconds(30);
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private int ioThreads = 1;
+    private int maxFrameLength = 64 << 20;
+
+    public static TxnRpcClientOptions to(String host, int port) {
+        return new TxnRpcClientOptions().host(host).port(port);
+    }
+
+    public String host() {
+        return host;
+    }
+
+    public TxnRpcClientOptions host(String host) {
+        this.host = Objects.requireNonNull(host);
+        return this;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public TxnRpcClientOptions port(int port) {
+        this.port = port;
+        return this;
+    }
+
+    /**
+     * A request unanswered after this long fails with {@link io.meldb.txn.TxnError#TIMEOUT}. It covers BEGIN's
+     * admission wait and COMMIT's wait for meld, so keep it above the server's admission wait.
+     */
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    public TxnRpcClientOptions requestTimeout(Duration requestTimeout) {
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("request timeout must be positive: " + requestTimeout);
+        }
+        this.requestTimeout = requestTimeout;
+        return this;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public TxnRpcClientOptions connectTimeout(Duration connectTimeout) {
+        this.connectTimeout = Objects.requireNonNull(connectTimeout);
+        return this;
+    }
+
+    /** I/O threads of the client's event loop group. */
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    public TxnRpcClientOptions ioThreads(int ioThreads) {
+        this.ioThreads = ioThreads;
+        return this;
+    }
+
+    /** Largest answer frame accepted; a larger one fails its request with TOO_LARGE. */
+    public int maxFrameLength() {
+        return maxFrameLength;
+    }
+
+    public TxnRpcClientOptions maxFrameLength(int maxFrameLength) {
+        this.maxFrameLength = maxFrameLength;
+        return this;
+    }
+}

@@ -1,0 +1,149 @@
+package io.meldb.txn.rpc;
+
+import io.meldb.core.Isolation;
+import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.KeyValue;
+import io.meldb.txn.ServerStatus;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import io.meldb.txn.TxnOutcome;
+import io.meldb.txn.TxnServerConfig;
+import io.meldb.txn.TxnSession;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static io.meldb.txn.rpc.RpcTestSupport.assertTxnError;
+import static io.meldb.txn.rpc.RpcTestSupport.b;
+import static io.meldb.txn.rpc.RpcTestSupport.eventually;
+import static io.meldb.txn.rpc.RpcTestSupport.s;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The RPC against the real engine: an {@link EmbeddedNode} (log server + {@link io.meldb.txn.TxnServer}) served by
+ * a {@link TxnRpcServer}, used through a {@link TxnRpcClient}. Proves the wire mapping carries the engine's
+ * behaviour (meld's conflicts, its limits, admission) unchanged.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class TxnRpcEngineIntegrationTest {
+    @TempDir
+    Path dataDir;
+
+    private EmbeddedNode node;
+    private TxnRpcServer server;
+    private TxnRpcClient client;
+
+    @BeforeEach
+    void start() {
+        node = EmbeddedNode.start(dataDir, c -> c.maxInFlight(4).admissionWait(Duration.ofMillis(50)));
+        server = TxnRpcServer.start(node.txnService(), "127.0.0.1", 0);
+        client = TxnRpcClient.connect("127.0.0.1", server.port());
+    }
+
+    @AfterEach
+    void stop() {
+        try {
+            if (client != null) {
+                client.close();
+            }
+        } finally {
+            try {
+                if (server != null) {
+                    server.close();
+                }
+            } finally {
+                if (node != null) {
+                    node.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldRunTransactionsOverTheWireAgainstTheEngine() {
+        long base = client.status().csn();
+        long csn;
+        TxnSession writer = client.begin(Isolation.SERIALIZABLE, false);
+        for (String k : new String[]{"a", "b", "c", "d"}) {
+            writer.put(b(k), b("v" + k));
+        }
+        writer.delete(b("b"));
+        assertArrayEquals(b("va"), writer.get(b("a")));
+        assertNull(writer.get(b("b")));
+        csn = writer.commit();
+        assertTrue(csn > base);
+        assertEquals(TxnOutcome.State.COMMITTED, client.outcome(writer.id()).state());
+
+        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+            assertTrue(r.snapshotCsn() >= csn);
+            assertArrayEquals(b("vc"), r.get(b("c")));
+            assertNull(r.get(b("b")));
+            List<String> desc = new ArrayList<>();
+            for (KeyValue kv : r.scan(b("a"), false, null, true, true, 2)) {
+                desc.add(s(kv.key()));
+            }
+            assertEquals(List.of("d", "c"), desc);
+            assertEquals(3, r.scan(null, true, null, true, false, 0).size());
+        }
+        ServerStatus remote = client.status();
+        ServerStatus local = node.txnService().status();
+        assertEquals(local.csn(), remote.csn());
+        assertEquals(local.stateHash(), remote.stateHash());
+        assertEquals(local.incarnation(), remote.incarnation());
+    }
+
+    @Test
+    void shouldCarryTheEnginesErrorsOverTheWire() {
+        TxnSession first = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession second = client.begin(Isolation.SNAPSHOT, false);
+        first.put(b("k"), b("1"));
+        second.put(b("k"), b("2"));
+        first.commit();
+        TxnException conflict = assertTxnError(TxnError.CONFLICT, second::commit);
+        assertTrue(!conflict.getMessage().isEmpty());
+        assertEquals(TxnOutcome.State.ABORTED, client.outcome(second.id()).state());
+
+        try (TxnSession ro = client.begin(Isolation.SNAPSHOT, true)) {
+            assertTxnError(TxnError.READ_ONLY, () -> ro.put(b("k"), b("v")));
+        }
+        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+            assertTxnError(TxnError.BAD_REQUEST, () -> t.get(null));
+            assertTxnError(TxnError.TOO_LARGE, () -> t.put(new byte[TxnServerConfig.MAX_KEY_BYTES + 1], b("v")));
+        }
+        List<TxnSession> open = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            open.add(client.begin(Isolation.SNAPSHOT, true));
+        }
+        assertTxnError(TxnError.OVERLOADED, () -> client.begin(Isolation.SNAPSHOT, true));
+        open.forEach(TxnSession::close);
+        client.begin(Isolation.SNAPSHOT, true).close();
+    }
+
+    @Test
+    void shouldReleaseTheEnginesSlotsWhenTheClientGoesAway() throws Exception {
+        TxnRpcClient other = TxnRpcClient.connect("127.0.0.1", server.port());
+        try {
+            for (int i = 0; i < 3; i++) {
+                other.begin(Isolation.SERIALIZABLE, false).put(b("x" + i), b("v"));
+            }
+            assertEquals(3, node.txnService().status().inFlight());
+        } finally {
+            other.close();
+        }
+        eventually("the engine's in-flight transactions are aborted", () -> node.txnService().status().inFlight() == 0);
+        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+            assertNull(r.get(b("x0")));
+        }
+    }
+}
