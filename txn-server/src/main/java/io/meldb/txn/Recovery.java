@@ -28,7 +28,8 @@ final class Recovery {
     private static final int BATCH = 64;
 
     /** manifest null: start from the empty state. roots: handles for {@link MeldPipeline}'s restore. */
-    record Result(NodeDirectory directory, CheckpointManifest manifest, long[] roots, long nodes, long position) {
+    record Result(NodeDirectory directory, Arena arena, CheckpointManifest manifest, long[] roots, long nodes,
+                  long position) {
     }
 
     private Recovery() {
@@ -59,7 +60,7 @@ final class Recovery {
             throw new TxnException(TxnError.UNAVAILABLE, "the log is trimmed below position " + lowest
                 + " and holds no complete checkpoint to recover from");
         }
-        return new Result(new NodeDirectory(), null, null, 0, 0);
+        return new Result(new NodeDirectory(), null, null, null, 0, 0);
     }
 
     private static List<byte[]> readAll(final LogClient log, final long from, final int count) {
@@ -158,6 +159,6 @@ final class Recovery {
             final long vn = m.rootVns()[i];
             roots[i] = vn == -1 ? MeldPipeline.NO_STATE : loader.resolve(vn);
         }
-        return new Result(directory, m, roots, loader.nodesLoaded(), firstPosition);
+        return new Result(directory, arena, m, roots, loader.nodesLoaded(), firstPosition);
     }
 }

@@ -1,6 +1,6 @@
 package io.meldb.txn;
 
-import io.meldb.core.MeldPipeline;
+import io.meldb.core.NodeMemory;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -64,13 +64,17 @@ final class TxnMetrics {
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
 
-        final MeldPipeline p = server.pipelineForMetrics();
-        FunctionCounter.builder("meldb.meld.final.melds", p, MeldPipeline::finalMelds)
+        FunctionCounter.builder("meldb.meld.final.melds", server, TxnServer::finalMelds)
             .description("final melds run (a group counts once)").register(registry);
-        FunctionCounter.builder("meldb.meld.ephemerals", p, MeldPipeline::ephemeralsCreated)
+        FunctionCounter.builder("meldb.meld.ephemerals", server, TxnServer::ephemeralsCreated)
             .description("ephemeral nodes created by all meld stages").register(registry);
-        FunctionCounter.builder("meldb.meld.group.formed", p, MeldPipeline::groupsFormed).register(registry);
-        FunctionCounter.builder("meldb.meld.group.fallbacks", p, MeldPipeline::groupsFallenBack).register(registry);
+        FunctionCounter.builder("meldb.meld.group.formed", server, TxnServer::groupsFormed).register(registry);
+        FunctionCounter.builder("meldb.meld.group.fallbacks", server, TxnServer::groupsFallenBack)
+            .register(registry);
+        FunctionCounter.builder("meldb.memory.generations", server, TxnServer::generations)
+            .description("node-memory generations started (one per checkpoint)").register(registry);
+        Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
+            .description("4 MiB node-memory segments in use").register(registry);
         FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
         FunctionCounter.builder("meldb.recovery.stubs", server, TxnServer::stubsMade).register(registry);
         Gauge.builder("meldb.txn.inflight", server, s -> s.status().inFlight()).register(registry);

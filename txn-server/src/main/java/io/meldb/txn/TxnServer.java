@@ -3,6 +3,8 @@ package io.meldb.txn;
 import io.meldb.core.Arena;
 import io.meldb.core.BlockFormat;
 import io.meldb.core.BlockWriter;
+import io.meldb.core.CheckpointLoader;
+import io.meldb.core.CheckpointWriter;
 import io.meldb.core.Intention;
 import io.meldb.core.IntentionDecoder;
 import io.meldb.core.IntentionEncoder;
@@ -11,6 +13,7 @@ import io.meldb.core.Isolation;
 import io.meldb.core.MeldPipeline;
 import io.meldb.core.Node;
 import io.meldb.core.NodeDirectory;
+import io.meldb.core.NodeMemory;
 import io.meldb.core.Snapshot;
 import io.meldb.core.StateHash;
 import io.meldb.core.Transaction;
@@ -93,10 +96,17 @@ public final class TxnServer implements TxnService {
     private final List<CompletableFuture<Long>> blockAppends = new ArrayList<>();
 
     // ---- the pipeline side (pipeline thread only, unless volatile)
-    private final NodeDirectory directory;
-    private final Arena decodeArena = new Arena();
-    private final IntentionDecoder decoder;
-    private final MeldPipeline pipeline;
+    /** The memory melding works in now; replaced at every checkpoint (see {@link #compact}). */
+    private Generation generation;
+    private IntentionDecoder decoder;
+    private MeldPipeline pipeline;
+    /** Guards the pairing of {@link #generation} and {@link #lcs} that sessions pin, and session counts. */
+    private final Object generationLock = new Object();
+    private long retiredFinalMelds;
+    private long retiredEphemerals;
+    private long retiredGroupsFormed;
+    private long retiredGroupsFallenBack;
+    private long generations;
     private final BlockDemux demux;
     private final Thread pipelineThread;
     private final ArrayBlockingQueue<Block> inbox = new ArrayBlockingQueue<>(INBOX_CAPACITY);
@@ -140,6 +150,35 @@ public final class TxnServer implements TxnService {
 
     /** Who appended the intention at a CSN, kept until its decision. */
     private record Origin(int serverId, long incarnation, long sequence, String rejectReason) {
+    }
+
+    /**
+     * All node memory of one span of the server's life: the nodes loaded from a checkpoint and everything decoded
+     * and melded since. A checkpoint starts a new generation holding only the live states; the old one is freed
+     * once no session reads a snapshot in it any more. This is how memory stays bounded: the same mechanism as
+     * recovery (meld paper App. A), run in memory.
+     */
+    private static final class Generation {
+        final NodeDirectory directory;
+        final Arena loadArena;
+        final Arena decodeArena = new Arena();
+        final MeldPipeline pipeline;
+        int sessions;
+        boolean retired;
+
+        Generation(final NodeDirectory directory, final Arena loadArena, final MeldPipeline pipeline) {
+            this.directory = directory;
+            this.loadArena = loadArena;
+            this.pipeline = pipeline;
+        }
+
+        void free() {
+            pipeline.close();
+            decodeArena.close();
+            if (loadArena != null) {
+                loadArena.close();
+            }
+        }
     }
 
     /** One block between the I/O thread and the pipeline thread. */
@@ -189,16 +228,21 @@ public final class TxnServer implements TxnService {
         }
 
         final Recovery.Result recovered = Recovery.run(log, cluster);
-        this.directory = recovered.directory();
-        this.decoder = new IntentionDecoder(decodeArena, directory);
+        final NodeDirectory directory = recovered.directory();
         if (recovered.manifest() == null) {
-            this.pipeline = new MeldPipeline(cluster.meldConfig(), directory);
+            this.generation = new Generation(directory, recovered.arena(),
+                new MeldPipeline(cluster.meldConfig(), directory));
+            this.pipeline = generation.pipeline;
+            this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = 0;
             this.skipThrough = 0;
             this.knowledgeStart = 1;
         } else {
             final CheckpointManifest m = recovered.manifest();
-            this.pipeline = new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots());
+            this.generation = new Generation(directory, recovered.arena(),
+                new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots()));
+            this.pipeline = generation.pipeline;
+            this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = m.lcsCsn();
             this.skipThrough = m.lastPosition();
             this.knowledgeStart = m.resumePosition();
@@ -314,9 +358,15 @@ public final class TxnServer implements TxnService {
         if (w == null) {
             w = new Workspace();
         }
-        final Snapshot snapshot = lcs;
+        final Snapshot snapshot;
+        final Generation pinned;
+        synchronized (generationLock) {
+            snapshot = lcs;
+            pinned = generation;
+            pinned.sessions++;
+        }
         final TxnId id = new TxnId(incarnation, sequence.incrementAndGet());
-        return new LocalSession(id, isolation, readOnly, snapshot, w);
+        return new LocalSession(id, isolation, readOnly, snapshot, w, pinned);
     }
 
     private void checkAvailable() {
@@ -416,8 +466,25 @@ public final class TxnServer implements TxnService {
         return join(log.tail());
     }
 
-    MeldPipeline pipelineForMetrics() {
-        return pipeline;
+    long finalMelds() {
+        return retiredFinalMelds + pipeline.finalMelds();
+    }
+
+    long ephemeralsCreated() {
+        return retiredEphemerals + pipeline.ephemeralsCreated();
+    }
+
+    long groupsFormed() {
+        return retiredGroupsFormed + pipeline.groupsFormed();
+    }
+
+    long groupsFallenBack() {
+        return retiredGroupsFallenBack + pipeline.groupsFallenBack();
+    }
+
+    /** Node-memory generations this server has started (1 + checkpoints taken). */
+    public long generations() {
+        return generations + 1;
     }
 
     int inboxSize() {
@@ -458,11 +525,13 @@ public final class TxnServer implements TxnService {
         private final Isolation isolation;
         private final boolean readOnly;
         private final Snapshot snapshot;
+        private final Generation pinned;
         private Workspace workspace;
         private Transaction txn;
 
         LocalSession(final TxnId id, final Isolation isolation, final boolean readOnly, final Snapshot snapshot,
-                     final Workspace workspace) {
+                     final Workspace workspace, final Generation pinned) {
+            this.pinned = pinned;
             this.id = id;
             this.isolation = isolation;
             this.readOnly = readOnly;
@@ -650,7 +719,17 @@ public final class TxnServer implements TxnService {
                 workspace.arena.reset();
                 workspaces.add(workspace);
                 workspace = null;
+                unpin(pinned);
                 admission.release();
+            }
+        }
+    }
+
+    private void unpin(final Generation g) {
+        synchronized (generationLock) {
+            g.sessions--;
+            if (g.retired && g.sessions == 0) {
+                g.free();
             }
         }
     }
@@ -929,55 +1008,97 @@ public final class TxnServer implements TxnService {
     // ------------------------------------------------------------------------------------------ checkpoints
 
     /**
-     * After a block, if due: captures the states a recovering server needs (immutable, so the checkpoint thread
-     * serializes them while melding goes on) and where it must resume reading.
+     * After a block, if due (and group meld holds nothing): serializes the states a recovering server needs
+     * (meld paper App. A), starts a new memory generation from them (see {@link Generation}), and hands the
+     * checkpoint intention to the checkpoint thread for appending.
      */
     private void maybeCheckpoint(final long position) {
-        if (config.checkpointEvery() == 0 || checkpointRunning || pipeline.holding()
-            || csn - lastCheckpointCsn < config.checkpointEvery()) {
+        if (config.checkpointEvery() == 0 || pipeline.holding() || csn - lastCheckpointCsn < config.checkpointEvery()) {
             return;
         }
-        final long lcsCsn = pipeline.lcsCsn();
-        final long base = pipeline.oldestStateNeeded();
-        final long[] roots = new long[(int) (lcsCsn - base + 1)];
-        for (int i = 0; i < roots.length; i++) {
-            roots[i] = pipeline.stateRootAt(base + i);
-        }
-        final CheckpointManifest partial = new CheckpointManifest(base, new long[0], position,
-            demux.resumePosition(position + 1), new TreeMap<>(fences));
-        lastCheckpointCsn = csn;
-        checkpointRunning = true;
-        checkpointExecutor.execute(() -> {
-            try {
-                writeCheckpoint(partial, roots);
-            } catch (RuntimeException e) {
-                LOG.warn("server {}: checkpoint at csn {} failed: {}", serverId, lcsCsn, e.toString());
-            } finally {
-                checkpointRunning = false;
-            }
-        });
-    }
-
-    private void writeCheckpoint(final CheckpointManifest partial, final long[] roots) {
         final long started = System.nanoTime();
+        lastCheckpointCsn = csn;
+        final long base = pipeline.oldestStateNeeded();
+        final int count = (int) (pipeline.lcsCsn() - base + 1);
         final List<byte[]> chunks = new ArrayList<>();
-        final io.meldb.core.CheckpointWriter cw = new io.meldb.core.CheckpointWriter(config.checkpointChunkBytes(),
+        final CheckpointWriter cw = new CheckpointWriter(config.checkpointChunkBytes(),
             (b, o, l) -> chunks.add(copy(b, o, l)));
-        final long[] rootVns = new long[roots.length];
-        for (int i = 0; i < roots.length; i++) {
-            if (roots[i] == MeldPipeline.NO_STATE) {
+        final long[] rootVns = new long[count];
+        for (int i = 0; i < count; i++) {
+            final long root = pipeline.stateRootAt(base + i);
+            if (root == MeldPipeline.NO_STATE) {
                 rootVns[i] = -1;
             } else {
-                cw.writeState(roots[i]);
-                rootVns[i] = roots[i] == 0 ? 0 : Node.vn(roots[i]);
+                cw.writeState(root);
+                rootVns[i] = root == 0 ? 0 : Node.vn(root);
             }
         }
         cw.finish();
         if (chunks.isEmpty()) {
-            chunks.add(new byte[] {0, 0, 0, 0});
+            chunks.add(new byte[Integer.BYTES]);
         }
-        final CheckpointManifest manifest = new CheckpointManifest(partial.baseCsn(), rootVns,
-            partial.lastPosition(), partial.resumePosition(), partial.fences());
+        final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position,
+            demux.resumePosition(position + 1), new TreeMap<>(fences));
+        compact(manifest, chunks);
+        metrics.checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
+        if (config.writeCheckpoints() && !checkpointRunning) {
+            checkpointRunning = true;
+            checkpointExecutor.execute(() -> {
+                try {
+                    appendCheckpoint(manifest, chunks);
+                } catch (RuntimeException ex) {
+                    LOG.warn("server {}: appending the checkpoint of csn {} failed: {}", serverId, manifest.lcsCsn(),
+                        ex.toString());
+                } finally {
+                    checkpointRunning = false;
+                }
+            });
+        }
+    }
+
+    /**
+     * Loads the checkpoint just serialized into fresh memory and continues melding there; the old generation is
+     * freed when its last session ends. Intentions whose snapshot is older than the checkpoint may point to nodes
+     * the new generation does not hold: the decoder stands in stubs for those, exactly as after recovery.
+     */
+    private void compact(final CheckpointManifest manifest, final List<byte[]> chunks) {
+        final NodeDirectory directory = new NodeDirectory();
+        final Arena loadArena = new Arena();
+        final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
+        for (byte[] chunk : chunks) {
+            loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
+        }
+        final long[] roots = new long[manifest.rootVns().length];
+        for (int i = 0; i < roots.length; i++) {
+            final long vn = manifest.rootVns()[i];
+            roots[i] = vn == -1 ? MeldPipeline.NO_STATE : loader.resolve(vn);
+        }
+        final Generation next = new Generation(directory, loadArena,
+            new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots));
+        final Snapshot nextLcs = next.pipeline.lcs();
+        if (NodeMemory.CHECKS && StateHash.of(nextLcs.root()) != StateHash.of(pipeline.lcs().root())) {
+            throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
+        }
+        retiredFinalMelds += pipeline.finalMelds();
+        retiredEphemerals += pipeline.ephemeralsCreated();
+        retiredGroupsFormed += pipeline.groupsFormed();
+        retiredGroupsFallenBack += pipeline.groupsFallenBack();
+        final Generation old;
+        synchronized (generationLock) {
+            old = generation;
+            generation = next;
+            pipeline = next.pipeline;
+            decoder = new IntentionDecoder(next.decodeArena, directory).stubsAtOrBelow(manifest.lcsCsn());
+            lcs = nextLcs;
+            old.retired = true;
+            if (old.sessions == 0) {
+                old.free();
+            }
+        }
+        generations++;
+    }
+
+    private void appendCheckpoint(final CheckpointManifest manifest, final List<byte[]> chunks) {
         final byte[] manifestBytes = manifest.encode();
         final long checkpointId = incarnation * 1_000_000L + manifest.lcsCsn() % 1_000_000L;
         long firstPosition = 0;
@@ -1005,14 +1126,13 @@ public final class TxnServer implements TxnService {
             }
         }
         join(last);
-        metrics.checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
-        LOG.info("server {}: checkpoint of csn {} ({} nodes, {} chunks) written from log position {}", serverId,
-            manifest.lcsCsn(), cw.nodesWritten(), chunks.size(), firstPosition);
+        LOG.info("server {}: checkpoint of csn {} ({} chunks) written from log position {}", serverId,
+            manifest.lcsCsn(), chunks.size(), firstPosition);
         if (config.trim() && previousCheckpointResume > 1) {
             final long trimmed = join(log.trim(previousCheckpointResume));
             LOG.info("server {}: trimmed the log below {}", serverId, trimmed);
         }
-        previousCheckpointResume = partial.resumePosition();
+        previousCheckpointResume = manifest.resumePosition();
     }
 
     // ------------------------------------------------------------------------------------------ lifecycle
@@ -1044,6 +1164,16 @@ public final class TxnServer implements TxnService {
         }
         log.close();
         caughtUp.countDown();
+        if (pipelineThread == null || !pipelineThread.isAlive()) {
+            synchronized (generationLock) {
+                if (generation != null && !generation.retired) {
+                    generation.retired = true;
+                    if (generation.sessions == 0) {
+                        generation.free();
+                    }
+                }
+            }
+        }
         LOG.info("server {} stopped", serverId);
     }
 }

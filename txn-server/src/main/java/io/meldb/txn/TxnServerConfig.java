@@ -23,6 +23,7 @@ public final class TxnServerConfig {
     private long checkpointEvery = 20_000;
     private int checkpointChunkBytes = 256 * 1024;
     private boolean trim = true;
+    private boolean writeCheckpoints = true;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
 
@@ -109,7 +110,10 @@ public final class TxnServerConfig {
         return this;
     }
 
-    /** Write a checkpoint intention every this many intentions (0 = never; meld paper App. A). */
+    /**
+     * Take a checkpoint every this many intentions (0 = never; meld paper App. A): it bounds memory (see
+     * {@link TxnServer}) and, if {@link #writeCheckpoints()}, is appended to the log for recovery.
+     */
     public long checkpointEvery() {
         return checkpointEvery;
     }
@@ -128,6 +132,19 @@ public final class TxnServerConfig {
 
     public TxnServerConfig checkpointChunkBytes(final int checkpointChunkBytes) {
         this.checkpointChunkBytes = checkpointChunkBytes;
+        return this;
+    }
+
+    /**
+     * Whether this server appends its checkpoints to the log (every server checkpoints in memory to bound its
+     * memory; one writer per cluster is enough for recovery).
+     */
+    public boolean writeCheckpoints() {
+        return writeCheckpoints;
+    }
+
+    public TxnServerConfig writeCheckpoints(final boolean writeCheckpoints) {
+        this.writeCheckpoints = writeCheckpoints;
         return this;
     }
 
