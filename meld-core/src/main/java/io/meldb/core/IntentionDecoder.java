@@ -38,11 +38,6 @@ public final class IntentionDecoder {
     private int limit;
     private long copy;
     private long csn;
-    /** External pointers to nodes of states at or below this CSN may be absent: see {@link #stubsAtOrBelow}. */
-    private long stubFloor;
-    /** Set by {@link #readExternal} when it made a stub. */
-    private boolean madeStub;
-    private long stubsMade;
 
     public IntentionDecoder(final Arena arena, final NodeDirectory directory) {
         if (arena == null || directory == null) {
@@ -53,20 +48,11 @@ public final class IntentionDecoder {
     }
 
     /**
-     * After recovery from a checkpoint of state S (meld paper App. A), intentions whose snapshot is older than S
-     * may point to committed nodes that no longer exist in S and so were never loaded. Meld only ever compares such
-     * a node's identity with the state's (a subtree the state no longer holds was changed since the snapshot, so
-     * the intention's pointer is never followed or grafted), so the decoder stands in a stub that carries just the
-     * VN. Pointers to newer nodes must still resolve.
+     * The snapshot CSN of an encoded intention, read without decoding it (a server rejects intentions whose
+     * snapshot is older than the cluster's snapshot-age limit before resolving any pointer).
      */
-    public IntentionDecoder stubsAtOrBelow(final long csn) {
-        this.stubFloor = csn;
-        return this;
-    }
-
-    /** Stubs made so far (see {@link #stubsAtOrBelow}). */
-    public long stubsMade() {
-        return stubsMade;
+    public static long snapshotCsnOf(final DirectBuffer record, final int offset) {
+        return Varint.getLong(record, offset + IntentionFormat.VARINT_HEADER_OFFSET);
     }
 
     /**
@@ -205,12 +191,10 @@ public final class IntentionDecoder {
             payload = bytesHere(payloadLength);
         }
 
-        madeStub = false;
         final int leftIndex = leftKind == IntentionFormat.POINTER_LOCAL ? readLocal(i) : -1;
         final long leftExternal = leftKind == IntentionFormat.POINTER_EXTERNAL ? readExternal(snapshotCsn) : 0;
         final int rightIndex = rightKind == IntentionFormat.POINTER_LOCAL ? readLocal(i) : -1;
         final long rightExternal = rightKind == IntentionFormat.POINTER_EXTERNAL ? readExternal(snapshotCsn) : 0;
-        final boolean stubChild = madeStub;
         int size = 1;
         if (rightIndex >= 0) {
             if (rightIndex != i - 1) {
@@ -241,10 +225,7 @@ public final class IntentionDecoder {
         Node.updateDerived(n);
         Node.markExternalChildren(n, leftKind == IntentionFormat.POINTER_EXTERNAL,
             rightKind == IntentionFormat.POINTER_EXTERNAL);
-        if (stubChild) {
-            // a stub knows no height; the logged one is the snapshot's, which meld never rebalances on
-            Node.height(n, height);
-        } else if (Node.height(n) != height) {
+        if (Node.height(n) != height) {
             throw fail("node " + i + " has height " + height + " but its children give " + Node.height(n));
         }
         return n;
@@ -261,18 +242,10 @@ public final class IntentionDecoder {
     private long readExternal(final long snapshotCsn) {
         final long vn = readVersion(snapshotCsn, "external pointer");
         final long handle = directory.lookup(vn);
-        if (handle != 0) {
-            return handle;
-        }
-        if (Versions.csnOf(vn) > stubFloor) {
+        if (handle == 0) {
             throw new NodeNotResidentException(csn, vn);
         }
-        final long stub = arena.allocate(Node.SIZE);
-        NodeMemory.zero(stub, Node.SIZE);
-        Node.vn(stub, vn);
-        madeStub = true;
-        stubsMade++;
-        return stub;
+        return handle;
     }
 
     /** A version stored relative to the snapshot; the CSN it names must be in 1..snapshotCsn. */

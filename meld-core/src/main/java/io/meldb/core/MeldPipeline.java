@@ -107,14 +107,17 @@ public final class MeldPipeline implements AutoCloseable {
      * hold every state from here to the LCS.
      */
     public long oldestStateNeeded() {
-        long m = lcsCsn + 1 - (long) config.premeldThreads() * config.premeldDistance() - 1;
-        if (m <= 0) {
-            return lcsCsn;
-        }
+        // the next intention, lcsCsn + 1, is premelded against lcsCsn + 1 - t*d - 1; later ones against newer states
+        long m = Math.max(baseCsn, lcsCsn - (long) config.premeldThreads() * config.premeldDistance());
         while (m > baseCsn && stateRoots[(int) m] == NO_STATE) {
             m--;
         }
         return Math.min(m, lcsCsn);
+    }
+
+    /** Oldest CSN whose state this pipeline holds. */
+    public long baseCsn() {
+        return baseCsn;
     }
 
     /** True while group meld holds an odd intention waiting for its partner: the LCS lags the log then. */

@@ -13,13 +13,28 @@ import java.util.Map;
  * configuration it finds in the log; one started with an explicit, different configuration refuses to join.
  * Stored as {@code key=value} lines so an operator can read it with any block dump.
  */
-public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistance, boolean groupMeld) {
+public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistance, boolean groupMeld,
+                            int maxSnapshotAge) {
     static final String FORMAT = "meldb-cluster-config 1";
+    /**
+     * Default limit on a transaction's conflict zone, in intentions: an intention whose snapshot is older is
+     * aborted by every server alike. It bounds what a checkpoint must hold (every state a pending intention may
+     * point into) and so the memory of every server.
+     */
+    public static final int DEFAULT_MAX_SNAPSHOT_AGE = 10_000;
 
     public static final ClusterConfig DEFAULT = new ClusterConfig(BlockFormat.DEFAULT_BLOCK_SIZE, 0, 0, false);
 
+    public ClusterConfig(final int blockSize, final int premeldThreads, final int premeldDistance,
+                         final boolean groupMeld) {
+        this(blockSize, premeldThreads, premeldDistance, groupMeld, DEFAULT_MAX_SNAPSHOT_AGE);
+    }
+
     public ClusterConfig {
         BlockFormat.checkBlockSize(blockSize);
+        if (maxSnapshotAge < 1) {
+            throw new IllegalArgumentException("max snapshot age " + maxSnapshotAge + " must be at least 1");
+        }
         new MeldConfig(premeldThreads, premeldDistance, groupMeld, false);
     }
 
@@ -29,7 +44,7 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
 
     public byte[] encode() {
         final String text = FORMAT + "\nblockSize=" + blockSize + "\npremeldThreads=" + premeldThreads
-            + "\npremeldDistance=" + premeldDistance + "\ngroupMeld=" + groupMeld + "\n";
+            + "\npremeldDistance=" + premeldDistance + "\ngroupMeld=" + groupMeld + "\nmaxSnapshotAge=" + maxSnapshotAge + "\n";
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -50,7 +65,7 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
         try {
             return new ClusterConfig(Integer.parseInt(values.get("blockSize")),
                 Integer.parseInt(values.get("premeldThreads")), Integer.parseInt(values.get("premeldDistance")),
-                Boolean.parseBoolean(values.get("groupMeld")));
+                Boolean.parseBoolean(values.get("groupMeld")), Integer.parseInt(values.get("maxSnapshotAge")));
         } catch (RuntimeException e) {
             throw new IllegalStateException("the log's cluster configuration is unreadable: " + values, e);
         }
@@ -59,6 +74,6 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
     @Override
     public String toString() {
         return "blockSize=" + blockSize + " premeldThreads=" + premeldThreads + " premeldDistance="
-            + premeldDistance + " groupMeld=" + groupMeld;
+            + premeldDistance + " groupMeld=" + groupMeld + " maxSnapshotAge=" + maxSnapshotAge;
     }
 }

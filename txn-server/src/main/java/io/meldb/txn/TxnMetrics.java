@@ -76,7 +76,9 @@ final class TxnMetrics {
         Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
             .description("4 MiB node-memory segments in use").register(registry);
         FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
-        FunctionCounter.builder("meldb.recovery.stubs", server, TxnServer::stubsMade).register(registry);
+        FunctionCounter.builder("meldb.txn.snapshot.too.old", server, TxnServer::snapshotsTooOld)
+            .description("intentions aborted because their snapshot was older than the cluster's limit")
+            .register(registry);
         Gauge.builder("meldb.txn.inflight", server, s -> s.status().inFlight()).register(registry);
         Gauge.builder("meldb.lcs.csn", server, s -> s.status().csn()).register(registry);
         Gauge.builder("meldb.log.position", server, TxnServer::processedPosition).register(registry);

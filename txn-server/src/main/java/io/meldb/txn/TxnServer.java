@@ -107,6 +107,7 @@ public final class TxnServer implements TxnService {
     private long retiredGroupsFormed;
     private long retiredGroupsFallenBack;
     private long generations;
+    private long snapshotsTooOld;
     private final BlockDemux demux;
     private final Thread pipelineThread;
     private final ArrayBlockingQueue<Block> inbox = new ArrayBlockingQueue<>(INBOX_CAPACITY);
@@ -246,7 +247,6 @@ public final class TxnServer implements TxnService {
             this.csn = m.lcsCsn();
             this.skipThrough = m.lastPosition();
             this.knowledgeStart = m.resumePosition();
-            this.decoder.stubsAtOrBelow(m.lcsCsn());
             for (Map.Entry<Integer, Long> e : m.fences().entrySet()) {
                 fences.put(e.getKey(), e.getValue());
                 incarnations.put(e.getValue(), e.getKey());
@@ -495,8 +495,8 @@ public final class TxnServer implements TxnService {
         return demux.blocksDropped();
     }
 
-    long stubsMade() {
-        return decoder.stubsMade();
+    long snapshotsTooOld() {
+        return snapshotsTooOld;
     }
 
     /**
@@ -920,6 +920,15 @@ public final class TxnServer implements TxnService {
             settle();
             return;
         }
+        if (c - IntentionDecoder.snapshotCsnOf(buffer, offset + LogRecords.INTENTION_HEADER)
+            > cluster.maxSnapshotAge()) {
+            // its snapshot may be older than every state a checkpoint keeps: every server aborts it alike
+            snapshotsTooOld++;
+            origins.put(c, new Origin(server, inc, seq, "snapshot_too_old"));
+            pipeline.reject(c, decisionListener);
+            settle();
+            return;
+        }
         final Intention intention;
         try {
             intention = decoder.decode(buffer, offset + LogRecords.INTENTION_HEADER,
@@ -1018,7 +1027,9 @@ public final class TxnServer implements TxnService {
         }
         final long started = System.nanoTime();
         lastCheckpointCsn = csn;
-        final long base = pipeline.oldestStateNeeded();
+        // every state a later intention may have as its snapshot, and every state premeld may still need
+        final long base = Math.min(pipeline.oldestStateNeeded(),
+            Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - cluster.maxSnapshotAge()));
         final int count = (int) (pipeline.lcsCsn() - base + 1);
         final List<byte[]> chunks = new ArrayList<>();
         final CheckpointWriter cw = new CheckpointWriter(config.checkpointChunkBytes(),
@@ -1058,8 +1069,9 @@ public final class TxnServer implements TxnService {
 
     /**
      * Loads the checkpoint just serialized into fresh memory and continues melding there; the old generation is
-     * freed when its last session ends. Intentions whose snapshot is older than the checkpoint may point to nodes
-     * the new generation does not hold: the decoder stands in stubs for those, exactly as after recovery.
+     * freed when its last session ends. The checkpoint holds every state from the cluster's snapshot-age limit on,
+     * so every intention not rejected as too old points only at nodes the new generation holds, with the same
+     * identities: melding goes on exactly as on a server that never compacted.
      */
     private void compact(final CheckpointManifest manifest, final List<byte[]> chunks) {
         final NodeDirectory directory = new NodeDirectory();
@@ -1088,7 +1100,7 @@ public final class TxnServer implements TxnService {
             old = generation;
             generation = next;
             pipeline = next.pipeline;
-            decoder = new IntentionDecoder(next.decodeArena, directory).stubsAtOrBelow(manifest.lcsCsn());
+            decoder = new IntentionDecoder(next.decodeArena, directory);
             lcs = nextLcs;
             old.retired = true;
             if (old.sessions == 0) {

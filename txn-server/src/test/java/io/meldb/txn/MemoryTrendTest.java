@@ -25,7 +25,8 @@ class MemoryTrendTest {
     void offHeapNodeMemoryStaysFlatAtSteadyLoad() {
         final byte[] value = new byte[4096];
         final List<Integer> segments = new ArrayList<>();
-        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(250))) {
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(250)
+            .cluster(new ClusterConfig(8192, 0, 0, false, 100)))) {
             final TxnServer db = node.txnServer();
             for (int phase = 0; phase < 4; phase++) {
                 for (int i = 0; i < 750; i++) {

@@ -127,6 +127,49 @@ class ReplicaServersTest {
         }
     }
 
+    /**
+     * Transactions whose snapshots are older than a checkpoint point at nodes of states the checkpoint had to keep.
+     * A server that compacts often must meld them exactly like one that never compacts, and both must reject the
+     * ones past the cluster's snapshot-age limit.
+     */
+    @Test
+    void oldSnapshotsAcrossCheckpointsMeldAlikeOnACompactingAndANonCompactingServer() throws Exception {
+        final ClusterConfig premeld = new ClusterConfig(8192, 2, 4, false, 40);
+        try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
+             TxnServer compacting = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(1)
+                 .cluster(premeld).checkpointEvery(7).writeCheckpoints(false).maxInFlight(1024));
+             TxnServer plain = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(2)
+                 .checkpointEvery(0))) {
+            load(compacting, 300);
+            final Random random = new Random(3);
+            for (int round = 0; round < 6; round++) {
+                final List<TxnSession> sessions = new ArrayList<>();
+                for (int i = 0; i < 60; i++) {
+                    sessions.add(compacting.begin(i % 3 == 0 ? Isolation.SNAPSHOT : Isolation.SERIALIZABLE, false));
+                }
+                final List<java.util.concurrent.CompletableFuture<Long>> commits = new ArrayList<>();
+                for (TxnSession t : sessions) {
+                    t.get(key(random.nextInt(300)));
+                    t.put(key(random.nextInt(300)), value(round));
+                    t.put(key(300 + random.nextInt(50)), value(round));
+                    commits.add(t.commitAsync());
+                }
+                for (java.util.concurrent.CompletableFuture<Long> c : commits) {
+                    try {
+                        c.join();
+                    } catch (java.util.concurrent.CompletionException e) {
+                        assertEquals(TxnError.CONFLICT, ((TxnException) e.getCause()).error(), e.toString());
+                    }
+                }
+            }
+            awaitSameCsn(compacting, plain);
+            assertNull(compacting.failure());
+            assertTrue(compacting.generations() > 20, "compactions: " + compacting.generations());
+            assertTrue(compacting.snapshotsTooOld() > 0, "no snapshot exceeded the age limit");
+            assertEquals(plain.status().stateHash(), compacting.status().stateHash());
+        }
+    }
+
     @Test
     void refusesToJoinALogWithAnotherMeldConfiguration() throws Exception {
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
