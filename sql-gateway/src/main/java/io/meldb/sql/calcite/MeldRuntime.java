@@ -1,0 +1,222 @@
+package io.meldb.sql.calcite;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.catalog.CatalogStore;
+import io.meldb.sql.catalog.IndexDef;
+import io.meldb.sql.catalog.Keys;
+import io.meldb.sql.catalog.TableDef;
+import io.meldb.sql.catalog.TableStore;
+import io.meldb.sql.codec.ByteWriter;
+import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.KeyCodec;
+import io.meldb.txn.KeyValue;
+import io.meldb.txn.TxnSession;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.linq4j.AbstractEnumerable;
+import org.apache.calcite.linq4j.Enumerable;
+import org.apache.calcite.linq4j.Enumerator;
+import org.apache.calcite.linq4j.Linq4j;
+import org.apache.calcite.schema.SchemaPlus;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * What the code Calcite generates for {@link MeldTableScan} and {@link MeldTableModify} calls at run time:
+ * reading key ranges from, and writing rows into, the transaction of the running statement.
+ */
+public final class MeldRuntime {
+    private MeldRuntime() {
+    }
+
+    /**
+     * Rows of a table (as Object[] in column order) whose primary key, or index key when {@code indexId != 0},
+     * starts with {@code equalities} and whose next key column lies within the optional bounds. A null value in
+     * any bound matches nothing, as a comparison with NULL does in SQL.
+     */
+    public static Enumerable<Object[]> scan(final DataContext root, final String schema, final int tableId,
+                                            final int indexId, final Object[] equalities, final boolean hasLower,
+                                            final Object lower, final boolean lowerInclusive, final boolean hasUpper,
+                                            final Object upper, final boolean upperInclusive) {
+        final MeldTxnContext context = context(root, schema);
+        final TableStore store = new TableStore(table(context, tableId));
+        final TableDef def = store.def();
+        final IndexDef index = indexId == 0 ? null : indexById(def, indexId);
+        final int[] keyColumns = index == null ? def.primaryKey() : index.columns();
+
+        final ByteWriter prefix = new ByteWriter();
+        prefix.write(Keys.dataPrefix(index == null ? tableId : indexId));
+        for (int i = 0; i < equalities.length; i++) {
+            final ColumnType type = def.columns().get(keyColumns[i]).type();
+            final Object v = type.coerce(equalities[i]);
+            if (v == null) {
+                return Linq4j.emptyEnumerable();
+            }
+            KeyCodec.encode(prefix, type.type(), v);
+        }
+        final byte[] base = prefix.toByteArray();
+        byte[] lo = base;
+        byte[] hi = KeyCodec.prefixEnd(base);
+        if (hasLower || hasUpper) {
+            final ColumnType type = def.columns().get(keyColumns[equalities.length]).type();
+            if (hasLower) {
+                final Object v = type.coerce(lower);
+                if (v == null) {
+                    return Linq4j.emptyEnumerable();
+                }
+                final byte[] bound = concat(base, type, v);
+                lo = lowerInclusive ? bound : KeyCodec.prefixEnd(bound);
+                // NULLs sort last: a lower bound alone must not reach them
+                hi = new ByteWriter().write(base).write(KeyCodec.TAG_NULL).toByteArray();
+            }
+            if (hasUpper) {
+                final Object v = type.coerce(upper);
+                if (v == null) {
+                    return Linq4j.emptyEnumerable();
+                }
+                final byte[] bound = concat(base, type, v);
+                hi = upperInclusive ? KeyCodec.prefixEnd(bound) : bound;
+            }
+        }
+        final TxnSession txn = context.session();
+        final byte[] from = lo;
+        final byte[] to = hi;
+        return new AbstractEnumerable<>() {
+            @Override
+            public Enumerator<Object[]> enumerator() {
+                return Linq4j.iterableEnumerator(() -> new RangeIterator(txn, store, index, from, to));
+            }
+        };
+    }
+
+    /**
+     * Applies INSERT, UPDATE or DELETE to every input row and answers the count. For UPDATE an input row is the
+     * old row followed by the new values of {@code updateColumns}. The input is read completely before the first
+     * write, so a statement never sees its own changes.
+     */
+    public static Enumerable<Long> modify(final DataContext root, final String schema, final int tableId,
+                                          final String operation, final int[] updateColumns,
+                                          final Enumerable<?> input) {
+        final MeldTxnContext context = context(root, schema);
+        final TableStore store = new TableStore(table(context, tableId));
+        final int width = store.def().columns().size();
+        final List<Object[]> rows = new ArrayList<>();
+        for (Object o : input) {
+            rows.add(o instanceof Object[] a ? a : new Object[] {o});
+        }
+        final TxnSession txn = context.session();
+        for (Object[] row : rows) {
+            switch (operation) {
+                case "INSERT" -> store.insert(txn, row);
+                case "DELETE" -> store.delete(txn, java.util.Arrays.copyOf(row, width));
+                case "UPDATE" -> {
+                    final Object[] old = java.util.Arrays.copyOf(row, width);
+                    final Object[] changed = old.clone();
+                    for (int j = 0; j < updateColumns.length; j++) {
+                        changed[updateColumns[j]] = row[width + j];
+                    }
+                    store.update(txn, old, changed);
+                }
+                default -> throw new SqlStateException("0A000", operation + " is not supported");
+            }
+        }
+        return Linq4j.singletonEnumerable((long) rows.size());
+    }
+
+    private static MeldTxnContext context(final DataContext root, final String schema) {
+        final SchemaPlus s = root.getRootSchema().getSubSchema(schema);
+        final MeldSchema meldSchema = s == null ? null : s.unwrap(MeldSchema.class);
+        if (meldSchema == null) {
+            throw new SqlStateException("3F000", "schema \"" + schema + "\" does not exist");
+        }
+        return meldSchema.context();
+    }
+
+    private static TableDef table(final MeldTxnContext context, final int tableId) {
+        final TableDef def = context.catalog().tableById(tableId);
+        if (def == null) {
+            throw new SqlStateException("42P01", "the table of this statement was dropped; prepare it again");
+        }
+        return def;
+    }
+
+    private static IndexDef indexById(final TableDef def, final int indexId) {
+        for (IndexDef i : def.indexes()) {
+            if (i.id() == indexId) {
+                return i;
+            }
+        }
+        throw new SqlStateException("42704", "the index of this statement was dropped; prepare it again");
+    }
+
+    private static byte[] concat(final byte[] base, final ColumnType type, final Object value) {
+        final ByteWriter out = new ByteWriter(base.length + 16);
+        out.write(base);
+        KeyCodec.encode(out, type.type(), value);
+        return out.toByteArray();
+    }
+
+    /** Walks [from, to) in batches; for an index, looks each entry's row up by primary key. */
+    private static final class RangeIterator implements Iterator<Object[]> {
+        private final TxnSession txn;
+        private final TableStore store;
+        private final IndexDef index;
+        private final byte[] to;
+        private byte[] from;
+        private boolean fromInclusive = true;
+        private List<KeyValue> batch = List.of();
+        private int next;
+        private boolean exhausted;
+        private Object[] pending;
+
+        RangeIterator(final TxnSession txn, final TableStore store, final IndexDef index, final byte[] from,
+                      final byte[] to) {
+            this.txn = txn;
+            this.store = store;
+            this.index = index;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        public boolean hasNext() {
+            while (pending == null) {
+                if (next == batch.size()) {
+                    if (exhausted) {
+                        return false;
+                    }
+                    batch = txn.scan(from, fromInclusive, to, false, false, TableStore.SCAN_BATCH);
+                    next = 0;
+                    exhausted = batch.size() < TableStore.SCAN_BATCH;
+                    if (!batch.isEmpty()) {
+                        from = batch.get(batch.size() - 1).key();
+                        fromInclusive = false;
+                    }
+                    continue;
+                }
+                final KeyValue kv = batch.get(next++);
+                if (index == null) {
+                    pending = store.decodeRow(kv.key(), kv.value());
+                } else {
+                    final byte[] rowKey = store.rowKeyOfIndexEntry(index, kv.key());
+                    final byte[] payload = txn.get(rowKey);
+                    if (payload != null) {
+                        pending = store.decodeRow(rowKey, payload);
+                    }
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public Object[] next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            final Object[] row = pending;
+            pending = null;
+            return row;
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.meldb.sql.calcite;
+
+import io.meldb.sql.catalog.Catalog;
+import io.meldb.txn.TxnSession;
+
+/**
+ * What the Calcite side of one connection needs from its JDBC connection: the catalog as the connection's
+ * transaction sees it, and the transaction that the running statement reads and writes.
+ */
+public interface MeldTxnContext {
+    /** The database name under which this connection's tables live in the catalog. */
+    String database();
+
+    /** The catalog as the current transaction sees it; outside a transaction, the latest committed catalog. */
+    Catalog catalog();
+
+    /** The transaction of the running statement. */
+    TxnSession session();
+}

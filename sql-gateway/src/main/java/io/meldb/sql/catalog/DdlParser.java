@@ -1,0 +1,347 @@
+package io.meldb.sql.catalog;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.SqlType;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Parses MeldDB's DDL: CREATE TABLE (columns, types, NOT NULL, PRIMARY KEY inline or as a table constraint),
+ * DROP TABLE, CREATE INDEX, DROP INDEX. Calcite's core parser has no DDL, and its DDL parser module is not
+ * released for our Calcite version, so this small recursive-descent parser does it, with PostgreSQL-style
+ * errors (SQLState 42601 for syntax, 0A000 for what MeldDB does not support).
+ */
+public final class DdlParser {
+    private final List<SqlLexer.Token> tokens;
+    private int pos;
+
+    private DdlParser(final String sql) {
+        this.tokens = SqlLexer.tokenize(sql);
+    }
+
+    /** Whether {@code sql} is DDL this parser handles (starts with CREATE or DROP). */
+    public static boolean isDdl(final String sql) {
+        final String first = SqlLexer.firstKeyword(sql);
+        return first.equals("CREATE") || first.equals("DROP");
+    }
+
+    public static Ddl parse(final String sql) {
+        final DdlParser p = new DdlParser(sql);
+        final Ddl ddl = p.statement();
+        p.accept(";");
+        if (p.peek().kind() != SqlLexer.Kind.END) {
+            throw p.syntax("end of statement");
+        }
+        return ddl;
+    }
+
+    private Ddl statement() {
+        if (acceptWord("CREATE")) {
+            if (acceptWord("TABLE")) {
+                return createTable();
+            }
+            if (acceptWord("UNIQUE")) {
+                throw new SqlStateException("0A000", "UNIQUE indexes are not supported");
+            }
+            if (acceptWord("INDEX")) {
+                return createIndex();
+            }
+            throw new SqlStateException("0A000", "only CREATE TABLE and CREATE INDEX are supported, not CREATE "
+                    + peek().text());
+        }
+        expectWord("DROP");
+        if (acceptWord("TABLE")) {
+            final boolean ifExists = ifExists();
+            final String[] name = qualifiedName();
+            return new Ddl.DropTable(name[0], name[1], ifExists);
+        }
+        if (acceptWord("INDEX")) {
+            final boolean ifExists = ifExists();
+            final String[] name = qualifiedName();
+            return new Ddl.DropIndex(name[0], name[1], ifExists);
+        }
+        throw new SqlStateException("0A000", "only DROP TABLE and DROP INDEX are supported, not DROP " + peek().text());
+    }
+
+    private Ddl createTable() {
+        final boolean ifNotExists = ifNotExists();
+        final String[] name = qualifiedName();
+        expect("(");
+        final List<ColumnDef> columns = new ArrayList<>();
+        final List<String> pkNames = new ArrayList<>();
+        final Set<String> notNull = new LinkedHashSet<>();
+        do {
+            if (acceptWord("CONSTRAINT")) {
+                identifier();
+            }
+            if (acceptWord("PRIMARY")) {
+                expectWord("KEY");
+                if (!pkNames.isEmpty()) {
+                    throw new SqlStateException("42P16", "multiple primary keys for table \"" + name[1]
+                            + "\" are not allowed");
+                }
+                pkNames.addAll(identifierList());
+                continue;
+            }
+            if (peek().is("UNIQUE") || peek().is("FOREIGN") || peek().is("CHECK")) {
+                throw new SqlStateException("0A000", peek().text() + " constraints are not supported");
+            }
+            final String column = identifier();
+            final ColumnType type = type();
+            boolean nullable = true;
+            while (true) {
+                if (acceptWord("NOT")) {
+                    expectWord("NULL");
+                    nullable = false;
+                } else if (acceptWord("NULL")) {
+                    nullable = true;
+                } else if (acceptWord("PRIMARY")) {
+                    expectWord("KEY");
+                    if (!pkNames.isEmpty()) {
+                        throw new SqlStateException("42P16", "multiple primary keys for table \"" + name[1]
+                                + "\" are not allowed");
+                    }
+                    pkNames.add(column);
+                } else if (acceptWord("CONSTRAINT")) {
+                    identifier();
+                } else if (peek().is("DEFAULT") || peek().is("UNIQUE") || peek().is("REFERENCES")
+                        || peek().is("CHECK") || peek().is("GENERATED")) {
+                    throw new SqlStateException("0A000", "column option " + peek().text() + " is not supported");
+                } else {
+                    break;
+                }
+            }
+            for (ColumnDef c : columns) {
+                if (c.name().equals(column)) {
+                    throw new SqlStateException("42701", "column \"" + column + "\" specified more than once");
+                }
+            }
+            if (!nullable) {
+                notNull.add(column);
+            }
+            columns.add(new ColumnDef(column, type, nullable));
+        } while (accept(","));
+        expect(")");
+        if (pkNames.isEmpty()) {
+            throw new SqlStateException("0A000", "table \"" + name[1] + "\" needs a PRIMARY KEY: MeldDB stores rows "
+                    + "by primary key");
+        }
+        final int[] pk = new int[pkNames.size()];
+        for (int i = 0; i < pk.length; i++) {
+            pk[i] = -1;
+            for (int c = 0; c < columns.size(); c++) {
+                if (columns.get(c).name().equals(pkNames.get(i))) {
+                    pk[i] = c;
+                }
+            }
+            if (pk[i] < 0) {
+                throw new SqlStateException("42703", "column \"" + pkNames.get(i) + "\" named in key does not exist");
+            }
+            final ColumnDef c = columns.get(pk[i]);
+            columns.set(pk[i], new ColumnDef(c.name(), c.type(), false)); // a key column is NOT NULL
+        }
+        return new Ddl.CreateTable(name[0], name[1], columns, pk, ifNotExists);
+    }
+
+    private Ddl createIndex() {
+        final boolean ifNotExists = ifNotExists();
+        final String[] name = qualifiedName();
+        expectWord("ON");
+        final String[] table = qualifiedName();
+        final List<String> columns = new ArrayList<>();
+        expect("(");
+        do {
+            columns.add(identifier());
+            if (acceptWord("DESC")) {
+                throw new SqlStateException("0A000", "descending index columns are not supported");
+            }
+            acceptWord("ASC");
+        } while (accept(","));
+        expect(")");
+        return new Ddl.CreateIndex(table[0] != null ? table[0] : name[0], name[1], table[1], columns, ifNotExists);
+    }
+
+    private ColumnType type() {
+        final SqlLexer.Token t = peek();
+        if (t.kind() != SqlLexer.Kind.WORD || t.quoted()) {
+            throw syntax("a type");
+        }
+        pos++;
+        switch (t.text()) {
+            case "INT", "INTEGER":
+                return ColumnType.of(SqlType.INTEGER);
+            case "BIGINT":
+                return ColumnType.of(SqlType.BIGINT);
+            case "SMALLINT", "TINYINT":
+                return ColumnType.of(SqlType.SMALLINT);
+            case "DOUBLE":
+                acceptWord("PRECISION");
+                return ColumnType.of(SqlType.DOUBLE);
+            case "FLOAT", "REAL":
+                return ColumnType.of(SqlType.DOUBLE);
+            case "BOOLEAN":
+                return ColumnType.of(SqlType.BOOLEAN);
+            case "DATE":
+                return ColumnType.of(SqlType.DATE);
+            case "TIMESTAMP":
+                if (accept("(")) {
+                    number();
+                    expect(")");
+                }
+                if (acceptWord("WITH")) {
+                    throw new SqlStateException("0A000", "TIMESTAMP WITH TIME ZONE is not supported");
+                }
+                if (acceptWord("WITHOUT")) {
+                    expectWord("TIME");
+                    expectWord("ZONE");
+                }
+                return ColumnType.of(SqlType.TIMESTAMP);
+            case "DECIMAL", "NUMERIC", "DEC": {
+                int precision = 19;
+                int scale = 0;
+                if (accept("(")) {
+                    precision = number();
+                    if (accept(",")) {
+                        scale = number();
+                    }
+                    expect(")");
+                }
+                if (precision < 1 || precision > ColumnType.MAX_DECIMAL_PRECISION || scale > precision) {
+                    throw new SqlStateException("22023", "DECIMAL precision must be 1.."
+                            + ColumnType.MAX_DECIMAL_PRECISION + " and scale 0..precision");
+                }
+                return new ColumnType(SqlType.DECIMAL, precision, scale);
+            }
+            case "VARCHAR":
+                return new ColumnType(SqlType.VARCHAR, optionalLength(ColumnType.DEFAULT_VARCHAR_LENGTH), 0);
+            case "CHAR", "CHARACTER":
+                if (acceptWord("VARYING")) {
+                    return new ColumnType(SqlType.VARCHAR, optionalLength(ColumnType.DEFAULT_VARCHAR_LENGTH), 0);
+                }
+                return new ColumnType(SqlType.CHAR, optionalLength(1), 0);
+            default:
+                throw new SqlStateException("0A000", "type " + t.text() + " is not supported (supported: INTEGER, "
+                        + "BIGINT, SMALLINT, DECIMAL, DOUBLE, VARCHAR, CHAR, BOOLEAN, DATE, TIMESTAMP)");
+        }
+    }
+
+    private int optionalLength(final int dflt) {
+        if (!accept("(")) {
+            return dflt;
+        }
+        final int length = number();
+        expect(")");
+        if (length < 1 || length > ColumnType.MAX_STRING_LENGTH) {
+            throw new SqlStateException("22023", "length must be 1.." + ColumnType.MAX_STRING_LENGTH);
+        }
+        return length;
+    }
+
+    private int number() {
+        final SqlLexer.Token t = peek();
+        if (t.kind() != SqlLexer.Kind.NUMBER) {
+            throw syntax("a number");
+        }
+        pos++;
+        try {
+            return Integer.parseInt(t.text());
+        } catch (NumberFormatException e) {
+            throw syntax("an integer");
+        }
+    }
+
+    private boolean ifNotExists() {
+        if (acceptWord("IF")) {
+            expectWord("NOT");
+            expectWord("EXISTS");
+            return true;
+        }
+        return false;
+    }
+
+    private boolean ifExists() {
+        if (acceptWord("IF")) {
+            expectWord("EXISTS");
+            return true;
+        }
+        return false;
+    }
+
+    /** [schema.]name → {schema or null, name}; a three-part name's first part (the database) is ignored. */
+    private String[] qualifiedName() {
+        final List<String> parts = new ArrayList<>();
+        parts.add(identifier());
+        while (accept(".")) {
+            parts.add(identifier());
+        }
+        if (parts.size() > 3) {
+            throw syntax("a name of at most three parts");
+        }
+        final String name = parts.get(parts.size() - 1);
+        final String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
+        return new String[] {schema, name};
+    }
+
+    private List<String> identifierList() {
+        final List<String> names = new ArrayList<>();
+        expect("(");
+        do {
+            names.add(identifier());
+        } while (accept(","));
+        expect(")");
+        return names;
+    }
+
+    private String identifier() {
+        final SqlLexer.Token t = peek();
+        if (t.kind() != SqlLexer.Kind.WORD) {
+            throw syntax("an identifier");
+        }
+        pos++;
+        return t.text();
+    }
+
+    private SqlLexer.Token peek() {
+        return tokens.get(pos);
+    }
+
+    private boolean acceptWord(final String keyword) {
+        if (peek().is(keyword)) {
+            pos++;
+            return true;
+        }
+        return false;
+    }
+
+    private void expectWord(final String keyword) {
+        if (!acceptWord(keyword)) {
+            throw syntax(keyword);
+        }
+    }
+
+    private boolean accept(final String symbol) {
+        final SqlLexer.Token t = peek();
+        if (t.kind() == SqlLexer.Kind.SYMBOL && t.text().equals(symbol)) {
+            pos++;
+            return true;
+        }
+        return false;
+    }
+
+    private void expect(final String symbol) {
+        if (!accept(symbol)) {
+            throw syntax("\"" + symbol + "\"");
+        }
+    }
+
+    private SqlStateException syntax(final String expected) {
+        final SqlLexer.Token t = peek();
+        final String found = t.kind() == SqlLexer.Kind.END ? "end of statement" : "\"" + t.text() + "\"";
+        return new SqlStateException("42601", "syntax error at position " + (t.position() + 1) + ": expected "
+                + expected + ", found " + found);
+    }
+}

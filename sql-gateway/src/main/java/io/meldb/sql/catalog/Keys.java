@@ -1,0 +1,57 @@
+package io.meldb.sql.catalog;
+
+import io.meldb.sql.codec.ByteWriter;
+import io.meldb.sql.codec.KeyCodec;
+import io.meldb.sql.codec.SqlType;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The layout of MeldDB's one tree (DESIGN.md "The catalog tree"):
+ *
+ * <pre>
+ * 0x00 'T' db schema table          → table definition ({@link TableDefCodec})
+ * 0x00 'N'                          → next id for tables and indexes (4 bytes)
+ * 0x00 'V'                          → catalog version: a token every DDL transaction replaces
+ * 0x01 id(4) encoded primary key    → row payload (non-key columns)
+ * 0x01 id(4) encoded index key, pk  → empty payload
+ * </pre>
+ * Names are encoded as VARCHAR keys, so the catalog entries sort by db, schema, table.
+ */
+public final class Keys {
+    public static final byte CATALOG = 0x00;
+    public static final byte DATA = 0x01;
+    public static final byte[] NEXT_ID = {CATALOG, 'N'};
+    public static final byte[] CATALOG_VERSION = {CATALOG, 'V'};
+    public static final byte[] TABLES_PREFIX = {CATALOG, 'T'};
+    public static final int FIRST_ID = 1;
+
+    private Keys() {
+    }
+
+    public static byte[] tableDefKey(final String db, final String schema, final String table) {
+        final ByteWriter out = new ByteWriter();
+        out.write(TABLES_PREFIX);
+        KeyCodec.encode(out, SqlType.VARCHAR, db);
+        KeyCodec.encode(out, SqlType.VARCHAR, schema);
+        KeyCodec.encode(out, SqlType.VARCHAR, table);
+        return out.toByteArray();
+    }
+
+    /** The first bytes of every key of the table or index {@code id}. */
+    public static byte[] dataPrefix(final int id) {
+        return new ByteWriter(5).write(DATA).writeInt(id).toByteArray();
+    }
+
+    public static byte[] encodeInt(final int v) {
+        return new ByteWriter(4).writeInt(v).toByteArray();
+    }
+
+    public static int decodeInt(final byte[] b) {
+        return ((b[0] & 0xFF) << 24) | ((b[1] & 0xFF) << 16) | ((b[2] & 0xFF) << 8) | (b[3] & 0xFF);
+    }
+
+    static byte[] utf8(final String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,63 @@
+package io.meldb.sql.catalog;
+
+import io.meldb.sql.codec.ColumnType;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A table's definition as stored in the catalog: columns, primary key (positions in the column list), indexes
+ * and the id under which its rows live. Immutable; DDL makes a changed copy.
+ */
+public record TableDef(String db, String schema, String name, int id, List<ColumnDef> columns, int[] primaryKey,
+                       List<IndexDef> indexes) {
+
+    public TableDef {
+        columns = List.copyOf(columns);
+        indexes = List.copyOf(indexes);
+    }
+
+    public List<ColumnType> columnTypes() {
+        final List<ColumnType> types = new ArrayList<>(columns.size());
+        for (ColumnDef c : columns) {
+            types.add(c.type());
+        }
+        return types;
+    }
+
+    /** Positions of the columns that are not part of the primary key (stored in the row payload). */
+    public int[] valueColumns() {
+        return java.util.stream.IntStream.range(0, columns.size())
+                .filter(i -> Arrays.stream(primaryKey).noneMatch(k -> k == i)).toArray();
+    }
+
+    /** Position of the column named {@code name} (exact match first, then ignoring case), or -1. */
+    public int columnIndex(final String name) {
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).name().equals(name)) {
+                return i;
+            }
+        }
+        for (int i = 0; i < columns.size(); i++) {
+            if (columns.get(i).name().toUpperCase(Locale.ROOT).equals(name.toUpperCase(Locale.ROOT))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public IndexDef index(final String indexName) {
+        for (IndexDef i : indexes) {
+            if (i.name().equals(indexName)) {
+                return i;
+            }
+        }
+        return null;
+    }
+
+    public TableDef withIndexes(final List<IndexDef> newIndexes) {
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes);
+    }
+}

@@ -1,0 +1,253 @@
+package io.meldb.sql.codec;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+import java.sql.Date;
+import java.sql.Timestamp;
+import java.util.Calendar;
+import java.util.TimeZone;
+
+/**
+ * A column's type with its length (CHAR/VARCHAR), or precision and scale (DECIMAL). Also turns the values that
+ * reach the gateway from SQL literals and JDBC parameters into the type's in-flight Java form, with the SQL
+ * errors a database gives for values that do not fit. CHAR(n) keeps values as given (no blank padding), so it
+ * behaves as VARCHAR(n); both reject longer values (SQLState 22001) except for trailing blanks, which are cut.
+ */
+public record ColumnType(SqlType type, int precision, int scale) {
+    /** Length limit of a VARCHAR declared without one. */
+    public static final int DEFAULT_VARCHAR_LENGTH = 65_536;
+    /** Largest declared length of CHAR/VARCHAR. */
+    public static final int MAX_STRING_LENGTH = 1 << 20;
+    public static final int MAX_DECIMAL_PRECISION = 38;
+
+    public static ColumnType of(final SqlType type) {
+        return switch (type) {
+            case VARCHAR -> new ColumnType(type, DEFAULT_VARCHAR_LENGTH, 0);
+            case CHAR -> new ColumnType(type, 1, 0);
+            case DECIMAL -> new ColumnType(type, 19, 0);
+            default -> new ColumnType(type, 0, 0);
+        };
+    }
+
+    /** How the type reads in DDL, e.g. {@code DECIMAL(10, 2)}. */
+    public String sqlName() {
+        return switch (type) {
+            case VARCHAR, CHAR -> type + "(" + precision + ")";
+            case DECIMAL -> "DECIMAL(" + precision + ", " + scale + ")";
+            default -> type.name();
+        };
+    }
+
+    /**
+     * Converts {@code value} (a value of this type in any of the forms SQL literals, JDBC parameters and Calcite
+     * produce) into the in-flight form; null stays null.
+     *
+     * @throws ValueException when the value has the wrong type or does not fit
+     */
+    public Object coerce(final Object value) {
+        if (value == null) {
+            return null;
+        }
+        switch (type) {
+            case SMALLINT: {
+                final long v = toLong(value);
+                if (v < Short.MIN_VALUE || v > Short.MAX_VALUE) {
+                    throw ValueException.outOfRange(value, this);
+                }
+                return (short) v;
+            }
+            case INTEGER: {
+                final long v = toLong(value);
+                if (v < Integer.MIN_VALUE || v > Integer.MAX_VALUE) {
+                    throw ValueException.outOfRange(value, this);
+                }
+                return (int) v;
+            }
+            case BIGINT:
+                return toLong(value);
+            case DOUBLE:
+                if (value instanceof Number n) {
+                    return n.doubleValue();
+                }
+                if (value instanceof String s) {
+                    try {
+                        return Double.parseDouble(s.trim());
+                    } catch (NumberFormatException e) {
+                        throw ValueException.badCast(value, this);
+                    }
+                }
+                throw ValueException.badCast(value, this);
+            case DECIMAL: {
+                final BigDecimal d = toBigDecimal(value);
+                final BigDecimal scaled;
+                try {
+                    scaled = d.setScale(scale, RoundingMode.HALF_UP);
+                } catch (ArithmeticException e) {
+                    throw ValueException.outOfRange(value, this);
+                }
+                if (scaled.precision() - scaled.scale() > precision - scale) {
+                    throw ValueException.outOfRange(value, this);
+                }
+                return scaled;
+            }
+            case CHAR, VARCHAR: {
+                final String s = value instanceof String str ? str : String.valueOf(value);
+                if (s.codePointCount(0, s.length()) > precision) {
+                    // trailing spaces beyond the length are cut, as SQL does; anything else is an error
+                    final String trimmed = stripTrailingSpaces(s);
+                    if (trimmed.codePointCount(0, trimmed.length()) > precision) {
+                        throw ValueException.tooLong(s, this);
+                    }
+                    return trimmed;
+                }
+                return s;
+            }
+            case BOOLEAN:
+                if (value instanceof Boolean b) {
+                    return b;
+                }
+                if (value instanceof String s) {
+                    final String t = s.trim();
+                    if (t.equalsIgnoreCase("true")) {
+                        return true;
+                    }
+                    if (t.equalsIgnoreCase("false")) {
+                        return false;
+                    }
+                }
+                throw ValueException.badCast(value, this);
+            case DATE:
+                if (value instanceof Integer i) {
+                    return i;
+                }
+                if (value instanceof Date d) {
+                    return (int) Math.floorDiv(d.getTime() + localOffset(d.getTime()), 86_400_000L);
+                }
+                if (value instanceof java.util.Date d) {
+                    return (int) Math.floorDiv(d.getTime(), 86_400_000L);
+                }
+                if (value instanceof Calendar c) {
+                    return (int) Math.floorDiv(c.getTimeInMillis() + c.getTimeZone().getOffset(c.getTimeInMillis()),
+                            86_400_000L);
+                }
+                if (value instanceof Number n) {
+                    return n.intValue();
+                }
+                if (value instanceof String s) {
+                    try {
+                        return (int) java.time.LocalDate.parse(s.trim()).toEpochDay();
+                    } catch (java.time.DateTimeException e) {
+                        throw ValueException.badCast(value, this);
+                    }
+                }
+                throw ValueException.badCast(value, this);
+            case TIMESTAMP:
+                if (value instanceof Long l) {
+                    return l;
+                }
+                if (value instanceof Timestamp t) {
+                    return t.getTime() + localOffset(t.getTime());
+                }
+                if (value instanceof java.util.Date d) {
+                    return d.getTime();
+                }
+                if (value instanceof Calendar c) {
+                    return c.getTimeInMillis() + c.getTimeZone().getOffset(c.getTimeInMillis());
+                }
+                if (value instanceof Number n) {
+                    return n.longValue();
+                }
+                if (value instanceof String s) {
+                    try {
+                        return java.time.LocalDateTime.parse(s.trim().replace(' ', 'T'))
+                                .toInstant(java.time.ZoneOffset.UTC).toEpochMilli();
+                    } catch (java.time.DateTimeException e) {
+                        throw ValueException.badCast(value, this);
+                    }
+                }
+                throw ValueException.badCast(value, this);
+            default:
+                throw new IllegalStateException("unknown type " + type);
+        }
+    }
+
+    /** The number of bytes a string takes in UTF-8 (used for size limits). */
+    public static int utf8Length(final String s) {
+        return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    private static String stripTrailingSpaces(final String s) {
+        int end = s.length();
+        while (end > 0 && s.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return s.substring(0, end);
+    }
+
+    private static long localOffset(final long millis) {
+        return TimeZone.getDefault().getOffset(millis);
+    }
+
+    private long toLong(final Object value) {
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return ((Number) value).longValue();
+        }
+        if (value instanceof BigDecimal d) {
+            try {
+                return d.setScale(0, RoundingMode.HALF_UP).longValueExact();
+            } catch (ArithmeticException e) {
+                throw ValueException.outOfRange(value, this);
+            }
+        }
+        if (value instanceof java.math.BigInteger b) {
+            try {
+                return b.longValueExact();
+            } catch (ArithmeticException e) {
+                throw ValueException.outOfRange(value, this);
+            }
+        }
+        if (value instanceof Double || value instanceof Float) {
+            final double d = ((Number) value).doubleValue();
+            if (Double.isNaN(d) || d < -9.223372036854776E18 || d >= 9.223372036854776E18) {
+                throw ValueException.outOfRange(value, this);
+            }
+            return Math.round(d);
+        }
+        if (value instanceof String s) {
+            try {
+                return toLong(new BigDecimal(s.trim()));
+            } catch (NumberFormatException e) {
+                throw ValueException.badCast(value, this);
+            }
+        }
+        throw ValueException.badCast(value, this);
+    }
+
+    private BigDecimal toBigDecimal(final Object value) {
+        if (value instanceof BigDecimal d) {
+            return d;
+        }
+        if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return BigDecimal.valueOf(((Number) value).longValue());
+        }
+        if (value instanceof Double || value instanceof Float) {
+            final double d = ((Number) value).doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
+                throw ValueException.outOfRange(value, this);
+            }
+            return BigDecimal.valueOf(d);
+        }
+        if (value instanceof java.math.BigInteger b) {
+            return new BigDecimal(b);
+        }
+        if (value instanceof String s) {
+            try {
+                return new BigDecimal(s.trim());
+            } catch (NumberFormatException e) {
+                throw ValueException.badCast(value, this);
+            }
+        }
+        throw ValueException.badCast(value, this);
+    }
+}

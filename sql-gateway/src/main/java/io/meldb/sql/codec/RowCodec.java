@@ -1,0 +1,70 @@
+package io.meldb.sql.codec;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Compact encoding of a row's non-key columns (the payload of a row entry). Not order-preserving; each column
+ * is a presence byte (0 = NULL, 1 = value) and the value in a fixed or length-prefixed form.
+ */
+public final class RowCodec {
+    private RowCodec() {
+    }
+
+    /** Encodes {@code row[i]} for every i in {@code columns}, in that order. */
+    public static byte[] encode(final Object[] row, final List<ColumnType> types, final int[] columns) {
+        final ByteWriter out = new ByteWriter(16 * columns.length + 8);
+        for (int c : columns) {
+            final Object v = row[c];
+            if (v == null) {
+                out.write(0);
+                continue;
+            }
+            out.write(1);
+            switch (types.get(c).type()) {
+                case SMALLINT -> out.writeShort((Short) v);
+                case INTEGER, DATE -> out.writeInt((Integer) v);
+                case BIGINT, TIMESTAMP -> out.writeLong((Long) v);
+                case DOUBLE -> out.writeLong(Double.doubleToRawLongBits((Double) v));
+                case BOOLEAN -> out.write(((Boolean) v) ? 1 : 0);
+                case CHAR, VARCHAR -> {
+                    final byte[] utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
+                    out.writeVarInt(utf8.length).write(utf8);
+                }
+                case DECIMAL -> {
+                    final BigDecimal d = (BigDecimal) v;
+                    final byte[] unscaled = d.unscaledValue().toByteArray();
+                    out.writeVarInt(d.scale() + 1024).writeVarInt(unscaled.length).write(unscaled);
+                }
+                default -> throw new IllegalStateException();
+            }
+        }
+        return out.toByteArray();
+    }
+
+    /** Decodes a payload written by {@link #encode} into {@code row[i]} for every i in {@code columns}. */
+    public static void decode(final byte[] payload, final List<ColumnType> types, final int[] columns,
+                              final Object[] row) {
+        final ByteReader in = new ByteReader(payload, 0);
+        for (int c : columns) {
+            if (in.read() == 0) {
+                row[c] = null;
+                continue;
+            }
+            row[c] = switch (types.get(c).type()) {
+                case SMALLINT -> (short) in.readShort();
+                case INTEGER, DATE -> in.readInt();
+                case BIGINT, TIMESTAMP -> in.readLong();
+                case DOUBLE -> Double.longBitsToDouble(in.readLong());
+                case BOOLEAN -> in.read() != 0;
+                case CHAR, VARCHAR -> new String(in.readBytes(in.readVarInt()), StandardCharsets.UTF_8);
+                case DECIMAL -> {
+                    final int scale = in.readVarInt() - 1024;
+                    yield new BigDecimal(new BigInteger(in.readBytes(in.readVarInt())), scale);
+                }
+            };
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.meldb.sql.server;
+
+import org.apache.calcite.avatica.remote.Driver;
+import org.apache.calcite.avatica.remote.LocalService;
+import org.apache.calcite.avatica.server.HttpServer;
+import org.apache.calcite.avatica.server.ServerCustomizer;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * The SQL gateway as a server: Avatica's HTTP server (protobuf) over {@link MeldMeta}, routing transactions to
+ * the given txn-servers. Any JDBC client connects with {@link #jdbcUrl()} and the Avatica remote driver.
+ */
+public final class Gateway implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
+
+    private final HttpServer server;
+    private final TxnRouter router;
+    private final String host;
+
+    private Gateway(final HttpServer server, final TxnRouter router, final String host) {
+        this.server = server;
+        this.router = router;
+        this.host = host;
+    }
+
+    /**
+     * Starts serving on {@code port} (0 = any free port). The gateway does not own the txn services: closing it
+     * leaves them open.
+     */
+    public static Gateway start(final TxnRouter router, final int port) {
+        return start(router, "127.0.0.1", port);
+    }
+
+    /** Starts serving on {@code bindHost:port}; "0.0.0.0" serves on every interface. */
+    public static Gateway start(final TxnRouter router, final String bindHost, final int port) {
+        final MeldMeta meta;
+        try {
+            meta = new MeldMeta(router);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
+        }
+        final ServerCustomizer<Server> bind = server -> {
+            for (Connector c : server.getConnectors()) {
+                if (c instanceof ServerConnector sc) {
+                    sc.setHost(bindHost);
+                }
+            }
+        };
+        final HttpServer server = new HttpServer.Builder<Server>()
+                .withHandler(new LocalService(meta), Driver.Serialization.PROTOBUF)
+                .withPort(port)
+                .withServerCustomizers(List.of(bind), Server.class)
+                .build();
+        server.start();
+        final String advertised = bindHost.equals("0.0.0.0") ? "127.0.0.1" : bindHost;
+        final Gateway gateway = new Gateway(server, router, advertised);
+        LOG.info("SQL gateway serving {} over {} txn-server(s)", gateway.jdbcUrl(), router.services().size());
+        return gateway;
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
+    /** The URL a JDBC client (with the Avatica remote driver) connects to. */
+    public String jdbcUrl() {
+        return jdbcUrl(host, port());
+    }
+
+    public static String jdbcUrl(final String host, final int port) {
+        return "jdbc:avatica:remote:url=http://" + host + ":" + port + ";serialization=PROTOBUF";
+    }
+
+    public TxnRouter router() {
+        return router;
+    }
+
+    @Override
+    public void close() {
+        server.stop();
+    }
+}

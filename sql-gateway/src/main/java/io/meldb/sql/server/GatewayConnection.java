@@ -1,0 +1,224 @@
+package io.meldb.sql.server;
+
+import io.meldb.core.Isolation;
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.calcite.MeldTxnContext;
+import io.meldb.sql.catalog.Catalog;
+import io.meldb.sql.catalog.CatalogStore;
+import io.meldb.txn.TxnSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The transaction state of one JDBC connection: autocommit, read-only and isolation settings, the open explicit
+ * transaction, and the read-only snapshots that autocommit queries keep until their result set is closed.
+ *
+ * <ul>
+ *   <li>Autocommit query: a read-only snapshot on some txn-server, no intention, no log append.</li>
+ *   <li>Autocommit INSERT/UPDATE/DELETE/DDL: an update transaction committed (melded) at the statement's end.</li>
+ *   <li>Explicit transaction ({@code setAutoCommit(false)}): begun by the first statement, ended by commit or
+ *       rollback; read-only when the connection is. A statement that fails while writing leaves the transaction
+ *       failed (PostgreSQL's rule), since MeldDB has no statement-level rollback: only ROLLBACK ends it.</li>
+ * </ul>
+ * Isolation: SERIALIZABLE (the default) is meld's serializable; REPEATABLE READ and weaker levels run as
+ * snapshot isolation (JDBC allows a stronger level than asked for).
+ */
+public final class GatewayConnection implements MeldTxnContext {
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayConnection.class);
+
+    private volatile String id;
+    private final String database;
+    private final TxnRouter router;
+    private final CatalogStore catalogStore;
+
+    private boolean autoCommit = true;
+    private boolean readOnly;
+    private int jdbcIsolation = Connection.TRANSACTION_SERIALIZABLE;
+
+    /** The explicit transaction, or the autocommit statement's transaction while it runs. */
+    private TxnSession txn;
+    private boolean txnFailed;
+    /** Snapshots of autocommit queries whose results may still be fetched, by statement id. */
+    private final Map<Integer, TxnSession> openSnapshots = new HashMap<>();
+
+    public GatewayConnection(final String id, final String database, final TxnRouter router,
+                             final CatalogStore catalogStore) {
+        this.id = id;
+        this.database = database;
+        this.router = router;
+        this.catalogStore = catalogStore;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    /** Names the connection once Avatica has given it its id. */
+    void bind(final String connectionId) {
+        this.id = connectionId;
+    }
+
+    @Override
+    public String database() {
+        return database;
+    }
+
+    public CatalogStore catalogStore() {
+        return catalogStore;
+    }
+
+    public synchronized boolean autoCommit() {
+        return autoCommit;
+    }
+
+    public synchronized void setAutoCommit(final boolean on) {
+        if (on && !autoCommit && txn != null) {
+            commit(); // JDBC: switching autocommit on commits the open transaction
+        }
+        autoCommit = on;
+    }
+
+    public synchronized void setReadOnly(final boolean on) {
+        readOnly = on;
+    }
+
+    public synchronized void setIsolation(final int level) {
+        jdbcIsolation = level;
+    }
+
+    public synchronized int jdbcIsolation() {
+        return jdbcIsolation;
+    }
+
+    private Isolation isolation() {
+        // TRANSACTION_NONE is what tools send when they know no better (sqlline): keep the default
+        return jdbcIsolation == Connection.TRANSACTION_SERIALIZABLE || jdbcIsolation == Connection.TRANSACTION_NONE
+                ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT;
+    }
+
+    /**
+     * Starts a statement of the given kind on statement {@code statementId}: begins its transaction in autocommit
+     * mode, or the explicit transaction if none is open.
+     */
+    public synchronized void beginStatement(final int statementId, final StatementKind kind) {
+        closeSnapshot(statementId);
+        if (autoCommit) {
+            txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
+        } else {
+            if (txnFailed) {
+                throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until "
+                        + "end of transaction block (rollback)");
+            }
+            if (txn == null) {
+                txn = router.begin(isolation(), readOnly);
+            }
+        }
+        if (kind != StatementKind.READ && txn.readOnly()) {
+            throw new SqlStateException("25006", "cannot execute " + kind + " in a read-only transaction");
+        }
+    }
+
+    /**
+     * Ends a statement. In autocommit mode a successful write is committed here (a meld abort surfaces as SQLState
+     * 40001) and a query's snapshot stays open for fetching; a failure rolls back. In an explicit transaction a
+     * failure during execution marks the transaction failed.
+     */
+    public synchronized void endStatement(final int statementId, final StatementKind kind, final Throwable error,
+                                          final boolean executionStarted) {
+        if (autoCommit) {
+            final TxnSession t = txn;
+            txn = null;
+            if (t == null) {
+                return;
+            }
+            if (error != null) {
+                t.abort();
+            } else if (kind == StatementKind.READ) {
+                openSnapshots.put(statementId, t);
+            } else {
+                try {
+                    t.commit();
+                } finally {
+                    t.close();
+                }
+            }
+        } else if (error != null && executionStarted && txn != null) {
+            LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
+            txn.abort();
+            txn = null;
+            txnFailed = true;
+        }
+    }
+
+    public synchronized void commit() {
+        if (txnFailed) {
+            txnFailed = false;
+            throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
+                    + "failed");
+        }
+        final TxnSession t = txn;
+        txn = null;
+        if (t != null) {
+            try {
+                t.commit();
+            } finally {
+                t.close();
+            }
+        }
+    }
+
+    public synchronized void rollback() {
+        txnFailed = false;
+        final TxnSession t = txn;
+        txn = null;
+        if (t != null) {
+            t.abort();
+        }
+    }
+
+    /** The statement's result was closed: its snapshot is no longer needed. */
+    public synchronized void closeSnapshot(final int statementId) {
+        final TxnSession snapshot = openSnapshots.remove(statementId);
+        if (snapshot != null) {
+            snapshot.close();
+        }
+    }
+
+    public synchronized void close() {
+        for (TxnSession s : openSnapshots.values()) {
+            s.close();
+        }
+        openSnapshots.clear();
+        if (txn != null) {
+            txn.abort();
+            txn = null;
+        }
+    }
+
+    @Override
+    public synchronized TxnSession session() {
+        if (txn == null) {
+            throw new SqlStateException("25P01", "no transaction is active for this statement");
+        }
+        return txn;
+    }
+
+    /** The open transaction, or null. */
+    public synchronized TxnSession currentTransaction() {
+        return txn;
+    }
+
+    @Override
+    public synchronized Catalog catalog() {
+        if (txn != null) {
+            return catalogStore.read(txn);
+        }
+        try (TxnSession snapshot = router.begin(Isolation.SNAPSHOT, true)) {
+            return catalogStore.read(snapshot);
+        }
+    }
+}

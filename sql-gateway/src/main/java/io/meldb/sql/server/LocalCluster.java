@@ -1,0 +1,119 @@
+package io.meldb.sql.server;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The scale-out form on one machine, for trying it: one log server and N txn-servers, each a child process of
+ * this JVM (same classpath and JVM flags), on loopback with free ports, data under one directory. The gateway
+ * then connects to the txn-servers over RPC. Closing it stops the children.
+ */
+public final class LocalCluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+    private static final Pattern LOG_READY = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)");
+    private static final Pattern TXN_READY = Pattern.compile("txn-server \\d+ listening on ([^:\\s]+):(\\d+)");
+
+    private final List<Process> processes = new ArrayList<>();
+    private final List<String> txnServers = new ArrayList<>();
+
+    private LocalCluster() {
+    }
+
+    /** Starts the log server and {@code txnServers} txn-servers; returns once all are listening. */
+    public static LocalCluster start(final Path dataDir, final int txnServerCount) {
+        final LocalCluster cluster = new LocalCluster();
+        try {
+            Files.createDirectories(dataDir);
+            final String log = cluster.spawn("log-server", dataDir, LOG_READY, "io.meldb.log.server.LogServerMain",
+                    "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
+                    "--data-dir", dataDir.resolve("log").toString());
+            for (int i = 1; i <= txnServerCount; i++) {
+                cluster.txnServers.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY,
+                        "io.meldb.txn.TxnServerMain", "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
+                        "--server-id", String.valueOf(i), "--log", log));
+            }
+            return cluster;
+        } catch (IOException | RuntimeException e) {
+            cluster.close();
+            throw new IllegalStateException("cannot start the local cluster: " + e.getMessage(), e);
+        }
+    }
+
+    /** host:port of every txn-server. */
+    public List<String> txnServers() {
+        return txnServers;
+    }
+
+    private String spawn(final String name, final Path dataDir, final Pattern ready, final String mainClass,
+                         final String... args) throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        final File logFile = dataDir.resolve(name + ".log").toFile();
+        final Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(logFile))
+                .start();
+        processes.add(p);
+        final BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                StandardCharsets.UTF_8));
+        final CompletableFuture<String> address = new CompletableFuture<>();
+        final Thread reader = new Thread(() -> {
+            try {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    final Matcher m = ready.matcher(line);
+                    if (!address.isDone() && m.find()) {
+                        address.complete(m.group(1) + ":" + m.group(2));
+                    }
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+            address.completeExceptionally(new IOException(name + " exited; see " + logFile));
+        }, name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            final String hostPort = address.get(60, TimeUnit.SECONDS);
+            LOG.info("{} listening on {} (log {})", name, hostPort, logFile);
+            return hostPort;
+        } catch (Exception e) {
+            throw new IOException(name + " did not start: " + e.getMessage() + "; see " + logFile, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = processes.size() - 1; i >= 0; i--) {
+            final Process p = processes.get(i);
+            p.destroy();
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        processes.clear();
+    }
+}

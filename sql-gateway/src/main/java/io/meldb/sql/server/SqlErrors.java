@@ -1,0 +1,165 @@
+package io.meldb.sql.server;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import org.apache.calcite.avatica.AvaticaSeverity;
+import org.apache.calcite.avatica.NoSuchConnectionException;
+import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
+import org.apache.calcite.runtime.CalciteContextException;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.validate.SqlValidatorException;
+
+import java.sql.SQLException;
+
+/**
+ * Turns any failure of a statement into what the JDBC client must see: a message and a standard SQLState
+ * (PostgreSQL's codes where the standard has none), vendor code 0. Avatica's stock server path sends SQLState
+ * "00000" for every exception that is not an {@link AvaticaRuntimeException}; everything the gateway throws to
+ * Avatica therefore goes through {@link #toAvatica}.
+ */
+public final class SqlErrors {
+    /** Meld aborted the transaction: standard retry loops look for this. */
+    public static final String SERIALIZATION_FAILURE = "40001";
+
+    private SqlErrors() {
+    }
+
+    /** The SQLState and message of a failure. */
+    public record Described(String sqlState, String message) {
+    }
+
+    public static RuntimeException toAvatica(final Throwable t) {
+        if (t instanceof NoSuchConnectionException e) {
+            return e; // Avatica handles this one itself
+        }
+        if (t instanceof AvaticaRuntimeException e) {
+            return e;
+        }
+        final Described d = describe(t);
+        return new AvaticaRuntimeException(d.message(), 0, d.sqlState(), AvaticaSeverity.ERROR);
+    }
+
+    public static SQLException toSql(final Throwable t) {
+        final Described d = describe(t);
+        return new SQLException(d.message(), d.sqlState(), 0, t);
+    }
+
+    public static Described describe(final Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SqlStateException e) {
+                return new Described(e.sqlState(), e.getMessage());
+            }
+            if (c instanceof TxnException e) {
+                return fromTxn(e);
+            }
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SqlParseException e) {
+                return new Described("42601", "syntax error: " + firstLine(e.getMessage()));
+            }
+            if (c instanceof CalciteContextException e) {
+                return fromValidation(e.getMessage(), e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
+            }
+            if (c instanceof SqlValidatorException e) {
+                return fromValidation(e.getMessage(), e.getMessage());
+            }
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof NumberFormatException e) {
+                return new Described("22018", "invalid value for a number: " + e.getMessage());
+            }
+            if (c instanceof ArithmeticException e) {
+                final String m = String.valueOf(e.getMessage());
+                if (m.contains("by zero")) {
+                    return new Described("22012", "division by zero");
+                }
+                return new Described("22003", "numeric value out of range: " + m);
+            }
+            if (c instanceof IllegalArgumentException e && e.getMessage() != null
+                    && e.getMessage().contains("Unparseable")) {
+                return new Described("22007", e.getMessage());
+            }
+            if (c instanceof SQLException e && e.getSQLState() != null && !e.getSQLState().equals("00000")
+                    && c.getCause() == null) {
+                return new Described(e.getSQLState(), e.getMessage());
+            }
+        }
+        return new Described("XX000", "internal error: " + rootMessage(t));
+    }
+
+    static Described fromTxn(final TxnException e) {
+        final TxnError error = e.error();
+        final String state = switch (error) {
+            case CONFLICT -> SERIALIZATION_FAILURE;
+            case OVERLOADED -> "53300";
+            case TIMEOUT -> "57014";
+            case TOO_LARGE -> "54000";
+            case READ_ONLY -> "25006";
+            case SESSION_LOST -> "08006";
+            case UNAVAILABLE -> "08001";
+            case OUTCOME_UNKNOWN -> "08007";
+            case UNKNOWN_TRANSACTION -> "25P01";
+            case BAD_REQUEST -> "22023";
+            case INTERNAL -> "XX000";
+        };
+        final String what = switch (error) {
+            case CONFLICT -> "could not serialize access due to a concurrent update (transaction aborted by meld; "
+                    + "retry it)";
+            case OVERLOADED -> "the transaction server is overloaded; retry later";
+            case TIMEOUT -> "the transaction server did not answer in time";
+            case TOO_LARGE -> "value or transaction too large";
+            case READ_ONLY -> "cannot write in a read-only transaction";
+            case SESSION_LOST -> "the connection to the transaction server was lost; the transaction is gone";
+            case UNAVAILABLE -> "the transaction server is unavailable";
+            case OUTCOME_UNKNOWN -> "the outcome of the commit is unknown";
+            case UNKNOWN_TRANSACTION -> "no active transaction";
+            case BAD_REQUEST -> "bad request";
+            case INTERNAL -> "internal error";
+        };
+        return new Described(state, what + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+    }
+
+    private static Described fromValidation(final String full, final String inner) {
+        final String m = inner == null ? "" : inner;
+        final String state;
+        if (m.matches("(?s)Object '.*' not found.*") || m.matches("(?s)Table '.*' not found.*")) {
+            state = "42P01";
+        } else if (m.matches("(?s)Column '.*' not found.*") || m.contains("Unknown target column")
+                || m.matches("(?s)Unknown field.*")) {
+            state = "42703";
+        } else if (m.contains("does not allow NULLs")) {
+            state = "23502";
+        } else if (m.startsWith("No match found for function")) {
+            state = "42883";
+        } else if (m.startsWith("Cannot apply") || m.startsWith("Cannot assign") || m.contains("cannot convert")
+                || m.startsWith("Cannot infer") || m.contains("Type mismatch") || m.contains("must be of type")) {
+            state = "42804";
+        } else if (m.contains("Number of INSERT target columns")) {
+            state = "21S01";
+        } else if (m.contains("ambiguous")) {
+            state = "42702";
+        } else if (m.contains("is not being grouped") || m.contains("Aggregate expression")) {
+            state = "42803";
+        } else {
+            state = "42000";
+        }
+        return new Described(state, firstLine(full));
+    }
+
+    private static String firstLine(final String s) {
+        if (s == null) {
+            return "";
+        }
+        final int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+
+    private static String rootMessage(final Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + firstLine(c.getMessage()));
+    }
+}

@@ -1,0 +1,26 @@
+package io.meldb.sql.server;
+
+import io.meldb.sql.catalog.SqlLexer;
+
+/** What a statement does to the transaction, decided from its first keyword before Calcite sees it. */
+public enum StatementKind {
+    /** SELECT, VALUES, WITH, EXPLAIN: a read-only snapshot is enough in autocommit mode. */
+    READ,
+    /** INSERT, UPDATE, DELETE, MERGE, UPSERT. */
+    WRITE,
+    /** CREATE / DROP, run by the gateway itself. */
+    DDL,
+    /** COMMIT or ROLLBACK sent as SQL text. */
+    COMMIT,
+    ROLLBACK;
+
+    public static StatementKind of(final String sql) {
+        return switch (SqlLexer.firstKeyword(sql)) {
+            case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT" -> WRITE;
+            case "CREATE", "DROP" -> DDL;
+            case "COMMIT" -> COMMIT;
+            case "ROLLBACK" -> ROLLBACK;
+            default -> READ;
+        };
+    }
+}

@@ -1,0 +1,53 @@
+package io.meldb.sql.server;
+
+import io.meldb.txn.EmbeddedNode;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/** A whole MeldDB in the test's JVM: an embedded node under a temporary directory and a gateway over it. */
+final class EmbeddedGateway implements AutoCloseable {
+    final Path dataDir;
+    final EmbeddedNode node;
+    final Gateway gateway;
+
+    EmbeddedGateway() {
+        try {
+            dataDir = Files.createTempDirectory("meldb-sql-test");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        node = EmbeddedNode.start(dataDir);
+        gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0);
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(gateway.jdbcUrl());
+    }
+
+    @Override
+    public void close() {
+        try {
+            gateway.close();
+        } finally {
+            node.close();
+            deleteTree(dataDir);
+        }
+    }
+
+    static void deleteTree(final Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            // best effort
+        }
+    }
+}

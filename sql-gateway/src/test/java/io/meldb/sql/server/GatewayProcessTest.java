@@ -1,0 +1,81 @@
+package io.meldb.sql.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static io.meldb.sql.server.SqlGatewayTest.column;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The embedded database as a real process ({@code GatewayMain}), used over JDBC, stopped and started again. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class GatewayProcessTest {
+    @Test
+    void shouldServeSqlAndKeepEveryCommittedRowAcrossARestartOfTheEmbeddedDatabase() throws Exception {
+        final Path dataDir = Files.createTempDirectory("meldb-process-test");
+        try {
+            try (GatewayProcess meldb = GatewayProcess.start("--port", "0", "--data-dir", dataDir.toString());
+                 Connection c = DriverManager.getConnection(meldb.url()); Statement s = c.createStatement()) {
+                assertTrue(meldb.url().matches("jdbc:avatica:remote:url=http://127\\.0\\.0\\.1:\\d+;serialization=PROTOBUF"),
+                        meldb.url());
+                s.execute("CREATE TABLE account (id INT PRIMARY KEY, owner VARCHAR(20) NOT NULL, balance BIGINT)");
+                s.execute("CREATE INDEX account_owner ON account (owner)");
+                try (PreparedStatement ps = c.prepareStatement("INSERT INTO account VALUES (?, ?, ?)")) {
+                    for (int i = 1; i <= 50; i++) {
+                        ps.setInt(1, i);
+                        ps.setString(2, "owner" + (i % 5));
+                        ps.setLong(3, 100);
+                        ps.executeUpdate();
+                    }
+                }
+                c.setAutoCommit(false);
+                s.executeUpdate("UPDATE account SET balance = balance - 30 WHERE id = 1");
+                s.executeUpdate("UPDATE account SET balance = balance + 30 WHERE id = 2");
+                c.commit();
+                s.executeUpdate("DELETE FROM account WHERE id = 50");
+                c.rollback();
+                c.setAutoCommit(true);
+                assertEquals(List.of("50:5000"), column(s.executeQuery("SELECT COUNT(*), SUM(balance) FROM account")));
+
+                // a serialization failure and its successful retry, on two connections
+                try (Connection other = DriverManager.getConnection(meldb.url());
+                     Statement so = other.createStatement()) {
+                    c.setAutoCommit(false);
+                    other.setAutoCommit(false);
+                    s.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 3");
+                    so.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 3");
+                    c.commit();
+                    final SQLException e = assertThrows(SQLException.class, () -> so.execute("COMMIT"));
+                    assertEquals("40001", e.getSQLState());
+                    so.executeUpdate("UPDATE account SET balance = balance + 1 WHERE id = 3");
+                    so.execute("COMMIT");
+                    c.setAutoCommit(true);
+                }
+                assertEquals(List.of("102"), column(s.executeQuery("SELECT balance FROM account WHERE id = 3")));
+                assertEquals("42P01", assertThrows(SQLException.class,
+                        () -> s.executeQuery("SELECT * FROM missing")).getSQLState());
+            }
+            try (GatewayProcess meldb = GatewayProcess.start("--port", "0", "--data-dir", dataDir.toString());
+                 Connection c = DriverManager.getConnection(meldb.url()); Statement s = c.createStatement()) {
+                assertEquals(List.of("50:5002"), column(s.executeQuery("SELECT COUNT(*), SUM(balance) FROM account")));
+                assertEquals(List.of("70", "130", "102"),
+                        column(s.executeQuery("SELECT balance FROM account WHERE id <= 3 ORDER BY id")));
+                assertEquals(List.of("10"), column(s.executeQuery(
+                        "SELECT COUNT(*) FROM account WHERE owner = 'owner1'")));
+            }
+        } finally {
+            EmbeddedGateway.deleteTree(dataDir);
+        }
+    }
+}
