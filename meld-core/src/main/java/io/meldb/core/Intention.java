@@ -37,6 +37,11 @@ public final class Intention {
     long csn;
     long minCsn;
     long snapshotCsn;
+    /**
+     * The newest committed state this intention has already been melded against: its snapshot, or for a premeld
+     * output the state premeld used (Hyder II §3). Final meld's real conflict zone starts here; metrics only.
+     */
+    long meldedThroughCsn;
     long root;
     int nodeCount;
     Isolation isolation = Isolation.SERIALIZABLE;
@@ -56,6 +61,7 @@ public final class Intention {
         this.csn = csn;
         this.minCsn = minCsn;
         this.snapshotCsn = snapshotCsn;
+        this.meldedThroughCsn = snapshotCsn;
         this.root = root;
         this.nodeCount = nodeCount;
         this.isolation = isolation;
@@ -65,6 +71,11 @@ public final class Intention {
         this.first = null;
         this.second = null;
         return this;
+    }
+
+    /** See {@link #meldedThroughCsn}. */
+    public long meldedThroughCsn() {
+        return meldedThroughCsn;
     }
 
     /** CSN: the intention's ordinal in the log (for a group intention, that of its second member). */

@@ -150,6 +150,7 @@ public final class Meld {
         }
         out.set(second.csn, first.minCsn, Math.min(first.snapshotCsn, second.snapshotCsn), root,
             first.nodeCount + second.nodeCount, first.isolation, first.flags | second.flags, ranges, rangeCount);
+        out.meldedThroughCsn = Math.min(first.meldedThroughCsn, second.meldedThroughCsn);
         out.first = first;
         out.second = second;
         return true;

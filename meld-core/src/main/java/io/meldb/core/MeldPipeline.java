@@ -49,6 +49,7 @@ public final class MeldPipeline implements AutoCloseable {
     private long aborts;
     private long finalMelds;
     private long conflictZoneTotal;
+    private long effectiveConflictZoneTotal;
     private long groupsFormed;
     private long groupsFallenBack;
 
@@ -235,7 +236,11 @@ public final class MeldPipeline implements AutoCloseable {
         }
         final Meld slot = premelds[(int) (v % config.premeldThreads())];
         final Intention out = new Intention();
-        return slot.premeld(intention, input.root(), out) ? out : null;
+        if (!slot.premeld(intention, input.root(), out)) {
+            return null;
+        }
+        out.meldedThroughCsn = input.csn();
+        return out;
     }
 
     private void decide(final Intention intention, final boolean abortedEarly, final long csn,
@@ -255,6 +260,7 @@ public final class MeldPipeline implements AutoCloseable {
     private long finalMeld(final Intention intention) {
         finalMelds++;
         conflictZoneTotal += lcsCsn - intention.snapshotCsn;
+        effectiveConflictZoneTotal += lcsCsn - intention.meldedThroughCsn;
         return finalMeld.finalMeld(intention, lcsRoot);
     }
 
@@ -320,6 +326,15 @@ public final class MeldPipeline implements AutoCloseable {
     /** Sum over final melds of the conflict zone length (LCS CSN minus the intention's snapshot CSN). */
     public long conflictZoneTotal() {
         return conflictZoneTotal;
+    }
+
+    /**
+     * Sum over final melds of the part of the conflict zone final meld itself still had to cover: LCS CSN minus
+     * the newest state the intention was already melded against (its snapshot, or premeld's state). Premeld
+     * shrinks this; {@link #conflictZoneTotal} is the zone as the transaction saw it.
+     */
+    public long effectiveConflictZoneTotal() {
+        return effectiveConflictZoneTotal;
     }
 
     public long groupsFormed() {

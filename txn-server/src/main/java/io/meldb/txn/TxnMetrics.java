@@ -33,6 +33,7 @@ final class TxnMetrics {
     private final DistributionSummary intentionNodes;
     private final DistributionSummary visitedPerMeld;
     private final DistributionSummary conflictZone;
+    private final DistributionSummary effectiveConflictZone;
     private final Timer checkpointTime;
     private final Counter checkpointNodes;
     private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
@@ -60,7 +61,11 @@ final class TxnMetrics {
         visitedPerMeld = DistributionSummary.builder("meldb.meld.final.nodes.visited")
             .description("nodes visited per final meld").register(registry);
         conflictZone = DistributionSummary.builder("meldb.meld.final.conflict.zone")
-            .description("conflict-zone length (intentions) seen by final meld").register(registry);
+            .description("conflict-zone length (intentions): LCS CSN minus the transaction's snapshot CSN")
+            .register(registry);
+        effectiveConflictZone = DistributionSummary.builder("meldb.meld.final.conflict.zone.effective")
+            .description("intentions final meld itself still had to meld across: LCS CSN minus the state premeld"
+                + " (or the snapshot) already covered").register(registry);
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
 
@@ -120,10 +125,11 @@ final class TxnMetrics {
         intentionNodes.record(nodes);
     }
 
-    void finalMelds(final long melds, final long visited, final long zone) {
+    void finalMelds(final long melds, final long visited, final long zone, final long effectiveZone) {
         for (long i = 0; i < melds; i++) {
             visitedPerMeld.record((double) visited / melds);
             conflictZone.record((double) zone / melds);
+            effectiveConflictZone.record((double) effectiveZone / melds);
         }
     }
 

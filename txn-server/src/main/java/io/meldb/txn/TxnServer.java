@@ -944,12 +944,13 @@ public final class TxnServer implements TxnService {
         metrics.intentionRead(intention.nodeCount());
         final long visitedBefore = pipeline.finalNodesVisited();
         final long zoneBefore = pipeline.conflictZoneTotal();
+        final long effectiveBefore = pipeline.effectiveConflictZoneTotal();
         final long meldsBefore = pipeline.finalMelds();
         pipeline.submit(intention, decisionListener);
         settle();
         if (pipeline.finalMelds() > meldsBefore) {
             metrics.finalMelds(pipeline.finalMelds() - meldsBefore, pipeline.finalNodesVisited() - visitedBefore,
-                pipeline.conflictZoneTotal() - zoneBefore);
+                pipeline.conflictZoneTotal() - zoneBefore, pipeline.effectiveConflictZoneTotal() - effectiveBefore);
         }
     }
 
