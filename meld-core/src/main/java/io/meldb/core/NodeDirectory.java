@@ -14,7 +14,9 @@ import org.agrona.collections.Long2LongHashMap;
  * per meld instead of one per ephemeral node, which kept the final meld thread waiting on cache misses into a
  * large map. Nodes allocated after an arena segment boundary break the run and are registered one by one.
  *
- * <p>Single-threaded, like the meld loop that owns it.
+ * <p>Thread-safe: a txn-server's decode stage looks nodes up and registers decoded ones while its meld stage
+ * registers ephemeral runs. Each call is one short critical section (one or two hash lookups); melding itself
+ * never looks a node up.
  */
 public final class NodeDirectory {
     /** A run packed in one map value: {@code base >>> 3} in the low bits, the length above. */
@@ -27,7 +29,7 @@ public final class NodeDirectory {
     /** Stage (csn, kind) to packed run: one map entry, so registering a meld's run is a single put. */
     private final Long2LongHashMap runs = new Long2LongHashMap(1 << 12, 0.6f, 0L);
 
-    public void register(final long vn, final long handle) {
+    public synchronized void register(final long vn, final long handle) {
         handles.put(vn, handle);
     }
 
@@ -35,7 +37,7 @@ public final class NodeDirectory {
      * Registers {@code length} nodes with VNs {@code first, first + 1, ...} living contiguously from
      * {@code base}, {@link Node#SIZE} bytes apart.
      */
-    public void registerRun(final long first, final long base, final int length) {
+    public synchronized void registerRun(final long first, final long base, final int length) {
         if (Versions.indexOf(first) != 0) {
             throw new IllegalArgumentException("a run starts at index 0: " + Versions.toString(first));
         }
@@ -51,7 +53,7 @@ public final class NodeDirectory {
     }
 
     /** The handle of the node with this VN, or 0 if it is not resident. */
-    public long lookup(final long vn) {
+    public synchronized long lookup(final long vn) {
         if (Versions.kindOf(vn) != Versions.KIND_PERSISTED) {
             final long stage = vn >>> Versions.INDEX_BITS;
             final int index = Versions.indexOf(vn);
@@ -64,11 +66,11 @@ public final class NodeDirectory {
     }
 
     /** Number of entries (single nodes plus runs). */
-    public int size() {
+    public synchronized int size() {
         return handles.size() + runs.size();
     }
 
-    public void clear() {
+    public synchronized void clear() {
         handles.clear();
         runs.clear();
     }

@@ -52,6 +52,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A transaction server (Hyder II §5.2-5.3; DESIGN.md "Data flow of one update transaction"): it runs client
@@ -98,7 +99,8 @@ public final class TxnServer implements TxnService {
     // ---- the pipeline side (pipeline thread only, unless volatile)
     /** The memory melding works in now; replaced at every checkpoint (see {@link #compact}). */
     private Generation generation;
-    private IntentionDecoder decoder;
+    /** Used by the decode stage; replaced by {@link #compact} while the decode stage waits for it. */
+    private volatile IntentionDecoder decoder;
     private MeldPipeline pipeline;
     /** Guards the pairing of {@link #generation} and {@link #lcs} that sessions pin, and session counts. */
     private final Object generationLock = new Object();
@@ -109,7 +111,12 @@ public final class TxnServer implements TxnService {
     private long generations;
     private long snapshotsTooOld;
     private final BlockDemux demux;
-    private final Thread pipelineThread;
+    private final Thread readerThread;
+    private final Thread meldThread;
+    private final boolean separateDecoder;
+    private final ArrayBlockingQueue<Job> jobs = new ArrayBlockingQueue<>(4096);
+    /** CSN of the newest state the meld stage has published; the decode stage waits on it. */
+    private volatile long meldedCsn;
     private final ArrayBlockingQueue<Block> inbox = new ArrayBlockingQueue<>(INBOX_CAPACITY);
     private final ArrayBlockingQueue<Block> freeBlocks = new ArrayBlockingQueue<>(INBOX_CAPACITY + 1);
     private final UnsafeBuffer blockView = new UnsafeBuffer(new byte[0]);
@@ -265,9 +272,16 @@ public final class TxnServer implements TxnService {
         });
 
         this.incarnation = appendFence();
-        this.pipelineThread = new Thread(this::runPipeline, "meldb-pipeline-" + serverId);
-        this.pipelineThread.setDaemon(true);
-        this.pipelineThread.start();
+        this.separateDecoder = config.separateDecoder();
+        this.meldedCsn = lcs.csn();
+        this.readerThread = new Thread(this::runReader, "meldb-decode-" + serverId);
+        this.readerThread.setDaemon(true);
+        this.meldThread = separateDecoder ? new Thread(this::runMeld, "meldb-meld-" + serverId) : null;
+        if (meldThread != null) {
+            meldThread.setDaemon(true);
+            meldThread.start();
+        }
+        this.readerThread.start();
         this.subscription = log.subscribe(knowledgeStart, new Listener());
         try {
             if (!caughtUp.await(config.startTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -813,12 +827,22 @@ public final class TxnServer implements TxnService {
         }
     }
 
-    private void runPipeline() {
+    // ------------------------------------------------------------------------------------------ decode stage
+
+    /**
+     * The deserializer stage (Hyder II §5.2): takes blocks in log order, reassembles records, counts CSNs,
+     * decodes intentions and hands them to the meld stage in order. With a separate decoder it runs on a thread
+     * of its own, decoding intention k while meld works on earlier ones; it only waits when k's snapshot is a
+     * state meld has not produced yet.
+     */
+    private void runReader() {
         try {
             while (!closed && failure == null) {
-                final Block b = inbox.poll(pipeline.holding() ? 2 : 100, TimeUnit.MILLISECONDS);
+                final Block b = inbox.poll(!separateDecoder && pipeline.holding() ? 2 : 100, TimeUnit.MILLISECONDS);
                 if (b == null) {
-                    nudgeIfHolding();
+                    if (!separateDecoder) {
+                        nudgeIfHolding();
+                    }
                     continue;
                 }
                 processBlock(b);
@@ -831,8 +855,252 @@ public final class TxnServer implements TxnService {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
-            LOG.error("server {}: the meld pipeline stopped", serverId, e);
-            fail("meld pipeline error: " + e);
+            if (!closed) {
+                LOG.error("server {}: the log reader stopped", serverId, e);
+                fail("log reader error: " + e);
+            }
+        }
+    }
+
+    private void processBlock(final Block b) {
+        if (b.position == 0) {
+            return;
+        }
+        blockView.wrap(b.bytes);
+        demux.onBlock(blockView, 0, b.position);
+        emit(Job.blockEnd(b.position));
+        if (config.checkpointEvery() > 0 && csn - lastCheckpointCsn >= config.checkpointEvery()) {
+            // a checkpoint needs a block boundary and an empty meld stage: the reader waits for it, then decodes
+            // on into the new generation
+            final Job marker = Job.checkpoint(b.position, demux.resumePosition(b.position + 1),
+                new TreeMap<>(fences), csn);
+            emit(marker);
+            if (awaitCheckpoint(marker)) {
+                lastCheckpointCsn = csn;
+            }
+        }
+    }
+
+    private boolean awaitCheckpoint(final Job marker) {
+        while (!marker.result.isDone()) {
+            if (closed || failure != null) {
+                return false;
+            }
+            try {
+                marker.result.get(10, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                // check for shutdown and wait on
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                return false;
+            }
+        }
+        return marker.result.getNow(false);
+    }
+
+    private void onRecord(final DirectBuffer buffer, final int offset, final int length, final long position) {
+        if (position <= skipThrough || length < 1) {
+            return;
+        }
+        final byte type = buffer.getByte(offset);
+        if (type == LogRecords.INTENTION) {
+            onIntention(buffer, offset, length, position);
+        } else if (type == LogRecords.FENCE && length == LogRecords.FENCE_LENGTH) {
+            final int server = buffer.getInt(offset + 1, LogRecords.ORDER);
+            fences.put(server, position);
+            incarnations.put(position, server);
+            demux.resync(server);
+        } else if (type == LogRecords.CHECKPOINT) {
+            metrics.checkpointChunkSeen();
+        } else {
+            metrics.recordDropped();
+            LOG.warn("log record at {} of type {} and {} bytes is not a MeldDB record; skipped", position, type,
+                length);
+        }
+    }
+
+    private void onIntention(final DirectBuffer buffer, final int offset, final int length, final long position) {
+        final long c = ++csn;
+        if (length == LogRecords.INTENTION_HEADER) {
+            emit(Job.reject(c, new Origin(0, 0, 0, NUDGE)));
+            return;
+        }
+        if (length < LogRecords.INTENTION_HEADER) {
+            emit(Job.reject(c, new Origin(0, 0, 0, "malformed")));
+            return;
+        }
+        final int server = LogRecords.serverId(buffer, offset);
+        final long inc = LogRecords.incarnation(buffer, offset);
+        final long seq = LogRecords.sequence(buffer, offset);
+        final Long newest = fences.get(server);
+        if (newest != null && newest > inc) {
+            emit(Job.reject(c, new Origin(server, inc, seq, "origin_restarted")));
+            return;
+        }
+        final long snapshotCsn = IntentionDecoder.snapshotCsnOf(buffer, offset + LogRecords.INTENTION_HEADER);
+        if (c - snapshotCsn > cluster.maxSnapshotAge()) {
+            // its snapshot may be older than every state a checkpoint keeps: every server aborts it alike
+            snapshotsTooOld++;
+            emit(Job.reject(c, new Origin(server, inc, seq, "snapshot_too_old")));
+            return;
+        }
+        // its pointers name nodes of its snapshot, which exist once meld has produced that state
+        awaitMelded(snapshotCsn);
+        final Intention intention;
+        try {
+            intention = decoder.decode(buffer, offset + LogRecords.INTENTION_HEADER,
+                length - LogRecords.INTENTION_HEADER, c, new Intention());
+        } catch (IntentionFormatException e) {
+            LOG.warn("intention csn {} at log position {} is malformed: {}", c, position, e.getMessage());
+            emit(Job.reject(c, new Origin(server, inc, seq, "malformed")));
+            return;
+        }
+        metrics.intentionRead(intention.nodeCount());
+        emit(Job.intention(c, intention, new Origin(server, inc, seq, null)));
+    }
+
+    private void awaitMelded(final long snapshotCsn) {
+        while (meldedCsn < snapshotCsn) {
+            if (closed || failure != null) {
+                throw new IllegalStateException("the meld stage stopped");
+            }
+            LockSupport.parkNanos(20_000);
+        }
+    }
+
+    /** Hands a job to the meld stage: queued for its thread, or run right here without a separate decoder. */
+    private void emit(final Job job) {
+        if (!separateDecoder) {
+            handle(job);
+            return;
+        }
+        try {
+            while (!jobs.offer(job, 10, TimeUnit.MILLISECONDS)) {
+                if (closed || failure != null) {
+                    throw new IllegalStateException("the meld stage stopped");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ meld stage
+
+    /** One step for the meld stage, in log order. */
+    private static final class Job {
+        static final int INTENTION = 0;
+        static final int REJECT = 1;
+        static final int BLOCK_END = 2;
+        static final int CHECKPOINT = 3;
+
+        final int kind;
+        long csn;
+        Intention intention;
+        Origin origin;
+        long position;
+        long resumePosition;
+        Map<Integer, Long> fences;
+        final CompletableFuture<Boolean> result;
+
+        private Job(final int kind) {
+            this.kind = kind;
+            this.result = kind == CHECKPOINT ? new CompletableFuture<>() : null;
+        }
+
+        static Job intention(final long csn, final Intention intention, final Origin origin) {
+            final Job j = new Job(INTENTION);
+            j.csn = csn;
+            j.intention = intention;
+            j.origin = origin;
+            return j;
+        }
+
+        static Job reject(final long csn, final Origin origin) {
+            final Job j = new Job(REJECT);
+            j.csn = csn;
+            j.origin = origin;
+            return j;
+        }
+
+        static Job blockEnd(final long position) {
+            final Job j = new Job(BLOCK_END);
+            j.position = position;
+            return j;
+        }
+
+        static Job checkpoint(final long position, final long resumePosition, final Map<Integer, Long> fences,
+                              final long csn) {
+            final Job j = new Job(CHECKPOINT);
+            j.position = position;
+            j.resumePosition = resumePosition;
+            j.fences = fences;
+            j.csn = csn;
+            return j;
+        }
+    }
+
+    /** The meld stage's thread (only with a separate decoder): premeld, group meld and final meld in log order. */
+    private void runMeld() {
+        try {
+            while (!closed && failure == null) {
+                final Job job = jobs.poll(pipeline.holding() ? 2 : 100, TimeUnit.MILLISECONDS);
+                if (job == null) {
+                    nudgeIfHolding();
+                    continue;
+                }
+                handle(job);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            if (!closed) {
+                LOG.error("server {}: the meld pipeline stopped", serverId, e);
+                fail("meld pipeline error: " + e);
+            }
+        }
+    }
+
+    private void handle(final Job job) {
+        switch (job.kind) {
+            case Job.INTENTION -> {
+                origins.put(job.csn, job.origin);
+                final long visitedBefore = pipeline.finalNodesVisited();
+                final long zoneBefore = pipeline.conflictZoneTotal();
+                final long effectiveBefore = pipeline.effectiveConflictZoneTotal();
+                final long meldsBefore = pipeline.finalMelds();
+                pipeline.submit(job.intention, decisionListener);
+                settle();
+                if (pipeline.finalMelds() > meldsBefore) {
+                    metrics.finalMelds(pipeline.finalMelds() - meldsBefore,
+                        pipeline.finalNodesVisited() - visitedBefore, pipeline.conflictZoneTotal() - zoneBefore,
+                        pipeline.effectiveConflictZoneTotal() - effectiveBefore);
+                }
+            }
+            case Job.REJECT -> {
+                origins.put(job.csn, job.origin);
+                pipeline.reject(job.csn, decisionListener);
+                settle();
+            }
+            case Job.BLOCK_END -> {
+                publishLcs();
+                processedPosition = job.position;
+                if (!ready && job.position >= incarnation) {
+                    caughtUp.countDown();
+                }
+            }
+            case Job.CHECKPOINT -> {
+                if (pipeline.holding() || pipeline.lcsCsn() != job.csn) {
+                    job.result.complete(false);
+                } else {
+                    checkpoint(job);
+                    job.result.complete(true);
+                }
+            }
+            default -> throw new IllegalStateException("unknown job kind " + job.kind);
         }
     }
 
@@ -860,106 +1128,13 @@ public final class TxnServer implements TxnService {
         });
     }
 
-    private void processBlock(final Block b) {
-        if (b.position == 0) {
-            processedPosition = 0;
-            return;
-        }
-        blockView.wrap(b.bytes);
-        demux.onBlock(blockView, 0, b.position);
-        publishLcs();
-        processedPosition = b.position;
-        if (!ready && b.position >= incarnation) {
-            caughtUp.countDown();
-        }
-        maybeCheckpoint(b.position);
-    }
-
-    private void onRecord(final DirectBuffer buffer, final int offset, final int length, final long position) {
-        if (position <= skipThrough || length < 1) {
-            return;
-        }
-        final byte type = buffer.getByte(offset);
-        if (type == LogRecords.INTENTION) {
-            onIntention(buffer, offset, length, position);
-        } else if (type == LogRecords.FENCE && length == LogRecords.FENCE_LENGTH) {
-            final int server = buffer.getInt(offset + 1, LogRecords.ORDER);
-            fences.put(server, position);
-            incarnations.put(position, server);
-            demux.resync(server);
-        } else if (type == LogRecords.CHECKPOINT) {
-            metrics.checkpointChunkSeen();
-        } else {
-            metrics.recordDropped();
-            LOG.warn("log record at {} of type {} and {} bytes is not a MeldDB record; skipped", position, type,
-                length);
-        }
-    }
-
-    private void onIntention(final DirectBuffer buffer, final int offset, final int length, final long position) {
-        final long c = ++csn;
-        if (length == LogRecords.INTENTION_HEADER) {
-            origins.put(c, new Origin(0, 0, 0, NUDGE));
-            pipeline.reject(c, decisionListener);
-            settle();
-            return;
-        }
-        if (length < LogRecords.INTENTION_HEADER) {
-            origins.put(c, new Origin(0, 0, 0, "malformed"));
-            pipeline.reject(c, decisionListener);
-            settle();
-            return;
-        }
-        final int server = LogRecords.serverId(buffer, offset);
-        final long inc = LogRecords.incarnation(buffer, offset);
-        final long seq = LogRecords.sequence(buffer, offset);
-        final Long newest = fences.get(server);
-        if (newest != null && newest > inc) {
-            origins.put(c, new Origin(server, inc, seq, "origin_restarted"));
-            pipeline.reject(c, decisionListener);
-            settle();
-            return;
-        }
-        if (c - IntentionDecoder.snapshotCsnOf(buffer, offset + LogRecords.INTENTION_HEADER)
-            > cluster.maxSnapshotAge()) {
-            // its snapshot may be older than every state a checkpoint keeps: every server aborts it alike
-            snapshotsTooOld++;
-            origins.put(c, new Origin(server, inc, seq, "snapshot_too_old"));
-            pipeline.reject(c, decisionListener);
-            settle();
-            return;
-        }
-        final Intention intention;
-        try {
-            intention = decoder.decode(buffer, offset + LogRecords.INTENTION_HEADER,
-                length - LogRecords.INTENTION_HEADER, c, new Intention());
-        } catch (IntentionFormatException e) {
-            LOG.warn("intention csn {} at log position {} is malformed: {}", c, position, e.getMessage());
-            origins.put(c, new Origin(server, inc, seq, "malformed"));
-            pipeline.reject(c, decisionListener);
-            settle();
-            return;
-        }
-        origins.put(c, new Origin(server, inc, seq, null));
-        metrics.intentionRead(intention.nodeCount());
-        final long visitedBefore = pipeline.finalNodesVisited();
-        final long zoneBefore = pipeline.conflictZoneTotal();
-        final long effectiveBefore = pipeline.effectiveConflictZoneTotal();
-        final long meldsBefore = pipeline.finalMelds();
-        pipeline.submit(intention, decisionListener);
-        settle();
-        if (pipeline.finalMelds() > meldsBefore) {
-            metrics.finalMelds(pipeline.finalMelds() - meldsBefore, pipeline.finalNodesVisited() - visitedBefore,
-                pipeline.conflictZoneTotal() - zoneBefore, pipeline.effectiveConflictZoneTotal() - effectiveBefore);
-        }
-    }
-
     /** Makes the pipeline's LCS the snapshot new transactions begin on. */
     private void publishLcs() {
         final Snapshot current = lcs;
         if (pipeline.lcsCsn() != current.csn()) {
             lcs = pipeline.state(pipeline.lcsCsn());
         }
+        meldedCsn = lcs.csn();
     }
 
     /** Pipeline callback: decisions are acted on once the submit that made them returns (see {@link #settle}). */
@@ -1018,16 +1193,12 @@ public final class TxnServer implements TxnService {
     // ------------------------------------------------------------------------------------------ checkpoints
 
     /**
-     * After a block, if due (and group meld holds nothing): serializes the states a recovering server needs
+     * At a block boundary with nothing held by group meld: serializes the states a recovering server needs
      * (meld paper App. A), starts a new memory generation from them (see {@link Generation}), and hands the
      * checkpoint intention to the checkpoint thread for appending.
      */
-    private void maybeCheckpoint(final long position) {
-        if (config.checkpointEvery() == 0 || pipeline.holding() || csn - lastCheckpointCsn < config.checkpointEvery()) {
-            return;
-        }
+    private void checkpoint(final Job marker) {
         final long started = System.nanoTime();
-        lastCheckpointCsn = csn;
         // every state a later intention may have as its snapshot, and every state premeld may still need
         final long base = Math.min(pipeline.oldestStateNeeded(),
             Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - cluster.maxSnapshotAge()));
@@ -1049,8 +1220,8 @@ public final class TxnServer implements TxnService {
         if (chunks.isEmpty()) {
             chunks.add(new byte[Integer.BYTES]);
         }
-        final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position,
-            demux.resumePosition(position + 1), new TreeMap<>(fences));
+        final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, marker.position,
+            marker.resumePosition, marker.fences);
         compact(manifest, chunks);
         metrics.checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
         if (config.writeCheckpoints() && !checkpointRunning) {
@@ -1168,16 +1339,18 @@ public final class TxnServer implements TxnService {
             subscription.close();
         }
         checkpointExecutor.shutdownNow();
-        if (pipelineThread != null) {
-            try {
-                pipelineThread.join(5000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        for (Thread t : new Thread[] {readerThread, meldThread}) {
+            if (t != null) {
+                try {
+                    t.join(5000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         log.close();
         caughtUp.countDown();
-        if (pipelineThread == null || !pipelineThread.isAlive()) {
+        if ((readerThread == null || !readerThread.isAlive()) && (meldThread == null || !meldThread.isAlive())) {
             synchronized (generationLock) {
                 if (generation != null && !generation.retired) {
                     generation.retired = true;

@@ -24,6 +24,7 @@ public final class TxnServerConfig {
     private int checkpointChunkBytes = 256 * 1024;
     private boolean trim = true;
     private boolean writeCheckpoints = true;
+    private boolean separateDecoder = true;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
 
@@ -132,6 +133,19 @@ public final class TxnServerConfig {
 
     public TxnServerConfig checkpointChunkBytes(final int checkpointChunkBytes) {
         this.checkpointChunkBytes = checkpointChunkBytes;
+        return this;
+    }
+
+    /**
+     * Whether decoding intentions (the deserializer stage, Hyder II §5.2) runs on a thread of its own, ahead of
+     * the meld stage, or in turn with melding on one thread.
+     */
+    public boolean separateDecoder() {
+        return separateDecoder;
+    }
+
+    public TxnServerConfig separateDecoder(final boolean separateDecoder) {
+        this.separateDecoder = separateDecoder;
         return this;
     }
 

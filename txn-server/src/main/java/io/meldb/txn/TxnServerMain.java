@@ -28,6 +28,7 @@ public final class TxnServerMain {
         {"max-in-flight", "MELDB_TXN_MAX_IN_FLIGHT", "256", "transactions open at once before begin waits, then refuses"},
         {"checkpoint-every", "MELDB_TXN_CHECKPOINT_EVERY", "20000", "write a checkpoint every N intentions; 0 = never"},
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
+        {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld"},
         {"premeld-threads", "MELDB_TXN_PREMELD_THREADS", null, "cluster meld config, used when creating the log: premeld t"},
         {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
@@ -117,7 +118,8 @@ public final class TxnServerMain {
             .serverId(CommandFlags.intValue(v, "server-id"))
             .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))
             .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
-            .trim(CommandFlags.booleanValue(v, "trim"));
+            .trim(CommandFlags.booleanValue(v, "trim"))
+            .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"));
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
             || v.get("block-size") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;
