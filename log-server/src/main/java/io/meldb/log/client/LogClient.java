@@ -6,10 +6,10 @@ import io.meldb.log.LogConnectionException;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogException;
 import io.meldb.log.LogTimeoutException;
+import io.meldb.log.protocol.FrameTooLarge;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
-import io.meldb.log.protocol.LogFrameTooLarge;
 import io.meldb.log.protocol.LogProtocol;
 import io.meldb.log.protocol.Mailbox;
 import io.netty.bootstrap.Bootstrap;
@@ -498,7 +498,7 @@ public final class LogClient implements AutoCloseable {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (!(msg instanceof LogFrame f)) {
-                if (msg instanceof LogFrameTooLarge t) {
+                if (msg instanceof FrameTooLarge t) {
                     LOG.warn("log server {} sent a frame of {} bytes, above this client's limit of {}", target,
                             t.frameLength(), t.maxFrameLength());
                     Pending<?> p = take(t.requestId());

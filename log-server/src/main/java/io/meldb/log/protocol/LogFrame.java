@@ -3,94 +3,32 @@ package io.meldb.log.protocol;
 import io.meldb.log.ErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.buffer.Unpooled;
-
-import java.nio.charset.StandardCharsets;
 
 import static io.meldb.log.protocol.LogProtocol.*;
 
 /**
- * One frame of the log protocol (Hyder II §5.1 operations, layout in {@link LogProtocol}): type, request id and body (see {@link LogProtocol} for the layout). A {@code ByteBufHolder},
- * so Netty releases it like a buffer; the static factories build every frame type.
+ * One frame of the log protocol (Hyder II §5.1 operations, layout in {@link LogProtocol}): type, request id and
+ * body on the shared framing ({@link Frame}); the static factories build every frame type.
  */
-public final class LogFrame extends DefaultByteBufHolder {
-    private final byte type;
-    private final long requestId;
-
+public final class LogFrame extends Frame {
     public LogFrame(byte type, long requestId, ByteBuf body) {
-        super(body);
-        this.type = type;
-        this.requestId = requestId;
+        super(type, requestId, body);
     }
 
-    public byte type() {
-        return type;
-    }
-
-    public long requestId() {
-        return requestId;
-    }
-
-    public ByteBuf body() {
-        return content();
-    }
-
-    public int bodyLength() {
-        return content().readableBytes();
-    }
-
-    public long longAt(int offset) {
-        return content().getLong(content().readerIndex() + offset);
-    }
-
-    public int intAt(int offset) {
-        return content().getInt(content().readerIndex() + offset);
+    @Override
+    public String typeName() {
+        return LogProtocol.typeName(type());
     }
 
     /** Code of an ERROR frame. */
     public ErrorCode errorCode() {
-        return ErrorCode.fromCode(content().getShort(content().readerIndex()));
-    }
-
-    /** Message of an ERROR frame. */
-    public String errorMessage() {
-        ByteBuf b = content();
-        return b.toString(b.readerIndex() + 2, b.readableBytes() - 2, StandardCharsets.UTF_8);
+        return ErrorCode.fromCode(errorCodeValue());
     }
 
     @Override
     public LogFrame replace(ByteBuf content) {
-        return new LogFrame(type, requestId, content);
-    }
-
-    @Override
-    public LogFrame retain() {
-        super.retain();
-        return this;
-    }
-
-    @Override
-    public LogFrame retain(int increment) {
-        super.retain(increment);
-        return this;
-    }
-
-    @Override
-    public LogFrame touch() {
-        super.touch();
-        return this;
-    }
-
-    @Override
-    public LogFrame touch(Object hint) {
-        super.touch(hint);
-        return this;
-    }
-
-    @Override
-    public String toString() {
-        return typeName(type) + "#" + requestId + "(" + (refCnt() > 0 ? content().readableBytes() + " bytes" : "released") + ")";
+        return new LogFrame(type(), requestId(), content);
     }
 
     // ---------------------------------------------------------------------------------------- requests
@@ -158,9 +96,6 @@ public final class LogFrame extends DefaultByteBufHolder {
     }
 
     public static LogFrame error(ByteBufAllocator alloc, long requestId, ErrorCode code, String message) {
-        byte[] text = message.getBytes(StandardCharsets.UTF_8);
-        int n = Math.min(text.length, MAX_ERROR_MESSAGE);
-        ByteBuf b = alloc.buffer(2 + n).writeShort(code.code()).writeBytes(text, 0, n);
-        return new LogFrame(ERROR, requestId, b);
+        return new LogFrame(ERROR, requestId, errorBody(alloc, code.code(), message, MAX_ERROR_MESSAGE));
     }
 }

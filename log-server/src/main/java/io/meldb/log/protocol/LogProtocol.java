@@ -1,26 +1,13 @@
 package io.meldb.log.protocol;
 
+import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
+
 /**
- * The frame layout of the log protocol, and the body of every frame type: Hyder II §5.1's append and read, plus
+ * The log protocol: its magic and version, and the body of every frame type: Hyder II §5.1's append and read, plus
  * tail, trim (meld paper App. B), create (the cluster configuration block) and subscribe (the log reader's feed).
  *
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |             frameLength (bytes after this field)              |  0
- *  +---------------------------------------------------------------+
- *  |                         magic "MLOG"                          |  4
- *  +---------------+---------------+-------------------------------+
- *  |    version    |     type      |           reserved (0)        |  8
- *  +---------------+---------------+-------------------------------+
- *  |                          requestId                            | 12
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |  body (frameLength - 16 bytes), layout depends on type        | 20
- *  +---------------------------------------------------------------+
- * </pre>
- * All integers are big-endian (network order). Responses carry the request id of the request they answer, so a
+ * <p>Frames have the shared layout drawn in {@link FrameFormat} (length, magic, version, type, reserved, request id,
+ * body) with the magic "MLOG"; {@link #FORMAT} builds their codec. All integers are big-endian (network order). Responses carry the request id of the request they answer, so a
  * connection can have any number of requests in flight and answers may come back in any order; every PUSH of a
  * subscription carries the SUBSCRIBE's id.
  *
@@ -42,17 +29,9 @@ package io.meldb.log.protocol;
 public final class LogProtocol {
     public static final int MAGIC = 0x4D4C4F47;
     public static final byte VERSION = 1;
-
-    public static final int LENGTH_OFFSET = 0;
-    public static final int MAGIC_OFFSET = 4;
-    public static final int VERSION_OFFSET = 8;
-    public static final int TYPE_OFFSET = 9;
-    public static final int RESERVED_OFFSET = 10;
-    public static final int REQUEST_ID_OFFSET = 12;
-    public static final int HEADER_LENGTH = 20;
-    /** frameLength counts everything after the length field. */
-    public static final int LENGTH_FIELD_LENGTH = 4;
-    public static final int MIN_FRAME_LENGTH = HEADER_LENGTH - LENGTH_FIELD_LENGTH;
+    /** The log protocol's frames and codec. */
+    public static final FrameFormat<LogFrame> FORMAT =
+            new FrameFormat<>("the log protocol", MAGIC, VERSION, LogFrame.class, LogFrame::new);
 
     /** Upper bound of the blocks in one BLOCKS answer. */
     public static final int MAX_READ_BYTES = 4 << 20;

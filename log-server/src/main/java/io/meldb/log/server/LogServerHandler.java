@@ -4,20 +4,15 @@ import io.meldb.log.ErrorCode;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogReader;
 import io.meldb.log.LogStore;
+import io.meldb.log.protocol.FrameServerHandler;
+import io.meldb.log.protocol.FrameStreamException;
+import io.meldb.log.protocol.FrameTooLarge;
 import io.meldb.log.protocol.LogFrame;
-import io.meldb.log.protocol.LogFrameTooLarge;
 import io.meldb.log.protocol.LogProtocol;
-import io.meldb.log.protocol.LogProtocolException;
 import io.meldb.log.protocol.Mailbox;
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -33,12 +28,11 @@ import static io.meldb.log.protocol.LogProtocol.*;
  *   with {@code maxAppendsInFlightPerConnection} unanswered appends is not read until half are answered, which
  *   bounds the blocks one client can park in server memory.</li>
  *   <li>Every malformed request gets an ERROR answer and the connection goes on; only a stream that cannot be
- *   resynchronised (bad magic, bad version, impossible length) is closed, after its ERROR.</li>
+ *   resynchronised (bad magic, bad version, impossible length) is closed, after its ERROR
+ *   ({@link FrameServerHandler}).</li>
  * </ul>
  */
-final class LogServerHandler extends ChannelInboundHandlerAdapter {
-    private static final Logger LOG = LoggerFactory.getLogger(LogServerHandler.class);
-
+final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private final LogServer server;
     private final LogStore store;
     private final LogMetrics metrics;
@@ -53,6 +47,7 @@ final class LogServerHandler extends ChannelInboundHandlerAdapter {
     private boolean readingPaused;
 
     LogServerHandler(LogServer server) {
+        super(LogProtocol.FORMAT);
         this.server = server;
         this.store = server.store();
         this.metrics = server.metrics();
@@ -73,23 +68,18 @@ final class LogServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof LogFrameTooLarge t) {
-            answerError(t.requestId(), ErrorCode.FRAME_TOO_LARGE, LogProtocol.typeName(t.type()) + " frame of "
-                    + t.frameLength() + " bytes exceeds this server's limit of " + t.maxFrameLength()
-                    + " (block size " + blockSize + ")");
-            return;
-        }
-        if (!(msg instanceof LogFrame frame)) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
+    protected void frameTooLarge(ChannelHandlerContext ctx, FrameTooLarge t) {
+        answerError(t.requestId(), ErrorCode.FRAME_TOO_LARGE, LogProtocol.typeName(t.type()) + " frame of "
+                + t.frameLength() + " bytes exceeds this server's limit of " + t.maxFrameLength()
+                + " (block size " + blockSize + ")");
+    }
+
+    @Override
+    protected void frameRead(ChannelHandlerContext ctx, LogFrame frame) {
         try {
             handle(frame);
         } catch (LogErrorException e) {
             answerError(frame.requestId(), e.code(), messageOf(e));
-        } finally {
-            frame.release();
         }
     }
 
@@ -251,12 +241,6 @@ final class LogServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush();
-        ctx.fireChannelReadComplete();
-    }
-
-    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             for (ServerSubscription s : subscriptions.values()) {
@@ -282,19 +266,14 @@ final class LogServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof LogProtocolException p) {
-            metrics.error(p.code());
-            LOG.info("closing {}: {} ({})", ctx.channel().remoteAddress(), p.getMessage(), p.code());
-            ctx.writeAndFlush(LogFrame.error(ctx.alloc(), 0, p.code(), p.getMessage() + "; closing the connection"))
-                    .addListener(ChannelFutureListener.CLOSE);
-        } else if (cause instanceof IOException) {
-            LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
-            ctx.close();
-        } else {
-            LOG.warn("closing {} after an unexpected error", ctx.channel().remoteAddress(), cause);
-            ctx.close();
-        }
+    protected LogFrame streamBrokenAnswer(ChannelHandlerContext ctx, FrameStreamException e, String message) {
+        ErrorCode code = switch (e.fault()) {
+            case BAD_MAGIC -> ErrorCode.BAD_MAGIC;
+            case BAD_VERSION -> ErrorCode.BAD_VERSION;
+            case BAD_LENGTH -> ErrorCode.BAD_FRAME;
+        };
+        metrics.error(code);
+        return LogFrame.error(ctx.alloc(), 0, code, message);
     }
 
     /** Completion of one append; travels from the writer thread back to the event loop through the mailbox. */

@@ -10,6 +10,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 
+import static io.meldb.log.protocol.FrameFormat.HEADER_LENGTH;
+import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
 import static io.meldb.log.protocol.LogProtocol.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -79,31 +81,31 @@ class LogFrameCodecTest {
 
     @Test
     void shouldRejectABadMagicAndIgnoreEverythingAfterIt() {
-        LogProtocolException e = assertThrows(LogProtocolException.class,
+        FrameStreamException e = assertThrows(FrameStreamException.class,
                 () -> decoder.writeInbound(TestFrames.header(16, 0x12345678, VERSION, APPEND, 1)));
-        assertEquals(ErrorCode.BAD_MAGIC, e.code());
+        assertEquals(FrameStreamException.Fault.BAD_MAGIC, e.fault());
         assertFalse(decoder.writeInbound(TestFrames.encode(encoder, LogFrame.tail(2))), "a later valid frame is not decoded: the stream is untrusted");
     }
 
     @Test
     void shouldRejectGarbageTextAsBadMagic() {
-        LogProtocolException e = assertThrows(LogProtocolException.class,
+        FrameStreamException e = assertThrows(FrameStreamException.class,
                 () -> decoder.writeInbound(Unpooled.copiedBuffer("GET / HTTP/1.1\r\n\r\n", StandardCharsets.US_ASCII)));
-        assertEquals(ErrorCode.BAD_MAGIC, e.code());
+        assertEquals(FrameStreamException.Fault.BAD_MAGIC, e.fault());
     }
 
     @Test
     void shouldRejectAnUnknownProtocolVersion() {
-        LogProtocolException e = assertThrows(LogProtocolException.class,
+        FrameStreamException e = assertThrows(FrameStreamException.class,
                 () -> decoder.writeInbound(TestFrames.header(16, MAGIC, 9, TAIL, 1)));
-        assertEquals(ErrorCode.BAD_VERSION, e.code());
+        assertEquals(FrameStreamException.Fault.BAD_VERSION, e.fault());
     }
 
     @Test
     void shouldRejectAFrameLengthShorterThanTheHeader() {
-        LogProtocolException e = assertThrows(LogProtocolException.class,
+        FrameStreamException e = assertThrows(FrameStreamException.class,
                 () -> decoder.writeInbound(TestFrames.header(3, MAGIC, VERSION, TAIL, 1)));
-        assertEquals(ErrorCode.BAD_FRAME, e.code());
+        assertEquals(FrameStreamException.Fault.BAD_LENGTH, e.fault());
     }
 
     @Test
@@ -112,7 +114,7 @@ class LogFrameCodecTest {
         ByteBuf big = TestFrames.header(MIN_FRAME_LENGTH + bodyLength, MAGIC, VERSION, APPEND, 77);
         // the oversized body arrives in pieces, and the next frame right behind it
         decoder.writeInbound(big);
-        LogFrameTooLarge tooLarge = assertInstanceOf(LogFrameTooLarge.class, decoder.readInbound());
+        FrameTooLarge tooLarge = assertInstanceOf(FrameTooLarge.class, decoder.readInbound());
         assertEquals(77, tooLarge.requestId());
         assertEquals(APPEND, tooLarge.type());
         assertEquals(MIN_FRAME_LENGTH + bodyLength, tooLarge.frameLength());

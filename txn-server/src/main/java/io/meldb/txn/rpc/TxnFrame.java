@@ -1,6 +1,7 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.core.Isolation;
+import io.meldb.log.protocol.Frame;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.ServerStatus;
 import io.meldb.txn.TxnError;
@@ -8,7 +9,6 @@ import io.meldb.txn.TxnId;
 import io.meldb.txn.TxnOutcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.DefaultByteBufHolder;
 import io.netty.buffer.Unpooled;
 
 import java.nio.charset.StandardCharsets;
@@ -17,34 +17,18 @@ import java.util.List;
 import static io.meldb.txn.rpc.TxnRpcProtocol.*;
 
 /**
- * One frame of the transaction RPC (layout in {@link TxnRpcProtocol}): type, request id and body. A
- * {@code ByteBufHolder}, so Netty releases it like a buffer; the static factories build every frame type, and
- * {@link #reader()} reads a body field by field.
+ * One frame of the transaction RPC (layout in {@link TxnRpcProtocol}): type, request id and body on the log
+ * protocol's framing ({@link Frame}); the static factories build every frame type, and {@link #reader()} reads a
+ * body field by field.
  */
-public final class TxnFrame extends DefaultByteBufHolder {
-    private final byte type;
-    private final long requestId;
-
+public final class TxnFrame extends Frame {
     public TxnFrame(byte type, long requestId, ByteBuf body) {
-        super(body);
-        this.type = type;
-        this.requestId = requestId;
+        super(type, requestId, body);
     }
 
-    public byte type() {
-        return type;
-    }
-
-    public long requestId() {
-        return requestId;
-    }
-
-    public ByteBuf body() {
-        return content();
-    }
-
-    public int bodyLength() {
-        return content().readableBytes();
+    @Override
+    public String typeName() {
+        return TxnRpcProtocol.typeName(type());
     }
 
     /** A reader over the body (does not move the body's own reader index). */
@@ -54,47 +38,12 @@ public final class TxnFrame extends DefaultByteBufHolder {
 
     /** Code of an ERROR frame. */
     public TxnError errorCode() {
-        return TxnError.fromCode(content().getShort(content().readerIndex()));
-    }
-
-    /** Message of an ERROR frame. */
-    public String errorMessage() {
-        ByteBuf b = content();
-        return b.toString(b.readerIndex() + 2, b.readableBytes() - 2, StandardCharsets.UTF_8);
+        return TxnError.fromCode(errorCodeValue());
     }
 
     @Override
     public TxnFrame replace(ByteBuf content) {
-        return new TxnFrame(type, requestId, content);
-    }
-
-    @Override
-    public TxnFrame retain() {
-        super.retain();
-        return this;
-    }
-
-    @Override
-    public TxnFrame retain(int increment) {
-        super.retain(increment);
-        return this;
-    }
-
-    @Override
-    public TxnFrame touch() {
-        super.touch();
-        return this;
-    }
-
-    @Override
-    public TxnFrame touch(Object hint) {
-        super.touch(hint);
-        return this;
-    }
-
-    @Override
-    public String toString() {
-        return typeName(type) + "#" + requestId + "(" + (refCnt() > 0 ? content().readableBytes() + " bytes" : "released") + ")";
+        return new TxnFrame(type(), requestId(), content);
     }
 
     // ---------------------------------------------------------------------------------------- field writers
@@ -211,9 +160,7 @@ public final class TxnFrame extends DefaultByteBufHolder {
     }
 
     public static TxnFrame error(ByteBufAllocator alloc, long requestId, TxnError code, String message) {
-        byte[] text = (message == null ? code.name() : message).getBytes(StandardCharsets.UTF_8);
-        int n = Math.min(text.length, MAX_ERROR_MESSAGE);
-        ByteBuf b = alloc.buffer(2 + n).writeShort(code.code()).writeBytes(text, 0, n);
+        ByteBuf b = errorBody(alloc, code.code(), message == null ? code.name() : message, MAX_ERROR_MESSAGE);
         return new TxnFrame(ERROR, requestId, b);
     }
 }

@@ -1,6 +1,7 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.core.Isolation;
+import io.meldb.log.protocol.FrameTooLarge;
 import io.meldb.txn.ServerStatus;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
@@ -375,7 +376,7 @@ public final class TxnRpcClient implements TxnService {
     private final class AnswerHandler extends ChannelInboundHandlerAdapter {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (msg instanceof TxnFrameTooLarge t) {
+            if (msg instanceof FrameTooLarge t) {
                 Pending<?> p = pending.get(t.requestId());
                 if (p != null) {
                     fail(p, new TxnException(TxnError.TOO_LARGE, "the answer to " + p.describe() + " ("

@@ -1,28 +1,14 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.log.protocol.FrameFormat;
 import io.meldb.txn.TxnOutcome;
 
 /**
- * The frame layout of the transaction RPC and the body of every frame type. The header is the log protocol's
- * (length-prefixed, magic, version, request id), with its own magic.
+ * The transaction RPC: its magic and version, and the body of every frame type. Frames have the log protocol's
+ * framing, drawn in {@link FrameFormat} (length, magic, version, type, reserved, request id, body), with the magic
+ * "MTXN"; {@link #FORMAT} builds their codec.
  *
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
- *  |             frameLength (bytes after this field)              |  0
- *  +---------------------------------------------------------------+
- *  |                         magic "MTXN"                          |  4
- *  +---------------+---------------+-------------------------------+
- *  |    version    |     type      |           reserved (0)        |  8
- *  +---------------+---------------+-------------------------------+
- *  |                          requestId                            | 12
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |  body (frameLength - 16 bytes), layout depends on type        | 20
- *  +---------------------------------------------------------------+
- * </pre>
- * All integers are big-endian. {@code bytes} is an int length followed by that many bytes, length -1 meaning
+ * <p>All integers are big-endian. {@code bytes} is an int length followed by that many bytes, length -1 meaning
  * null (an absent value, an unbounded scan end); {@code handle} is a long naming a transaction the server opened
  * on this connection (handles are per connection, never reused on it). Answers carry the request id of the request
  * they answer; a connection may have any number of requests in flight and answers may come back in any order.
@@ -54,16 +40,9 @@ import io.meldb.txn.TxnOutcome;
 public final class TxnRpcProtocol {
     public static final int MAGIC = 0x4D54584E;
     public static final byte VERSION = 1;
-
-    public static final int LENGTH_OFFSET = 0;
-    public static final int MAGIC_OFFSET = 4;
-    public static final int VERSION_OFFSET = 8;
-    public static final int TYPE_OFFSET = 9;
-    public static final int REQUEST_ID_OFFSET = 12;
-    public static final int HEADER_LENGTH = 20;
-    /** frameLength counts everything after the length field. */
-    public static final int LENGTH_FIELD_LENGTH = 4;
-    public static final int MIN_FRAME_LENGTH = HEADER_LENGTH - LENGTH_FIELD_LENGTH;
+    /** The transaction RPC's frames and codec. */
+    public static final FrameFormat<TxnFrame> FORMAT =
+            new FrameFormat<>("the transaction RPC", MAGIC, VERSION, TxnFrame.class, TxnFrame::new);
 
     /** Largest ERROR message sent (longer ones are cut). */
     public static final int MAX_ERROR_MESSAGE = 2048;

@@ -1,20 +1,20 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.core.Isolation;
+import io.meldb.log.protocol.FrameFormat;
+import io.meldb.log.protocol.FrameServerHandler;
+import io.meldb.log.protocol.FrameStreamException;
+import io.meldb.log.protocol.FrameTooLarge;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnId;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.TxnSession;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,9 +39,10 @@ import static io.meldb.txn.rpc.TxnRpcProtocol.*;
  *   a BEGIN beyond that is answered OVERLOADED.</li>
  *   <li>When the connection closes, its open transactions are aborted (and transactions whose BEGIN finishes
  *   afterwards are aborted as they arrive); commits in flight go on.</li>
+ *   <li>A broken stream (bad magic, version or length) is answered BAD_REQUEST and closed ({@link FrameServerHandler}).</li>
  * </ul>
  */
-final class TxnRpcServerHandler extends ChannelInboundHandlerAdapter {
+final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     private static final Logger LOG = LoggerFactory.getLogger(TxnRpcServerHandler.class);
 
     private final TxnRpcServer server;
@@ -59,6 +60,7 @@ final class TxnRpcServerHandler extends ChannelInboundHandlerAdapter {
     private ChannelHandlerContext ctx;
 
     TxnRpcServerHandler(TxnRpcServer server) {
+        super(TxnRpcProtocol.FORMAT);
         this.server = server;
         this.service = server.service();
         this.metrics = server.metrics();
@@ -78,25 +80,21 @@ final class TxnRpcServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    protected void frameTooLarge(ChannelHandlerContext ctx, FrameTooLarge t) {
+        answerError(t.type(), t.requestId(), System.nanoTime(), new TxnException(TxnError.TOO_LARGE,
+                typeName(t.type()) + " frame of " + t.frameLength() + " bytes exceeds this server's limit of "
+                        + t.maxFrameLength()));
+    }
+
+    @Override
+    protected void frameRead(ChannelHandlerContext ctx, TxnFrame frame) {
         long start = System.nanoTime();
-        if (msg instanceof TxnFrameTooLarge t) {
-            answerError(t.type(), t.requestId(), start, new TxnException(TxnError.TOO_LARGE, typeName(t.type())
-                    + " frame of " + t.frameLength() + " bytes exceeds this server's limit of " + t.maxFrameLength()));
-            return;
-        }
-        if (!(msg instanceof TxnFrame frame)) {
-            ReferenceCountUtil.release(msg);
-            return;
-        }
         try {
             handle(frame, start);
         } catch (TxnException e) {
             answerError(frame.type(), frame.requestId(), start, e);
         } catch (RuntimeException e) {
             answerError(frame.type(), frame.requestId(), start, unexpected(frame.type(), e));
-        } finally {
-            frame.release();
         }
     }
 
@@ -164,7 +162,7 @@ final class TxnRpcServerHandler extends ChannelInboundHandlerAdapter {
         }
         List<KeyValue> entries = s.scan(lo, (flags & SCAN_LO_INCLUSIVE) != 0, hi, (flags & SCAN_HI_INCLUSIVE) != 0,
                 (flags & SCAN_DESCENDING) != 0, limit);
-        long length = MIN_FRAME_LENGTH + TxnFrame.entriesBodyLength(entries);
+        long length = FrameFormat.MIN_FRAME_LENGTH + TxnFrame.entriesBodyLength(entries);
         if (length > maxFrameLength) {
             throw new TxnException(TxnError.TOO_LARGE, "the answer to this SCAN (" + entries.size() + " entries, "
                     + length + " bytes) exceeds the frame limit of " + maxFrameLength + "; scan with a limit");
@@ -348,12 +346,6 @@ final class TxnRpcServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void channelReadComplete(ChannelHandlerContext ctx) {
-        ctx.flush();
-        ctx.fireChannelReadComplete();
-    }
-
-    @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         // a client that does not read its answers stops being read, instead of growing the outbound buffer
         ctx.channel().config().setAutoRead(ctx.channel().isWritable());
@@ -378,18 +370,8 @@ final class TxnRpcServerHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        if (cause instanceof TxnProtocolException p) {
-            metrics.record((byte) 0, TxnError.BAD_REQUEST, System.nanoTime());
-            LOG.info("closing {}: {}", ctx.channel().remoteAddress(), p.getMessage());
-            ctx.writeAndFlush(TxnFrame.error(ctx.alloc(), 0, TxnError.BAD_REQUEST, p.getMessage() + "; closing the connection"))
-                    .addListener(ChannelFutureListener.CLOSE);
-        } else if (cause instanceof IOException) {
-            LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
-            ctx.close();
-        } else {
-            LOG.warn("closing {} after an unexpected error", ctx.channel().remoteAddress(), cause);
-            ctx.close();
-        }
+    protected TxnFrame streamBrokenAnswer(ChannelHandlerContext ctx, FrameStreamException e, String message) {
+        metrics.record((byte) 0, TxnError.BAD_REQUEST, System.nanoTime());
+        return TxnFrame.error(ctx.alloc(), 0, TxnError.BAD_REQUEST, message);
     }
 }

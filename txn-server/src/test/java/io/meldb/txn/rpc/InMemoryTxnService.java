@@ -43,6 +43,8 @@ final class InMemoryTxnService implements TxnService {
     final AtomicInteger begun = new AtomicInteger();
     final AtomicInteger aborted = new AtomicInteger();
     final AtomicInteger committed = new AtomicInteger();
+    /** Commits that reached this service (counted before the commit gate). */
+    final AtomicInteger commitsStarted = new AtomicInteger();
 
     /** When set, BEGIN waits for it (as admission would). */
     volatile CountDownLatch beginGate;
@@ -276,6 +278,7 @@ final class InMemoryTxnService implements TxnService {
                         "transaction " + id + " has ended"));
             }
             ended = true;
+            commitsStarted.incrementAndGet();
             TxnError injected = failNext.remove("commit");
             if (injected != null) {
                 active.remove(id);

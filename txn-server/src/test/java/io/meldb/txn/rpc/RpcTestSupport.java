@@ -1,5 +1,6 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.log.protocol.FrameFormat;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
 import org.junit.jupiter.api.AfterEach;
@@ -124,7 +125,7 @@ abstract class RpcTestSupport {
         }
 
         void writeFrame(byte type, long requestId, byte[] body) throws IOException {
-            out.writeInt(TxnRpcProtocol.MIN_FRAME_LENGTH + body.length);
+            out.writeInt(FrameFormat.MIN_FRAME_LENGTH + body.length);
             out.writeInt(TxnRpcProtocol.MAGIC);
             out.writeByte(TxnRpcProtocol.VERSION);
             out.writeByte(type);
@@ -146,7 +147,7 @@ abstract class RpcTestSupport {
             byte type = in.readByte();
             in.readShort();
             long requestId = in.readLong();
-            byte[] body = new byte[length - TxnRpcProtocol.MIN_FRAME_LENGTH];
+            byte[] body = new byte[length - FrameFormat.MIN_FRAME_LENGTH];
             in.readFully(body);
             return new RawFrame(type, requestId, body);
         }

@@ -1,6 +1,8 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.core.Isolation;
+import io.meldb.log.protocol.FrameStreamException;
+import io.meldb.log.protocol.FrameTooLarge;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
+import static io.meldb.log.protocol.FrameFormat.HEADER_LENGTH;
 import static io.meldb.txn.rpc.TxnRpcProtocol.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -134,14 +137,14 @@ class TxnFrameCodecTest {
     @Test
     void shouldRejectBadMagicAsSoonAsItArrivesAndIgnoreTheRest() {
         ByteBuf bad = Unpooled.buffer().writeInt(16).writeInt(0x12345678);
-        TxnProtocolException e = assertThrows(TxnProtocolException.class, () -> decoder.writeInbound(bad));
+        FrameStreamException e = assertThrows(FrameStreamException.class, () -> decoder.writeInbound(bad));
         assertTrue(e.getMessage().contains("bad magic"));
         assertFalse(decoder.writeInbound(encode(TxnFrame.status(1))), "nothing decoded after the stream broke");
     }
 
     @Test
     void shouldRejectAFrameLengthShorterThanTheHeader() {
-        assertThrows(TxnProtocolException.class, () -> decoder.writeInbound(Unpooled.buffer().writeInt(3)));
+        assertThrows(FrameStreamException.class, () -> decoder.writeInbound(Unpooled.buffer().writeInt(3)));
     }
 
     @Test
@@ -149,7 +152,7 @@ class TxnFrameCodecTest {
         ByteBuf wire = encode(TxnFrame.put(A, 11, 1, new byte[]{1}, new byte[2000]));
         wire.writeBytes(encode(TxnFrame.status(12)));
         decoder.writeInbound(wire);
-        TxnFrameTooLarge tooLarge = assertInstanceOf(TxnFrameTooLarge.class, decoder.readInbound());
+        FrameTooLarge tooLarge = assertInstanceOf(FrameTooLarge.class, decoder.readInbound());
         assertEquals(11, tooLarge.requestId());
         assertEquals(PUT, tooLarge.type());
         TxnFrame status = decoder.readInbound();

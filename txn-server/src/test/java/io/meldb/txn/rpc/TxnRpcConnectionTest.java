@@ -82,7 +82,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
             TxnSession open = client.begin(Isolation.SNAPSHOT, false);
             committing.put(b("k"), b("v"));
             CompletableFuture<Long> commit = committing.commitAsync();
-            eventually("the commit reached the server", () -> server.openTransactions() == 2 && service.activeCount() == 2);
+            eventually("the commit reached the service", () -> service.commitsStarted.get() == 1);
             server.close();
 
             Throwable lost = commit.handle((v, t) -> t).get(5, TimeUnit.SECONDS);
