@@ -84,8 +84,8 @@ final class TxnMetrics {
         FunctionCounter.builder("meldb.txn.snapshot.too.old", server, TxnServer::snapshotsTooOld)
             .description("intentions aborted because their snapshot was older than the cluster's limit")
             .register(registry);
-        Gauge.builder("meldb.txn.inflight", server, s -> s.status().inFlight()).register(registry);
-        Gauge.builder("meldb.lcs.csn", server, s -> s.status().csn()).register(registry);
+        Gauge.builder("meldb.txn.inflight", server, TxnServer::inFlight).register(registry);
+        Gauge.builder("meldb.lcs.csn", server, TxnServer::lcsCsn).register(registry);
         Gauge.builder("meldb.log.position", server, TxnServer::processedPosition).register(registry);
         Gauge.builder("meldb.pipeline.queue", server, TxnServer::inboxSize).register(registry);
         new JvmGcMetrics().bindTo(registry);

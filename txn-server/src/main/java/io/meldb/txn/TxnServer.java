@@ -418,14 +418,34 @@ public final class TxnServer implements TxnService {
 
     @Override
     public ServerStatus status() {
-        final Snapshot s = lcs;
-        HashedState h = hashed;
-        if (h == null || h.state() != s) {
-            h = new HashedState(s, StateHash.of(s.root()));
-            hashed = h;
+        final Snapshot s;
+        final Generation pinned;
+        synchronized (generationLock) {
+            s = lcs;
+            pinned = generation;
+            pinned.sessions++;
         }
-        return new ServerStatus(serverId, incarnation, s.csn(), h.hash(), config.maxInFlight()
-            - admission.availablePermits());
+        try {
+            HashedState h = hashed;
+            if (h == null || h.state() != s) {
+                // the hash walks the whole state, which must not be freed meanwhile: pinned like a session
+                h = new HashedState(s, StateHash.of(s.root()));
+                hashed = h;
+            }
+            return new ServerStatus(serverId, incarnation, s.csn(), h.hash(), inFlight());
+        } finally {
+            unpin(pinned);
+        }
+    }
+
+    /** CSN of the last committed state (cheap, unlike {@link #status()}, which hashes the state). */
+    public long lcsCsn() {
+        return lcs.csn();
+    }
+
+    /** Transactions open on this server now. */
+    public int inFlight() {
+        return config.maxInFlight() - admission.availablePermits();
     }
 
     public int serverId() {
