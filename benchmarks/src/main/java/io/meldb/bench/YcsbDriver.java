@@ -389,7 +389,7 @@ public final class YcsbDriver {
     /** Server-side meters of the embedded txn-server, read at a window boundary. */
     private record ServerMeters(double visitedTotal, long finalMelds, double zoneTotal, long zoneCount,
                                 double effectiveZoneTotal, double commits, double aborts, double intentions,
-                                double intentionNodes) {
+                                double intentionNodes, double meldAllocated) {
         static ServerMeters read(final MeterRegistry r) {
             final DistributionSummary visited = r.find("meldb.meld.final.nodes.visited").summary();
             final DistributionSummary zone = r.find("meldb.meld.final.conflict.zone").summary();
@@ -399,16 +399,18 @@ public final class YcsbDriver {
             final double aborts = r.find("meldb.txn.aborts").counters().stream().mapToDouble(Counter::count).sum();
             final FunctionCounter intentions = r.find("meldb.pipeline.intentions").functionCounter();
             final Counter intentionsC = r.find("meldb.pipeline.intentions").counter();
+            final FunctionCounter allocated = r.find("meldb.pipeline.meld.allocated.bytes").functionCounter();
             return new ServerMeters(visited == null ? 0 : visited.totalAmount(), visited == null ? 0 : visited.count(),
                 zone == null ? 0 : zone.totalAmount(), zone == null ? 0 : zone.count(),
                 effective == null ? 0 : effective.totalAmount(), c == null ? 0 : c.count(),
                 aborts, intentionsC != null ? intentionsC.count() : intentions != null ? intentions.count() : 0,
-                nodes == null ? 0 : nodes.totalAmount());
+                nodes == null ? 0 : nodes.totalAmount(), allocated == null ? 0 : allocated.count());
         }
     }
 
     private record Result(double tps, double abortRate, double p50ms, double p99ms, double visitedPerTxn,
-                          double zone, double effectiveZone, double nodesPerIntention, long refused, long errors) {
+                          double zone, double effectiveZone, double nodesPerIntention, double allocPerIntention,
+                          long refused, long errors) {
     }
 
     private int measure(final List<TxnService> services, final TxnServer embedded) throws Exception {
@@ -454,6 +456,7 @@ public final class YcsbDriver {
             double zone = Double.NaN;
             double effectiveZone = Double.NaN;
             double nodesPerIntention = Double.NaN;
+            double allocPerIntention = Double.NaN;
             if (m0 != null) {
                 final double decided = (m1.commits - m0.commits) + (m1.aborts - m0.aborts);
                 visitedPerTxn = decided > 0 ? (m1.visitedTotal - m0.visitedTotal) / decided : Double.NaN;
@@ -462,11 +465,13 @@ public final class YcsbDriver {
                 effectiveZone = zc > 0 ? (m1.effectiveZoneTotal - m0.effectiveZoneTotal) / zc : Double.NaN;
                 final double in = m1.intentions - m0.intentions;
                 nodesPerIntention = in > 0 ? (m1.intentionNodes - m0.intentionNodes) / in : Double.NaN;
+                allocPerIntention = in > 0 ? (m1.meldAllocated - m0.meldAllocated) / in : Double.NaN;
             }
             final Result res = new Result(c / secs, c + a > 0 ? (double) a / (c + a) : 0,
                 h.getTotalCount() > 0 ? h.getValueAtPercentile(50) / 1000.0 : Double.NaN,
                 h.getTotalCount() > 0 ? h.getValueAtPercentile(99) / 1000.0 : Double.NaN,
-                visitedPerTxn, zone, effectiveZone, nodesPerIntention, refused.sum() - f0, otherErrors.sum() - e0);
+                visitedPerTxn, zone, effectiveZone, nodesPerIntention, allocPerIntention, refused.sum() - f0,
+                otherErrors.sum() - e0);
             results.add(res);
             System.err.println(String.format(Locale.ROOT, "# %3d  %13.0f  %10.3f  %6.2f  %6.2f  %17.1f  %13.1f"
                 + "  %15.1f  %15.1f  %7d  %6d", r, res.tps, res.abortRate, res.p50ms, res.p99ms, res.visitedPerTxn,
@@ -479,7 +484,7 @@ public final class YcsbDriver {
         final Result med = new Result(median(results, Result::tps), median(results, Result::abortRate),
             median(results, Result::p50ms), median(results, Result::p99ms), median(results, Result::visitedPerTxn),
             median(results, Result::zone), median(results, Result::effectiveZone),
-            median(results, Result::nodesPerIntention),
+            median(results, Result::nodesPerIntention), median(results, Result::allocPerIntention),
             (long) median(results, x -> x.refused), (long) median(results, x -> x.errors));
         final StringBuilder errs = new StringBuilder();
         errorsByCode.forEach((k, v) -> {
@@ -489,9 +494,10 @@ public final class YcsbDriver {
         });
         System.out.println(String.format(Locale.ROOT,
             "median of %d: committed tps %.0f, abort rate %.3f, p50 %.2f ms, p99 %.2f ms, final-meld nodes visited"
-                + "/txn %.1f, conflict zone %.1f, final-meld zone %.1f, nodes/intention %.1f, refused %d, errors %d%s",
+                + "/txn %.1f, conflict zone %.1f, final-meld zone %.1f, nodes/intention %.1f, meld-thread heap"
+                + " allocation %.0f B/intention, refused %d, errors %d%s",
             runs, med.tps, med.abortRate, med.p50ms, med.p99ms, med.visitedPerTxn, med.zone, med.effectiveZone,
-            med.nodesPerIntention, med.refused,
+            med.nodesPerIntention, med.allocPerIntention, med.refused,
             med.errors, errs));
         if (embedded != null && embedded.failure() != null) {
             System.out.println("SERVER FAILED: " + embedded.failure());

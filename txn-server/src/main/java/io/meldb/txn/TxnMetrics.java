@@ -80,6 +80,8 @@ final class TxnMetrics {
             .description("node-memory generations started (one per checkpoint)").register(registry);
         Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
             .description("4 MiB node-memory segments in use").register(registry);
+        FunctionCounter.builder("meldb.pipeline.meld.allocated.bytes", server, TxnServer::meldThreadAllocatedBytes)
+            .description("heap bytes allocated by the meld stage's thread").register(registry);
         FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
         FunctionCounter.builder("meldb.txn.snapshot.too.old", server, TxnServer::snapshotsTooOld)
             .description("intentions aborted because their snapshot was older than the cluster's limit")

@@ -31,10 +31,14 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -77,6 +81,8 @@ public final class TxnServer implements TxnService {
     private static final int INBOX_CAPACITY = 8192;
     /** Reject reason of an empty intention: it only completes a group-meld pair. */
     private static final String NUDGE = "nudge";
+    /** How long the log must be quiet before a held group-meld intention is nudged. */
+    private static final long NUDGE_AFTER_NANOS = 2_000_000;
 
     private final TxnServerConfig config;
     private final int serverId;
@@ -114,13 +120,18 @@ public final class TxnServer implements TxnService {
     private final Thread readerThread;
     private final Thread meldThread;
     private final boolean separateDecoder;
-    private final ArrayBlockingQueue<Job> jobs = new ArrayBlockingQueue<>(4096);
+    /** Decode stage to meld stage: one producer, one consumer, no allocation per hand-over. */
+    private final OneToOneConcurrentArrayQueue<Job> jobs = new OneToOneConcurrentArrayQueue<>(4096);
     /** CSN of the newest state the meld stage has published; the decode stage waits on it. */
     private volatile long meldedCsn;
     private final ArrayBlockingQueue<Block> inbox = new ArrayBlockingQueue<>(INBOX_CAPACITY);
     private final ArrayBlockingQueue<Block> freeBlocks = new ArrayBlockingQueue<>(INBOX_CAPACITY + 1);
     private final UnsafeBuffer blockView = new UnsafeBuffer(new byte[0]);
-    private final Long2ObjectHashMap<Origin> origins = new Long2ObjectHashMap<>();
+    /** Jobs of intentions handed to the pipeline and not yet decided (meld thread only). */
+    private final Long2ObjectHashMap<Job> undecided = new Long2ObjectHashMap<>();
+    /** Decided jobs on their way to the reply thread, which records outcomes and answers clients. */
+    private final OneToOneConcurrentArrayQueue<Job> replies = new OneToOneConcurrentArrayQueue<>(8192);
+    private Thread replyThread;
     private final MeldPipeline.DecisionListener decisionListener = this::onDecision;
     private final LongArrayList decidedCsns = new LongArrayList();
     /** CSN of the held group-meld intention this server last nudged (see {@link #nudgeIfHolding}). */
@@ -281,6 +292,9 @@ public final class TxnServer implements TxnService {
             meldThread.setDaemon(true);
             meldThread.start();
         }
+        this.replyThread = new Thread(this::runReplies, "meldb-reply-" + serverId);
+        this.replyThread.setDaemon(true);
+        this.replyThread.start();
         this.readerThread.start();
         this.subscription = log.subscribe(knowledgeStart, new Listener());
         try {
@@ -436,6 +450,18 @@ public final class TxnServer implements TxnService {
         } finally {
             unpin(pinned);
         }
+    }
+
+    /**
+     * Heap bytes the meld stage's thread has allocated so far (the decode thread's when there is no separate
+     * decoder), from the JVM's per-thread allocation counter; -1 where the JVM does not offer it.
+     */
+    public long meldThreadAllocatedBytes() {
+        final Thread t = meldThread != null ? meldThread : readerThread;
+        if (t == null || !(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean mx)) {
+            return -1;
+        }
+        return mx.getThreadAllocatedBytes(t.getId());
     }
 
     /** CSN of the last committed state (cheap, unlike {@link #status()}, which hashes the state). */
@@ -996,15 +1022,11 @@ public final class TxnServer implements TxnService {
             handle(job);
             return;
         }
-        try {
-            while (!jobs.offer(job, 10, TimeUnit.MILLISECONDS)) {
-                if (closed || failure != null) {
-                    throw new IllegalStateException("the meld stage stopped");
-                }
+        while (!jobs.offer(job)) {
+            if (closed || failure != null) {
+                throw new IllegalStateException("the meld stage stopped");
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted");
+            LockSupport.parkNanos(50_000);
         }
     }
 
@@ -1025,6 +1047,13 @@ public final class TxnServer implements TxnService {
         long resumePosition;
         Map<Integer, Long> fences;
         final CompletableFuture<Boolean> result;
+        /** Set by the meld stage when the pipeline decides this intention. */
+        boolean committed;
+        /** Final-meld work done while this intention was submitted, for the reply thread's metrics. */
+        long finalMelds;
+        long nodesVisited;
+        long conflictZone;
+        long effectiveConflictZone;
 
         private Job(final int kind) {
             this.kind = kind;
@@ -1065,17 +1094,24 @@ public final class TxnServer implements TxnService {
 
     /** The meld stage's thread (only with a separate decoder): premeld, group meld and final meld in log order. */
     private void runMeld() {
+        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+        long idleSince = 0;
         try {
             while (!closed && failure == null) {
-                final Job job = jobs.poll(pipeline.holding() ? 2 : 100, TimeUnit.MILLISECONDS);
+                final Job job = jobs.poll();
                 if (job == null) {
-                    nudgeIfHolding();
+                    if (idleSince == 0) {
+                        idleSince = System.nanoTime();
+                    } else if (pipeline.holding() && System.nanoTime() - idleSince > NUDGE_AFTER_NANOS) {
+                        nudgeIfHolding();
+                    }
+                    idle.idle();
                     continue;
                 }
+                idleSince = 0;
+                idle.reset();
                 handle(job);
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
             if (!closed) {
                 LOG.error("server {}: the meld pipeline stopped", serverId, e);
@@ -1087,21 +1123,20 @@ public final class TxnServer implements TxnService {
     private void handle(final Job job) {
         switch (job.kind) {
             case Job.INTENTION -> {
-                origins.put(job.csn, job.origin);
+                undecided.put(job.csn, job);
                 final long visitedBefore = pipeline.finalNodesVisited();
                 final long zoneBefore = pipeline.conflictZoneTotal();
                 final long effectiveBefore = pipeline.effectiveConflictZoneTotal();
                 final long meldsBefore = pipeline.finalMelds();
                 pipeline.submit(job.intention, decisionListener);
+                job.finalMelds = pipeline.finalMelds() - meldsBefore;
+                job.nodesVisited = pipeline.finalNodesVisited() - visitedBefore;
+                job.conflictZone = pipeline.conflictZoneTotal() - zoneBefore;
+                job.effectiveConflictZone = pipeline.effectiveConflictZoneTotal() - effectiveBefore;
                 settle();
-                if (pipeline.finalMelds() > meldsBefore) {
-                    metrics.finalMelds(pipeline.finalMelds() - meldsBefore,
-                        pipeline.finalNodesVisited() - visitedBefore, pipeline.conflictZoneTotal() - zoneBefore,
-                        pipeline.effectiveConflictZoneTotal() - effectiveBefore);
-                }
             }
             case Job.REJECT -> {
-                origins.put(job.csn, job.origin);
+                undecided.put(job.csn, job);
                 pipeline.reject(job.csn, decisionListener);
                 settle();
             }
@@ -1134,7 +1169,8 @@ public final class TxnServer implements TxnService {
             return;
         }
         final long held = pipeline.lcsCsn() + 1;
-        final Origin o = origins.get(held);
+        final Job heldJob = undecided.get(held);
+        final Origin o = heldJob == null ? null : heldJob.origin;
         if (held == nudgedCsn || o == null || o.serverId() != serverId || o.incarnation() != incarnation) {
             return;
         }
@@ -1180,25 +1216,56 @@ public final class TxnServer implements TxnService {
         decidedCommitted.clear();
     }
 
+    /**
+     * Hands a decision to the reply thread: the meld thread stays free of outcome bookkeeping, client futures and
+     * their allocations (Hyder II §5.3). The LCS is already published, so a client that hears of its commit sees
+     * it in its next transaction.
+     */
     private void decide(final long decided, final boolean committed) {
-        final Origin o = origins.remove(decided);
-        if (o == null) {
+        final Job job = undecided.remove(decided);
+        if (job == null || job.origin.rejectReason() == NUDGE) {
             return;
         }
-        if (o.rejectReason == NUDGE) {
-            return;
+        job.committed = committed;
+        while (!replies.offer(job)) {
+            if (closed) {
+                return;
+            }
+            LockSupport.parkNanos(50_000);
         }
-        final String reason = committed ? null : (o.rejectReason != null ? o.rejectReason : "conflict");
+    }
+
+    private void runReplies() {
+        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+        while (!closed) {
+            final Job job = replies.poll();
+            if (job == null) {
+                idle.idle();
+            } else {
+                idle.reset();
+                reply(job);
+            }
+        }
+    }
+
+    private void reply(final Job job) {
+        if (job.finalMelds > 0) {
+            metrics.finalMelds(job.finalMelds, job.nodesVisited, job.conflictZone, job.effectiveConflictZone);
+        }
+        final Origin o = job.origin;
+        final boolean committed = job.committed;
+        final long decided = job.csn;
+        final String reason = committed ? null : (o.rejectReason() != null ? o.rejectReason() : "conflict");
         if (committed) {
             metrics.committed();
         } else {
             metrics.aborted(reason);
         }
-        final TxnId id = new TxnId(o.incarnation, o.sequence);
+        final TxnId id = new TxnId(o.incarnation(), o.sequence());
         outcomes.put(new TxnOutcome(id, committed ? TxnOutcome.State.COMMITTED : TxnOutcome.State.ABORTED, decided,
             reason));
-        if (o.incarnation == incarnation && o.serverId == serverId) {
-            final CompletableFuture<Long> f = pendingCommits.remove(o.sequence);
+        if (o.incarnation() == incarnation && o.serverId() == serverId) {
+            final CompletableFuture<Long> f = pendingCommits.remove(o.sequence());
             if (f != null) {
                 if (committed) {
                     f.complete(decided);
@@ -1359,7 +1426,7 @@ public final class TxnServer implements TxnService {
             subscription.close();
         }
         checkpointExecutor.shutdownNow();
-        for (Thread t : new Thread[] {readerThread, meldThread}) {
+        for (Thread t : new Thread[] {readerThread, meldThread, replyThread}) {
             if (t != null) {
                 try {
                     t.join(5000);
