@@ -15,7 +15,8 @@ import java.util.List;
 
 /**
  * The SQL gateway as a server: Avatica's HTTP server (protobuf) over {@link MeldMeta}, routing transactions to
- * the given txn-servers. Any JDBC client connects with {@link #jdbcUrl()} and the Avatica remote driver.
+ * the given txn-servers. Any JDBC client connects with {@link #jdbcUrl()} and the Avatica remote driver, or with
+ * {@link #meldJdbcUrl()} and MeldDB's driver.
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
@@ -76,6 +77,14 @@ public final class Gateway implements AutoCloseable {
 
     public static String jdbcUrl(final String host, final int port) {
         return "jdbc:avatica:remote:url=http://" + host + ":" + port + ";serialization=PROTOBUF";
+    }
+
+    /**
+     * The URL for MeldDB's own driver ({@link io.meldb.sql.client.MeldDriver}), which throws SQLExceptions where
+     * Avatica's driver throws unchecked ones (e.g. a meld abort during {@code Connection.commit()}).
+     */
+    public String meldJdbcUrl() {
+        return io.meldb.sql.client.MeldDriver.url(host, port());
     }
 
     public TxnRouter router() {

@@ -141,7 +141,7 @@ public final class GatewayConnection implements MeldTxnContext {
                 openSnapshots.put(statementId, t);
             } else {
                 try {
-                    t.commit();
+                    router.observed(t.commit());
                 } finally {
                     t.close();
                 }
@@ -164,7 +164,7 @@ public final class GatewayConnection implements MeldTxnContext {
         txn = null;
         if (t != null) {
             try {
-                t.commit();
+                router.observed(t.commit());
             } finally {
                 t.close();
             }

@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * The {@code meldb} command: starts the SQL gateway and prints the JDBC URL on a line
- * {@code MeldDB ready: jdbc:avatica:remote:url=http://127.0.0.1:PORT;serialization=PROTOBUF}.
+ * The {@code meldb} command: starts the SQL gateway and prints the JDBC URLs on two lines,
+ * {@code MeldDB ready: jdbc:avatica:remote:url=http://127.0.0.1:PORT;serialization=PROTOBUF} (Avatica's remote
+ * driver) and then {@code MeldDB JDBC (MeldDB driver): jdbc:meldb://127.0.0.1:PORT}
+ * ({@link io.meldb.sql.client.MeldDriver}, which reports every failure as an SQLException).
  *
  * <ul>
  *   <li>embedded (default): log server, txn-server and gateway in this JVM, data under {@code --data-dir};</li>
@@ -76,11 +78,17 @@ public final class GatewayMain {
                 for (String address : addresses) {
                     final String a = address.trim();
                     final int colon = a.lastIndexOf(':');
-                    if (colon <= 0) {
-                        throw new IllegalArgumentException("--txn-servers wants host:port, got " + a);
+                    final int txnPort;
+                    try {
+                        if (colon <= 0) {
+                            throw new NumberFormatException();
+                        }
+                        txnPort = Integer.parseInt(a.substring(colon + 1));
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("--txn-servers wants host:port,host:port,..., got '"
+                                + a + "'");
                     }
-                    final TxnRpcClient client = TxnRpcClient.connect(a.substring(0, colon),
-                            Integer.parseInt(a.substring(colon + 1)));
+                    final TxnRpcClient client = TxnRpcClient.connect(a.substring(0, colon), txnPort);
                     services.add(client);
                     resources.add(client);
                 }
@@ -104,6 +112,7 @@ public final class GatewayMain {
             stopped.countDown();
         }, "meldb-shutdown"));
         System.out.println("MeldDB ready: " + gateway.jdbcUrl());
+        System.out.println("MeldDB JDBC (MeldDB driver): " + gateway.meldJdbcUrl());
         System.out.flush();
         stopped.await();
     }

@@ -14,7 +14,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,11 +43,20 @@ public final class LocalCluster implements AutoCloseable {
             Files.createDirectories(dataDir);
             final String log = cluster.spawn("log-server", dataDir, LOG_READY, "io.meldb.log.server.LogServerMain",
                     "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
-                    "--data-dir", dataDir.resolve("log").toString());
+                    "--data-dir", dataDir.resolve("log").toString()).await();
+            // the first txn-server writes the cluster configuration into a new log; the others then start side by
+            // side (a JVM start takes seconds on a busy machine)
+            final List<Starting> starting = new ArrayList<>();
             for (int i = 1; i <= txnServerCount; i++) {
-                cluster.txnServers.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY,
+                if (i == 2) {
+                    cluster.txnServers.add(starting.remove(0).await());
+                }
+                starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY,
                         "io.meldb.txn.TxnServerMain", "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
                         "--server-id", String.valueOf(i), "--log", log));
+            }
+            for (Starting s : starting) {
+                cluster.txnServers.add(s.await());
             }
             return cluster;
         } catch (IOException | RuntimeException e) {
@@ -59,8 +70,27 @@ public final class LocalCluster implements AutoCloseable {
         return txnServers;
     }
 
-    private String spawn(final String name, final Path dataDir, final Pattern ready, final String mainClass,
-                         final String... args) throws IOException {
+    /** A child process that has been started and will print its address. */
+    private record Starting(String name, CompletableFuture<String> address, File logFile) {
+        /** Waits (up to 60 s) until the process listens; its host:port. */
+        String await() throws IOException {
+            try {
+                final String hostPort = address.get(60, TimeUnit.SECONDS);
+                LOG.info("{} listening on {} (log {})", name, hostPort, logFile);
+                return hostPort;
+            } catch (ExecutionException e) {
+                throw new IOException(e.getCause().getMessage());
+            } catch (TimeoutException e) {
+                throw new IOException(name + " did not start within 60 s; see " + logFile);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while " + name + " was starting");
+            }
+        }
+    }
+
+    private Starting spawn(final String name, final Path dataDir, final Pattern ready, final String mainClass,
+                           final String... args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
@@ -87,17 +117,11 @@ public final class LocalCluster implements AutoCloseable {
             } catch (IOException e) {
                 // the process ended
             }
-            address.completeExceptionally(new IOException(name + " exited; see " + logFile));
+            address.completeExceptionally(new IOException(name + " exited before it was ready; see " + logFile));
         }, name + "-stdout");
         reader.setDaemon(true);
         reader.start();
-        try {
-            final String hostPort = address.get(60, TimeUnit.SECONDS);
-            LOG.info("{} listening on {} (log {})", name, hostPort, logFile);
-            return hostPort;
-        } catch (Exception e) {
-            throw new IOException(name + " did not start: " + e.getMessage() + "; see " + logFile, e);
-        }
+        return new Starting(name, address, logFile);
     }
 
     @Override

@@ -29,6 +29,7 @@ class GatewayProcessTest {
                  Connection c = DriverManager.getConnection(meldb.url()); Statement s = c.createStatement()) {
                 assertTrue(meldb.url().matches("jdbc:avatica:remote:url=http://127\\.0\\.0\\.1:\\d+;serialization=PROTOBUF"),
                         meldb.url());
+                assertTrue(meldb.meldUrl().matches("jdbc:meldb://127\\.0\\.0\\.1:\\d+"), meldb.meldUrl());
                 s.execute("CREATE TABLE account (id INT PRIMARY KEY, owner VARCHAR(20) NOT NULL, balance BIGINT)");
                 s.execute("CREATE INDEX account_owner ON account (owner)");
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO account VALUES (?, ?, ?)")) {

@@ -1,0 +1,106 @@
+package io.meldb.sql.client;
+
+import org.apache.calcite.avatica.AvaticaClientRuntimeException;
+import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
+
+import java.io.IOException;
+import java.sql.SQLDataException;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLIntegrityConstraintViolationException;
+import java.sql.SQLInvalidAuthorizationSpecException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLSyntaxErrorException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.SQLTransientConnectionException;
+import java.sql.SQLTransientException;
+
+/**
+ * The client side of MeldDB's error contract: turns what Avatica's remote client throws into the
+ * {@link SQLException} a JDBC program expects. Avatica throws {@link AvaticaClientRuntimeException} (unchecked)
+ * when a connection-level call (commit, rollback, setAutoCommit, ...) fails on the server, and a
+ * {@code RuntimeException} around an {@link IOException} when it cannot reach the gateway; both become
+ * SQLExceptions with the server's message, SQLState and vendor code. Every SQLException is also given the JDBC 4
+ * subclass its SQLState class calls for (40xxx: {@link SQLTransactionRollbackException}, 42xxx:
+ * {@link SQLSyntaxErrorException}, ...), so {@code catch (SQLTransactionRollbackException e)} finds meld aborts
+ * wherever they happen.
+ */
+public final class ClientErrors {
+    /** SQLState of a failed connection to the gateway. */
+    public static final String CONNECTION_FAILURE = "08006";
+
+    private ClientErrors() {
+    }
+
+    /**
+     * What a JDBC method should throw instead of {@code t}: an SQLException (of the most specific subclass), or
+     * {@code t} itself when it is neither an SQLException nor an Avatica error (a bug or misuse in the caller,
+     * e.g. a NullPointerException, stays what it is).
+     */
+    public static Throwable convert(final Throwable t) {
+        if (t instanceof SQLException e) {
+            return specific(e);
+        }
+        if (t instanceof AvaticaClientRuntimeException e) {
+            return create(e.getMessage(), e.getSqlState(), e.getErrorCode(), e);
+        }
+        if (t instanceof AvaticaRuntimeException e) {
+            return create(e.getErrorMessage(), e.getSqlState(), e.getErrorCode(), e);
+        }
+        if (t instanceof UnsupportedOperationException e) {
+            return new SQLFeatureNotSupportedException(e.getMessage() == null ? "not supported by MeldDB's driver"
+                    : e.getMessage(), "0A000", 0, e);
+        }
+        if (t instanceof RuntimeException e) {
+            final IOException io = ioCause(e);
+            if (io != null) {
+                return new SQLNonTransientConnectionException("cannot reach the MeldDB gateway: " + describe(io),
+                        CONNECTION_FAILURE, 0, e);
+            }
+        }
+        return t;
+    }
+
+    /** {@code e}, or an exception of the subclass its SQLState calls for with the same message, state and code. */
+    public static SQLException specific(final SQLException e) {
+        final SQLException s = create(e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
+        return s.getClass() == SQLException.class || s.getClass().isInstance(e) ? e : s;
+    }
+
+    /** A new SQLException of the subclass that {@code sqlState} calls for (JDBC 4.3, table 8-1). */
+    public static SQLException create(final String message, final String sqlState, final int vendorCode,
+                                      final Throwable cause) {
+        final String state = sqlState == null || sqlState.length() < 2 ? null : sqlState;
+        final String cls = state == null ? "" : state.substring(0, 2);
+        return switch (cls) {
+            case "40" -> new SQLTransactionRollbackException(message, state, vendorCode, cause);
+            case "42" -> new SQLSyntaxErrorException(message, state, vendorCode, cause);
+            case "22" -> new SQLDataException(message, state, vendorCode, cause);
+            case "23" -> new SQLIntegrityConstraintViolationException(message, state, vendorCode, cause);
+            case "28" -> new SQLInvalidAuthorizationSpecException(message, state, vendorCode, cause);
+            case "0A" -> new SQLFeatureNotSupportedException(message, state, vendorCode, cause);
+            case "08" -> state.equals("08001")
+                    ? new SQLTransientConnectionException(message, state, vendorCode, cause)
+                    : new SQLNonTransientConnectionException(message, state, vendorCode, cause);
+            case "53" -> new SQLTransientException(message, state, vendorCode, cause);
+            case "57" -> state.equals("57014")
+                    ? new SQLTimeoutException(message, state, vendorCode, cause)
+                    : new SQLException(message, state, vendorCode, cause);
+            default -> new SQLException(message, state, vendorCode, cause);
+        };
+    }
+
+    private static IOException ioCause(final Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof IOException io) {
+                return io;
+            }
+        }
+        return null;
+    }
+
+    private static String describe(final IOException e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

@@ -1,0 +1,154 @@
+package io.meldb.sql.client;
+
+import java.sql.Connection;
+import java.sql.Driver;
+import java.sql.DriverManager;
+import java.sql.DriverPropertyInfo;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.Properties;
+import java.util.logging.Logger;
+
+/**
+ * MeldDB's JDBC driver: Avatica's remote driver (protobuf over HTTP) to a MeldDB gateway, with the errors a JDBC
+ * program expects. Avatica's own driver throws an unchecked {@code AvaticaClientRuntimeException} when
+ * {@code Connection.commit()} fails (e.g. meld aborted the transaction, SQLState 40001); through this driver every
+ * method throws an {@link SQLException} instead, of the subclass its SQLState calls for
+ * ({@link java.sql.SQLTransactionRollbackException} for 40001), with the server's message, SQLState and vendor
+ * code. See {@link ClientErrors}.
+ *
+ * <p>URLs (registered with {@link DriverManager} through {@code META-INF/services/java.sql.Driver}):
+ * <ul>
+ *   <li>{@code jdbc:meldb://HOST:PORT} (port defaults to 8765), optionally followed by {@code ;key=value...}</li>
+ *   <li>{@code jdbc:meldb:url=http://HOST:PORT[;key=value...]}: Avatica's form, any Avatica remote property</li>
+ * </ul>
+ * Both use protobuf serialization unless {@code serialization=...} is given.
+ */
+public final class MeldDriver implements Driver {
+    public static final String PREFIX = "jdbc:meldb:";
+    public static final int DEFAULT_PORT = 8765;
+    private static final String AVATICA_PREFIX = "jdbc:avatica:remote:";
+
+    static {
+        try {
+            DriverManager.registerDriver(new MeldDriver());
+        } catch (SQLException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Driver avatica = new org.apache.calcite.avatica.remote.Driver();
+
+    /** The URL of a gateway for this driver. */
+    public static String url(final String host, final int port) {
+        return PREFIX + "//" + host + ":" + port;
+    }
+
+    @Override
+    public boolean acceptsURL(final String url) {
+        return url != null && url.startsWith(PREFIX);
+    }
+
+    @Override
+    public Connection connect(final String url, final Properties info) throws SQLException {
+        if (!acceptsURL(url)) {
+            return null; // JDBC: another driver's URL
+        }
+        final String avaticaUrl = avaticaUrl(url);
+        final Connection c;
+        try {
+            c = avatica.connect(avaticaUrl, info == null ? new Properties() : info);
+        } catch (RuntimeException e) {
+            throw rethrowable(ClientErrors.convert(e), e);
+        } catch (SQLException e) {
+            throw ClientErrors.specific(e);
+        }
+        if (c == null) {
+            throw new SQLException("Avatica's remote driver refused " + avaticaUrl, "08001");
+        }
+        return JdbcProxy.connection(c);
+    }
+
+    /**
+     * The Avatica remote URL for a MeldDB URL, e.g. {@code jdbc:meldb://h:9000} becomes
+     * {@code jdbc:avatica:remote:url=http://h:9000;serialization=PROTOBUF}.
+     *
+     * @throws SQLException (SQLState 08001) when the URL is not a MeldDB URL one can connect with
+     */
+    public static String avaticaUrl(final String url) throws SQLException {
+        if (url == null || !url.startsWith(PREFIX)) {
+            throw badUrl(url, "it does not start with " + PREFIX);
+        }
+        final String rest = url.substring(PREFIX.length());
+        final String properties;
+        if (rest.startsWith("//")) {
+            final int semi = rest.indexOf(';');
+            String address = semi < 0 ? rest.substring(2) : rest.substring(2, semi);
+            if (address.endsWith("/")) {
+                address = address.substring(0, address.length() - 1);
+            }
+            if (address.isEmpty() || address.contains("/")) {
+                throw badUrl(url, "expected jdbc:meldb://HOST:PORT");
+            }
+            if (!hasPort(address)) {
+                address = address + ":" + DEFAULT_PORT;
+            } else {
+                final String port = address.substring(address.lastIndexOf(':') + 1);
+                if (!port.matches("\\d{1,5}")) {
+                    throw badUrl(url, "the port '" + port + "' is not a number");
+                }
+            }
+            properties = "url=http://" + address + (semi < 0 ? "" : rest.substring(semi));
+        } else if (rest.regionMatches(true, 0, "url=", 0, 4)) {
+            properties = rest;
+        } else {
+            throw badUrl(url, "expected jdbc:meldb://HOST:PORT or jdbc:meldb:url=http://HOST:PORT");
+        }
+        final boolean hasSerialization = properties.toLowerCase(java.util.Locale.ROOT).matches(
+                "(?s)(.*;)?\\s*serialization\\s*=.*");
+        return AVATICA_PREFIX + properties + (hasSerialization ? "" : ";serialization=PROTOBUF");
+    }
+
+    private static boolean hasPort(final String address) {
+        if (address.startsWith("[")) { // [ipv6]:port
+            return address.contains("]:");
+        }
+        return address.indexOf(':') >= 0;
+    }
+
+    private static SQLException badUrl(final String url, final String why) {
+        return new SQLException("not a MeldDB JDBC URL: '" + url + "': " + why, "08001");
+    }
+
+    private static SQLException rethrowable(final Throwable converted, final RuntimeException original) {
+        if (converted instanceof SQLException e) {
+            return e;
+        }
+        throw original;
+    }
+
+    @Override
+    public DriverPropertyInfo[] getPropertyInfo(final String url, final Properties info) throws SQLException {
+        return avatica.getPropertyInfo(avaticaUrl(url), info);
+    }
+
+    @Override
+    public int getMajorVersion() {
+        return 0;
+    }
+
+    @Override
+    public int getMinorVersion() {
+        return 1;
+    }
+
+    @Override
+    public boolean jdbcCompliant() {
+        return false;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException("MeldDB's driver does not use java.util.logging");
+    }
+}

@@ -1,0 +1,173 @@
+package io.meldb.sql.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import static io.meldb.sql.server.SqlGatewayTest.column;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The gateway's scale-out modes as real processes on loopback: {@code --local-cluster 2} (the gateway starts a
+ * log server and two txn-servers itself) and {@code --txn-servers} (over a log server and two txn-servers this
+ * test starts). The gateway spreads transactions over both txn-servers, so every check that a committed row is
+ * visible, made right after the commit from several connections, reads through both of them.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ClusterGatewayTest {
+    private static final Pattern LOG_READY = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)");
+    private static final Pattern TXN_READY = Pattern.compile("txn-server \\d+ listening on ([^:\\s]+):(\\d+)");
+    /** Enough fresh connections (and thus transactions) to reach each txn-server several times. */
+    private static final int READERS = 4;
+
+    @Test
+    void localClusterModeServesSqlOverTwoTxnServersAndStopsThemWhenTheGatewayStops() throws Exception {
+        final Path dataDir = Files.createTempDirectory("meldb-local-cluster-test");
+        List<ProcessHandle> servers = List.of();
+        try (GatewayProcess meldb = GatewayProcess.start("--port", "0", "--local-cluster", "2",
+                "--data-dir", dataDir.toString())) {
+            servers = meldb.descendants();
+            assertEquals(3, servers.size(), "1 log server + 2 txn-servers: " + servers);
+            assertTrue(meldb.output().contains("over 2 txn-server(s)"), meldb.output());
+            exerciseSqlAcrossServers(meldb.meldUrl(), meldb.url());
+        } finally {
+            for (ProcessHandle p : servers) {
+                p.onExit().get(30, TimeUnit.SECONDS);
+            }
+            EmbeddedGateway.deleteTree(dataDir);
+        }
+        assertFalse(servers.stream().anyMatch(ProcessHandle::isAlive), "the gateway left servers running");
+    }
+
+    @Test
+    void txnServersModeServesSqlOverTxnServersStartedElsewhere() throws Exception {
+        final Path dataDir = Files.createTempDirectory("meldb-txn-servers-test");
+        final List<JavaProcess> started = new ArrayList<>();
+        try {
+            final JavaProcess log = JavaProcess.start("log-server", LOG_READY, "io.meldb.log.server.LogServerMain",
+                    "--port", "0", "--metrics-port", "-1", "--data-dir", dataDir.resolve("log").toString());
+            started.add(log);
+            final List<String> txnServers = new ArrayList<>();
+            for (int i = 1; i <= 2; i++) {
+                final JavaProcess txn = JavaProcess.start("txn-server-" + i, TXN_READY, "io.meldb.txn.TxnServerMain",
+                        "--server-id", String.valueOf(i), "--log", log.address(), "--port", "0",
+                        "--metrics-port", "-1");
+                started.add(txn);
+                txnServers.add(txn.address());
+            }
+            try (GatewayProcess meldb = GatewayProcess.start("--port", "0", "--txn-servers",
+                    String.join(",", txnServers))) {
+                assertTrue(meldb.output().contains("over 2 txn-server(s)"), meldb.output());
+                exerciseSqlAcrossServers(meldb.meldUrl(), meldb.url());
+            }
+        } finally {
+            for (int i = started.size() - 1; i >= 0; i--) {
+                started.get(i).close();
+            }
+            EmbeddedGateway.deleteTree(dataDir);
+        }
+    }
+
+    @Test
+    void txnServersModeRejectsAnUnreachableTxnServerWithAClearMessage() throws Exception {
+        final int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        final java.io.IOException e = assertThrows(java.io.IOException.class,
+                () -> GatewayProcess.start("--port", "0", "--txn-servers", "127.0.0.1:" + port).close());
+        assertTrue(e.getMessage().contains("meldb: ") && e.getMessage().contains("127.0.0.1:" + port),
+                e.getMessage());
+        assertFalse(e.getMessage().contains("\tat "), "a stack trace instead of a message: " + e.getMessage());
+    }
+
+    /** DDL, writes, queries and a serialization failure through a gateway over two txn-servers. */
+    private static void exerciseSqlAcrossServers(final String meldUrl, final String avaticaUrl) throws Exception {
+        try (Connection c = DriverManager.getConnection(meldUrl); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, qty BIGINT)");
+            // the table is known on every txn-server right after its DDL committed
+            assertAllReadersSee(meldUrl, "SELECT COUNT(*) FROM item", "0");
+            s.execute("CREATE INDEX item_name ON item (name)");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO item VALUES (?, ?, ?)")) {
+                for (int i = 1; i <= 10; i++) {
+                    ps.setInt(1, i);
+                    ps.setString(2, "name" + (i % 4));
+                    ps.setLong(3, 10);
+                    ps.executeUpdate();
+                    // autocommit inserts alternate between the servers; each is visible to the next queries
+                    assertEquals(List.of(String.valueOf(i)), column(s.executeQuery("SELECT COUNT(*) FROM item")));
+                    assertEquals(List.of(String.valueOf(i)), column(s.executeQuery("SELECT COUNT(*) FROM item")));
+                }
+            }
+            c.setAutoCommit(false);
+            s.executeUpdate("UPDATE item SET qty = qty - 5 WHERE id = 1");
+            s.executeUpdate("UPDATE item SET qty = qty + 5 WHERE id = 2");
+            s.executeUpdate("INSERT INTO item VALUES (11, 'name1', 0)");
+            c.commit();
+            c.setAutoCommit(true);
+        }
+        assertAllReadersSee(meldUrl, "SELECT COUNT(*), SUM(qty) FROM item", "11:100");
+        assertAllReadersSee(avaticaUrl, "SELECT COUNT(*), SUM(qty) FROM item", "11:100");
+        assertAllReadersSee(meldUrl, "SELECT COUNT(*) FROM item WHERE name = 'name1'", "4");
+
+        // two serializable transactions read and write item 3: the second to commit is aborted by meld
+        try (Connection c1 = DriverManager.getConnection(meldUrl); Connection c2 = DriverManager.getConnection(meldUrl);
+             Statement s1 = c1.createStatement(); Statement s2 = c2.createStatement()) {
+            for (Connection c : List.of(c1, c2)) {
+                c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+                c.setAutoCommit(false);
+            }
+            assertEquals(List.of("10"), column(s1.executeQuery("SELECT qty FROM item WHERE id = 3")));
+            assertEquals(List.of("10"), column(s2.executeQuery("SELECT qty FROM item WHERE id = 3")));
+            s1.executeUpdate("UPDATE item SET qty = 11 WHERE id = 3");
+            s2.executeUpdate("UPDATE item SET qty = 12 WHERE id = 3");
+            c1.commit();
+            final SQLException e = assertThrows(SQLException.class, c2::commit);
+            assertEquals("40001", e.getSQLState());
+            assertEquals(0, e.getErrorCode());
+            assertInstanceOf(SQLTransactionRollbackException.class, e);
+            // the retry reads the first transaction's write, wherever it runs
+            assertEquals(List.of("11"), column(s2.executeQuery("SELECT qty FROM item WHERE id = 3")));
+            s2.executeUpdate("UPDATE item SET qty = 13 WHERE id = 3");
+            c2.commit();
+        }
+        assertAllReadersSee(meldUrl, "SELECT qty FROM item WHERE id = 3", "13");
+        try (Connection c = DriverManager.getConnection(meldUrl); Statement s = c.createStatement()) {
+            assertEquals("42P01", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT * FROM missing")).getSQLState());
+            s.execute("DROP TABLE item");
+        }
+        try (Connection c = DriverManager.getConnection(meldUrl); Statement s = c.createStatement()) {
+            for (int i = 0; i < READERS; i++) {
+                assertEquals("42P01", assertThrows(SQLException.class,
+                        () -> s.executeQuery("SELECT * FROM item")).getSQLState());
+            }
+        }
+    }
+
+    /** Each of {@link #READERS} fresh connections, right away, gets {@code expected} as the one row of {@code sql}. */
+    private static void assertAllReadersSee(final String url, final String sql, final String expected)
+            throws SQLException {
+        for (int i = 0; i < READERS; i++) {
+            try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+                assertEquals(List.of(expected), column(s.executeQuery(sql)), "reader " + i + ": " + sql);
+            }
+        }
+    }
+}
