@@ -153,6 +153,22 @@ public final class MeldPipeline implements AutoCloseable {
     }
 
     /**
+     * The newest materialized state at or before {@code csn}, which every caller guarantees is decided (so this
+     * reads nothing the meld thread is still changing; premeld threads call it).
+     */
+    private Snapshot decidedState(final long csn) {
+        final long[] roots = stateRoots;
+        long c = csn;
+        while (c > baseCsn && roots[(int) c] == NO_STATE) {
+            c--;
+        }
+        if (c < baseCsn || roots[(int) c] == NO_STATE) {
+            throw new IllegalArgumentException("no state at or before csn " + csn);
+        }
+        return new Snapshot(roots[(int) c], c);
+    }
+
+    /**
      * Delivers the next intention in log order. Its CSN must be one more than the previous one's. Decisions
      * reach {@code listener} in log order; with group meld an odd intention's decision waits for its partner
      * (or {@link #flush}).
@@ -172,16 +188,43 @@ public final class MeldPipeline implements AutoCloseable {
     }
 
     private void submit(final Intention intention, final boolean rejected, final DecisionListener listener) {
-        final long expected = (heldFirst != null ? heldFirst.csn : lcsCsn) + 1;
-        if (intention.csn != expected) {
-            throw new IllegalArgumentException("intention csn " + intention.csn + " delivered, expected " + expected);
-        }
+        checkNext(intention);
         Intention current = intention;
         boolean aborted = rejected;
         if (config.premeld() && !rejected) {
             current = premeld(intention);
             aborted = current == null;
         }
+        afterPremeld(intention, current, aborted, listener);
+    }
+
+    /**
+     * Premeld of one intention, for a premeld thread running ahead of final meld (Hyder II §3, Algorithm 1, with
+     * slot {@code csn mod t} on thread {@code csn mod t}): the intention final meld should take instead, the
+     * intention itself where premeld does not apply, or null if premeld aborted it. Every intention up to
+     * {@code csn - t*d - 1} must have been decided (the state it melds into is then final); calls for distinct
+     * slots may run concurrently with each other and with the meld thread.
+     */
+    public Intention premeldAhead(final Intention intention) {
+        return premeld(intention);
+    }
+
+    /** {@link #submit} of an intention whose premeld {@link #premeldAhead} already did (null: it aborted). */
+    public void submitPremelded(final Intention original, final Intention premelded,
+                                final DecisionListener listener) {
+        checkNext(original);
+        afterPremeld(original, premelded == null ? original : premelded, premelded == null, listener);
+    }
+
+    private void checkNext(final Intention intention) {
+        final long expected = (heldFirst != null ? heldFirst.csn : lcsCsn) + 1;
+        if (intention.csn != expected) {
+            throw new IllegalArgumentException("intention csn " + intention.csn + " delivered, expected " + expected);
+        }
+    }
+
+    private void afterPremeld(final Intention intention, final Intention current, final boolean aborted,
+                              final DecisionListener listener) {
         if (!config.groupMeld()) {
             decide(current, aborted, intention.csn, listener);
             return;
@@ -230,7 +273,7 @@ public final class MeldPipeline implements AutoCloseable {
         if (m <= 0 || intention.snapshotCsn >= m) {
             return intention;
         }
-        final Snapshot input = state(m);
+        final Snapshot input = decidedState(m);
         if (intention.snapshotCsn >= input.csn()) {
             return intention;
         }

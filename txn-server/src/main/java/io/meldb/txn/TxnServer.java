@@ -120,6 +120,11 @@ public final class TxnServer implements TxnService {
     private final Thread readerThread;
     private final Thread meldThread;
     private final boolean separateDecoder;
+    /** Premeld threads (Hyder II §3: slot csn mod t on thread csn mod t), or none when premeld runs in line. */
+    private final Thread[] premeldThreads;
+    private final OneToOneConcurrentArrayQueue<Job>[] premeldQueues;
+    /** The pipeline premeld threads use; replaced with {@link #pipeline} at every compaction. */
+    private volatile MeldPipeline premeldPipeline;
     /** Decode stage to meld stage: one producer, one consumer, no allocation per hand-over. */
     private final OneToOneConcurrentArrayQueue<Job> jobs = new OneToOneConcurrentArrayQueue<>(4096);
     /** CSN of the newest state the meld stage has published; the decode stage waits on it. */
@@ -284,6 +289,19 @@ public final class TxnServer implements TxnService {
 
         this.incarnation = appendFence();
         this.separateDecoder = config.separateDecoder();
+        this.premeldPipeline = pipeline;
+        final int t = separateDecoder && config.premeldOnThreads() ? cluster.premeldThreads() : 0;
+        this.premeldThreads = new Thread[t];
+        @SuppressWarnings("unchecked")
+        final OneToOneConcurrentArrayQueue<Job>[] queues = new OneToOneConcurrentArrayQueue[t];
+        this.premeldQueues = queues;
+        for (int i = 0; i < t; i++) {
+            final int slot = i;
+            premeldQueues[i] = new OneToOneConcurrentArrayQueue<>(4096);
+            premeldThreads[i] = new Thread(() -> runPremeld(slot), "meldb-premeld-" + serverId + "-" + i);
+            premeldThreads[i].setDaemon(true);
+            premeldThreads[i].start();
+        }
         this.meldedCsn = lcs.csn();
         this.readerThread = new Thread(this::runReader, "meldb-decode-" + serverId);
         this.readerThread.setDaemon(true);
@@ -1004,7 +1022,17 @@ public final class TxnServer implements TxnService {
             return;
         }
         metrics.intentionRead(intention.nodeCount());
-        emit(Job.intention(c, intention, new Origin(server, inc, seq, null)));
+        final Job job = Job.intention(c, intention, new Origin(server, inc, seq, null));
+        if (premeldQueues.length > 0) {
+            final OneToOneConcurrentArrayQueue<Job> q = premeldQueues[(int) (c % premeldQueues.length)];
+            while (!q.offer(job)) {
+                if (closed || failure != null) {
+                    throw new IllegalStateException("the premeld stage stopped");
+                }
+                LockSupport.parkNanos(50_000);
+            }
+        }
+        emit(job);
     }
 
     private void awaitMelded(final long snapshotCsn) {
@@ -1049,6 +1077,9 @@ public final class TxnServer implements TxnService {
         final CompletableFuture<Boolean> result;
         /** Set by the meld stage when the pipeline decides this intention. */
         boolean committed;
+        /** Set by a premeld thread: the intention final meld takes (null if premeld aborted it), then done. */
+        Intention premelded;
+        volatile boolean premeldDone;
         /** Final-meld work done while this intention was submitted, for the reply thread's metrics. */
         long finalMelds;
         long nodesVisited;
@@ -1128,7 +1159,12 @@ public final class TxnServer implements TxnService {
                 final long zoneBefore = pipeline.conflictZoneTotal();
                 final long effectiveBefore = pipeline.effectiveConflictZoneTotal();
                 final long meldsBefore = pipeline.finalMelds();
-                pipeline.submit(job.intention, decisionListener);
+                if (premeldQueues.length > 0) {
+                    awaitPremeld(job);
+                    pipeline.submitPremelded(job.intention, job.premelded, decisionListener);
+                } else {
+                    pipeline.submit(job.intention, decisionListener);
+                }
                 job.finalMelds = pipeline.finalMelds() - meldsBefore;
                 job.nodesVisited = pipeline.finalNodesVisited() - visitedBefore;
                 job.conflictZone = pipeline.conflictZoneTotal() - zoneBefore;
@@ -1156,6 +1192,49 @@ public final class TxnServer implements TxnService {
                 }
             }
             default -> throw new IllegalStateException("unknown job kind " + job.kind);
+        }
+    }
+
+    private void awaitPremeld(final Job job) {
+        while (!job.premeldDone) {
+            if (closed || failure != null) {
+                throw new IllegalStateException("the premeld stage stopped");
+            }
+            LockSupport.parkNanos(10_000);
+        }
+    }
+
+    /**
+     * A premeld thread (Hyder II §3, Algorithm 1): premelds its slot's intentions in log order against state
+     * csn - t*d - 1, as soon as meld has decided that far, while final meld works on earlier intentions.
+     */
+    private void runPremeld(final int slot) {
+        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+        final OneToOneConcurrentArrayQueue<Job> queue = premeldQueues[slot];
+        final long reach = (long) cluster.premeldThreads() * cluster.premeldDistance() + 1;
+        try {
+            while (!closed && failure == null) {
+                final Job job = queue.poll();
+                if (job == null) {
+                    idle.idle();
+                    continue;
+                }
+                idle.reset();
+                final long m = job.csn - reach;
+                while (meldedCsn < m) {
+                    if (closed || failure != null) {
+                        return;
+                    }
+                    LockSupport.parkNanos(10_000);
+                }
+                job.premelded = premeldPipeline.premeldAhead(job.intention);
+                job.premeldDone = true;
+            }
+        } catch (RuntimeException | Error e) {
+            if (!closed) {
+                LOG.error("server {}: premeld thread {} stopped", serverId, slot, e);
+                fail("premeld error: " + e);
+            }
         }
     }
 
@@ -1359,6 +1438,7 @@ public final class TxnServer implements TxnService {
             old = generation;
             generation = next;
             pipeline = next.pipeline;
+            premeldPipeline = next.pipeline;
             decoder = new IntentionDecoder(next.decodeArena, directory);
             lcs = nextLcs;
             old.retired = true;
@@ -1426,7 +1506,11 @@ public final class TxnServer implements TxnService {
             subscription.close();
         }
         checkpointExecutor.shutdownNow();
-        for (Thread t : new Thread[] {readerThread, meldThread, replyThread}) {
+        final List<Thread> threads = new ArrayList<>(List.of(premeldThreads));
+        threads.add(readerThread);
+        threads.add(meldThread);
+        threads.add(replyThread);
+        for (Thread t : threads) {
             if (t != null) {
                 try {
                     t.join(5000);

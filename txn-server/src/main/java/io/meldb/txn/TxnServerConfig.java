@@ -25,6 +25,7 @@ public final class TxnServerConfig {
     private boolean trim = true;
     private boolean writeCheckpoints = true;
     private boolean separateDecoder = true;
+    private boolean premeldOnThreads = true;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
 
@@ -146,6 +147,20 @@ public final class TxnServerConfig {
 
     public TxnServerConfig separateDecoder(final boolean separateDecoder) {
         this.separateDecoder = separateDecoder;
+        return this;
+    }
+
+    /**
+     * Whether premeld runs on t threads of its own (the cluster's premeld thread count), ahead of final meld;
+     * needs {@link #separateDecoder()}. Otherwise premeld runs in line on the meld thread. Decisions and states
+     * are the same either way.
+     */
+    public boolean premeldOnThreads() {
+        return premeldOnThreads;
+    }
+
+    public TxnServerConfig premeldOnThreads(final boolean premeldOnThreads) {
+        this.premeldOnThreads = premeldOnThreads;
         return this;
     }
 
