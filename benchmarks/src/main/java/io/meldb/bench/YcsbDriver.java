@@ -89,6 +89,7 @@ public final class YcsbDriver {
         {"server-max-in-flight", "0", "txn-server admission limit on open transactions; 0 = max(256, 2*threads)"},
         {"checkpoint-every", "20000", "txn-server checkpoint interval in intentions (0 = never)"},
         {"separate-decoder", "true", "embedded mode: decode intentions on their own thread, ahead of meld"},
+        {"premeld-on-threads", "true", "embedded mode: run premeld on t threads of its own"},
         {"child-jvm-args", "", "cluster mode: extra JVM arguments for the server processes, space separated"},
         {"label", "", "row label for the markdown summary line"},
         {"seed", "42", "random seed"},
@@ -187,7 +188,8 @@ public final class YcsbDriver {
                 final ClusterConfig cc = new ClusterConfig(BlockFormat.DEFAULT_BLOCK_SIZE, tPre, dPre, group);
                 final EmbeddedNode node = EmbeddedNode.start(dataDir, c -> c.cluster(cc)
                     .maxInFlight(serverMaxInFlight).checkpointEvery(checkpointEvery)
-                    .separateDecoder(Boolean.parseBoolean(opts.get("separate-decoder"))));
+                    .separateDecoder(Boolean.parseBoolean(opts.get("separate-decoder")))
+                    .premeldOnThreads(Boolean.parseBoolean(opts.get("premeld-on-threads"))));
                 owner = node;
                 embedded = node.txnServer();
                 services.add(node.txnService());
