@@ -37,7 +37,15 @@ public final class MeldPipeline implements AutoCloseable {
     private final Arena groupArena = new Arena();
     private final Meld groupMeld;
 
-    private long[] stateRoots = new long[1024];
+    /**
+     * Root of each held state, a ring indexed by {@code csn & (length - 1)}: entries from {@link #baseCsn} to
+     * {@link #lcsCsn} are valid. Without a retention window the ring grows to hold every state; with one, the
+     * oldest states fall out as new ones arrive, so an unbounded run keeps a bounded index. Premeld threads read
+     * it (states they read are decided and far from being overwritten).
+     */
+    private long[] stateRoots = newRing(1024);
+    /** States kept behind the LCS (0 = all). */
+    private long retainStates;
     private long lcsCsn;
     /** States below this CSN were never held (recovery started here). */
     private long baseCsn;
@@ -70,12 +78,63 @@ public final class MeldPipeline implements AutoCloseable {
             premelds[i] = new Meld(premeldArenas[i], directory).bruteForce(config.bruteForce());
         }
         this.groupMeld = new Meld(groupArena, directory).bruteForce(config.bruteForce());
-        Arrays.fill(stateRoots, NO_STATE);
         this.lcsCsn = start.csn();
         this.baseCsn = start.csn();
         this.lcsRoot = start.root();
-        ensureCapacity(lcsCsn);
-        stateRoots[(int) lcsCsn] = lcsRoot;
+        setRoot(lcsCsn, lcsRoot);
+    }
+
+    /**
+     * Keeps only the newest states: at least {@code states} of them and every state premeld may need, rounded up
+     * to the ring's power-of-two size (1,024 or more); older ones are forgotten as new ones arrive. A server sets it to its cluster's snapshot-age limit; 0 keeps every state.
+     */
+    public MeldPipeline retainStates(final long states) {
+        final long premeldReach = (long) config.premeldThreads() * config.premeldDistance() + 2;
+        this.retainStates = states == 0 ? 0 : Math.max(states, premeldReach);
+        if (retainStates > 0) {
+            growRing(Long.highestOneBit(Math.max(2 * retainStates, 1024) - 1) << 1);
+        }
+        return this;
+    }
+
+    private static long[] newRing(final long capacity) {
+        if (capacity > 1 << 30) {
+            throw new IllegalStateException("too many states held: " + capacity);
+        }
+        final long[] ring = new long[(int) capacity];
+        Arrays.fill(ring, NO_STATE);
+        return ring;
+    }
+
+    private static long rootIn(final long[] ring, final long csn) {
+        return ring[(int) (csn & (ring.length - 1))];
+    }
+
+    private long root(final long csn) {
+        return rootIn(stateRoots, csn);
+    }
+
+    private void setRoot(final long csn, final long root) {
+        if (csn - baseCsn >= stateRoots.length) {
+            if (retainStates > 0) {
+                baseCsn = csn - stateRoots.length + 1;
+            } else {
+                growRing((long) stateRoots.length * 2);
+            }
+        }
+        stateRoots[(int) (csn & (stateRoots.length - 1))] = root;
+    }
+
+    /** Replaces the ring with a larger one holding the same states (published as a new array for readers). */
+    private void growRing(final long capacity) {
+        if (capacity <= stateRoots.length) {
+            return;
+        }
+        final long[] ring = newRing(capacity);
+        for (long c = baseCsn; c <= lcsCsn; c++) {
+            ring[(int) (c & (ring.length - 1))] = root(c);
+        }
+        stateRoots = ring;
     }
 
     /**
@@ -89,10 +148,11 @@ public final class MeldPipeline implements AutoCloseable {
         if (roots[roots.length - 1] == NO_STATE) {
             throw new IllegalArgumentException("the last checkpointed state must be materialized");
         }
-        for (int i = 0; i < roots.length; i++) {
-            stateRoots[(int) (baseCsn + i)] = roots[i];
-        }
         this.baseCsn = baseCsn;
+        growRing(Long.highestOneBit(Math.max(2L * roots.length, 1024) - 1) << 1);
+        for (int i = 0; i < roots.length; i++) {
+            setRoot(baseCsn + i, roots[i]);
+        }
     }
 
     /** Root of the state at exactly {@code csn}, or {@link #NO_STATE} (also for CSNs not held). */
@@ -100,7 +160,7 @@ public final class MeldPipeline implements AutoCloseable {
         if (csn < baseCsn || csn > lcsCsn) {
             return NO_STATE;
         }
-        return stateRoots[(int) csn];
+        return root(csn);
     }
 
     /**
@@ -110,7 +170,7 @@ public final class MeldPipeline implements AutoCloseable {
     public long oldestStateNeeded() {
         // the next intention, lcsCsn + 1, is premelded against lcsCsn + 1 - t*d - 1; later ones against newer states
         long m = Math.max(baseCsn, lcsCsn - (long) config.premeldThreads() * config.premeldDistance());
-        while (m > baseCsn && stateRoots[(int) m] == NO_STATE) {
+        while (m > baseCsn && root(m) == NO_STATE) {
             m--;
         }
         return Math.min(m, lcsCsn);
@@ -143,13 +203,13 @@ public final class MeldPipeline implements AutoCloseable {
     /** The newest materialized state at or before {@code csn} (states are kept for the pipeline's life). */
     public Snapshot state(final long csn) {
         long c = Math.min(csn, lcsCsn);
-        while (c > baseCsn && stateRoots[(int) c] == NO_STATE) {
+        while (c > baseCsn && root(c) == NO_STATE) {
             c--;
         }
-        if (c < baseCsn || stateRoots[(int) c] == NO_STATE) {
+        if (c < baseCsn || root(c) == NO_STATE) {
             throw new IllegalArgumentException("no state at or before csn " + csn);
         }
-        return new Snapshot(stateRoots[(int) c], c);
+        return new Snapshot(root(c), c);
     }
 
     /**
@@ -158,14 +218,15 @@ public final class MeldPipeline implements AutoCloseable {
      */
     private Snapshot decidedState(final long csn) {
         final long[] roots = stateRoots;
+        final long base = baseCsn;
         long c = csn;
-        while (c > baseCsn && roots[(int) c] == NO_STATE) {
+        while (c > base && rootIn(roots, c) == NO_STATE) {
             c--;
         }
-        if (c < baseCsn || roots[(int) c] == NO_STATE) {
+        if (c < base || rootIn(roots, c) == NO_STATE) {
             throw new IllegalArgumentException("no state at or before csn " + csn);
         }
-        return new Snapshot(roots[(int) c], c);
+        return new Snapshot(rootIn(roots, c), c);
     }
 
     /**
@@ -323,20 +384,8 @@ public final class MeldPipeline implements AutoCloseable {
     }
 
     private void advance(final long csn, final long root) {
-        ensureCapacity(csn);
-        stateRoots[(int) csn] = root;
+        setRoot(csn, root);
         lcsCsn = csn;
-    }
-
-    private void ensureCapacity(final long csn) {
-        if (csn >= Integer.MAX_VALUE - 8) {
-            throw new IllegalStateException("the sequential pipeline keeps every state; csn " + csn + " is too far");
-        }
-        if (csn >= stateRoots.length) {
-            final int old = stateRoots.length;
-            stateRoots = Arrays.copyOf(stateRoots, (int) Math.max(csn + 1, old * 2L));
-            Arrays.fill(stateRoots, old, stateRoots.length, NO_STATE);
-        }
     }
 
     public long commits() {

@@ -25,9 +25,18 @@ public final class NodeDirectory {
     /** Longest run packed; longer ones (and bases beyond 47 bits) are registered node by node. */
     private static final int MAX_PACKED_RUN = (1 << (64 - RUN_LENGTH_SHIFT)) - 1;
 
-    private final Long2LongHashMap handles = new Long2LongHashMap(1 << 16, 0.6f, 0L);
+    private final Long2LongHashMap handles;
     /** Stage (csn, kind) to packed run: one map entry, so registering a meld's run is a single put. */
     private final Long2LongHashMap runs = new Long2LongHashMap(1 << 12, 0.6f, 0L);
+
+    public NodeDirectory() {
+        this(1 << 16);
+    }
+
+    /** A directory sized for about {@code expectedNodes} entries, so it need not grow (and reallocate) soon. */
+    public NodeDirectory(final int expectedNodes) {
+        this.handles = new Long2LongHashMap(Math.max(1 << 16, expectedNodes), 0.6f, 0L);
+    }
 
     public synchronized void register(final long vn, final long handle) {
         handles.put(vn, handle);

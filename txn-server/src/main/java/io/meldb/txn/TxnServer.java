@@ -255,7 +255,7 @@ public final class TxnServer implements TxnService {
         final NodeDirectory directory = recovered.directory();
         if (recovered.manifest() == null) {
             this.generation = new Generation(directory, recovered.arena(),
-                new MeldPipeline(cluster.meldConfig(), directory));
+                new MeldPipeline(cluster.meldConfig(), directory).retainStates(cluster.maxSnapshotAge() + 1L));
             this.pipeline = generation.pipeline;
             this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = 0;
@@ -264,7 +264,8 @@ public final class TxnServer implements TxnService {
         } else {
             final CheckpointManifest m = recovered.manifest();
             this.generation = new Generation(directory, recovered.arena(),
-                new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots()));
+                new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots())
+                    .retainStates(cluster.maxSnapshotAge() + 1L));
             this.pipeline = generation.pipeline;
             this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = m.lcsCsn();
@@ -1412,7 +1413,8 @@ public final class TxnServer implements TxnService {
      * identities: melding goes on exactly as on a server that never compacted.
      */
     private void compact(final CheckpointManifest manifest, final List<byte[]> chunks) {
-        final NodeDirectory directory = new NodeDirectory();
+        // sized like the generation it replaces, so it does not rehash (and allocate) while it fills up again
+        final NodeDirectory directory = new NodeDirectory(generation.directory.size());
         final Arena loadArena = new Arena();
         final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
         for (byte[] chunk : chunks) {
@@ -1424,7 +1426,8 @@ public final class TxnServer implements TxnService {
             roots[i] = vn == -1 ? MeldPipeline.NO_STATE : loader.resolve(vn);
         }
         final Generation next = new Generation(directory, loadArena,
-            new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots));
+            new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots)
+                .retainStates(cluster.maxSnapshotAge() + 1L));
         final Snapshot nextLcs = next.pipeline.lcs();
         if (NodeMemory.CHECKS && StateHash.of(nextLcs.root()) != StateHash.of(pipeline.lcs().root())) {
             throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
