@@ -4,20 +4,65 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
-/** The table definitions of one committed (or in-transaction) catalog version, looked up by name or id. */
+/**
+ * The databases, schemas and table definitions of one committed (or in-transaction) catalog version, looked up
+ * by name or id. MeldDB serves one database per cluster ({@link #DATABASE}); its schema {@link #PUBLIC} always
+ * exists (the bootstrap transaction and every DDL transaction create both if missing), and unqualified names
+ * resolve in it.
+ */
 public final class Catalog {
-    public static final Catalog EMPTY = new Catalog(List.of());
+    /** The one database of a MeldDB cluster. */
+    public static final String DATABASE = "MELDB";
+    /** The schema that always exists and that unqualified names resolve in. */
+    public static final String PUBLIC = "PUBLIC";
 
+    public static final Catalog EMPTY = new Catalog(List.of(), List.of(), List.of());
+
+    private final NavigableSet<String> databases = new TreeSet<>();
+    private final NavigableSet<SchemaDef> schemas = new TreeSet<>(
+            (a, b) -> a.db().equals(b.db()) ? a.name().compareTo(b.name()) : a.db().compareTo(b.db()));
     private final Map<String, TableDef> byName = new TreeMap<>();
     private final Map<Integer, TableDef> byId = new HashMap<>();
 
-    public Catalog(final Collection<TableDef> tables) {
+    public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
+                   final Collection<TableDef> tables) {
+        this.databases.addAll(databases);
+        this.schemas.addAll(schemas);
         for (TableDef t : tables) {
             byName.put(key(t.db(), t.schema(), t.name()), t);
             byId.put(t.id(), t);
         }
+    }
+
+    /** Whether the database entry of {@code db} exists. */
+    public boolean hasDatabase(final String db) {
+        return databases.contains(db);
+    }
+
+    /** Whether the schema entry exists. */
+    public boolean hasSchema(final String db, final String schema) {
+        return schemas.contains(new SchemaDef(db, schema));
+    }
+
+    /**
+     * Names of the schemas of {@code db}, sorted; {@link #PUBLIC} of {@link #DATABASE} is among them even before
+     * the bootstrap transaction that writes its entry is visible.
+     */
+    public NavigableSet<String> schemaNames(final String db) {
+        final NavigableSet<String> out = new TreeSet<>();
+        for (SchemaDef s : schemas) {
+            if (s.db().equals(db)) {
+                out.add(s.name());
+            }
+        }
+        if (db.equals(DATABASE)) {
+            out.add(PUBLIC);
+        }
+        return out;
     }
 
     public TableDef table(final String db, final String schema, final String name) {

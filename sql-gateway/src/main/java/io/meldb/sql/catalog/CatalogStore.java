@@ -15,8 +15,10 @@ import java.util.UUID;
 
 /**
  * Reads and changes the catalog prefix of the tree inside a transaction. DDL is an ordinary transaction: it
- * writes table definitions, allocates ids from a counter key and replaces the catalog-version token, so every
- * gateway and txn-server learns the change through meld, and two concurrent DDL transactions conflict.
+ * writes database, schema and table entries, allocates ids from a counter key and replaces the catalog-version
+ * token, so every gateway and txn-server learns the change through meld, and two concurrent DDL transactions
+ * conflict (both read and write the version key). Every DDL first makes sure the database entry and its
+ * {@link Catalog#PUBLIC} schema exist ({@link #ensureDatabase}), as the gateway's bootstrap transaction does.
  * Decoded catalogs are cached by version token (one catalog read per statement is then one key lookup).
  */
 public final class CatalogStore {
@@ -42,19 +44,101 @@ public final class CatalogStore {
                 return cached;
             }
         }
+        final List<String> databases = new ArrayList<>();
+        final List<SchemaDef> schemas = new ArrayList<>();
         final List<TableDef> tables = new ArrayList<>();
-        TableStore.forEachEntry(txn, Keys.TABLES_PREFIX, KeyCodec.prefixEnd(Keys.TABLES_PREFIX),
-                kv -> tables.add(TableDefCodec.decode(kv.value())));
-        final Catalog catalog = new Catalog(tables);
+        TableStore.forEachEntry(txn, Keys.CATALOG_PREFIX, KeyCodec.prefixEnd(Keys.CATALOG_PREFIX), kv -> {
+            switch (kv.key()[1]) {
+                case 'D' -> databases.add(CatalogEntryCodec.decodeDatabase(kv.value()));
+                case 'S' -> schemas.add(CatalogEntryCodec.decodeSchema(kv.value()));
+                case 'T' -> tables.add(TableDefCodec.decode(kv.value()));
+                default -> {
+                    // the id counter and the version token
+                }
+            }
+        });
+        final Catalog catalog = new Catalog(databases, schemas, tables);
         synchronized (cache) {
             cache.put(token, catalog);
         }
         return catalog;
     }
 
+    /**
+     * Writes the entries of database {@code db} and of its schema {@link Catalog#PUBLIC} unless they exist.
+     * Idempotent; returns whether it wrote anything.
+     */
+    public boolean ensureDatabase(final TxnSession txn, final String db) {
+        final Catalog catalog = read(txn);
+        boolean changed = false;
+        if (!catalog.hasDatabase(db)) {
+            txn.put(Keys.databaseKey(db), CatalogEntryCodec.encodeDatabase(db));
+            changed = true;
+        }
+        if (!catalog.hasSchema(db, Catalog.PUBLIC)) {
+            txn.put(Keys.schemaKey(db, Catalog.PUBLIC),
+                    CatalogEntryCodec.encodeSchema(new SchemaDef(db, Catalog.PUBLIC)));
+            changed = true;
+        }
+        if (changed) {
+            bumpVersion(txn);
+        }
+        return changed;
+    }
+
+    /** Creates a schema; returns false (and changes nothing) when it exists and {@code ifNotExists}. */
+    public boolean createSchema(final TxnSession txn, final String db, final String name, final boolean ifNotExists) {
+        ensureDatabase(txn, db);
+        if (read(txn).hasSchema(db, name)) {
+            if (ifNotExists) {
+                return false;
+            }
+            throw new SqlStateException("42P06", "schema \"" + name + "\" already exists");
+        }
+        txn.put(Keys.schemaKey(db, name), CatalogEntryCodec.encodeSchema(new SchemaDef(db, name)));
+        bumpVersion(txn);
+        return true;
+    }
+
+    /**
+     * Drops a schema; refuses one that still has tables unless {@code cascade} (then drops them with it), and
+     * always refuses {@link Catalog#PUBLIC}. Returns false when absent and {@code ifExists}.
+     */
+    public boolean dropSchema(final TxnSession txn, final String db, final String name, final boolean ifExists,
+                              final boolean cascade) {
+        ensureDatabase(txn, db);
+        if (name.equals(Catalog.PUBLIC)) {
+            throw new SqlStateException("2BP01", "cannot drop schema \"" + name + "\": MeldDB requires it "
+                    + "(unqualified names resolve in it)");
+        }
+        final Catalog catalog = read(txn);
+        if (!catalog.hasSchema(db, name)) {
+            if (ifExists) {
+                return false;
+            }
+            throw unknownSchema(name);
+        }
+        final Map<String, TableDef> tables = catalog.tables(db, name);
+        if (!tables.isEmpty()) {
+            if (!cascade) {
+                throw new SqlStateException("2BP01", "cannot drop schema \"" + name + "\" because other objects "
+                        + "depend on it: " + tables.size() + " table(s), e.g. \"" + tables.keySet().iterator().next()
+                        + "\" (drop them first, or use DROP SCHEMA ... CASCADE)");
+            }
+            for (String table : tables.keySet()) {
+                dropTable(txn, db, name, table, false);
+            }
+        }
+        txn.delete(Keys.schemaKey(db, name));
+        bumpVersion(txn);
+        return true;
+    }
+
     /** Creates a table; returns false (and changes nothing) when it exists and {@code ifNotExists}. */
     public boolean createTable(final TxnSession txn, final String db, final String schema, final String name,
                                final List<ColumnDef> columns, final int[] primaryKey, final boolean ifNotExists) {
+        ensureDatabase(txn, db);
+        requireSchema(read(txn), db, schema);
         if (read(txn).table(db, schema, name) != null) {
             if (ifNotExists) {
                 return false;
@@ -70,7 +154,13 @@ public final class CatalogStore {
     /** Drops a table with its rows and index entries; returns false when absent and {@code ifExists}. */
     public boolean dropTable(final TxnSession txn, final String db, final String schema, final String name,
                              final boolean ifExists) {
-        final TableDef def = read(txn).table(db, schema, name);
+        ensureDatabase(txn, db);
+        final Catalog catalog = read(txn);
+        if (!catalog.hasSchema(db, schema) && ifExists) {
+            return false;
+        }
+        requireSchema(catalog, db, schema);
+        final TableDef def = catalog.table(db, schema, name);
         if (def == null) {
             if (ifExists) {
                 return false;
@@ -89,7 +179,9 @@ public final class CatalogStore {
     /** Creates an index on {@code table} and fills it from the table's rows, in the same transaction. */
     public boolean createIndex(final TxnSession txn, final String db, final String schema, final String table,
                                final String indexName, final List<String> columnNames, final boolean ifNotExists) {
+        ensureDatabase(txn, db);
         final Catalog catalog = read(txn);
+        requireSchema(catalog, db, schema);
         final TableDef def = catalog.table(db, schema, table);
         if (def == null) {
             throw unknownTable(table);
@@ -122,7 +214,12 @@ public final class CatalogStore {
 
     public boolean dropIndex(final TxnSession txn, final String db, final String schema, final String indexName,
                              final boolean ifExists) {
+        ensureDatabase(txn, db);
         final Catalog catalog = read(txn);
+        if (!catalog.hasSchema(db, schema) && ifExists) {
+            return false;
+        }
+        requireSchema(catalog, db, schema);
         final TableDef def = findIndex(catalog, db, schema, indexName);
         if (def == null) {
             if (ifExists) {
@@ -137,6 +234,16 @@ public final class CatalogStore {
         txn.put(Keys.tableDefKey(db, schema, def.name()), TableDefCodec.encode(def.withIndexes(indexes)));
         bumpVersion(txn);
         return true;
+    }
+
+    public static SqlStateException unknownSchema(final String name) {
+        return new SqlStateException("3F000", "schema \"" + name + "\" does not exist");
+    }
+
+    private static void requireSchema(final Catalog catalog, final String db, final String schema) {
+        if (!catalog.schemaNames(db).contains(schema)) {
+            throw unknownSchema(schema);
+        }
     }
 
     public static SqlStateException unknownTable(final String name) {

@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Parses MeldDB's DDL: CREATE TABLE (columns, types, NOT NULL, PRIMARY KEY inline or as a table constraint),
- * DROP TABLE, CREATE INDEX, DROP INDEX. Calcite's core parser has no DDL, and its DDL parser module is not
+ * Parses MeldDB's DDL: CREATE SCHEMA, DROP SCHEMA, CREATE TABLE (columns, types, NOT NULL, PRIMARY KEY inline or
+ * as a table constraint), DROP TABLE, CREATE INDEX, DROP INDEX. Names may be qualified: {@code schema.name}, or
+ * {@code MELDB.schema.name} with the one database's name ({@link Catalog#DATABASE}; another is SQLState 3D000). Calcite's core parser has no DDL, and its DDL parser module is not
  * released for our Calcite version, so this small recursive-descent parser does it, with PostgreSQL-style
  * errors (SQLState 42601 for syntax, 0A000 for what MeldDB does not support).
  */
@@ -41,6 +42,14 @@ public final class DdlParser {
 
     private Ddl statement() {
         if (acceptWord("CREATE")) {
+            if (acceptWord("SCHEMA")) {
+                final boolean ifNotExists = ifNotExists();
+                final String name = schemaName();
+                if (peek().is("AUTHORIZATION")) {
+                    throw new SqlStateException("0A000", "CREATE SCHEMA ... AUTHORIZATION is not supported");
+                }
+                return new Ddl.CreateSchema(name, ifNotExists);
+            }
             if (acceptWord("TABLE")) {
                 return createTable();
             }
@@ -50,10 +59,22 @@ public final class DdlParser {
             if (acceptWord("INDEX")) {
                 return createIndex();
             }
-            throw new SqlStateException("0A000", "only CREATE TABLE and CREATE INDEX are supported, not CREATE "
+            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE and INDEX are supported, not CREATE "
                     + peek().text());
         }
         expectWord("DROP");
+        if (acceptWord("SCHEMA")) {
+            final boolean ifExists = ifExists();
+            final String name = schemaName();
+            if (accept(",")) {
+                throw new SqlStateException("0A000", "DROP SCHEMA of several schemas at once is not supported");
+            }
+            final boolean cascade = acceptWord("CASCADE");
+            if (!cascade) {
+                acceptWord("RESTRICT");
+            }
+            return new Ddl.DropSchema(name, ifExists, cascade);
+        }
         if (acceptWord("TABLE")) {
             final boolean ifExists = ifExists();
             final String[] name = qualifiedName();
@@ -64,7 +85,8 @@ public final class DdlParser {
             final String[] name = qualifiedName();
             return new Ddl.DropIndex(name[0], name[1], ifExists);
         }
-        throw new SqlStateException("0A000", "only DROP TABLE and DROP INDEX are supported, not DROP " + peek().text());
+        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE and INDEX are supported, not DROP "
+                + peek().text());
     }
 
     private Ddl createTable() {
@@ -271,19 +293,34 @@ public final class DdlParser {
         return false;
     }
 
-    /** [schema.]name → {schema or null, name}; a three-part name's first part (the database) is ignored. */
+    /** [[database.]schema.]name → {schema or null, name}; the database must be MeldDB's one database. */
     private String[] qualifiedName() {
+        final List<String> parts = dottedName(3);
+        final String name = parts.get(parts.size() - 1);
+        final String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
+        return new String[] {schema, name};
+    }
+
+    /** [database.]schema → schema; the database must be MeldDB's one database. */
+    private String schemaName() {
+        final List<String> parts = dottedName(2);
+        return parts.get(parts.size() - 1);
+    }
+
+    private List<String> dottedName(final int maxParts) {
         final List<String> parts = new ArrayList<>();
         parts.add(identifier());
         while (accept(".")) {
             parts.add(identifier());
         }
-        if (parts.size() > 3) {
-            throw syntax("a name of at most three parts");
+        if (parts.size() > maxParts) {
+            throw syntax("a name of at most " + maxParts + " parts");
         }
-        final String name = parts.get(parts.size() - 1);
-        final String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
-        return new String[] {schema, name};
+        if (parts.size() == maxParts && !parts.get(0).equals(Catalog.DATABASE)) {
+            throw new SqlStateException("3D000", "database \"" + parts.get(0) + "\" does not exist (this cluster's "
+                    + "database is " + Catalog.DATABASE + ")");
+        }
+        return parts;
     }
 
     private List<String> identifierList() {

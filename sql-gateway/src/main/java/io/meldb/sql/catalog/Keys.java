@@ -10,23 +10,47 @@ import java.nio.charset.StandardCharsets;
  * The layout of MeldDB's one tree (DESIGN.md "The catalog tree"):
  *
  * <pre>
- * 0x00 'T' db schema table          → table definition ({@link TableDefCodec})
+ * 0x00 'D' db                       → database entry ({@link CatalogEntryCodec})
  * 0x00 'N'                          → next id for tables and indexes (4 bytes)
+ * 0x00 'S' db schema                → schema entry ({@link CatalogEntryCodec})
+ * 0x00 'T' db schema table          → table definition ({@link TableDefCodec})
  * 0x00 'V'                          → catalog version: a token every DDL transaction replaces
  * 0x01 id(4) encoded primary key    → row payload (non-key columns)
  * 0x01 id(4) encoded index key, pk  → empty payload
  * </pre>
- * Names are encoded as VARCHAR keys, so the catalog entries sort by db, schema, table.
+ * Names are encoded as VARCHAR keys, so each kind of catalog entry sorts by its path: databases by name,
+ * schemas by (db, schema), tables by (db, schema, table); the schemas of one database and the tables of one
+ * schema are each one contiguous key range. The whole catalog is the range [0x00, 0x01), read in one scan.
+ * (Before schemas became entries there were no 'D' and 'S' keys; data directories of that layout are not
+ * read by this version.)
  */
 public final class Keys {
     public static final byte CATALOG = 0x00;
     public static final byte DATA = 0x01;
+    public static final byte[] CATALOG_PREFIX = {CATALOG};
+    public static final byte[] DATABASES_PREFIX = {CATALOG, 'D'};
     public static final byte[] NEXT_ID = {CATALOG, 'N'};
-    public static final byte[] CATALOG_VERSION = {CATALOG, 'V'};
+    public static final byte[] SCHEMAS_PREFIX = {CATALOG, 'S'};
     public static final byte[] TABLES_PREFIX = {CATALOG, 'T'};
+    public static final byte[] CATALOG_VERSION = {CATALOG, 'V'};
     public static final int FIRST_ID = 1;
 
     private Keys() {
+    }
+
+    public static byte[] databaseKey(final String db) {
+        final ByteWriter out = new ByteWriter();
+        out.write(DATABASES_PREFIX);
+        KeyCodec.encode(out, SqlType.VARCHAR, db);
+        return out.toByteArray();
+    }
+
+    public static byte[] schemaKey(final String db, final String schema) {
+        final ByteWriter out = new ByteWriter();
+        out.write(SCHEMAS_PREFIX);
+        KeyCodec.encode(out, SqlType.VARCHAR, db);
+        KeyCodec.encode(out, SqlType.VARCHAR, schema);
+        return out.toByteArray();
     }
 
     public static byte[] tableDefKey(final String db, final String schema, final String table) {
@@ -35,6 +59,15 @@ public final class Keys {
         KeyCodec.encode(out, SqlType.VARCHAR, db);
         KeyCodec.encode(out, SqlType.VARCHAR, schema);
         KeyCodec.encode(out, SqlType.VARCHAR, table);
+        return out.toByteArray();
+    }
+
+    /** The first bytes of the definitions of every table of one schema. */
+    public static byte[] schemaTablesPrefix(final String db, final String schema) {
+        final ByteWriter out = new ByteWriter();
+        out.write(TABLES_PREFIX);
+        KeyCodec.encode(out, SqlType.VARCHAR, db);
+        KeyCodec.encode(out, SqlType.VARCHAR, schema);
         return out.toByteArray();
     }
 

@@ -11,8 +11,9 @@ import java.util.TimeZone;
 /**
  * A column's type with its length (CHAR/VARCHAR), or precision and scale (DECIMAL). Also turns the values that
  * reach the gateway from SQL literals and JDBC parameters into the type's in-flight Java form, with the SQL
- * errors a database gives for values that do not fit. CHAR(n) keeps values as given (no blank padding), so it
- * behaves as VARCHAR(n); both reject longer values (SQLState 22001) except for trailing blanks, which are cut.
+ * errors a database gives for values that do not fit. CHAR(n) values are blank-padded to n characters on the
+ * way in (SQL standard), VARCHAR(n) values are kept as given; both reject longer values (SQLState 22001) except
+ * for trailing blanks, which are cut.
  */
 public record ColumnType(SqlType type, int precision, int scale) {
     /** Length limit of a VARCHAR declared without one. */
@@ -99,9 +100,9 @@ public record ColumnType(SqlType type, int precision, int scale) {
                     if (trimmed.codePointCount(0, trimmed.length()) > precision) {
                         throw ValueException.tooLong(s, this);
                     }
-                    return trimmed;
+                    return type == SqlType.CHAR ? padTo(trimmed, precision) : trimmed;
                 }
-                return s;
+                return type == SqlType.CHAR ? padTo(s, precision) : s;
             }
             case BOOLEAN:
                 if (value instanceof Boolean b) {
@@ -175,6 +176,12 @@ public record ColumnType(SqlType type, int precision, int scale) {
     /** The number of bytes a string takes in UTF-8 (used for size limits). */
     public static int utf8Length(final String s) {
         return s.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    /** {@code s} with blanks appended up to {@code length} characters (code points). */
+    private static String padTo(final String s, final int length) {
+        final int missing = length - s.codePointCount(0, s.length());
+        return missing <= 0 ? s : s + " ".repeat(missing);
     }
 
     private static String stripTrailingSpaces(final String s) {

@@ -47,6 +47,7 @@ public final class Gateway implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
         }
+        meta.bootstrap();
         final ServerCustomizer<Server> bind = server -> {
             for (Connector c : server.getConnectors()) {
                 if (c instanceof ServerConnector sc) {

@@ -1,10 +1,14 @@
 package io.meldb.sql.server;
 
-import io.meldb.sql.SqlStateException;
-import io.meldb.sql.calcite.MeldSchema;
+import io.meldb.core.Isolation;
+import io.meldb.sql.calcite.CharComparisons;
+import io.meldb.sql.calcite.MeldRootSchema;
+import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.DdlParser;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnSession;
 import org.apache.calcite.avatica.ConnectionPropertiesImpl;
 import org.apache.calcite.avatica.Meta;
@@ -15,7 +19,10 @@ import org.apache.calcite.avatica.jdbc.JdbcMeta;
 import org.apache.calcite.avatica.proto.Requests;
 import org.apache.calcite.avatica.remote.TypedValue;
 import org.apache.calcite.jdbc.CalciteConnection;
-import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.runtime.Hook;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.util.Holder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,13 +37,20 @@ import java.util.function.Supplier;
 /**
  * The server side of MeldDB's JDBC: Avatica's {@link JdbcMeta} over an in-process Calcite connection per client
  * connection, with MeldDB's transaction handling around every statement (see {@link GatewayConnection}), DDL run
- * by the gateway itself, and every error turned into a proper SQLState (see {@link SqlErrors}).
+ * by the gateway itself, and every error turned into a proper SQLState (see {@link SqlErrors}). Each connection's
+ * Calcite root schema is a {@link MeldRootSchema}: the catalog's schemas are its sub-schemas, and unqualified
+ * names resolve in {@link Catalog#PUBLIC}.
  */
 public final class MeldMeta extends JdbcMeta {
     private static final Logger LOG = LoggerFactory.getLogger(MeldMeta.class);
-    /** The one schema clients see (DESIGN.md: db / schema / table). */
-    public static final String SCHEMA = "PUBLIC";
-    public static final String DATABASE = "MELDB";
+    /** The default schema of every connection (DESIGN.md: db / schema / table). */
+    public static final String SCHEMA = Catalog.PUBLIC;
+    /** The one database of the cluster. */
+    public static final String DATABASE = Catalog.DATABASE;
+    /** How often the bootstrap transaction is tried when meld aborts it (another gateway bootstrapping). */
+    private static final int BOOTSTRAP_ATTEMPTS = 5;
+
+    private static final RootedCalciteDriver CALCITE = new RootedCalciteDriver();
 
     private final TxnRouter router;
     private final CatalogStore catalogStore = new CatalogStore();
@@ -47,6 +61,17 @@ public final class MeldMeta extends JdbcMeta {
     private final Map<String, ConnectionPropertiesImpl> properties = new ConcurrentHashMap<>();
 
     private record Prepared(StatementKind kind, String sql) {
+    }
+
+    /**
+     * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
+     * fixed root, to which sub-schemas would have to be added and removed by hand).
+     */
+    private static final class RootedCalciteDriver extends org.apache.calcite.jdbc.Driver {
+        CalciteConnection connect(final CalciteSchema root, final Properties info) {
+            return (CalciteConnection) ((org.apache.calcite.jdbc.CalciteFactory) factory)
+                    .newConnection(this, factory, CONNECT_STRING_PREFIX, info, root, null);
+        }
     }
 
     public MeldMeta(final TxnRouter router) throws SQLException {
@@ -68,14 +93,41 @@ public final class MeldMeta extends JdbcMeta {
     protected Connection createConnection(final String url, final Properties info) throws SQLException {
         final Properties calcite = new Properties();
         calcite.setProperty("timeZone", "UTC");
-        final Connection connection = new org.apache.calcite.jdbc.Driver().connect("jdbc:calcite:", calcite);
-        final CalciteConnection cc = connection.unwrap(CalciteConnection.class);
         final GatewayConnection state = new GatewayConnection("pending", DATABASE, router, catalogStore);
-        final SchemaPlus schema = cc.getRootSchema().add(SCHEMA, new MeldSchema(state, SCHEMA));
-        schema.setCacheEnabled(false);
+        // no caching: the sub-schemas and their tables come from the catalog at every lookup
+        final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
+        final CalciteConnection cc = CALCITE.connect(root, calcite);
         cc.setSchema(SCHEMA);
+        final Connection connection = cc;
         pending.put(connection, state);
         return connection;
+    }
+
+    /**
+     * Writes the database entry and its {@link Catalog#PUBLIC} schema unless they exist: an ordinary transaction,
+     * retried when meld aborts it (another gateway bootstrapping at the same time). Every DDL does the same, so
+     * a failure here is logged and not fatal.
+     */
+    public void bootstrap() {
+        for (int attempt = 1; attempt <= BOOTSTRAP_ATTEMPTS; attempt++) {
+            try (TxnSession txn = router.begin(Isolation.SERIALIZABLE, false)) {
+                if (catalogStore.ensureDatabase(txn, DATABASE)) {
+                    router.observed(txn.commit());
+                    LOG.info("created database {} with schema {} in the catalog", DATABASE, SCHEMA);
+                } else {
+                    txn.abort();
+                }
+                return;
+            } catch (TxnException e) {
+                if (e.error() != TxnError.CONFLICT || attempt == BOOTSTRAP_ATTEMPTS) {
+                    LOG.warn("could not bootstrap the catalog (DDL will do it): {}", e.getMessage());
+                    return;
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("could not bootstrap the catalog (DDL will do it): {}", e.toString());
+                return;
+            }
+        }
     }
 
     @Override
@@ -162,7 +214,9 @@ public final class MeldMeta extends JdbcMeta {
             final StatementHandle h;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
                 // planning reads the catalog: in the open transaction, or a snapshot
-                h = super.prepare(ch, sql, maxRowCount);
+                try (Hook.Closeable program = withMeldProgram()) {
+                    h = super.prepare(ch, sql, maxRowCount);
+                }
             } else {
                 final int id = getStatementIdGenerator().getAndIncrement();
                 h = new StatementHandle(ch.id, id, Signature.create(List.of(), sql, List.of(),
@@ -182,7 +236,7 @@ public final class MeldMeta extends JdbcMeta {
             throws NoSuchStatementException {
         final StatementKind kind = kindOf(sql);
         return run(h, kind, sql, () -> {
-            try {
+            try (Hook.Closeable program = withMeldProgram()) {
                 return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);
@@ -352,7 +406,11 @@ public final class MeldMeta extends JdbcMeta {
     private void runDdl(final GatewayConnection state, final Ddl ddl) {
         final TxnSession txn = state.session();
         final CatalogStore store = state.catalogStore();
-        if (ddl instanceof Ddl.CreateTable c) {
+        if (ddl instanceof Ddl.CreateSchema c) {
+            store.createSchema(txn, DATABASE, c.name(), c.ifNotExists());
+        } else if (ddl instanceof Ddl.DropSchema d) {
+            store.dropSchema(txn, DATABASE, d.name(), d.ifExists(), d.cascade());
+        } else if (ddl instanceof Ddl.CreateTable c) {
             store.createTable(txn, DATABASE, schema(c.schema()), c.name(), c.columns(), c.primaryKey(),
                     c.ifNotExists());
         } else if (ddl instanceof Ddl.DropTable d) {
@@ -364,12 +422,14 @@ public final class MeldMeta extends JdbcMeta {
         }
     }
 
+    /** The schema of a DDL name: the one given, or {@link #SCHEMA} for an unqualified name. */
     private static String schema(final String given) {
-        if (given == null || given.equals(SCHEMA)) {
-            return SCHEMA;
-        }
-        throw new SqlStateException("3F000", "schema \"" + given + "\" does not exist (MeldDB has one schema, "
-                + SCHEMA + ")");
+        return given == null ? SCHEMA : given;
+    }
+
+    /** Plans this thread's statements with {@link CharComparisons#program()} until closed. */
+    private static Hook.Closeable withMeldProgram() {
+        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(CharComparisons.program()));
     }
 
     private static StatementKind kindOf(final String sql) {

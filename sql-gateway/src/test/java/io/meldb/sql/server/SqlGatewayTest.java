@@ -148,7 +148,7 @@ class SqlGatewayTest {
                 assertTrue(rs.getBoolean(6));
                 assertEquals("2024-02-29", rs.getString(7));
                 assertEquals("2024-02-29 12:34:56.789", rs.getString(8));
-                assertEquals("ab", rs.getString(9)); // CHAR is not padded (see ColumnType)
+                assertEquals("ab ", rs.getString(9)); // CHAR(n) is blank-padded to n
                 assertTrue(rs.next());
                 assertEquals("", rs.getString(3));
                 assertEquals(1e300, rs.getDouble(5));
