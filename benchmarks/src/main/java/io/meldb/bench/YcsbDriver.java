@@ -90,6 +90,7 @@ public final class YcsbDriver {
         {"checkpoint-every", "20000", "txn-server checkpoint interval in intentions (0 = never)"},
         {"separate-decoder", "true", "embedded mode: decode intentions on their own thread, ahead of meld"},
         {"premeld-on-threads", "true", "embedded mode: run premeld on t threads of its own"},
+        {"decode-threads", "1", "embedded mode: deserializer threads"},
         {"child-jvm-args", "", "cluster mode: extra JVM arguments for the server processes, space separated"},
         {"label", "", "row label for the markdown summary line"},
         {"seed", "42", "random seed"},
@@ -189,7 +190,8 @@ public final class YcsbDriver {
                 final EmbeddedNode node = EmbeddedNode.start(dataDir, c -> c.cluster(cc)
                     .maxInFlight(serverMaxInFlight).checkpointEvery(checkpointEvery)
                     .separateDecoder(Boolean.parseBoolean(opts.get("separate-decoder")))
-                    .premeldOnThreads(Boolean.parseBoolean(opts.get("premeld-on-threads"))));
+                    .premeldOnThreads(Boolean.parseBoolean(opts.get("premeld-on-threads")))
+                    .decodeThreads(Integer.parseInt(opts.get("decode-threads"))));
                 owner = node;
                 embedded = node.txnServer();
                 services.add(node.txnService());

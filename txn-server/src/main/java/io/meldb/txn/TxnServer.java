@@ -125,6 +125,11 @@ public final class TxnServer implements TxnService {
     private final OneToOneConcurrentArrayQueue<Job>[] premeldQueues;
     /** The pipeline premeld threads use; replaced with {@link #pipeline} at every compaction. */
     private volatile MeldPipeline premeldPipeline;
+    /** Deserializer threads (csn mod N decodes on thread csn mod N), or none when the reader decodes. */
+    private final Thread[] decodeThreads;
+    private final OneToOneConcurrentArrayQueue<Job>[] decodeQueues;
+    /** The generation deserializer threads decode into; replaced at every compaction. */
+    private volatile Generation decodeGeneration;
     /** Decode stage to meld stage: one producer, one consumer, no allocation per hand-over. */
     private final OneToOneConcurrentArrayQueue<Job> jobs = new OneToOneConcurrentArrayQueue<>(4096);
     /** CSN of the newest state the meld stage has published; the decode stage waits on it. */
@@ -187,18 +192,31 @@ public final class TxnServer implements TxnService {
         final Arena loadArena;
         final Arena decodeArena = new Arena();
         final MeldPipeline pipeline;
+        /** One arena and decoder per deserializer thread (per-thread pools, Hyder II §5.3). */
+        final Arena[] workerArenas;
+        final IntentionDecoder[] workerDecoders;
         int sessions;
         boolean retired;
 
-        Generation(final NodeDirectory directory, final Arena loadArena, final MeldPipeline pipeline) {
+        Generation(final NodeDirectory directory, final Arena loadArena, final MeldPipeline pipeline,
+                   final int decodeThreads) {
             this.directory = directory;
             this.loadArena = loadArena;
             this.pipeline = pipeline;
+            this.workerArenas = new Arena[decodeThreads];
+            this.workerDecoders = new IntentionDecoder[decodeThreads];
+            for (int i = 0; i < decodeThreads; i++) {
+                workerArenas[i] = new Arena();
+                workerDecoders[i] = new IntentionDecoder(workerArenas[i], directory);
+            }
         }
 
         void free() {
             pipeline.close();
             decodeArena.close();
+            for (Arena a : workerArenas) {
+                a.close();
+            }
             if (loadArena != null) {
                 loadArena.close();
             }
@@ -255,7 +273,8 @@ public final class TxnServer implements TxnService {
         final NodeDirectory directory = recovered.directory();
         if (recovered.manifest() == null) {
             this.generation = new Generation(directory, recovered.arena(),
-                new MeldPipeline(cluster.meldConfig(), directory).retainStates(cluster.maxSnapshotAge() + 1L));
+                new MeldPipeline(cluster.meldConfig(), directory).retainStates(cluster.maxSnapshotAge() + 1L),
+                decodeThreadCount(config));
             this.pipeline = generation.pipeline;
             this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = 0;
@@ -265,7 +284,7 @@ public final class TxnServer implements TxnService {
             final CheckpointManifest m = recovered.manifest();
             this.generation = new Generation(directory, recovered.arena(),
                 new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots())
-                    .retainStates(cluster.maxSnapshotAge() + 1L));
+                    .retainStates(cluster.maxSnapshotAge() + 1L), decodeThreadCount(config));
             this.pipeline = generation.pipeline;
             this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = m.lcsCsn();
@@ -291,6 +310,19 @@ public final class TxnServer implements TxnService {
         this.incarnation = appendFence();
         this.separateDecoder = config.separateDecoder();
         this.premeldPipeline = pipeline;
+        this.decodeGeneration = generation;
+        final int n = decodeThreadCount(config);
+        this.decodeThreads = new Thread[n];
+        @SuppressWarnings("unchecked")
+        final OneToOneConcurrentArrayQueue<Job>[] dq = new OneToOneConcurrentArrayQueue[n];
+        this.decodeQueues = dq;
+        for (int i = 0; i < n; i++) {
+            final int worker = i;
+            decodeQueues[i] = new OneToOneConcurrentArrayQueue<>(4096);
+            decodeThreads[i] = new Thread(() -> runDecoder(worker), "meldb-decode-" + serverId + "-" + i);
+            decodeThreads[i].setDaemon(true);
+            decodeThreads[i].start();
+        }
         final int t = separateDecoder && config.premeldOnThreads() ? cluster.premeldThreads() : 0;
         this.premeldThreads = new Thread[t];
         @SuppressWarnings("unchecked")
@@ -304,7 +336,7 @@ public final class TxnServer implements TxnService {
             premeldThreads[i].start();
         }
         this.meldedCsn = lcs.csn();
-        this.readerThread = new Thread(this::runReader, "meldb-decode-" + serverId);
+        this.readerThread = new Thread(this::runReader, "meldb-reader-" + serverId);
         this.readerThread.setDaemon(true);
         this.meldThread = separateDecoder ? new Thread(this::runMeld, "meldb-meld-" + serverId) : null;
         if (meldThread != null) {
@@ -1011,6 +1043,19 @@ public final class TxnServer implements TxnService {
             emit(Job.reject(c, new Origin(server, inc, seq, "snapshot_too_old")));
             return;
         }
+        if (decodeQueues.length > 0) {
+            final Job job = Job.intention(c, null, new Origin(server, inc, seq, null));
+            job.record = new byte[length - LogRecords.INTENTION_HEADER];
+            buffer.getBytes(offset + LogRecords.INTENTION_HEADER, job.record);
+            job.snapshotCsn = snapshotCsn;
+            job.position = position;
+            handOff(decodeQueues[(int) (c % decodeQueues.length)], job);
+            if (premeldQueues.length > 0) {
+                handOff(premeldQueues[(int) (c % premeldQueues.length)], job);
+            }
+            emit(job);
+            return;
+        }
         // its pointers name nodes of its snapshot, which exist once meld has produced that state
         awaitMelded(snapshotCsn);
         final Intention intention;
@@ -1024,16 +1069,70 @@ public final class TxnServer implements TxnService {
         }
         metrics.intentionRead(intention.nodeCount());
         final Job job = Job.intention(c, intention, new Origin(server, inc, seq, null));
+        job.decoded = true;
         if (premeldQueues.length > 0) {
-            final OneToOneConcurrentArrayQueue<Job> q = premeldQueues[(int) (c % premeldQueues.length)];
-            while (!q.offer(job)) {
-                if (closed || failure != null) {
-                    throw new IllegalStateException("the premeld stage stopped");
-                }
-                LockSupport.parkNanos(50_000);
-            }
+            handOff(premeldQueues[(int) (c % premeldQueues.length)], job);
         }
         emit(job);
+    }
+
+    private void handOff(final OneToOneConcurrentArrayQueue<Job> queue, final Job job) {
+        while (!queue.offer(job)) {
+            if (closed || failure != null) {
+                throw new IllegalStateException("a pipeline stage stopped");
+            }
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    /**
+     * A deserializer thread (Hyder II §5.2): decodes its share of the intentions (csn mod N) into its own arena
+     * of the current generation, each once meld has produced the state its snapshot names.
+     */
+    private void runDecoder(final int worker) {
+        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+        final OneToOneConcurrentArrayQueue<Job> queue = decodeQueues[worker];
+        try {
+            while (!closed && failure == null) {
+                final Job job = queue.poll();
+                if (job == null) {
+                    idle.idle();
+                    continue;
+                }
+                idle.reset();
+                awaitMelded(job.snapshotCsn);
+                final IntentionDecoder d = decodeGeneration.workerDecoders[worker];
+                try {
+                    job.intention = d.decode(new UnsafeBuffer(job.record), 0, job.record.length, job.csn,
+                        new Intention());
+                    metrics.intentionRead(job.intention.nodeCount());
+                } catch (IntentionFormatException e) {
+                    LOG.warn("intention csn {} at log position {} is malformed: {}", job.csn, job.position,
+                        e.getMessage());
+                    job.malformed = true;
+                }
+                job.record = null;
+                job.decoded = true;
+            }
+        } catch (RuntimeException | Error e) {
+            if (!closed) {
+                LOG.error("server {}: deserializer thread {} stopped", serverId, worker, e);
+                fail("decode error: " + e);
+            }
+        }
+    }
+
+    private void awaitDecoded(final Job job) {
+        while (!job.decoded) {
+            if (closed || failure != null) {
+                throw new IllegalStateException("the decode stage stopped");
+            }
+            LockSupport.parkNanos(10_000);
+        }
+    }
+
+    private static int decodeThreadCount(final TxnServerConfig config) {
+        return config.separateDecoder() ? config.decodeThreads() : 0;
     }
 
     private void awaitMelded(final long snapshotCsn) {
@@ -1078,6 +1177,11 @@ public final class TxnServer implements TxnService {
         final CompletableFuture<Boolean> result;
         /** Set by the meld stage when the pipeline decides this intention. */
         boolean committed;
+        /** For a deserializer thread: the intention's bytes and snapshot; then the result, then done. */
+        byte[] record;
+        long snapshotCsn;
+        boolean malformed;
+        volatile boolean decoded;
         /** Set by a premeld thread: the intention final meld takes (null if premeld aborted it), then done. */
         Intention premelded;
         volatile boolean premeldDone;
@@ -1155,6 +1259,15 @@ public final class TxnServer implements TxnService {
     private void handle(final Job job) {
         switch (job.kind) {
             case Job.INTENTION -> {
+                awaitDecoded(job);
+                if (job.malformed) {
+                    job.origin = new Origin(job.origin.serverId(), job.origin.incarnation(), job.origin.sequence(),
+                        "malformed");
+                    undecided.put(job.csn, job);
+                    pipeline.reject(job.csn, decisionListener);
+                    settle();
+                    return;
+                }
                 undecided.put(job.csn, job);
                 final long visitedBefore = pipeline.finalNodesVisited();
                 final long zoneBefore = pipeline.conflictZoneTotal();
@@ -1228,7 +1341,8 @@ public final class TxnServer implements TxnService {
                     }
                     LockSupport.parkNanos(10_000);
                 }
-                job.premelded = premeldPipeline.premeldAhead(job.intention);
+                awaitDecoded(job);
+                job.premelded = job.malformed ? null : premeldPipeline.premeldAhead(job.intention);
                 job.premeldDone = true;
             }
         } catch (RuntimeException | Error e) {
@@ -1427,7 +1541,7 @@ public final class TxnServer implements TxnService {
         }
         final Generation next = new Generation(directory, loadArena,
             new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots)
-                .retainStates(cluster.maxSnapshotAge() + 1L));
+                .retainStates(cluster.maxSnapshotAge() + 1L), decodeQueues.length);
         final Snapshot nextLcs = next.pipeline.lcs();
         if (NodeMemory.CHECKS && StateHash.of(nextLcs.root()) != StateHash.of(pipeline.lcs().root())) {
             throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
@@ -1442,6 +1556,7 @@ public final class TxnServer implements TxnService {
             generation = next;
             pipeline = next.pipeline;
             premeldPipeline = next.pipeline;
+            decodeGeneration = next;
             decoder = new IntentionDecoder(next.decodeArena, directory);
             lcs = nextLcs;
             old.retired = true;
@@ -1510,6 +1625,7 @@ public final class TxnServer implements TxnService {
         }
         checkpointExecutor.shutdownNow();
         final List<Thread> threads = new ArrayList<>(List.of(premeldThreads));
+        threads.addAll(List.of(decodeThreads));
         threads.add(readerThread);
         threads.add(meldThread);
         threads.add(replyThread);

@@ -26,6 +26,7 @@ public final class TxnServerConfig {
     private boolean writeCheckpoints = true;
     private boolean separateDecoder = true;
     private boolean premeldOnThreads = true;
+    private int decodeThreads = 1;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
 
@@ -147,6 +148,22 @@ public final class TxnServerConfig {
 
     public TxnServerConfig separateDecoder(final boolean separateDecoder) {
         this.separateDecoder = separateDecoder;
+        return this;
+    }
+
+    /**
+     * Deserializer threads (Hyder II §5.2) with {@link #separateDecoder()}: intention csn goes to thread
+     * csn mod N; a reader thread reassembles records in log order and hands them out.
+     */
+    public int decodeThreads() {
+        return decodeThreads;
+    }
+
+    public TxnServerConfig decodeThreads(final int decodeThreads) {
+        if (decodeThreads < 1) {
+            throw new IllegalArgumentException("decode threads " + decodeThreads + " must be at least 1");
+        }
+        this.decodeThreads = decodeThreads;
         return this;
     }
 

@@ -29,6 +29,7 @@ public final class TxnServerMain {
         {"checkpoint-every", "MELDB_TXN_CHECKPOINT_EVERY", "20000", "write a checkpoint every N intentions; 0 = never"},
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
         {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld"},
+        {"decode-threads", "MELDB_TXN_DECODE_THREADS", "1", "deserializer threads (with --separate-decoder)"},
         {"premeld-on-threads", "MELDB_TXN_PREMELD_ON_THREADS", "true", "run premeld on t threads of its own (needs --separate-decoder)"},
         {"premeld-threads", "MELDB_TXN_PREMELD_THREADS", null, "cluster meld config, used when creating the log: premeld t"},
         {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
@@ -121,7 +122,8 @@ public final class TxnServerMain {
             .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
             .trim(CommandFlags.booleanValue(v, "trim"))
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
-            .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"));
+            .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
+            .decodeThreads(CommandFlags.intValue(v, "decode-threads"));
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
             || v.get("block-size") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;

@@ -95,8 +95,9 @@ class ReplicaServersTest {
     @Test
     void serversWithPremeldAndGroupMeldReachTheSameStateAndRejoinAfterRestart() throws Exception {
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1))) {
+            // server 1: two deserializer threads and two premeld threads ahead of its meld thread
             final TxnServerConfig c1 = TxnServerConfig.log("127.0.0.1", log.port()).serverId(1).cluster(PIPELINED)
-                .checkpointEvery(60).trim(false);
+                .checkpointEvery(60).trim(false).decodeThreads(2);
             TxnServer s2 = null;
             try (TxnServer s1 = TxnServer.start(c1)) {
                 // server 2 decodes and melds on one thread, server 1 on two: they must still agree
@@ -139,7 +140,7 @@ class ReplicaServersTest {
         final ClusterConfig premeld = new ClusterConfig(8192, 2, 4, false, 40);
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
              TxnServer compacting = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(1)
-                 .cluster(premeld).checkpointEvery(7).writeCheckpoints(false).maxInFlight(1024));
+                 .cluster(premeld).checkpointEvery(7).writeCheckpoints(false).maxInFlight(1024).decodeThreads(3));
              TxnServer plain = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(2)
                  .checkpointEvery(0).separateDecoder(false))) {
             load(compacting, 300);
