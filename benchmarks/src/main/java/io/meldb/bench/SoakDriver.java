@@ -1,5 +1,6 @@
 package io.meldb.bench;
 
+import io.meldb.log.server.CommandFlags;
 import io.meldb.core.Isolation;
 import io.meldb.core.NodeMemory;
 import io.meldb.txn.EmbeddedNode;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -508,36 +508,9 @@ public final class SoakDriver {
     // ------------------------------------------------------------------------------------------ flags
 
     private static Map<String, String> parse(final String[] args) {
-        final Map<String, String> opts = new LinkedHashMap<>();
-        for (String[] f : FLAGS) {
-            opts.put(f[0], f[1]);
-        }
-        for (int i = 0; i < args.length; i++) {
-            String arg = args[i];
-            if (arg.equals("--help") || arg.equals("-h")) {
-                return null;
-            }
-            if (!arg.startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument " + arg);
-            }
-            arg = arg.substring(2);
-            final String name;
-            final String value;
-            final int eq = arg.indexOf('=');
-            if (eq >= 0) {
-                name = arg.substring(0, eq);
-                value = arg.substring(eq + 1);
-            } else {
-                name = arg;
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("--" + name + " needs a value");
-                }
-                value = args[++i];
-            }
-            if (!opts.containsKey(name)) {
-                throw new IllegalArgumentException("unknown flag --" + name);
-            }
-            opts.put(name, value);
+        final Map<String, String> opts = CommandFlags.parse(CommandFlags.withEnvironment("MELDB_SOAK_", FLAGS), args);
+        if (opts == null) {
+            return null;
         }
         final int keys = Integer.parseInt(opts.get("keys").replace("_", "").replace(",", ""));
         if (keys < 1) {
@@ -553,11 +526,8 @@ public final class SoakDriver {
     }
 
     private static void usage() {
-        System.err.println("usage: java $(cat bin/jvm-flags) -Xmx1g -cp benchmarks/target/benchmarks.jar"
-            + " io.meldb.bench.SoakDriver [--flag value ...]");
-        for (String[] f : FLAGS) {
-            System.err.printf(Locale.ROOT, "  --%-18s %s (default %s)%n", f[0], f[2], f[1]);
-        }
+        CommandFlags.usage(System.out, "usage: java $(cat bin/jvm-flags) -Xmx1g -cp benchmarks/target/benchmarks.jar"
+            + " io.meldb.bench.SoakDriver [--flag value ...]", CommandFlags.withEnvironment("MELDB_SOAK_", FLAGS));
     }
 
     private static void deleteRecursively(final Path dir) {

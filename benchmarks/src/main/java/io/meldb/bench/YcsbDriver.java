@@ -1,5 +1,6 @@
 package io.meldb.bench;
 
+import io.meldb.log.server.CommandFlags;
 import io.meldb.core.BlockFormat;
 import io.meldb.core.Isolation;
 import io.meldb.txn.ClusterConfig;
@@ -24,7 +25,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -529,50 +529,15 @@ public final class YcsbDriver {
     // ------------------------------------------------------------------------------------------ flags
 
     private static Map<String, String> parse(final String[] args) {
-        final Map<String, String> v = new LinkedHashMap<>();
-        for (String[] f : FLAGS) {
-            v.put(f[0], f[1]);
-        }
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("--help") || a.equals("-h")) {
-                return null;
-            }
-            if (!a.startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument '" + a + "'");
-            }
-            a = a.substring(2);
-            String value = null;
-            final int eq = a.indexOf('=');
-            if (eq > 0) {
-                value = a.substring(eq + 1);
-                a = a.substring(0, eq);
-            }
-            if (!v.containsKey(a)) {
-                throw new IllegalArgumentException("unknown flag --" + a);
-            }
-            if (value == null) {
-                final boolean booleanFlag = v.get(a).equals("false") || v.get(a).equals("true");
-                if (booleanFlag && (i + 1 >= args.length || args[i + 1].startsWith("--"))) {
-                    value = "true";
-                } else if (i + 1 < args.length) {
-                    value = args[++i];
-                } else {
-                    throw new IllegalArgumentException("--" + a + " needs a value");
-                }
-            }
-            v.put(a, value);
-        }
-        return v;
+        final Map<String, String> opts = CommandFlags.parse(CommandFlags.withEnvironment("MELDB_YCSB_", FLAGS), args);
+        return opts;
     }
 
     private static void usage() {
-        System.out.println("usage: java $(cat bin/jvm-flags) -cp benchmarks/target/benchmarks.jar "
-            + "io.meldb.bench.YcsbDriver [--flag value]...");
-        System.out.println("YCSB-style multi-operation transactions against MeldDB (Hyder II SIGMOD'15 §6.1).");
-        for (String[] f : FLAGS) {
-            System.out.printf(Locale.ROOT, "  --%-22s %s (default: %s)%n", f[0], f[2], f[1].isEmpty() ? "none" : f[1]);
-        }
+        CommandFlags.usage(System.out, "usage: java $(cat bin/jvm-flags) -cp benchmarks/target/benchmarks.jar "
+            + "io.meldb.bench.YcsbDriver [--flag value]...\n"
+            + "YCSB-style multi-operation transactions against MeldDB (Hyder II SIGMOD'15 §6.1).",
+            CommandFlags.withEnvironment("MELDB_YCSB_", FLAGS));
     }
 
     static void deleteTree(final Path dir) {

@@ -35,6 +35,11 @@ public final class CommandFlags {
             if (eq >= 0) {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
+            } else if (!values.containsKey(name)) {
+                throw new IllegalArgumentException("unknown flag --" + name);
+            } else if (isBoolean(flags, name) && (i + 1 >= args.length || args[i + 1].startsWith("--"))) {
+                // a boolean flag alone turns it on
+                value = "true";
             } else if (i + 1 < args.length) {
                 value = args[++i];
             } else {
@@ -54,6 +59,28 @@ public final class CommandFlags {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--" + name + " must be an integer, got '" + v.get(name) + "'");
         }
+    }
+
+    private static boolean isBoolean(String[][] flags, String name) {
+        for (String[] f : flags) {
+            if (f[0].equals(name)) {
+                return "true".equals(f[2]) || "false".equals(f[2]);
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A flag table for a tool without environment variables: rows {flag, default, help} become
+     * {flag, PREFIX_FLAG, default, help}.
+     */
+    public static String[][] withEnvironment(String prefix, String[][] rows) {
+        String[][] out = new String[rows.length][];
+        for (int i = 0; i < rows.length; i++) {
+            out[i] = new String[] {rows[i][0], prefix + rows[i][0].toUpperCase(Locale.ROOT).replace('-', '_'),
+                rows[i][1], rows[i][2]};
+        }
+        return out;
     }
 
     public static long longValue(Map<String, String> v, String name) {
