@@ -57,6 +57,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * A transaction server (Hyder II §5.2-5.3; DESIGN.md "Data flow of one update transaction"): it runs client
@@ -146,6 +147,8 @@ public final class TxnServer implements TxnService {
     private final LongArrayList decidedCsns = new LongArrayList();
     /** CSN of the held group-meld intention this server last nudged (see {@link #nudgeIfHolding}). */
     private long nudgedCsn;
+    /** When the meld thread last found no work (0 while busy). */
+    private long meldIdleSince;
     private final LongArrayList decidedCommitted = new LongArrayList();
     /** Newest incarnation of each server, from the fences read so far. */
     private final ConcurrentHashMap<Integer, Long> fences = new ConcurrentHashMap<>();
@@ -1090,34 +1093,47 @@ public final class TxnServer implements TxnService {
      * of the current generation, each once meld has produced the state its snapshot names.
      */
     private void runDecoder(final int worker) {
+        runStage("deserializer thread " + worker, decodeQueues[worker], job -> decode(worker, job), null);
+    }
+
+    private void decode(final int worker, final Job job) {
+        awaitMelded(job.snapshotCsn);
+        final IntentionDecoder d = decodeGeneration.workerDecoders[worker];
+        try {
+            job.intention = d.decode(new UnsafeBuffer(job.record), 0, job.record.length, job.csn, new Intention());
+            metrics.intentionRead(job.intention.nodeCount());
+        } catch (IntentionFormatException e) {
+            LOG.warn("intention csn {} at log position {} is malformed: {}", job.csn, job.position, e.getMessage());
+            job.malformed = true;
+        }
+        job.record = null;
+        job.decoded = true;
+    }
+
+    /**
+     * The loop of every stage thread: takes the stage's jobs in order, idling with backoff (spin, yield, then
+     * short parks) when there are none; an error stops the server, as any pipeline error does.
+     */
+    private void runStage(final String stage, final OneToOneConcurrentArrayQueue<Job> queue, final Consumer<Job> step,
+                          final Runnable whenIdle) {
         final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
-        final OneToOneConcurrentArrayQueue<Job> queue = decodeQueues[worker];
         try {
             while (!closed && failure == null) {
                 final Job job = queue.poll();
                 if (job == null) {
+                    if (whenIdle != null) {
+                        whenIdle.run();
+                    }
                     idle.idle();
                     continue;
                 }
                 idle.reset();
-                awaitMelded(job.snapshotCsn);
-                final IntentionDecoder d = decodeGeneration.workerDecoders[worker];
-                try {
-                    job.intention = d.decode(new UnsafeBuffer(job.record), 0, job.record.length, job.csn,
-                        new Intention());
-                    metrics.intentionRead(job.intention.nodeCount());
-                } catch (IntentionFormatException e) {
-                    LOG.warn("intention csn {} at log position {} is malformed: {}", job.csn, job.position,
-                        e.getMessage());
-                    job.malformed = true;
-                }
-                job.record = null;
-                job.decoded = true;
+                step.accept(job);
             }
         } catch (RuntimeException | Error e) {
             if (!closed) {
-                LOG.error("server {}: deserializer thread {} stopped", serverId, worker, e);
-                fail("decode error: " + e);
+                LOG.error("server {}: {} stopped", serverId, stage, e);
+                fail(stage + " error: " + e);
             }
         }
     }
@@ -1230,29 +1246,18 @@ public final class TxnServer implements TxnService {
 
     /** The meld stage's thread (only with a separate decoder): premeld, group meld and final meld in log order. */
     private void runMeld() {
-        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
-        long idleSince = 0;
-        try {
-            while (!closed && failure == null) {
-                final Job job = jobs.poll();
-                if (job == null) {
-                    if (idleSince == 0) {
-                        idleSince = System.nanoTime();
-                    } else if (pipeline.holding() && System.nanoTime() - idleSince > NUDGE_AFTER_NANOS) {
-                        nudgeIfHolding();
-                    }
-                    idle.idle();
-                    continue;
-                }
-                idleSince = 0;
-                idle.reset();
-                handle(job);
-            }
-        } catch (RuntimeException | Error e) {
-            if (!closed) {
-                LOG.error("server {}: the meld pipeline stopped", serverId, e);
-                fail("meld pipeline error: " + e);
-            }
+        runStage("the meld pipeline", jobs, job -> {
+            meldIdleSince = 0;
+            handle(job);
+        }, this::meldIdle);
+    }
+
+    /** Idle meld thread: once the log has been quiet a while, nudges a held group-meld intention. */
+    private void meldIdle() {
+        if (meldIdleSince == 0) {
+            meldIdleSince = System.nanoTime();
+        } else if (pipeline.holding() && System.nanoTime() - meldIdleSince > NUDGE_AFTER_NANOS) {
+            nudgeIfHolding();
         }
     }
 
@@ -1323,34 +1328,19 @@ public final class TxnServer implements TxnService {
      * csn - t*d - 1, as soon as meld has decided that far, while final meld works on earlier intentions.
      */
     private void runPremeld(final int slot) {
-        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
-        final OneToOneConcurrentArrayQueue<Job> queue = premeldQueues[slot];
         final long reach = (long) cluster.premeldThreads() * cluster.premeldDistance() + 1;
-        try {
-            while (!closed && failure == null) {
-                final Job job = queue.poll();
-                if (job == null) {
-                    idle.idle();
-                    continue;
+        runStage("premeld thread " + slot, premeldQueues[slot], job -> {
+            final long m = job.csn - reach;
+            while (meldedCsn < m) {
+                if (closed || failure != null) {
+                    throw new IllegalStateException("the meld stage stopped");
                 }
-                idle.reset();
-                final long m = job.csn - reach;
-                while (meldedCsn < m) {
-                    if (closed || failure != null) {
-                        return;
-                    }
-                    LockSupport.parkNanos(10_000);
-                }
-                awaitDecoded(job);
-                job.premelded = job.malformed ? null : premeldPipeline.premeldAhead(job.intention);
-                job.premeldDone = true;
+                LockSupport.parkNanos(10_000);
             }
-        } catch (RuntimeException | Error e) {
-            if (!closed) {
-                LOG.error("server {}: premeld thread {} stopped", serverId, slot, e);
-                fail("premeld error: " + e);
-            }
-        }
+            awaitDecoded(job);
+            job.premelded = job.malformed ? null : premeldPipeline.premeldAhead(job.intention);
+            job.premeldDone = true;
+        }, null);
     }
 
     /**
@@ -1430,16 +1420,7 @@ public final class TxnServer implements TxnService {
     }
 
     private void runReplies() {
-        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
-        while (!closed) {
-            final Job job = replies.poll();
-            if (job == null) {
-                idle.idle();
-            } else {
-                idle.reset();
-                reply(job);
-            }
-        }
+        runStage("the reply thread", replies, this::reply, null);
     }
 
     private void reply(final Job job) {
