@@ -35,6 +35,7 @@ public final class TxnServerMain {
         {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
         {"block-size", "MELDB_TXN_BLOCK_SIZE", null, "cluster meld config: block size"},
+        {"max-snapshot-age", "MELDB_TXN_MAX_SNAPSHOT_AGE", null, "cluster meld config: intentions a transaction's snapshot may lag its commit (default 10000)"},
     };
     private static final String USAGE = "usage: txn-server [--flag value]...\n"
         + "Runs a MeldDB transaction server: executes transactions and melds the shared log.\n"
@@ -125,14 +126,16 @@ public final class TxnServerMain {
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
             .decodeThreads(CommandFlags.intValue(v, "decode-threads"));
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
-            || v.get("block-size") != null) {
+            || v.get("block-size") != null || v.get("max-snapshot-age") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;
             c.cluster(new ClusterConfig(
                 v.get("block-size") != null ? CommandFlags.intValue(v, "block-size") : d.blockSize(),
                 v.get("premeld-threads") != null ? CommandFlags.intValue(v, "premeld-threads") : d.premeldThreads(),
                 v.get("premeld-distance") != null ? CommandFlags.intValue(v, "premeld-distance")
                     : d.premeldDistance(),
-                v.get("group-meld") != null ? CommandFlags.booleanValue(v, "group-meld") : d.groupMeld()));
+                v.get("group-meld") != null ? CommandFlags.booleanValue(v, "group-meld") : d.groupMeld(),
+                v.get("max-snapshot-age") != null ? CommandFlags.intValue(v, "max-snapshot-age")
+                    : d.maxSnapshotAge()));
         }
         return c;
     }
