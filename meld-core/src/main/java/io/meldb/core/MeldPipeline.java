@@ -36,6 +36,8 @@ public final class MeldPipeline implements AutoCloseable {
     private final Meld[] premelds;
     private final Arena groupArena = new Arena();
     private final Meld groupMeld;
+    /** Reused for every group: a group intention lives only within the submit that forms it. */
+    private final Intention groupIntention = new Intention();
 
     /**
      * Root of each held state, a ring indexed by {@code csn & (length - 1)}: entries from {@link #baseCsn} to
@@ -303,7 +305,7 @@ public final class MeldPipeline implements AutoCloseable {
         final boolean firstAborted = heldFirstAborted;
         heldFirst = null;
         if (!firstAborted && !aborted && intention.snapshotCsn < first.minCsn) {
-            final Intention group = new Intention();
+            final Intention group = groupIntention;
             if (groupMeld.groupMeld(first, current, group)) {
                 groupsFormed++;
                 final long root = finalMeld(group);

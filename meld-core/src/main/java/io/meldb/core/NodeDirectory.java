@@ -27,7 +27,7 @@ public final class NodeDirectory {
 
     private final Long2LongHashMap handles;
     /** Stage (csn, kind) to packed run: one map entry, so registering a meld's run is a single put. */
-    private final Long2LongHashMap runs = new Long2LongHashMap(1 << 12, 0.6f, 0L);
+    private final Long2LongHashMap runs;
 
     public NodeDirectory() {
         this(1 << 16);
@@ -36,6 +36,8 @@ public final class NodeDirectory {
     /** A directory sized for about {@code expectedNodes} entries, so it need not grow (and reallocate) soon. */
     public NodeDirectory(final int expectedNodes) {
         this.handles = new Long2LongHashMap(Math.max(1 << 16, expectedNodes), 0.6f, 0L);
+        // one run per meld call that made ephemeral nodes: about one per intention, each with dozens of nodes
+        this.runs = new Long2LongHashMap(Math.max(1 << 12, expectedNodes / 16), 0.6f, 0L);
     }
 
     public synchronized void register(final long vn, final long handle) {

@@ -97,6 +97,8 @@ public final class TxnServer implements TxnService {
     private final OutcomeTable outcomes;
     private final ConcurrentLinkedQueue<Workspace> workspaces = new ConcurrentLinkedQueue<>();
     private final ExecutorService checkpointExecutor;
+    /** Serializes and reloads checkpoints (while the meld thread waits), apart from appending them. */
+    private final ExecutorService compactionExecutor;
 
     // ---- the append side (guarded by writeLock)
     private final Object writeLock = new Object();
@@ -109,7 +111,11 @@ public final class TxnServer implements TxnService {
     /** Used by the decode stage; replaced by {@link #compact} while the decode stage waits for it. */
     private volatile IntentionDecoder decoder;
     private MeldPipeline pipeline;
-    /** Guards the pairing of {@link #generation} and {@link #lcs} that sessions pin, and session counts. */
+    /**
+     * Guards the pairing of {@link #generation} and the published LCS ({@link #lcsRoot}, {@link #lcsCsn}) that
+     * sessions pin, and session counts. Publishing takes this lock instead of allocating a snapshot object per
+     * commit on the meld thread; readers build their own.
+     */
     private final Object generationLock = new Object();
     private long retiredFinalMelds;
     private long retiredEphemerals;
@@ -161,7 +167,8 @@ public final class TxnServer implements TxnService {
     private final long knowledgeStart;
     private long lastCheckpointCsn;
     private String rejectReason;
-    private volatile Snapshot lcs;
+    private long lcsRoot;
+    private long lcsCsn;
     /** State hash of a recent LCS, computed on demand (a hash walks the whole tree). */
     private volatile HashedState hashed;
     private volatile long processedPosition;
@@ -177,7 +184,7 @@ public final class TxnServer implements TxnService {
     private long previousCheckpointResume;
     private volatile boolean checkpointRunning;
 
-    private record HashedState(Snapshot state, long hash) {
+    private record HashedState(long csn, long root, long hash) {
     }
 
     /** Who appended the intention at a CSN, kept until its decision. */
@@ -301,11 +308,17 @@ public final class TxnServer implements TxnService {
                 serverId, m.lcsCsn(), recovered.nodes(), recovered.position(), m.resumePosition());
         }
         this.lastCheckpointCsn = csn;
-        this.lcs = pipeline.lcs();
+        this.lcsRoot = pipeline.lcs().root();
+        this.lcsCsn = pipeline.lcsCsn();
         this.demux = new BlockDemux(cluster.blockSize(), this::onRecord);
         this.metrics = new TxnMetrics(registry, this);
         this.checkpointExecutor = Executors.newSingleThreadExecutor(r -> {
             final Thread t = new Thread(r, "meldb-checkpoint-" + serverId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.compactionExecutor = Executors.newSingleThreadExecutor(r -> {
+            final Thread t = new Thread(r, "meldb-compaction-" + serverId);
             t.setDaemon(true);
             return t;
         });
@@ -338,7 +351,7 @@ public final class TxnServer implements TxnService {
             premeldThreads[i].setDaemon(true);
             premeldThreads[i].start();
         }
-        this.meldedCsn = lcs.csn();
+        this.meldedCsn = lcsCsn;
         this.readerThread = new Thread(this::runReader, "meldb-reader-" + serverId);
         this.readerThread.setDaemon(true);
         this.meldThread = separateDecoder ? new Thread(this::runMeld, "meldb-meld-" + serverId) : null;
@@ -367,7 +380,7 @@ public final class TxnServer implements TxnService {
             throw new TxnException(TxnError.INTERNAL, "server " + serverId + " failed while starting: " + failure);
         }
         ready = true;
-        LOG.info("server {} incarnation {} ready at csn {} (cluster: {})", serverId, incarnation, lcs.csn(), cluster);
+        LOG.info("server {} incarnation {} ready at csn {} (cluster: {})", serverId, incarnation, meldedCsn, cluster);
     }
 
     /** Reads the cluster configuration from the log, creating the log with it if the log is empty. */
@@ -443,7 +456,7 @@ public final class TxnServer implements TxnService {
         final Snapshot snapshot;
         final Generation pinned;
         synchronized (generationLock) {
-            snapshot = lcs;
+            snapshot = new Snapshot(lcsRoot, lcsCsn);
             pinned = generation;
             pinned.sessions++;
         }
@@ -489,15 +502,15 @@ public final class TxnServer implements TxnService {
         final Snapshot s;
         final Generation pinned;
         synchronized (generationLock) {
-            s = lcs;
+            s = new Snapshot(lcsRoot, lcsCsn);
             pinned = generation;
             pinned.sessions++;
         }
         try {
             HashedState h = hashed;
-            if (h == null || h.state() != s) {
+            if (h == null || h.csn() != s.csn() || h.root() != s.root()) {
                 // the hash walks the whole state, which must not be freed meanwhile: pinned like a session
-                h = new HashedState(s, StateHash.of(s.root()));
+                h = new HashedState(s.csn(), s.root(), StateHash.of(s.root()));
                 hashed = h;
             }
             return new ServerStatus(serverId, incarnation, s.csn(), h.hash(), inFlight());
@@ -520,7 +533,7 @@ public final class TxnServer implements TxnService {
 
     /** CSN of the last committed state (cheap, unlike {@link #status()}, which hashes the state). */
     public long lcsCsn() {
-        return lcs.csn();
+        return meldedCsn;
     }
 
     /** Transactions open on this server now. */
@@ -1306,7 +1319,9 @@ public final class TxnServer implements TxnService {
                 if (pipeline.holding() || pipeline.lcsCsn() != job.csn) {
                     job.result.complete(false);
                 } else {
-                    checkpoint(job);
+                    // serialized and reloaded on the checkpoint thread, so its allocations stay off the meld
+                    // thread; meld waits, since the new generation must start from exactly this state
+                    CompletableFuture.runAsync(() -> checkpoint(job), compactionExecutor).join();
                     job.result.complete(true);
                 }
             }
@@ -1370,11 +1385,22 @@ public final class TxnServer implements TxnService {
 
     /** Makes the pipeline's LCS the snapshot new transactions begin on. */
     private void publishLcs() {
-        final Snapshot current = lcs;
-        if (pipeline.lcsCsn() != current.csn()) {
-            lcs = pipeline.state(pipeline.lcsCsn());
+        long c = pipeline.lcsCsn();
+        if (c == meldedCsn) {
+            return;
         }
-        meldedCsn = lcs.csn();
+        long root = pipeline.stateRootAt(c);
+        while (root == MeldPipeline.NO_STATE) {
+            // inside a group meld the first member's state is not materialized: publish the one before
+            root = pipeline.stateRootAt(--c);
+        }
+        if (c != meldedCsn) {
+            synchronized (generationLock) {
+                lcsRoot = root;
+                lcsCsn = c;
+            }
+            meldedCsn = c;
+        }
     }
 
     /** Pipeline callback: decisions are acted on once the submit that made them returns (see {@link #settle}). */
@@ -1539,7 +1565,8 @@ public final class TxnServer implements TxnService {
             premeldPipeline = next.pipeline;
             decodeGeneration = next;
             decoder = new IntentionDecoder(next.decodeArena, directory);
-            lcs = nextLcs;
+            lcsRoot = nextLcs.root();
+            lcsCsn = nextLcs.csn();
             old.retired = true;
             if (old.sessions == 0) {
                 old.free();
@@ -1605,6 +1632,7 @@ public final class TxnServer implements TxnService {
             subscription.close();
         }
         checkpointExecutor.shutdownNow();
+        compactionExecutor.shutdownNow();
         final List<Thread> threads = new ArrayList<>(List.of(premeldThreads));
         threads.addAll(List.of(decodeThreads));
         threads.add(readerThread);
