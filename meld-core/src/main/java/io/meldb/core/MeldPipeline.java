@@ -34,6 +34,8 @@ public final class MeldPipeline implements AutoCloseable {
     private final Meld finalMeld;
     private final Arena[] premeldArenas;
     private final Meld[] premelds;
+    /** Premelds run, per slot (each slot's counter is written by one premeld thread only). */
+    private final long[] premeldCalls;
     private final Arena groupArena = new Arena();
     private final Meld groupMeld;
     /** Reused for every group: a group intention lives only within the submit that forms it. */
@@ -75,6 +77,7 @@ public final class MeldPipeline implements AutoCloseable {
         this.finalMeld = new Meld(finalArena, directory).bruteForce(config.bruteForce());
         this.premeldArenas = new Arena[config.premeldThreads()];
         this.premelds = new Meld[config.premeldThreads()];
+        this.premeldCalls = new long[config.premeldThreads()];
         for (int i = 0; i < premelds.length; i++) {
             premeldArenas[i] = new Arena();
             premelds[i] = new Meld(premeldArenas[i], directory).bruteForce(config.bruteForce());
@@ -340,7 +343,9 @@ public final class MeldPipeline implements AutoCloseable {
         if (intention.snapshotCsn >= input.csn()) {
             return intention;
         }
-        final Meld slot = premelds[(int) (v % config.premeldThreads())];
+        final int slotIndex = (int) (v % config.premeldThreads());
+        final Meld slot = premelds[slotIndex];
+        premeldCalls[slotIndex]++;
         final Intention out = new Intention();
         if (!slot.premeld(intention, input.root(), out)) {
             return null;
@@ -429,6 +434,29 @@ public final class MeldPipeline implements AutoCloseable {
      */
     public long effectiveConflictZoneTotal() {
         return effectiveConflictZoneTotal;
+    }
+
+    /** Premelds run so far (intentions whose snapshot was older than their premeld state), all slots. */
+    public long premelds() {
+        long total = 0;
+        for (final long c : premeldCalls) {
+            total += c;
+        }
+        return total;
+    }
+
+    /** Nodes visited by premeld so far, all slots. */
+    public long premeldNodesVisited() {
+        long total = 0;
+        for (final Meld m : premelds) {
+            total += m.nodesVisited();
+        }
+        return total;
+    }
+
+    /** Nodes visited by group meld so far. */
+    public long groupNodesVisited() {
+        return groupMeld.nodesVisited();
     }
 
     public long groupsFormed() {

@@ -73,6 +73,12 @@ final class TxnMetrics {
             .description("final melds run (a group counts once)").register(registry);
         FunctionCounter.builder("meldb.meld.ephemerals", server, TxnServer::ephemeralsCreated)
             .description("ephemeral nodes created by all meld stages").register(registry);
+        FunctionCounter.builder("meldb.meld.premeld.melds", server, TxnServer::premelds)
+            .description("premelds run (Hyder II Algorithm 1)").register(registry);
+        FunctionCounter.builder("meldb.meld.premeld.nodes.visited", server, TxnServer::premeldNodesVisited)
+            .register(registry);
+        FunctionCounter.builder("meldb.meld.group.nodes.visited", server, TxnServer::groupNodesVisited)
+            .register(registry);
         FunctionCounter.builder("meldb.meld.group.formed", server, TxnServer::groupsFormed).register(registry);
         FunctionCounter.builder("meldb.meld.group.fallbacks", server, TxnServer::groupsFallenBack)
             .register(registry);

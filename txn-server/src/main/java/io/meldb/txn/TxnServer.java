@@ -121,6 +121,10 @@ public final class TxnServer implements TxnService {
     private long retiredEphemerals;
     private long retiredGroupsFormed;
     private long retiredGroupsFallenBack;
+    private long retiredPremelds;
+    private long retiredPremeldNodes;
+    private long retiredGroupNodes;
+    private long retiredFinalNodes;
     private long generations;
     private long snapshotsTooOld;
     private final BlockDemux demux;
@@ -603,6 +607,22 @@ public final class TxnServer implements TxnService {
 
     long groupsFormed() {
         return retiredGroupsFormed + pipeline.groupsFormed();
+    }
+
+    long premelds() {
+        return retiredPremelds + premeldPipeline.premelds();
+    }
+
+    long premeldNodesVisited() {
+        return retiredPremeldNodes + premeldPipeline.premeldNodesVisited();
+    }
+
+    long groupNodesVisited() {
+        return retiredGroupNodes + pipeline.groupNodesVisited();
+    }
+
+    long finalNodesVisited() {
+        return retiredFinalNodes + pipeline.finalNodesVisited();
     }
 
     long groupsFallenBack() {
@@ -1557,6 +1577,10 @@ public final class TxnServer implements TxnService {
         retiredEphemerals += pipeline.ephemeralsCreated();
         retiredGroupsFormed += pipeline.groupsFormed();
         retiredGroupsFallenBack += pipeline.groupsFallenBack();
+        retiredPremelds += pipeline.premelds();
+        retiredPremeldNodes += pipeline.premeldNodesVisited();
+        retiredGroupNodes += pipeline.groupNodesVisited();
+        retiredFinalNodes += pipeline.finalNodesVisited();
         final Generation old;
         synchronized (generationLock) {
             old = generation;

@@ -94,6 +94,27 @@ class TxnServerTest {
     }
 
     @Test
+    void exposesPipelineMetricsPerStageInPrometheusText() {
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.cluster(new ClusterConfig(8192, 2, 2, true)))) {
+            final TxnService db = node.txnService();
+            for (int i = 0; i < 30; i++) {
+                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                    t.put(b("k" + i), b("v"));
+                    t.commit();
+                }
+            }
+            final String text = ((io.micrometer.prometheusmetrics.PrometheusMeterRegistry) node.txnServer().registry())
+                .scrape();
+            for (String name : List.of("meldb_txn_commits_total 30", "meldb_meld_final_melds_total",
+                "meldb_meld_premeld_melds_total", "meldb_meld_group_formed_total", "meldb_meld_final_nodes_visited_sum",
+                "meldb_meld_final_conflict_zone_effective_sum", "meldb_pipeline_meld_allocated_bytes_total",
+                "meldb_txn_inflight", "jvm_gc_")) {
+                assertTrue(text.contains(name), "missing " + name);
+            }
+        }
+    }
+
+    @Test
     void refusesWritesInReadOnlyTransactionAndOversizedKeys() {
         try (EmbeddedNode node = EmbeddedNode.start(dir)) {
             final TxnService db = node.txnService();
