@@ -93,7 +93,7 @@ class ReplicaServersTest {
     }
 
     @Test
-    void serversWithPremeldAndGroupMeldReachTheSameStateAndRejoinAfterRestart() throws Exception {
+    void serversWithPremeldAndGroupMeldReachTheSameStateAndRejoinOrJoinFromACheckpoint() throws Exception {
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1))) {
             // server 1: two deserializer threads and two premeld threads ahead of its meld thread
             final TxnServerConfig c1 = TxnServerConfig.log("127.0.0.1", log.port()).serverId(1).cluster(PIPELINED)
@@ -122,6 +122,15 @@ class ReplicaServersTest {
                 assertEquals(s1.status().csn(), s2.status().csn());
                 assertEquals(s1.status().stateHash(), s2.status().stateHash());
                 assertNull(s2.failure());
+
+                // a brand-new server joins the same way: from the newest checkpoint, then the log
+                try (TxnServer s3 = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(3)
+                    .checkpointEvery(0))) {
+                    churn(List.of(s1, s3), 20, 10);
+                    awaitSameCsn(s1, s3);
+                    assertEquals(s1.status().stateHash(), s3.status().stateHash());
+                    assertNull(s3.failure());
+                }
             } finally {
                 if (s2 != null) {
                     s2.close();
