@@ -36,6 +36,7 @@ public final class TxnServerMain {
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
         {"block-size", "MELDB_TXN_BLOCK_SIZE", null, "cluster meld config: block size"},
         {"max-snapshot-age", "MELDB_TXN_MAX_SNAPSHOT_AGE", null, "cluster meld config: intentions a transaction's snapshot may lag its commit (default 10000)"},
+            {"exit-with-parent", "MELDB_TXN_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
     private static final String USAGE = "usage: txn-server [--flag value]...\n"
         + "Runs a MeldDB transaction server: executes transactions and melds the shared log.\n"
@@ -66,6 +67,9 @@ public final class TxnServerMain {
             CommandFlags.usage(System.err, USAGE, FLAGS);
             System.exit(2);
             return;
+        }
+        if (CommandFlags.booleanValue(v, "exit-with-parent")) {
+            CommandFlags.exitWithParent();
         }
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         config.registry(registry);

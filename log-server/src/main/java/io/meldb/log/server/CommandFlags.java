@@ -108,6 +108,17 @@ public final class CommandFlags {
         }
     }
 
+    /**
+     * Ends this process when the process that started it ends (for servers a local cluster launcher starts:
+     * killing the launcher, even with SIGKILL, must not leave them running).
+     */
+    public static void exitWithParent() {
+        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> {
+            System.err.println("parent process " + parent.pid() + " ended; stopping");
+            System.exit(0);
+        }));
+    }
+
     /** Sets a system property unless the launcher already did. */
     public static void defaultProperty(String name, String value) {
         if (System.getProperty(name) == null) {

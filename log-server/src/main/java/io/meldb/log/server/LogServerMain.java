@@ -26,6 +26,7 @@ public final class LogServerMain {
             {"durability", "MELDB_LOG_DURABILITY", "page-cache", "page-cache (survives a process crash) or fsync (survives power loss)"},
             {"roll-cycle", "MELDB_LOG_ROLL_CYCLE", "FIVE_MINUTELY", "Chronicle roll cycle: how much time one queue file covers (trim deletes whole files)"},
             {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(Math.max(1, Runtime.getRuntime().availableProcessors())), "Netty I/O threads"},
+            {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
     private static final String USAGE = "usage: log-server [--flag value]...\n"
@@ -56,6 +57,9 @@ public final class LogServerMain {
             return;
         }
 
+        if (Boolean.parseBoolean(values.get("exit-with-parent"))) {
+            CommandFlags.exitWithParent();
+        }
         LogServerConfig config;
         try {
             config = configure(values);

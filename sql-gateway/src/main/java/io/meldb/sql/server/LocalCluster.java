@@ -42,7 +42,7 @@ public final class LocalCluster implements AutoCloseable {
         try {
             Files.createDirectories(dataDir);
             final String log = cluster.spawn("log-server", dataDir, LOG_READY, "io.meldb.log.server.LogServerMain",
-                    "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
+                    "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--exit-with-parent", "true",
                     "--data-dir", dataDir.resolve("log").toString()).await();
             // the first txn-server writes the cluster configuration into a new log; the others then start side by
             // side (a JVM start takes seconds on a busy machine)
@@ -53,7 +53,7 @@ public final class LocalCluster implements AutoCloseable {
                 }
                 starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY,
                         "io.meldb.txn.TxnServerMain", "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
-                        "--server-id", String.valueOf(i), "--log", log));
+                        "--server-id", String.valueOf(i), "--log", log, "--exit-with-parent", "true"));
             }
             for (Starting s : starting) {
                 cluster.txnServers.add(s.await());
