@@ -1,6 +1,5 @@
 package io.meldb.bench;
 
-import io.meldb.log.server.CommandFlags;
 import io.meldb.core.Isolation;
 import io.meldb.core.NodeMemory;
 import io.meldb.txn.EmbeddedNode;
@@ -74,6 +73,8 @@ public final class SoakDriver {
         {"min-free-gb", "10", "stop (FAILED) if the data dir's file system has less than this many GiB free"},
         {"seed", "42", "random seed"},
     };
+    private static final String USAGE = "usage: java $(cat bin/jvm-flags) -Xmx1g -cp benchmarks/target/benchmarks.jar"
+            + " io.meldb.bench.SoakDriver [--flag value ...]";
     private static final int VALUE_SIZE = 100;
     private static final int OPS_PER_TXN = 10;
     private static final int LOAD_BATCH = 500;
@@ -106,27 +107,15 @@ public final class SoakDriver {
     }
 
     public static void main(final String[] args) throws Exception {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        final Map<String, String> opts = DriverOptions.parseOrExit("SoakDriver", USAGE, "MELDB_SOAK_", FLAGS, args,
+            SoakDriver::validate);
+        if (opts != null) {
+            System.exit(new SoakDriver(opts).run());
         }
-        final Map<String, String> opts;
-        try {
-            opts = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("SoakDriver: " + e.getMessage());
-            usage();
-            System.exit(2);
-            return;
-        }
-        if (opts == null) {
-            usage();
-            return;
-        }
-        System.exit(new SoakDriver(opts).run());
     }
 
     private int intOpt(final String name) {
-        return Integer.parseInt(opts.get(name).replace("_", "").replace(",", ""));
+        return DriverOptions.intValue(opts, name);
     }
 
     // ------------------------------------------------------------------------------------------ run
@@ -507,11 +496,7 @@ public final class SoakDriver {
 
     // ------------------------------------------------------------------------------------------ flags
 
-    private static Map<String, String> parse(final String[] args) {
-        final Map<String, String> opts = CommandFlags.parse(CommandFlags.withEnvironment("MELDB_SOAK_", FLAGS), args);
-        if (opts == null) {
-            return null;
-        }
+    private static void validate(final Map<String, String> opts) {
         final int keys = Integer.parseInt(opts.get("keys").replace("_", "").replace(",", ""));
         if (keys < 1) {
             throw new IllegalArgumentException("--keys must be at least 1");
@@ -522,13 +507,8 @@ public final class SoakDriver {
         if (Double.parseDouble(opts.get("minutes")) <= 0 || Double.parseDouble(opts.get("report-seconds")) <= 0) {
             throw new IllegalArgumentException("--minutes and --report-seconds must be positive");
         }
-        return opts;
     }
 
-    private static void usage() {
-        CommandFlags.usage(System.out, "usage: java $(cat bin/jvm-flags) -Xmx1g -cp benchmarks/target/benchmarks.jar"
-            + " io.meldb.bench.SoakDriver [--flag value ...]", CommandFlags.withEnvironment("MELDB_SOAK_", FLAGS));
-    }
 
     private static void deleteRecursively(final Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {

@@ -1,6 +1,5 @@
 package io.meldb.bench;
 
-import io.meldb.log.server.CommandFlags;
 import io.meldb.core.BlockFormat;
 import io.meldb.core.Isolation;
 import io.meldb.txn.ClusterConfig;
@@ -95,6 +94,9 @@ public final class YcsbDriver {
         {"label", "", "row label for the markdown summary line"},
         {"seed", "42", "random seed"},
     };
+    private static final String USAGE = "usage: java $(cat bin/jvm-flags) -cp benchmarks/target/benchmarks.jar "
+            + "io.meldb.bench.YcsbDriver [--flag value]...\n"
+            + "YCSB-style multi-operation transactions against MeldDB (Hyder II SIGMOD'15 §6.1).";
 
     private final Map<String, String> opts;
     private final int records;
@@ -145,27 +147,15 @@ public final class YcsbDriver {
     }
 
     public static void main(final String[] args) throws Exception {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        final Map<String, String> opts = DriverOptions.parseOrExit("YcsbDriver", USAGE, "MELDB_YCSB_", FLAGS, args,
+            values -> { });
+        if (opts != null) {
+            System.exit(new YcsbDriver(opts).run());
         }
-        final Map<String, String> opts;
-        try {
-            opts = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("YcsbDriver: " + e.getMessage());
-            usage();
-            System.exit(2);
-            return;
-        }
-        if (opts == null) {
-            usage();
-            return;
-        }
-        System.exit(new YcsbDriver(opts).run());
     }
 
     private int intOpt(final String name) {
-        return Integer.parseInt(opts.get(name).replace("_", "").replace(",", ""));
+        return DriverOptions.intValue(opts, name);
     }
 
     // ------------------------------------------------------------------------------------------ setup
@@ -528,17 +518,7 @@ public final class YcsbDriver {
 
     // ------------------------------------------------------------------------------------------ flags
 
-    private static Map<String, String> parse(final String[] args) {
-        final Map<String, String> opts = CommandFlags.parse(CommandFlags.withEnvironment("MELDB_YCSB_", FLAGS), args);
-        return opts;
-    }
 
-    private static void usage() {
-        CommandFlags.usage(System.out, "usage: java $(cat bin/jvm-flags) -cp benchmarks/target/benchmarks.jar "
-            + "io.meldb.bench.YcsbDriver [--flag value]...\n"
-            + "YCSB-style multi-operation transactions against MeldDB (Hyder II SIGMOD'15 §6.1).",
-            CommandFlags.withEnvironment("MELDB_YCSB_", FLAGS));
-    }
 
     static void deleteTree(final Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
