@@ -1,5 +1,9 @@
 package io.meldb.txn;
 
+import io.meldb.core.CheckpointLoader;
+import io.meldb.core.MeldPipeline;
+import io.meldb.core.Node;
+
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -22,8 +26,25 @@ import java.util.TreeMap;
  */
 record CheckpointManifest(long baseCsn, long[] rootVns, long lastPosition, long resumePosition,
                           Map<Integer, Long> fences) {
+    /** VN 0 stands for the empty tree, -1 for a state that was never materialized. */
+    static final long NO_STATE_VN = -1;
+
     long lcsCsn() {
         return baseCsn + rootVns.length - 1;
+    }
+
+    /** How a state root is named in the manifest: its VN, with the two special roots of {@link MeldPipeline}. */
+    static long vnOf(final long root) {
+        return root == MeldPipeline.NO_STATE ? NO_STATE_VN : root == 0 ? 0 : Node.vn(root);
+    }
+
+    /** The state roots, as handles of the nodes {@code loader} has loaded. */
+    long[] roots(final CheckpointLoader loader) {
+        final long[] roots = new long[rootVns.length];
+        for (int i = 0; i < roots.length; i++) {
+            roots[i] = rootVns[i] == NO_STATE_VN ? MeldPipeline.NO_STATE : loader.resolve(rootVns[i]);
+        }
+        return roots;
     }
 
     byte[] encode() {

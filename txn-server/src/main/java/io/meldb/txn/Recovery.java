@@ -154,11 +154,6 @@ final class Recovery {
             return null;
         }
         final CheckpointManifest m = manifest[0];
-        final long[] roots = new long[m.rootVns().length];
-        for (int i = 0; i < roots.length; i++) {
-            final long vn = m.rootVns()[i];
-            roots[i] = vn == -1 ? MeldPipeline.NO_STATE : loader.resolve(vn);
-        }
-        return new Result(directory, arena, m, roots, loader.nodesLoaded(), firstPosition);
+        return new Result(directory, arena, m, m.roots(loader), loader.nodesLoaded(), firstPosition);
     }
 }

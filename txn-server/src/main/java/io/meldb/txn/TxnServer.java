@@ -297,8 +297,7 @@ public final class TxnServer implements TxnService {
         } else {
             final CheckpointManifest m = recovered.manifest();
             this.generation = new Generation(directory, recovered.arena(),
-                new MeldPipeline(cluster.meldConfig(), directory, m.baseCsn(), recovered.roots())
-                    .retainStates(cluster.maxSnapshotAge() + 1L), decodeThreadCount(config));
+                restoredPipeline(directory, m, recovered.roots()), decodeThreadCount(config));
             this.pipeline = generation.pipeline;
             this.decoder = new IntentionDecoder(generation.decodeArena, directory);
             this.csn = m.lcsCsn();
@@ -1403,6 +1402,13 @@ public final class TxnServer implements TxnService {
         });
     }
 
+    /** The pipeline of a generation that starts from a checkpoint (after recovery, or after a compaction). */
+    private MeldPipeline restoredPipeline(final NodeDirectory directory, final CheckpointManifest manifest,
+                                          final long[] roots) {
+        return new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots)
+            .retainStates(cluster.maxSnapshotAge() + 1L);
+    }
+
     /** Makes the pipeline's LCS the snapshot new transactions begin on. */
     private void publishLcs() {
         long c = pipeline.lcsCsn();
@@ -1517,12 +1523,10 @@ public final class TxnServer implements TxnService {
         final long[] rootVns = new long[count];
         for (int i = 0; i < count; i++) {
             final long root = pipeline.stateRootAt(base + i);
-            if (root == MeldPipeline.NO_STATE) {
-                rootVns[i] = -1;
-            } else {
+            if (root != MeldPipeline.NO_STATE) {
                 cw.writeState(root);
-                rootVns[i] = root == 0 ? 0 : Node.vn(root);
             }
+            rootVns[i] = CheckpointManifest.vnOf(root);
         }
         cw.finish();
         if (chunks.isEmpty()) {
@@ -1561,14 +1565,8 @@ public final class TxnServer implements TxnService {
         for (byte[] chunk : chunks) {
             loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
         }
-        final long[] roots = new long[manifest.rootVns().length];
-        for (int i = 0; i < roots.length; i++) {
-            final long vn = manifest.rootVns()[i];
-            roots[i] = vn == -1 ? MeldPipeline.NO_STATE : loader.resolve(vn);
-        }
         final Generation next = new Generation(directory, loadArena,
-            new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots)
-                .retainStates(cluster.maxSnapshotAge() + 1L), decodeQueues.length);
+            restoredPipeline(directory, manifest, manifest.roots(loader)), decodeQueues.length);
         final Snapshot nextLcs = next.pipeline.lcs();
         if (NodeMemory.CHECKS && StateHash.of(nextLcs.root()) != StateHash.of(pipeline.lcs().root())) {
             throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
