@@ -16,7 +16,11 @@ import io.netty.channel.nio.NioIoHandler;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,6 +37,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -59,6 +65,12 @@ import java.util.stream.Stream;
  * </pre>
  */
 public final class LogAppendBenchmark {
+    /**
+     * Longest sleep of an open-loop pacer: it then issues every append that fell due meanwhile, each timed from its
+     * own schedule. Shorter sleeps made the pacer itself the third-busiest thread (about 20K timed wake-ups/s),
+     * taking CPU from the server it measures; this bounds the added latency of a batch at 0.2 ms.
+     */
+    private static final long PACER_PARK_NANOS = 200_000;
 
     private final Map<String, String> args;
     private final int blockSize;
@@ -71,6 +83,9 @@ public final class LogAppendBenchmark {
     private final int clientThreads;
     private final int[] clientCounts;
     private final byte[] block;
+    private final boolean pretouch;
+    private final int serverIoThreads;
+    private final boolean serverProcess;
 
     private LogAppendBenchmark(Map<String, String> args) throws IOException {
         this.args = args;
@@ -84,6 +99,9 @@ public final class LogAppendBenchmark {
         rawWindow = Integer.parseInt(args.get("raw-window"));
         clientThreads = Integer.parseInt(args.get("client-threads"));
         clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(Integer::parseInt).toArray();
+        pretouch = Boolean.parseBoolean(args.get("pretouch"));
+        serverIoThreads = Integer.parseInt(args.get("server-io-threads"));
+        serverProcess = Boolean.parseBoolean(args.get("server-process"));
         block = new byte[blockSize];
         new Random(42).nextBytes(block);
     }
@@ -97,9 +115,12 @@ public final class LogAppendBenchmark {
         args.put("window", "64");
         args.put("raw-window", "1024");
         args.put("client-threads", "2");
+        args.put("server-io-threads", "0");
+        args.put("server-process", "false");
         args.put("block-size", "8192");
         args.put("durability", "page-cache");
         args.put("latency-rate", "0");
+        args.put("pretouch", "true");
         args.put("dir", Path.of(System.getProperty("java.io.tmpdir"), "meldb-log-bench").toString());
         for (int i = 0; i < argv.length; i++) {
             String name = argv[i].replaceFirst("^--", "");
@@ -120,7 +141,8 @@ public final class LogAppendBenchmark {
                 blockSize, durability.flag(), runs, warmupSeconds, measureSeconds, window, rawWindow, clientThreads,
                 Runtime.getRuntime().availableProcessors(), baseDir);
         Map<String, List<Double>> rates = new LinkedHashMap<>();
-        List<double[]> latencies = new ArrayList<>(); // {rate, p50, p99, p999, max} in µs
+        List<double[]> latencies = new ArrayList<>(); // {rate, p50, p99, p999, max, clients} in µs
+        List<double[]> rawLatencies = new ArrayList<>();
         for (int run = 1; run <= runs; run++) {
             double raw = measureRaw();
             rates.computeIfAbsent("raw", k -> new ArrayList<>()).add(raw);
@@ -142,6 +164,13 @@ public final class LogAppendBenchmark {
             latencies.add(l);
             System.out.printf(Locale.ROOT, "run %d: %d clients at %,.0f appends/s (50%% of peak %,.0f): p50 %.0f µs, p99 %.0f µs, "
                     + "p99.9 %.0f µs, max %.0f µs%n", run, latencyClients, achieved, peak, l[1], l[2], l[3], l[4]);
+            Histogram rh = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
+            double rawAchieved = measureRawLatency(target, rh);
+            double[] rl = {rawAchieved, rh.getValueAtPercentile(50) / 1e3, rh.getValueAtPercentile(99) / 1e3,
+                    rh.getValueAtPercentile(99.9) / 1e3, rh.getMaxValue() / 1e3};
+            rawLatencies.add(rl);
+            System.out.printf(Locale.ROOT, "run %d: raw storage at %,.0f appends/s: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs, "
+                    + "max %.0f µs%n", run, rawAchieved, rl[1], rl[2], rl[3], rl[4]);
         }
 
         double rawMedian = median(rates.get("raw"));
@@ -159,13 +188,19 @@ public final class LogAppendBenchmark {
         System.out.printf(Locale.ROOT, "| %-32s | %,12.0f | %8.0f | %8.0f | %8.0f |%n",
                 (int) latencies.get(0)[5] + " clients, open loop",
                 median(latencies, 0), median(latencies, 1), median(latencies, 2), median(latencies, 3));
+        System.out.printf(Locale.ROOT, "| %-32s | %,12.0f | %8.0f | %8.0f | %8.0f |%n", "raw storage, open loop",
+                median(rawLatencies, 0), median(rawLatencies, 1), median(rawLatencies, 2), median(rawLatencies, 3));
     }
 
     // ------------------------------------------------------------------------------------------------ raw
 
+    private StoreOptions storeOptions(Path dir) {
+        return StoreOptions.at(dir).durability(durability).pretouch(pretouch);
+    }
+
     private double measureRaw() throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory(baseDir, "raw-");
-        try (ChronicleLogStore store = ChronicleLogStore.open(StoreOptions.at(dir).durability(durability))) {
+        try (ChronicleLogStore store = ChronicleLogStore.open(storeOptions(dir))) {
             store.create(blockSize, new byte[0]);
             Semaphore inFlight = new Semaphore(rawWindow);
             AtomicLong acked = new AtomicLong();
@@ -206,6 +241,67 @@ public final class LogAppendBenchmark {
         }
     }
 
+    /**
+     * Storage alone, open loop at {@code rate}: the same pacing as the server's latency measurement, so the two rows
+     * separate what the disk and page cache cost from what the network, the server and the clients add. Appends
+     * complete in submission order, so a ring of scheduled times, indexed by submission count, pairs each
+     * completion with its schedule.
+     */
+    private double measureRawLatency(double rate, Histogram histogram) throws IOException, InterruptedException {
+        Path dir = Files.createTempDirectory(baseDir, "raw-latency-");
+        try (ChronicleLogStore store = ChronicleLogStore.open(storeOptions(dir))) {
+            store.create(blockSize, new byte[0]);
+            long[] scheduledAt = new long[1 << 20];
+            int mask = scheduledAt.length - 1;
+            Recorder recorder = new Recorder(3);
+            AtomicLong acked = new AtomicLong();
+            LogStore.AppendCallback callback = new LogStore.AppendCallback() {
+                @Override
+                public void appended(long position) {
+                    long n = acked.getAndIncrement();
+                    recorder.recordValue(System.nanoTime() - scheduledAt[(int) (n & mask)]);
+                }
+
+                @Override
+                public void failed(LogErrorException error) {
+                    throw error;
+                }
+            };
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread pacer = new Thread(() -> {
+                long interval = (long) (1e9 / rate);
+                long next = System.nanoTime();
+                long submitted = 0;
+                while (!stop.get()) {
+                    long now = System.nanoTime();
+                    if (now < next) {
+                        LockSupport.parkNanos(Math.min(next - now, PACER_PARK_NANOS));
+                        continue;
+                    }
+                    if (submitted - acked.get() >= scheduledAt.length) {
+                        throw new IllegalStateException("storage fell more than " + scheduledAt.length + " appends behind");
+                    }
+                    scheduledAt[(int) (submitted++ & mask)] = next;
+                    next += interval;
+                    store.append(Unpooled.wrappedBuffer(block), callback);
+                }
+            }, "raw-pacer");
+            pacer.start();
+            sleep(warmupSeconds);
+            recorder.reset();
+            long start = acked.get();
+            long t0 = System.nanoTime();
+            sleep(measureSeconds);
+            double achieved = (acked.get() - start) / ((System.nanoTime() - t0) / 1e9);
+            histogram.add(recorder.getIntervalHistogram());
+            stop.set(true);
+            pacer.join();
+            return achieved;
+        } finally {
+            delete(dir);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------ server
 
     /**
@@ -216,9 +312,7 @@ public final class LogAppendBenchmark {
         Path dir = Files.createTempDirectory(baseDir, "server-");
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(clientThreads, NioIoHandler.newFactory());
         List<LogClient> connections = new ArrayList<>();
-        LogServerConfig config = LogServerConfig.at(dir).blockSize(blockSize).metricsPort(-1);
-        config.store().durability(durability);
-        try (LogServer server = LogServer.start(config)) {
+        try (ServerUnderTest server = serverProcess ? ServerUnderTest.process(dir, this) : ServerUnderTest.inProcess(dir, this)) {
             for (int i = 0; i < clients; i++) {
                 connections.add(LogClient.connect(LogClientOptions.to("127.0.0.1", server.port())
                         .eventLoopGroup(group).requestTimeout(Duration.ofSeconds(30)).maxInFlight(Math.max(window, 4096))));
@@ -267,6 +361,96 @@ public final class LogAppendBenchmark {
         }
     }
 
+    /**
+     * The log server being measured: in this JVM (one process, like the raw measurement), or as its own
+     * {@code LogServerMain} process with this JVM's flags (the deployment shape: the clients' garbage collection,
+     * JIT compilation and safepoints no longer stall the server, though both still share the machine's cores).
+     */
+    private interface ServerUnderTest extends AutoCloseable {
+        int port();
+
+        @Override
+        void close() throws Exception;
+
+        static ServerUnderTest inProcess(Path dir, LogAppendBenchmark b) throws IOException {
+            LogServerConfig config = LogServerConfig.at(dir).blockSize(b.blockSize).metricsPort(-1);
+            if (b.serverIoThreads > 0) {
+                config.ioThreads(b.serverIoThreads);
+            }
+            config.store().durability(b.durability).pretouch(b.pretouch);
+            LogServer server = LogServer.start(config);
+            return new ServerUnderTest() {
+                @Override
+                public int port() {
+                    return server.port();
+                }
+
+                @Override
+                public void close() {
+                    server.close();
+                }
+            };
+        }
+
+        static ServerUnderTest process(Path dir, LogAppendBenchmark b) throws IOException, InterruptedException {
+            if (!b.pretouch) {
+                throw new IllegalArgumentException("--pretouch false needs --server-process false (the server command has no such flag)");
+            }
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
+            command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.meldb.log.server.LogServerMain",
+                    "--port", "0", "--metrics-port", "-1", "--data-dir", dir.toString(),
+                    "--block-size", String.valueOf(b.blockSize), "--durability", b.durability.flag(),
+                    "--exit-with-parent", "true"));
+            if (b.serverIoThreads > 0) {
+                command.addAll(List.of("--io-threads", String.valueOf(b.serverIoThreads)));
+            }
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            int port = -1;
+            StringBuilder seen = new StringBuilder();
+            for (String line; port < 0 && (line = out.readLine()) != null; ) {
+                Matcher m = Pattern.compile("log-server listening on [^ ]*:(\\d+)").matcher(line);
+                if (m.find()) {
+                    port = Integer.parseInt(m.group(1));
+                } else {
+                    seen.append(line).append('\n');
+                }
+            }
+            if (port < 0) {
+                process.destroyForcibly().waitFor();
+                throw new IOException("the log server process did not start:\n" + seen);
+            }
+            Thread drain = new Thread(() -> {
+                try {
+                    while (out.readLine() != null) {
+                        // keep its output pipe from filling
+                    }
+                } catch (IOException ignored) {
+                    // the process ended
+                }
+            }, "log-server-output");
+            drain.setDaemon(true);
+            drain.start();
+            int listening = port;
+            return new ServerUnderTest() {
+                @Override
+                public int port() {
+                    return listening;
+                }
+
+                @Override
+                public void close() throws InterruptedException {
+                    process.destroy();
+                    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                        process.destroyForcibly().waitFor();
+                    }
+                }
+            };
+        }
+    }
+
     /** One slot of a client's window: appends, and on completion appends again until stopped. */
     private void closedLoop(LogClient client, AtomicLong acked, AtomicBoolean stop) {
         client.append(block).whenComplete((p, e) -> {
@@ -288,7 +472,7 @@ public final class LogAppendBenchmark {
         while (!stop.get()) {
             long now = System.nanoTime();
             if (now < next) {
-                LockSupport.parkNanos(Math.min(next - now, 50_000));
+                LockSupport.parkNanos(Math.min(next - now, PACER_PARK_NANOS));
                 continue;
             }
             long scheduled = next;

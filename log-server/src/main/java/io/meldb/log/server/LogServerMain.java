@@ -25,7 +25,7 @@ public final class LogServerMain {
             {"block-size", "MELDB_LOG_BLOCK_SIZE", "8192", "block size in bytes; an existing log must have this size"},
             {"durability", "MELDB_LOG_DURABILITY", "page-cache", "page-cache (survives a process crash) or fsync (survives power loss)"},
             {"roll-cycle", "MELDB_LOG_ROLL_CYCLE", "FIVE_MINUTELY", "Chronicle roll cycle: how much time one queue file covers (trim deletes whole files)"},
-            {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(Math.max(1, Runtime.getRuntime().availableProcessors())), "Netty I/O threads"},
+            {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(LogServerConfig.defaultIoThreads()), "Netty I/O threads (default: half the processors)"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
