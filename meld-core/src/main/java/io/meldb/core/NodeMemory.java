@@ -150,9 +150,21 @@ public final class NodeMemory {
         UnsafeApi.copyMemory(at(from, 0, length), at(to, 0, length), length);
     }
 
-    /** Zeroes {@code length} bytes. */
+    /**
+     * Zeroes {@code length} bytes. Whole words are cleared by a plain store loop: on JDK 17
+     * {@code Unsafe.setMemory} is a native call whose transition cost about as much as the 4 KiB
+     * {@link Arena} chunk it clears (3–4% of a meld in a profile).
+     */
     public static void zero(final long handle, final int length) {
-        UnsafeApi.setMemory(at(handle, 0, length), length, (byte) 0);
+        final long address = at(handle, 0, length);
+        final int words = (address & 7) == 0 ? length >>> 3 : 0;
+        for (int i = 0; i < words; i++) {
+            UnsafeApi.putLong(address + ((long) i << 3), 0L);
+        }
+        final int done = words << 3;
+        if (done < length) {
+            UnsafeApi.setMemory(address + done, length - done, (byte) 0);
+        }
     }
 
     public static byte[] toArray(final long handle, final int length) {
