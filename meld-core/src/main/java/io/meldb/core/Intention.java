@@ -48,6 +48,12 @@ public final class Intention {
     int flags;
     long ranges;
     int rangeCount;
+    /**
+     * The node memory the intention's own nodes lie in, {@code [spanStart, spanEnd)}, when they are packed there
+     * (decoded or adopted intentions); 0 when unknown. Meld streams it into the cache before descending the tree.
+     */
+    long spanStart;
+    long spanEnd;
     /** For a group intention: its two members, so final meld can fall back to melding them one by one. */
     Intention first;
     Intention second;
@@ -70,6 +76,22 @@ public final class Intention {
         this.rangeCount = rangeCount;
         this.first = null;
         this.second = null;
+        this.spanStart = 0;
+        this.spanEnd = 0;
+        return this;
+    }
+
+    /**
+     * Records where the intention's own nodes lie: {@code lowest} and {@code highest} are the lowest and highest
+     * node handles. Kept only when the nodes are packed (at most twice the bytes of the nodes themselves), so a
+     * span never stretches over unrelated memory, e.g. across arena segments.
+     */
+    Intention span(final long lowest, final long highest, final int count) {
+        final long end = highest + Node.SIZE;
+        if (count > 0 && lowest > 0 && end - lowest <= 2L * count * Node.SIZE) {
+            spanStart = lowest;
+            spanEnd = end;
+        }
         return this;
     }
 

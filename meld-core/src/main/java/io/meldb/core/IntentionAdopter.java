@@ -15,6 +15,9 @@ public final class IntentionAdopter {
     private final Arena arena;
     private final NodeDirectory directory;
     private long[] stack = new long[64];
+    /** Lowest and highest handle of the nodes the last {@link #assignVersions} visited. */
+    private long lowest;
+    private long highest;
     private int[] state = new int[64];
 
     public IntentionAdopter(final Arena arena, final NodeDirectory directory) {
@@ -56,13 +59,15 @@ public final class IntentionAdopter {
             }
         }
         return into.set(csn, csn, txn.snapshot().csn(), txn.root(), count, txn.isolation(), intentionFlags, ranges,
-            list.size());
+            list.size()).span(lowest, highest, count);
     }
 
     /** Iterative post-order over owned nodes: children first, so derived fields can use the children's. */
     private int assignVersions(final long root, final long csn) {
         int index = 0;
         int top = 0;
+        lowest = Long.MAX_VALUE;
+        highest = 0;
         stack[0] = root;
         state[0] = 0;
         while (top >= 0) {
@@ -89,6 +94,8 @@ public final class IntentionAdopter {
                 Node.markExternalChildren(n, l != 0 && Versions.csnOf(Node.vn(l)) < csn,
                     r != 0 && Versions.csnOf(Node.vn(r)) < csn);
                 directory.register(vn, n);
+                lowest = Math.min(lowest, n);
+                highest = Math.max(highest, n);
                 top--;
             }
         }

@@ -160,11 +160,16 @@ public final class IntentionDecoder {
                 + sizes[nodeCount - 1] + ")");
         }
 
+        long lowest = Long.MAX_VALUE;
+        long highest = 0;
         for (int i = 0; i < nodeCount; i++) {
-            directory.register(Versions.vn(csn, Versions.KIND_PERSISTED, i), handles[i]);
+            final long h = handles[i];
+            directory.register(Versions.vn(csn, Versions.KIND_PERSISTED, i), h);
+            lowest = Math.min(lowest, h);
+            highest = Math.max(highest, h);
         }
         return into.set(csn, csn, snapshotCsn, handles[nodeCount - 1], nodeCount, isolation, flags, ranges,
-            rangeCount);
+            rangeCount).span(lowest, highest, nodeCount);
     }
 
     private long readNode(final int i, final long snapshotCsn) {

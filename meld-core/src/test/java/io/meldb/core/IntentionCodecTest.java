@@ -402,6 +402,41 @@ class IntentionCodecTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    @Test
+    void decodedAndAdoptedIntentionsSpanExactlyTheirOwnNodes() {
+        try (Arena txArena = new Arena(); Arena logArena = new Arena()) {
+            final Transaction t = bigTransaction(txArena, 200, 9);
+            final Intention decoded = decode(new IntentionDecoder(logArena, new NodeDirectory()), encode(t, 0), 1);
+            // decoded nodes are allocated one after another: the span is exactly nodeCount nodes, ending at the root
+            assertEquals(decoded.root() + Node.SIZE, decoded.spanEnd);
+            assertEquals((long) decoded.nodeCount() * Node.SIZE, decoded.spanEnd - decoded.spanStart);
+
+            final Intention adopted = new IntentionAdopter(txArena, new NodeDirectory()).adopt(t, 1, 0, new Intention());
+            assertTrue(adopted.spanStart > 0, "an adopted intention built in one arena segment has a span");
+            final long[] inside = {0};
+            forEachOwnNode(adopted.root(), 1, n -> {
+                assertTrue(n >= adopted.spanStart && n + Node.SIZE <= adopted.spanEnd, "node outside the span");
+                inside[0]++;
+            });
+            assertEquals(adopted.nodeCount(), inside[0]);
+            assertTrue(adopted.spanEnd - adopted.spanStart <= 2L * adopted.nodeCount() * Node.SIZE);
+
+            // an intention whose nodes are scattered gets no span rather than one covering unrelated memory
+            final Intention scattered = new Intention().set(2, 2, 1, decoded.root(), 2, Isolation.SNAPSHOT, 0, 0, 0)
+                .span(decoded.spanStart, decoded.spanStart + 10L * Node.SIZE, 2);
+            assertEquals(0, scattered.spanStart);
+        }
+    }
+
+    private static void forEachOwnNode(final long n, final long csn, final java.util.function.LongConsumer visit) {
+        if (n == 0 || Versions.csnOf(Node.vn(n)) < csn) {
+            return;
+        }
+        visit.accept(n);
+        forEachOwnNode(Node.left(n), csn, visit);
+        forEachOwnNode(Node.right(n), csn, visit);
+    }
+
     // malformed intentions
 
     @Test
