@@ -39,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -272,36 +273,14 @@ public final class LogAppendBenchmark {
                     throw error;
                 }
             };
-            AtomicBoolean stop = new AtomicBoolean();
-            Thread pacer = new Thread(() -> {
-                long interval = (long) (1e9 / rate);
-                long next = System.nanoTime();
-                long submitted = 0;
-                while (!stop.get()) {
-                    long now = System.nanoTime();
-                    if (now < next) {
-                        LockSupport.parkNanos(Math.min(next - now, PACER_PARK_NANOS));
-                        continue;
-                    }
-                    if (submitted - acked.get() >= scheduledAt.length) {
-                        throw new IllegalStateException("storage fell more than " + scheduledAt.length + " appends behind");
-                    }
-                    scheduledAt[(int) (submitted++ & mask)] = next;
-                    next += interval;
-                    store.append(Unpooled.wrappedBuffer(block), callback);
+            long[] submitted = {0};
+            return openLoop(rate, "raw-pacer", recorder, acked, histogram, scheduled -> {
+                if (submitted[0] - acked.get() >= scheduledAt.length) {
+                    throw new IllegalStateException("storage fell more than " + scheduledAt.length + " appends behind");
                 }
-            }, "raw-pacer");
-            pacer.start();
-            sleep(warmupSeconds);
-            recorder.reset();
-            long start = acked.get();
-            long t0 = System.nanoTime();
-            sleep(measureSeconds);
-            double achieved = (acked.get() - start) / ((System.nanoTime() - t0) / 1e9);
-            histogram.add(recorder.getIntervalHistogram());
-            stop.set(true);
-            pacer.join();
-            return achieved;
+                scheduledAt[(int) (submitted[0]++ & mask)] = scheduled;
+                store.append(Unpooled.wrappedBuffer(block), callback);
+            });
         } finally {
             delete(dir);
         }
@@ -335,17 +314,14 @@ public final class LogAppendBenchmark {
                 rate = count(acked);
             } else {
                 Recorder recorder = new Recorder(3);
-                Thread pacer = new Thread(() -> openLoop(connections, targetRate, recorder, acked, stop), "pacer");
-                pacer.start();
-                sleep(warmupSeconds);
-                recorder.reset();
-                long start = acked.get();
-                long t0 = System.nanoTime();
-                sleep(measureSeconds);
-                rate = (acked.get() - start) / ((System.nanoTime() - t0) / 1e9);
-                histogram.add(recorder.getIntervalHistogram());
-                stop.set(true);
-                pacer.join();
+                int[] next = {0};
+                rate = openLoop(targetRate, "pacer", recorder, acked, histogram, scheduled ->
+                        connections.get(next[0]++ % connections.size()).append(block).whenComplete((p, e) -> {
+                            if (e == null) {
+                                recorder.recordValue(System.nanoTime() - scheduled);
+                                acked.incrementAndGet();
+                            }
+                        }));
                 lastServerP99 = server.serverP99Micros();
             }
             stop.set(true);
@@ -490,31 +466,48 @@ public final class LogAppendBenchmark {
         });
     }
 
-    private void openLoop(List<LogClient> clients, double rate, Recorder recorder, AtomicLong acked, AtomicBoolean stop) {
-        long interval = (long) (1e9 / rate);
-        long next = System.nanoTime();
-        int i = 0;
-        while (!stop.get()) {
-            long now = System.nanoTime();
-            if (now < next) {
-                LockSupport.parkNanos(Math.min(next - now, PACER_PARK_NANOS));
-                continue;
-            }
-            long scheduled = next;
-            next += interval;
-            LogClient c = clients.get(i++ % clients.size());
-            c.append(block).whenComplete((p, e) -> {
-                if (e == null) {
-                    recorder.recordValue(System.nanoTime() - scheduled);
-                    acked.incrementAndGet();
+    /**
+     * Open loop at {@code rate}: a pacer thread calls {@code issue} with each append's scheduled time (the caller
+     * records latency from it, so a stall counts for every append it delays). Returns the acknowledged rate over
+     * the measurement time and adds that window's latencies, from {@code recorder}, to {@code histogram}.
+     */
+    private double openLoop(double rate, String name, Recorder recorder, AtomicLong acked, Histogram histogram,
+                            LongConsumer issue) throws InterruptedException {
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread pacer = new Thread(() -> {
+            long interval = (long) (1e9 / rate);
+            long next = System.nanoTime();
+            while (!stop.get()) {
+                long now = System.nanoTime();
+                if (now < next) {
+                    LockSupport.parkNanos(Math.min(next - now, PACER_PARK_NANOS));
+                    continue;
                 }
-            });
+                issue.accept(next);
+                next += interval;
+            }
+        }, name);
+        pacer.start();
+        try {
+            sleep(warmupSeconds);
+            recorder.reset();
+            double achieved = measure(acked);
+            histogram.add(recorder.getIntervalHistogram());
+            return achieved;
+        } finally {
+            stop.set(true);
+            pacer.join();
         }
     }
 
     /** Warm-up, then acknowledgements per second over the measurement time. */
     private double count(AtomicLong acked) throws InterruptedException {
         sleep(warmupSeconds);
+        return measure(acked);
+    }
+
+    /** Acknowledgements per second over the measurement time, from now. */
+    private double measure(AtomicLong acked) throws InterruptedException {
         long start = acked.get();
         long t0 = System.nanoTime();
         sleep(measureSeconds);
