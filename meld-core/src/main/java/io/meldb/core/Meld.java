@@ -38,6 +38,17 @@ public final class Meld {
     /** Returned instead of a root when the intention conflicts. */
     public static final long CONFLICT = -1L;
 
+    /** Largest intention span {@link #stream} loads: a quarter of a typical 1–2 MiB L2. */
+    private static final long STREAM_LIMIT = 256 << 10;
+
+    /**
+     * Smallest conflict zone (intentions committed since the snapshot) for which {@link #stream} pays. MeldBenchmark,
+     * optimized, alternating builds with and without streaming: concurrency 1 lost 5–16% (txnSize 2, 4, 32);
+     * concurrency 4 gained 28% at txnSize 8 and concurrency 16 gained 12–24% at txnSize 4 to 32, while txnSize 2
+     * lost 10–20% at 4 and 16 (still 1.9M melds/s).
+     */
+    private static final long STREAM_MIN_ZONE = 4;
+
     private final Arena arena;
     private final NodeDirectory directory;
     private boolean bruteForce;
@@ -325,17 +336,6 @@ public final class Meld {
         }
         touched ^= t;
     }
-
-    /** Largest intention span {@link #stream} loads: a quarter of a typical 1–2 MiB L2. */
-    private static final long STREAM_LIMIT = 256 << 10;
-
-    /**
-     * Smallest conflict zone (intentions committed since the snapshot) for which {@link #stream} pays. MeldBenchmark,
-     * optimized, alternating builds with and without streaming: concurrency 1 lost 5–16% (txnSize 2, 4, 32);
-     * concurrency 4 gained 28% at txnSize 8 and concurrency 16 gained 12–24% at txnSize 4 to 32, while txnSize 2
-     * lost 10–20% at 4 and 16 (still 1.9M melds/s).
-     */
-    private static final long STREAM_MIN_ZONE = 4;
 
     /**
      * True unless an insert made {@code n}'s subtree reach past the key range (lo, hi) it is grafted into; only

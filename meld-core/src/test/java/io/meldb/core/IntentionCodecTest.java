@@ -401,7 +401,6 @@ class IntentionCodecTest {
         assertFalse(reader.recordInProgress());
     }
 
-    // ---------------------------------------------------------------------------------------------------------
     @Test
     void decodedAndAdoptedIntentionsSpanExactlyTheirOwnNodes() {
         try (Arena txArena = new Arena(); Arena logArena = new Arena()) {
@@ -437,6 +436,7 @@ class IntentionCodecTest {
         forEachOwnNode(Node.right(n), csn, visit);
     }
 
+    // ---------------------------------------------------------------------------------------------------------
     // malformed intentions
 
     @Test
