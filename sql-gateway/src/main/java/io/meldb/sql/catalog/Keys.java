@@ -39,35 +39,29 @@ public final class Keys {
     }
 
     public static byte[] databaseKey(final String db) {
-        final ByteWriter out = new ByteWriter();
-        out.write(DATABASES_PREFIX);
-        KeyCodec.encode(out, SqlType.VARCHAR, db);
-        return out.toByteArray();
+        return catalogKey(DATABASES_PREFIX, db);
     }
 
     public static byte[] schemaKey(final String db, final String schema) {
-        final ByteWriter out = new ByteWriter();
-        out.write(SCHEMAS_PREFIX);
-        KeyCodec.encode(out, SqlType.VARCHAR, db);
-        KeyCodec.encode(out, SqlType.VARCHAR, schema);
-        return out.toByteArray();
+        return catalogKey(SCHEMAS_PREFIX, db, schema);
     }
 
     public static byte[] tableDefKey(final String db, final String schema, final String table) {
-        final ByteWriter out = new ByteWriter();
-        out.write(TABLES_PREFIX);
-        KeyCodec.encode(out, SqlType.VARCHAR, db);
-        KeyCodec.encode(out, SqlType.VARCHAR, schema);
-        KeyCodec.encode(out, SqlType.VARCHAR, table);
-        return out.toByteArray();
+        return catalogKey(TABLES_PREFIX, db, schema, table);
     }
 
     /** The first bytes of the definitions of every table of one schema. */
     public static byte[] schemaTablesPrefix(final String db, final String schema) {
+        return catalogKey(TABLES_PREFIX, db, schema);
+    }
+
+    /** A catalog key: the kind's prefix, then each name of the entry's path as a VARCHAR key. */
+    private static byte[] catalogKey(final byte[] prefix, final String... path) {
         final ByteWriter out = new ByteWriter();
-        out.write(TABLES_PREFIX);
-        KeyCodec.encode(out, SqlType.VARCHAR, db);
-        KeyCodec.encode(out, SqlType.VARCHAR, schema);
+        out.write(prefix);
+        for (final String name : path) {
+            KeyCodec.encode(out, SqlType.VARCHAR, name);
+        }
         return out.toByteArray();
     }
 
