@@ -39,8 +39,18 @@ final class PageToucher implements Runnable, AutoCloseable {
     /** How far ahead of the writer pages are kept touched: about 100 ms of appends at full speed. */
     static final long AHEAD = 64L << 20;
     private static final long WINDOW = 64L << 20;
-    /** Pages populated per system call, so that a new writer position or a roll is noticed promptly. */
-    private static final long STEP = 1L << 20;
+    /**
+     * Bytes populated per system call, and how far the writer advances before it wakes the toucher again: about a
+     * millisecond of work per wake-up where a fresh page costs a few microseconds (as on our VMs). Waking only at
+     * half the runway made the toucher run for about 30 ms at a stretch, and on 2 CPUs the threads of the append
+     * path waited behind it (storage-alone p99 2.2 ms against 1.3 ms with these short rounds).
+     */
+    static final long STEP = 256L << 10;
+    /**
+     * How much the file is grown at a time. Growing it by one step per wake-up ({@code fallocate} per 256 KiB)
+     * cost the append path about 6% more CPU than these larger, rarer extensions.
+     */
+    static final long EXTEND = 32L << 20;
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_SHARED = 0x1;
     private static final int O_RDWR = 2;
@@ -76,7 +86,7 @@ final class PageToucher implements Runnable, AutoCloseable {
 
     /** Writer thread: where the writer is now (cycle of the current file, byte offset in it). */
     void writerAt(int cycle, long position) {
-        boolean wake = cycle != writerCycle || position + AHEAD / 2 > touched;
+        boolean wake = cycle != writerCycle || position + AHEAD - STEP > touched;
         writerCycle = cycle;
         writerPosition = position;
         if (wake) {
@@ -99,7 +109,7 @@ final class PageToucher implements Runnable, AutoCloseable {
         while (running) {
             try {
                 if (!touchAhead()) {
-                    // the writer unparks us when its runway drops below AHEAD / 2
+                    // the writer unparks us when it has used up a step of its runway
                     LockSupport.parkNanos(20_000_000);
                 }
             } catch (IOException | RuntimeException e) {
@@ -141,7 +151,7 @@ final class PageToucher implements Runnable, AutoCloseable {
         long position = writerPosition;
         long size = size();
         if (position + AHEAD > size && extendable) {
-            extend(c, size, position + AHEAD - size);
+            extend(c, size, position + AHEAD + EXTEND - size);
             size = size();
         }
         long target = Math.min(position + AHEAD, size) & -PAGE;

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PageToucherTest {
@@ -36,6 +37,32 @@ class PageToucherTest {
         byte[] after = new byte[data.length];
         System.arraycopy(Files.readAllBytes(file.toPath()), 0, after, 0, after.length);
         assertArrayEquals(data, after);
+    }
+
+    @Test
+    void keepsItsRunwayOneStepAtATimeAndGrowsTheFileInLargeExtensions() throws Exception {
+        File file = dir.resolve("cycle.cq4").toFile();
+        Files.write(file.toPath(), new byte[4096]);
+        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
+            toucher.writerAt(1, 0);
+            awaitTouched(toucher, PageToucher.AHEAD);
+            long grown = file.length();
+            assertTrue(grown >= PageToucher.AHEAD + PageToucher.EXTEND, "grown to " + grown + " only");
+
+            // the writer moves on by one step: the toucher is woken and restores the full runway
+            toucher.writerAt(1, PageToucher.STEP);
+            awaitTouched(toucher, PageToucher.STEP + PageToucher.AHEAD);
+            // no new extension while the previous one still covers the runway
+            assertEquals(grown, file.length());
+        }
+    }
+
+    private static void awaitTouched(PageToucher toucher, long bytes) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (toucher.touched() < bytes && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(toucher.touched() >= bytes, "touched " + toucher.touched() + " bytes, expected " + bytes);
     }
 
     @Test
