@@ -85,7 +85,10 @@ public interface LogStore extends AutoCloseable {
         void failed(LogErrorException error);
     }
 
-    /** Told after a batch of appends became readable. */
+    /**
+     * Told after a batch of appends became readable, on the writer thread, after the batch's
+     * {@link AppendCallback#appended} calls: a listener may act on everything those callbacks recorded.
+     */
     @FunctionalInterface
     interface TailListener {
         void tailAdvanced(long newTail);

@@ -20,8 +20,22 @@ public abstract class Mailbox<T> implements Runnable {
         this.executor = executor;
     }
 
+    /** Any thread: adds an item and wakes the event loop to deliver it, unless a delivery is already pending. */
     public final void post(T item) {
         items.add(item);
+        schedule();
+    }
+
+    /**
+     * Any thread: adds an item without waking the event loop; a later {@link #schedule} (or {@link #post}) delivers
+     * it. For producers that finish a whole batch before the consumer should run.
+     */
+    public final void offer(T item) {
+        items.add(item);
+    }
+
+    /** Any thread: wakes the event loop to deliver what was posted or offered, unless a delivery is already pending. */
+    public final void schedule() {
         if (scheduled.compareAndSet(false, true)) {
             try {
                 executor.execute(this);

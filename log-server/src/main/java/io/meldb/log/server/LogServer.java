@@ -43,6 +43,7 @@ public final class LogServer implements AutoCloseable {
             s.wake();
         }
     };
+    private final AckDispatcher acks = new AckDispatcher();
     private Channel serverChannel;
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
@@ -79,6 +80,7 @@ public final class LogServer implements AutoCloseable {
     }
 
     private void bind() {
+        store.addTailListener(acks);
         store.addTailListener(wakeSubscribers);
         serverChannel = new ServerBootstrap()
                 .group(boss, workers)
@@ -102,6 +104,10 @@ public final class LogServer implements AutoCloseable {
 
     public LogStore store() {
         return store;
+    }
+
+    AckDispatcher acks() {
+        return acks;
     }
 
     public LogMetrics metrics() {
@@ -174,6 +180,7 @@ public final class LogServer implements AutoCloseable {
         }
         closed = true;
         store.removeTailListener(wakeSubscribers);
+        store.removeTailListener(acks);
         if (serverChannel != null) {
             serverChannel.close().syncUninterruptibly();
         }

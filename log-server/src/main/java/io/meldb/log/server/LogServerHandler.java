@@ -9,7 +9,6 @@ import io.meldb.log.protocol.FrameStreamException;
 import io.meldb.log.protocol.FrameTooLarge;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogProtocol;
-import io.meldb.log.protocol.Mailbox;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 
@@ -23,8 +22,9 @@ import static io.meldb.log.protocol.LogProtocol.*;
  * {@link LogStore} and answers it, with the request's id, as a frame. Runs on the connection's event loop.
  *
  * <ul>
- *   <li>Appends are pipelined: each goes to the store's writer thread and its answer comes back through a
- *   {@link Mailbox}, so acknowledgements of one storage batch cost one event-loop task and one flush. A connection
+ *   <li>Appends are pipelined: each goes to the store's writer thread and its answer comes back through the
+ *   {@link AckDispatcher}, so acknowledgements of one storage batch cost one event-loop task and one flush per
+ *   connection. A connection
  *   with {@code maxAppendsInFlightPerConnection} unanswered appends is not read until half are answered, which
  *   bounds the blocks one client can park in server memory.</li>
  *   <li>Every malformed request gets an ERROR answer and the connection goes on; only a stream that cannot be
@@ -41,7 +41,9 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private final Map<Long, ServerSubscription> subscriptions = new HashMap<>();
 
     private ChannelHandlerContext ctx;
-    private AckMailbox acks;
+    private AckDispatcher.LoopAcks acks;
+    /** Acknowledgements written since the last flush (event loop). */
+    private boolean acksToFlush;
     private LogReader reader;
     private int appendsInFlight;
     private boolean readingPaused;
@@ -58,7 +60,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.acks = new AckMailbox(ctx);
+        this.acks = server.acks().forLoop(ctx.executor());
     }
 
     @Override
@@ -110,7 +112,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             readingPaused = true;
             ctx.channel().config().setAutoRead(false);
         }
-        store.append(f.body().retain(), new Ack(f.requestId(), f.bodyLength(), System.nanoTime(), acks));
+        store.append(f.body().retain(), new Ack(this, f.requestId(), f.bodyLength(), System.nanoTime(), acks));
     }
 
     private void read(LogFrame f) {
@@ -276,67 +278,71 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         return LogFrame.error(ctx.alloc(), 0, code, message);
     }
 
-    /** Completion of one append; travels from the writer thread back to the event loop through the mailbox. */
-    private static final class Ack implements LogStore.AppendCallback {
+    /**
+     * Event loop: writes one acknowledgement; true if it is the first since the last flush (the caller then calls
+     * {@link #acksWritten} once it has written the batch).
+     */
+    boolean writeAck(Ack a) {
+        appendsInFlight--;
+        if (a.error == null) {
+            ctx.write(LogFrame.appended(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
+            metrics.appended(a.bytes, System.nanoTime() - a.startNanos);
+        } else {
+            metrics.error(a.error.code());
+            ctx.write(LogFrame.error(ctx.alloc(), a.requestId, a.error.code(), messageOf(a.error)), ctx.voidPromise());
+        }
+        if (acksToFlush) {
+            return false;
+        }
+        acksToFlush = true;
+        return true;
+    }
+
+    /** Event loop: after a batch of {@link #writeAck}: flush, and read again if the connection was paused. */
+    void acksWritten() {
+        acksToFlush = false;
+        ctx.flush();
+        if (readingPaused && appendsInFlight <= maxInFlight / 2) {
+            readingPaused = false;
+            ctx.channel().config().setAutoRead(true);
+        }
+    }
+
+    /**
+     * Completion of one append. A stored block's acknowledgement is filed on the writer thread and delivered with
+     * its whole batch; a refusal (from any thread) is delivered at once.
+     */
+    static final class Ack implements LogStore.AppendCallback {
+        private final LogServerHandler handler;
         final long requestId;
         final int bytes;
         final long startNanos;
-        final AckMailbox mailbox;
+        private final AckDispatcher.LoopAcks loop;
         long position;
         LogErrorException error;
 
-        Ack(long requestId, int bytes, long startNanos, AckMailbox mailbox) {
+        Ack(LogServerHandler handler, long requestId, int bytes, long startNanos, AckDispatcher.LoopAcks loop) {
+            this.handler = handler;
             this.requestId = requestId;
             this.bytes = bytes;
             this.startNanos = startNanos;
-            this.mailbox = mailbox;
+            this.loop = loop;
+        }
+
+        LogServerHandler handler() {
+            return handler;
         }
 
         @Override
         public void appended(long position) {
             this.position = position;
-            mailbox.post(this);
+            loop.file(this);
         }
 
         @Override
         public void failed(LogErrorException error) {
             this.error = error;
-            mailbox.post(this);
-        }
-    }
-
-    private final class AckMailbox extends Mailbox<Ack> {
-        private final ChannelHandlerContext ctx;
-
-        AckMailbox(ChannelHandlerContext ctx) {
-            super(ctx.executor());
-            this.ctx = ctx;
-        }
-
-        @Override
-        protected void deliver(Ack a) {
-            appendsInFlight--;
-            if (a.error == null) {
-                ctx.write(LogFrame.appended(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
-                metrics.appended(a.bytes, System.nanoTime() - a.startNanos);
-            } else {
-                metrics.error(a.error.code());
-                ctx.write(LogFrame.error(ctx.alloc(), a.requestId, a.error.code(), messageOf(a.error)), ctx.voidPromise());
-            }
-        }
-
-        @Override
-        protected void delivered() {
-            ctx.flush();
-            if (readingPaused && appendsInFlight <= maxInFlight / 2) {
-                readingPaused = false;
-                ctx.channel().config().setAutoRead(true);
-            }
-        }
-
-        @Override
-        protected void rejected(Ack a) {
-            // the event loop is shut down with the server; the client sees the connection close
+            loop.post(this);
         }
     }
 }
