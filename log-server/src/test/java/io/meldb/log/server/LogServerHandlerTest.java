@@ -1,6 +1,7 @@
 package io.meldb.log.server;
 
 import io.meldb.log.ErrorCode;
+import io.meldb.log.LogErrorException;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
@@ -25,11 +26,13 @@ import static io.meldb.log.protocol.LogProtocol.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The server's pipeline (decoder, encoder, request handler) in an {@link EmbeddedChannel}, fed raw bytes: every
- * malformed request gets its ERROR answer, and only an untrustworthy stream closes the connection.
+ * malformed request gets its ERROR answer, and only an untrustworthy stream closes the connection; a storage
+ * batch's acknowledgements go out only once the batch is published, a refusal at once.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class LogServerHandlerTest {
@@ -39,6 +42,7 @@ class LogServerHandlerTest {
     Path dir;
 
     private LogServer server;
+    private LogServerHandler handler;
     private EmbeddedChannel channel;
     private final EmbeddedChannel encoder = new EmbeddedChannel(LogFrameEncoder.INSTANCE);
     private final EmbeddedChannel answers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
@@ -46,8 +50,12 @@ class LogServerHandlerTest {
     @BeforeEach
     void start() throws IOException {
         server = LogServer.start(LogServerConfig.at(dir).blockSize(BLOCK).metricsPort(-1).ioThreads(1));
-        channel = new EmbeddedChannel(new LogFrameDecoder(LogProtocol.maxRequestFrameLength(BLOCK)),
-                LogFrameEncoder.INSTANCE, new LogServerHandler(server));
+        handler = new LogServerHandler(server);
+        channel = connection(handler);
+    }
+
+    private EmbeddedChannel connection(LogServerHandler h) {
+        return new EmbeddedChannel(new LogFrameDecoder(LogProtocol.maxRequestFrameLength(BLOCK)), LogFrameEncoder.INSTANCE, h);
     }
 
     @AfterEach
@@ -64,13 +72,18 @@ class LogServerHandlerTest {
 
     /** The next answer the server wrote, waiting for answers that come back from the storage thread. */
     private LogFrame answer() throws InterruptedException {
+        return answer(channel, answers);
+    }
+
+    /** The next answer written to connection {@code ch}, decoded by that connection's {@code decoder}. */
+    private static LogFrame answer(EmbeddedChannel ch, EmbeddedChannel decoder) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
-            channel.runPendingTasks();
-            for (Object o; (o = channel.readOutbound()) != null; ) {
-                answers.writeInbound(o);
+            ch.runPendingTasks();
+            for (Object o; (o = ch.readOutbound()) != null; ) {
+                decoder.writeInbound(o);
             }
-            LogFrame f = answers.readInbound();
+            LogFrame f = decoder.readInbound();
             if (f != null) {
                 return f;
             }
@@ -204,5 +217,56 @@ class LogServerHandlerTest {
         f.release();
         channel.runPendingTasks();
         assertFalse(channel.isOpen());
+    }
+
+    // ---- acknowledgements travel per storage batch (AckDispatcher); the writer thread is played by this test
+
+    private LogServerHandler.Ack ack(LogServerHandler h, EmbeddedChannel ch, long requestId) {
+        return new LogServerHandler.Ack(h, requestId, BLOCK, System.nanoTime(), server.acks().forLoop(ch.eventLoop()));
+    }
+
+    @Test
+    void holdsABatchsAcknowledgementsUntilTheBatchIsPublished() throws InterruptedException {
+        LogServerHandler other = new LogServerHandler(server);
+        EmbeddedChannel otherChannel = connection(other);
+        EmbeddedChannel otherAnswers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
+        try {
+            ack(handler, channel, 10).appended(100);
+            ack(other, otherChannel, 20).appended(101);
+            ack(handler, channel, 11).appended(102);
+            channel.runPendingTasks();
+            otherChannel.runPendingTasks();
+            assertNull(channel.readOutbound(), "answered before the batch was published");
+            assertNull(otherChannel.readOutbound(), "answered before the batch was published");
+
+            server.acks().tailAdvanced(103);
+            assertAppended(answer(), 10, 100);
+            assertAppended(answer(), 11, 102);
+            assertAppended(answer(otherChannel, otherAnswers), 20, 101);
+
+            // the next batch starts empty: publishing again sends nothing more
+            server.acks().tailAdvanced(103);
+            channel.runPendingTasks();
+            assertNull(channel.readOutbound());
+        } finally {
+            otherChannel.finishAndReleaseAll();
+            otherAnswers.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void sendsARefusalAtOnce() throws InterruptedException {
+        ack(handler, channel, 7).failed(new LogErrorException(ErrorCode.STORAGE_FAILURE, "disk gone"));
+        assertError(ErrorCode.STORAGE_FAILURE, 7);
+    }
+
+    private static void assertAppended(LogFrame f, long requestId, long position) {
+        try {
+            assertEquals(APPENDED, f.type());
+            assertEquals(requestId, f.requestId());
+            assertEquals(position, f.longAt(0));
+        } finally {
+            f.release();
+        }
     }
 }
