@@ -27,11 +27,8 @@ class PageToucherTest {
 
         try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
             toucher.writerAt(1, 4096);
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (toucher.touched() < 4096 + PageToucher.AHEAD && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
-            assertTrue(toucher.touched() >= 4096 + PageToucher.AHEAD, "touched only " + toucher.touched() + " bytes");
+            long touched = waitForTouched(toucher, 4096 + PageToucher.AHEAD);
+            assertTrue(touched >= 4096 + PageToucher.AHEAD, "touched only " + touched + " bytes");
         }
         assertTrue(file.length() >= 4096 + PageToucher.AHEAD, "the file was not grown ahead: " + file.length());
         byte[] after = new byte[data.length];
@@ -45,24 +42,27 @@ class PageToucherTest {
         Files.write(file.toPath(), new byte[4096]);
         try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
             toucher.writerAt(1, 0);
-            awaitTouched(toucher, PageToucher.AHEAD);
+            long touched = waitForTouched(toucher, PageToucher.AHEAD);
+            assertTrue(touched >= PageToucher.AHEAD, "touched only " + touched + " bytes");
             long grown = file.length();
             assertTrue(grown >= PageToucher.AHEAD + PageToucher.EXTEND, "grown to " + grown + " only");
 
             // the writer moves on by one step: the toucher is woken and restores the full runway
             toucher.writerAt(1, PageToucher.STEP);
-            awaitTouched(toucher, PageToucher.STEP + PageToucher.AHEAD);
+            touched = waitForTouched(toucher, PageToucher.STEP + PageToucher.AHEAD);
+            assertTrue(touched >= PageToucher.STEP + PageToucher.AHEAD, "touched only " + touched + " bytes");
             // no new extension while the previous one still covers the runway
             assertEquals(grown, file.length());
         }
     }
 
-    private static void awaitTouched(PageToucher toucher, long bytes) throws InterruptedException {
+    /** Waits (up to 30 s) until the toucher has faulted in {@code bytes}; returns how much it has. */
+    private static long waitForTouched(PageToucher toucher, long bytes) throws InterruptedException {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (toucher.touched() < bytes && System.nanoTime() < deadline) {
             Thread.sleep(5);
         }
-        assertTrue(toucher.touched() >= bytes, "touched " + toucher.touched() + " bytes, expected " + bytes);
+        return toucher.touched();
     }
 
     @Test
@@ -71,10 +71,7 @@ class PageToucherTest {
         Files.write(file.toPath(), new byte[4096]);
         try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
             toucher.writerAt(1, 0);
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (toucher.touched() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            waitForTouched(toucher, 1);
             if (System.getProperty("os.name").startsWith("Linux") && kernelAtLeast(5, 14)) {
                 assertTrue(toucher.populating(), "madvise(MADV_POPULATE_WRITE) was refused on " + System.getProperty("os.version"));
             }
