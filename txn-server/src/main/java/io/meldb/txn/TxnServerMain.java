@@ -8,6 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
 
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -83,7 +84,7 @@ public final class TxnServerMain {
         }
         final TxnRpcServer rpc = TxnRpcServer.start(server, TxnRpcServerOptions.on(v.get("host"), port)
             .meterRegistry(registry));
-        final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("txn-http"), NioIoHandler.newFactory());
         final MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(v.get("host"), metricsPort,
             httpLoop, httpLoop, () -> health(server), registry::scrape);
         final CountDownLatch stopped = new CountDownLatch(1);

@@ -30,6 +30,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,7 +91,7 @@ public final class LogClient implements AutoCloseable {
     private LogClient(LogClientOptions options) {
         this.options = options;
         this.ownsGroup = options.eventLoopGroup() == null;
-        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(options.ioThreads(), NioIoHandler.newFactory())
+        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("log-client"), NioIoHandler.newFactory())
                 : options.eventLoopGroup();
         this.loop = group.next();
         this.target = options.host() + ":" + options.port();

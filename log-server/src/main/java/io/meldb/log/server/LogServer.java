@@ -12,6 +12,7 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,8 +53,8 @@ public final class LogServer implements AutoCloseable {
         this.config = config;
         this.store = store;
         this.metrics = new LogMetrics(store, this);
-        this.boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), NioIoHandler.newFactory());
+        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("log-io"), NioIoHandler.newFactory());
     }
 
     /**

@@ -24,6 +24,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
@@ -77,7 +78,7 @@ public final class TxnRpcClient implements TxnService {
         this.options = options;
         this.target = options.host() + ":" + options.port();
         this.timeoutNanos = options.requestTimeout().toNanos();
-        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(), NioIoHandler.newFactory());
+        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("txn-client"), NioIoHandler.newFactory());
         AnswerHandler handler = new AnswerHandler();
         this.bootstrap = new Bootstrap()
                 .group(group)

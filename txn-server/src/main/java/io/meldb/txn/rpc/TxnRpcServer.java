@@ -12,6 +12,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,8 +57,8 @@ public final class TxnRpcServer implements AutoCloseable {
         this.service = service;
         this.options = options;
         this.metrics = new TxnRpcMetrics(options.meterRegistry(), this);
-        this.boss = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), NioIoHandler.newFactory());
+        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("txn-accept"), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("txn-io"), NioIoHandler.newFactory());
         this.beginExecutor = new ThreadPoolExecutor(options.beginThreads(), options.beginThreads(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(options.beginQueue()), daemonThreads("txn-rpc-begin-"));
     }
