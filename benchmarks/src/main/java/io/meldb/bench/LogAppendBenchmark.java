@@ -92,24 +92,30 @@ public final class LogAppendBenchmark {
     private final boolean pretouch;
     private final int serverIoThreads;
     private final boolean serverProcess;
+    /** CPUs the server process is confined to ({@code taskset -c} list), or empty for no confinement. */
+    private final String serverCpus;
     /** The server-side p99 of the last open-loop measurement (µs; -1 when the server ran in its own process). */
     private double lastServerP99 = -1;
 
     private LogAppendBenchmark(Map<String, String> args) throws IOException {
         this.args = args;
-        blockSize = Integer.parseInt(args.get("block-size"));
+        blockSize = intArg("block-size");
         durability = Durability.parse(args.get("durability"));
         baseDir = Path.of(args.get("dir"));
         Files.createDirectories(baseDir);
-        warmupSeconds = Double.parseDouble(args.get("warmup"));
-        measureSeconds = Double.parseDouble(args.get("seconds"));
-        window = Integer.parseInt(args.get("window"));
-        rawWindow = Integer.parseInt(args.get("raw-window"));
-        clientThreads = Integer.parseInt(args.get("client-threads"));
-        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(Integer::parseInt).toArray();
+        warmupSeconds = doubleArg("warmup");
+        measureSeconds = doubleArg("seconds");
+        window = intArg("window");
+        rawWindow = intArg("raw-window");
+        clientThreads = intArg("client-threads");
+        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(v -> intValue("clients", v)).toArray();
         pretouch = Boolean.parseBoolean(args.get("pretouch"));
-        serverIoThreads = Integer.parseInt(args.get("server-io-threads"));
+        serverIoThreads = intArg("server-io-threads");
         serverProcess = Boolean.parseBoolean(args.get("server-process"));
+        serverCpus = args.get("server-cpus");
+        if (!serverCpus.isEmpty() && !serverProcess) {
+            throw new IllegalArgumentException("--server-cpus needs --server-process true (it confines the server process)");
+        }
         block = new byte[blockSize];
         new Random(42).nextBytes(block);
     }
@@ -125,6 +131,7 @@ public final class LogAppendBenchmark {
         args.put("client-threads", "2");
         args.put("server-io-threads", "0");
         args.put("server-process", "false");
+        args.put("server-cpus", "");
         args.put("block-size", "8192");
         args.put("durability", "page-cache");
         args.put("latency-rate", "0");
@@ -139,11 +146,16 @@ public final class LogAppendBenchmark {
             }
             args.put(name, argv[++i]);
         }
-        new LogAppendBenchmark(args).run();
+        try {
+            new LogAppendBenchmark(args).run();
+        } catch (IllegalArgumentException e) {
+            System.err.println("LogAppendBenchmark: " + e.getMessage());
+            System.exit(2);
+        }
     }
 
     private void run() throws Exception {
-        int runs = Integer.parseInt(args.get("runs"));
+        int runs = intArg("runs");
         System.out.printf(Locale.ROOT, "log append benchmark: %d-byte blocks, durability %s, %d run(s) of %.0f s warm-up + %.0f s "
                         + "per measurement, window %d per client (raw %d), %d client I/O threads, %d CPUs, data in %s%n",
                 blockSize, durability.flag(), runs, warmupSeconds, measureSeconds, window, rawWindow, clientThreads,
@@ -163,7 +175,7 @@ public final class LogAppendBenchmark {
                 peak = Math.max(peak, r);
             }
             int latencyClients = clientCounts[clientCounts.length - 1];
-            double fixed = Double.parseDouble(args.get("latency-rate"));
+            double fixed = doubleArg("latency-rate");
             double target = fixed > 0 ? fixed : peak / 2;
             Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             double achieved = measureServer(latencyClients, target, h);
@@ -199,6 +211,26 @@ public final class LogAppendBenchmark {
                 median(latencies, 0), median(latencies, 1), median(latencies, 2), median(latencies, 3));
         System.out.printf(Locale.ROOT, "| %-32s | %,12.0f | %8.0f | %8.0f | %8.0f |%n", "raw storage, open loop",
                 median(rawLatencies, 0), median(rawLatencies, 1), median(rawLatencies, 2), median(rawLatencies, 3));
+    }
+
+    private int intArg(String name) {
+        return intValue(name, args.get(name));
+    }
+
+    private double doubleArg(String name) {
+        try {
+            return Double.parseDouble(args.get(name).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " takes a number, not '" + args.get(name) + "'");
+        }
+    }
+
+    private static int intValue(String name, String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " takes whole numbers, not '" + value + "'");
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ raw
@@ -401,6 +433,9 @@ public final class LogAppendBenchmark {
                 throw new IllegalArgumentException("--pretouch false needs --server-process false (the server command has no such flag)");
             }
             List<String> command = new ArrayList<>();
+            if (!b.serverCpus.isEmpty()) {
+                command.addAll(List.of("taskset", "-c", b.serverCpus));
+            }
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
             command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.meldb.log.server.LogServerMain",
