@@ -309,7 +309,7 @@ public final class LogAppendBenchmark {
                 }
             };
             long[] submitted = {0};
-            return openLoop(rate, "raw-pacer", recorder, acked, histogram, scheduled -> {
+            return openLoop(rate, "raw-pacer", recorder, acked, histogram, () -> { }, scheduled -> {
                 if (submitted[0] - acked.get() >= scheduledAt.length) {
                     throw new IllegalStateException("storage fell more than " + scheduledAt.length + " appends behind");
                 }
@@ -350,7 +350,7 @@ public final class LogAppendBenchmark {
             } else {
                 Recorder recorder = new Recorder(3);
                 int[] next = {0};
-                rate = openLoop(targetRate, "pacer", recorder, acked, histogram, scheduled ->
+                rate = openLoop(targetRate, "pacer", recorder, acked, histogram, server::startWindow, scheduled ->
                         connections.get(next[0]++ % connections.size()).append(block).whenComplete((p, e) -> {
                             if (e == null) {
                                 recorder.recordValue(System.nanoTime() - scheduled);
@@ -386,9 +386,14 @@ public final class LogAppendBenchmark {
     private interface ServerUnderTest extends AutoCloseable {
         int port();
 
+        /** The measurement window starts now: {@link #serverP99Micros} counts appends answered from here on. */
+        default void startWindow() {
+        }
+
         /**
-         * The server's own p99 append latency so far (from an APPEND decoded to its answer written, from the
-         * {@code meldb.log.append.latency} histogram, to its bucket's upper bound), in µs; -1 if not in this JVM.
+         * The server's own p99 append latency since {@link #startWindow} (from an APPEND decoded to its answer
+         * written, from the {@code meldb.log.append.latency} histogram, to its bucket's upper bound), in µs; -1 if
+         * not in this JVM.
          */
         default double serverP99Micros() {
             return -1;
@@ -405,20 +410,31 @@ public final class LogAppendBenchmark {
             config.store().durability(b.durability).pretouch(b.pretouch);
             LogServer server = LogServer.start(config);
             return new ServerUnderTest() {
+                /** The histogram when the window started: the Prometheus histogram counts since the server started. */
+                private HistogramSnapshot atStart = server.metrics().appendLatency().takeSnapshot();
+
                 @Override
                 public int port() {
                     return server.port();
                 }
 
                 @Override
+                public void startWindow() {
+                    atStart = server.metrics().appendLatency().takeSnapshot();
+                }
+
+                @Override
                 public double serverP99Micros() {
-                    HistogramSnapshot h = server.metrics().appendLatency().takeSnapshot();
-                    for (CountAtBucket b : h.histogramCounts()) {
-                        if (b.count() >= 0.99 * h.count()) {
-                            return b.bucket(TimeUnit.MICROSECONDS);
+                    HistogramSnapshot now = server.metrics().appendLatency().takeSnapshot();
+                    CountAtBucket[] before = atStart.histogramCounts();
+                    CountAtBucket[] after = now.histogramCounts();
+                    double total = now.count() - atStart.count();
+                    for (int i = 0; i < after.length; i++) {
+                        if (after[i].count() - before[i].count() >= 0.99 * total) {
+                            return after[i].bucket(TimeUnit.MICROSECONDS);
                         }
                     }
-                    return h.max(TimeUnit.MICROSECONDS);
+                    return now.max(TimeUnit.MICROSECONDS);
                 }
 
                 @Override
@@ -508,9 +524,10 @@ public final class LogAppendBenchmark {
      * Open loop at {@code rate}: a pacer thread calls {@code issue} with each append's scheduled time (the caller
      * records latency from it, so a stall counts for every append it delays). Returns the acknowledged rate over
      * the measurement time and adds that window's latencies, from {@code recorder}, to {@code histogram}.
+     * {@code windowStarts} runs when the warm-up ends.
      */
     private double openLoop(double rate, String name, Recorder recorder, AtomicLong acked, Histogram histogram,
-                            LongConsumer issue) throws InterruptedException {
+                            Runnable windowStarts, LongConsumer issue) throws InterruptedException {
         AtomicBoolean stop = new AtomicBoolean();
         Thread pacer = new Thread(() -> {
             long interval = (long) (1e9 / rate);
@@ -529,6 +546,7 @@ public final class LogAppendBenchmark {
         try {
             sleep(warmupSeconds);
             recorder.reset();
+            windowStarts.run();
             double achieved = measure(acked);
             histogram.add(recorder.getIntervalHistogram());
             return achieved;
