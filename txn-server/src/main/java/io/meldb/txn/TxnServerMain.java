@@ -84,7 +84,8 @@ public final class TxnServerMain {
         }
         final TxnRpcServer rpc = TxnRpcServer.start(server, TxnRpcServerOptions.on(v.get("host"), port)
             .meterRegistry(registry));
-        final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("txn-http"), NioIoHandler.newFactory());
+        final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("txn-http"), NioIoHandler.newFactory());
         final MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(v.get("host"), metricsPort,
             httpLoop, httpLoop, () -> health(server), registry::scrape);
         final CountDownLatch stopped = new CountDownLatch(1);

@@ -91,7 +91,8 @@ public final class LogClient implements AutoCloseable {
     private LogClient(LogClientOptions options) {
         this.options = options;
         this.ownsGroup = options.eventLoopGroup() == null;
-        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("log-client"), NioIoHandler.newFactory())
+        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(options.ioThreads(),
+                new DefaultThreadFactory("log-client"), NioIoHandler.newFactory())
                 : options.eventLoopGroup();
         this.loop = group.next();
         this.target = options.host() + ":" + options.port();

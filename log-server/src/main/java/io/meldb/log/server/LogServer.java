@@ -53,8 +53,10 @@ public final class LogServer implements AutoCloseable {
         this.config = config;
         this.store = store;
         this.metrics = new LogMetrics(store, this);
-        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
-        this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("log-io"), NioIoHandler.newFactory());
+        this.boss = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(),
+                new DefaultThreadFactory("log-io"), NioIoHandler.newFactory());
     }
 
     /**

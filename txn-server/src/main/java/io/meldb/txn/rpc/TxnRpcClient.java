@@ -78,7 +78,8 @@ public final class TxnRpcClient implements TxnService {
         this.options = options;
         this.target = options.host() + ":" + options.port();
         this.timeoutNanos = options.requestTimeout().toNanos();
-        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("txn-client"), NioIoHandler.newFactory());
+        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(),
+                new DefaultThreadFactory("txn-client"), NioIoHandler.newFactory());
         AnswerHandler handler = new AnswerHandler();
         this.bootstrap = new Bootstrap()
                 .group(group)

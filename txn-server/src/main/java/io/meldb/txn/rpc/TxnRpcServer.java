@@ -57,8 +57,10 @@ public final class TxnRpcServer implements AutoCloseable {
         this.service = service;
         this.options = options;
         this.metrics = new TxnRpcMetrics(options.meterRegistry(), this);
-        this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("txn-accept"), NioIoHandler.newFactory());
-        this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("txn-io"), NioIoHandler.newFactory());
+        this.boss = new MultiThreadIoEventLoopGroup(1,
+                new DefaultThreadFactory("txn-accept"), NioIoHandler.newFactory());
+        this.workers = new MultiThreadIoEventLoopGroup(options.ioThreads(),
+                new DefaultThreadFactory("txn-io"), NioIoHandler.newFactory());
         this.beginExecutor = new ThreadPoolExecutor(options.beginThreads(), options.beginThreads(), 0, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(options.beginQueue()), daemonThreads("txn-rpc-begin-"));
     }
