@@ -99,22 +99,26 @@ public final class LogAppendBenchmark {
 
     private LogAppendBenchmark(Map<String, String> args) throws IOException {
         this.args = args;
-        blockSize = intArg("block-size");
+        blockSize = countArg("block-size");
         durability = Durability.parse(args.get("durability"));
         baseDir = Path.of(args.get("dir"));
         Files.createDirectories(baseDir);
         warmupSeconds = doubleArg("warmup");
         measureSeconds = doubleArg("seconds");
-        window = intArg("window");
-        rawWindow = intArg("raw-window");
-        clientThreads = intArg("client-threads");
-        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(v -> intValue("clients", v)).toArray();
+        if (!(measureSeconds > 0) || !(warmupSeconds >= 0)) {
+            throw new IllegalArgumentException("--seconds must be above 0 and --warmup at least 0");
+        }
+        window = countArg("window");
+        rawWindow = countArg("raw-window");
+        clientThreads = countArg("client-threads");
+        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(v -> atLeastOne("clients", intValue("clients", v))).toArray();
         pretouch = Boolean.parseBoolean(args.get("pretouch"));
         serverIoThreads = intArg("server-io-threads");
         serverProcess = Boolean.parseBoolean(args.get("server-process"));
         serverCpus = args.get("server-cpus");
         if (!serverCpus.isEmpty() && !serverProcess) {
-            throw new IllegalArgumentException("--server-cpus needs --server-process true (it confines the server process)");
+            throw new IllegalArgumentException("--server-cpus needs --server-process true (it confines the server "
+                    + "process)");
         }
         block = new byte[blockSize];
         new Random(42).nextBytes(block);
@@ -155,7 +159,7 @@ public final class LogAppendBenchmark {
     }
 
     private void run() throws Exception {
-        int runs = intArg("runs");
+        int runs = countArg("runs");
         System.out.printf(Locale.ROOT, "log append benchmark: %d-byte blocks, durability %s, %d run(s) of %.0f s warm-up + %.0f s "
                         + "per measurement, window %d per client (raw %d), %d client I/O threads, %d CPUs, data in %s%n",
                 blockSize, durability.flag(), runs, warmupSeconds, measureSeconds, window, rawWindow, clientThreads,
@@ -184,7 +188,7 @@ public final class LogAppendBenchmark {
             latencies.add(l);
             System.out.printf(Locale.ROOT, "run %d: %d clients at %,.0f appends/s (50%% of peak %,.0f): p50 %.0f µs, p99 %.0f µs, "
                     + "p99.9 %.0f µs, max %.0f µs; inside the server p99 %s%n", run, latencyClients, achieved, peak, l[1], l[2],
-                    l[3], l[4], lastServerP99 < 0 ? "n/a (own process)" : String.format(Locale.ROOT, "≤ %.0f µs", lastServerP99));
+                    l[3], l[4], lastServerP99 < 0 ? (serverProcess ? "n/a (own process)" : "n/a (none answered)") : String.format(Locale.ROOT, "≤ %.0f µs", lastServerP99));
             Histogram rh = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             double rawAchieved = measureRawLatency(target, rh);
             double[] rl = {rawAchieved, rh.getValueAtPercentile(50) / 1e3, rh.getValueAtPercentile(99) / 1e3,
@@ -215,6 +219,18 @@ public final class LogAppendBenchmark {
 
     private int intArg(String name) {
         return intValue(name, args.get(name));
+    }
+
+    /** A count that must be at least 1. */
+    private int countArg(String name) {
+        return atLeastOne(name, intArg(name));
+    }
+
+    private static int atLeastOne(String name, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException("--" + name + " must be at least 1, not " + value);
+        }
+        return value;
     }
 
     private double doubleArg(String name) {
@@ -329,7 +345,8 @@ public final class LogAppendBenchmark {
      */
     private double measureServer(int clients, double targetRate, Histogram histogram) throws Exception {
         Path dir = Files.createTempDirectory(baseDir, "server-");
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(clientThreads, new DefaultThreadFactory("bench-client"), NioIoHandler.newFactory());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(clientThreads,
+                new DefaultThreadFactory("bench-client"), NioIoHandler.newFactory());
         List<LogClient> connections = new ArrayList<>();
         try (ServerUnderTest server = serverProcess ? ServerUnderTest.process(dir, this) : ServerUnderTest.inProcess(dir, this)) {
             for (int i = 0; i < clients; i++) {
@@ -393,7 +410,7 @@ public final class LogAppendBenchmark {
         /**
          * The server's own p99 append latency since {@link #startWindow} (from an APPEND decoded to its answer
          * written, from the {@code meldb.log.append.latency} histogram, to its bucket's upper bound), in µs; -1 if
-         * not in this JVM.
+         * not in this JVM or none was answered.
          */
         default double serverP99Micros() {
             return -1;
@@ -429,6 +446,9 @@ public final class LogAppendBenchmark {
                     CountAtBucket[] before = atStart.histogramCounts();
                     CountAtBucket[] after = now.histogramCounts();
                     double total = now.count() - atStart.count();
+                    if (total <= 0) {
+                        return -1;
+                    }
                     for (int i = 0; i < after.length; i++) {
                         if (after[i].count() - before[i].count() >= 0.99 * total) {
                             return after[i].bucket(TimeUnit.MICROSECONDS);
