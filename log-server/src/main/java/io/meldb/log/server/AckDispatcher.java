@@ -60,7 +60,7 @@ final class AckDispatcher implements LogStore.TailListener {
 
         @Override
         protected void deliver(LogServerHandler.Ack ack) {
-            LogServerHandler h = ack.handler();
+            LogServerHandler h = ack.handler;
             if (h.writeAck(ack)) {
                 toFlush.add(h);
             }

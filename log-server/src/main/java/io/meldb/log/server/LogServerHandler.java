@@ -313,7 +313,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
      * its whole batch; a refusal (from any thread) is delivered at once.
      */
     static final class Ack implements LogStore.AppendCallback {
-        private final LogServerHandler handler;
+        final LogServerHandler handler;
         final long requestId;
         final int bytes;
         final long startNanos;
@@ -327,10 +327,6 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             this.bytes = bytes;
             this.startNanos = startNanos;
             this.loop = loop;
-        }
-
-        LogServerHandler handler() {
-            return handler;
         }
 
         @Override
