@@ -59,9 +59,6 @@ final class PageToucher implements Runnable, AutoCloseable {
     private static final Unsafe UNSAFE = unsafe();
 
     private final IntFunction<File> fileOfCycle;
-    /** Chronicle's mapping geometry: it maps the file in chunks of this size, each with an overlap past its end. */
-    private final long chunkSize;
-    private final long overlapSize;
     private final Thread thread;
     private volatile boolean running = true;
     /** Published by the writer after each batch. */
@@ -79,17 +76,8 @@ final class PageToucher implements Runnable, AutoCloseable {
     private boolean extendable = true;
     private boolean populate = true;
 
-    /**
-     * @param chunkSize   the queue's block size, the size of the chunks in which Chronicle maps a queue file
-     * @param overlapSize how far past its chunk each of Chronicle's mappings reaches
-     */
-    PageToucher(IntFunction<File> fileOfCycle, long chunkSize, long overlapSize, String name) {
-        if (chunkSize <= 0 || overlapSize < 0) {
-            throw new IllegalArgumentException("chunk size " + chunkSize + ", overlap " + overlapSize);
-        }
+    PageToucher(IntFunction<File> fileOfCycle, String name) {
         this.fileOfCycle = fileOfCycle;
-        this.chunkSize = chunkSize;
-        this.overlapSize = overlapSize;
         this.posix = PosixAPI.posix();
         this.thread = new Thread(this, name);
         thread.setDaemon(true);
@@ -154,7 +142,7 @@ final class PageToucher implements Runnable, AutoCloseable {
         return true;
     }
 
-    /** Faults in the next step of the runway, up to {@link #AHEAD} past the writer; false if there was nothing to do. */
+    /** Faults in up to {@link #AHEAD} past the writer; false if there was nothing to do. */
     private boolean touchAhead() throws IOException {
         if (!followWriter()) {
             return false;
@@ -162,9 +150,8 @@ final class PageToucher implements Runnable, AutoCloseable {
         int c = cycle;
         long position = writerPosition;
         long size = size();
-        long needed = sizeNeeded(position);
-        if (needed > size && extendable) {
-            extend(c, size, needed + EXTEND - size);
+        if (position + AHEAD > size && extendable) {
+            extend(c, size, position + AHEAD + EXTEND - size);
             size = size();
         }
         long target = Math.min(position + AHEAD, size) & -PAGE;
@@ -174,48 +161,38 @@ final class PageToucher implements Runnable, AutoCloseable {
         if (touched >= target) {
             return false;
         }
-        // one step per call: the caller loops, and each call sees where the writer is now and extends the file
-        // first if the writer has come close to needing more of it
-        if (windowAddress == 0 || touched < windowStart || touched >= windowStart + windowLength) {
-            unmap();
-            long length = Math.min(WINDOW, size - touched) & -PAGE;
-            if (length <= 0) {
-                return false;
+        while (touched < target && running && writerCycle == c) {
+            if (windowAddress == 0 || touched < windowStart || touched >= windowStart + windowLength) {
+                unmap();
+                long length = Math.min(WINDOW, size - touched) & -PAGE;
+                if (length <= 0) {
+                    return false;
+                }
+                long address = posix.mmap(0, length, PROT_READ_WRITE, MAP_SHARED, fd, touched);
+                if (address == 0 || address == -1) {
+                    throw new IOException("cannot map " + length + " bytes of " + fileOfCycle.apply(c) + " at " + touched);
+                }
+                windowAddress = address;
+                windowStart = touched;
+                windowLength = length;
             }
-            long address = posix.mmap(0, length, PROT_READ_WRITE, MAP_SHARED, fd, touched);
-            if (address == 0 || address == -1) {
-                throw new IOException("cannot map " + length + " bytes of " + fileOfCycle.apply(c) + " at " + touched);
+            long step = Math.min(Math.min(STEP, target - touched), windowStart + windowLength - touched);
+            long address = windowAddress + (touched - windowStart);
+            if (populate && posix.madvise(address, step, MADV_POPULATE_WRITE) != 0) {
+                populate = false;
+                LOG.info("page toucher: madvise(MADV_POPULATE_WRITE) refused (kernel before 5.14?); touching pages from Java");
             }
-            windowAddress = address;
-            windowStart = touched;
-            windowLength = length;
+            if (!populate) {
+                if (UNSAFE == null) {
+                    return false;
+                }
+                for (long p = 0; p < step; p += PAGE) {
+                    UNSAFE.compareAndSwapInt(null, address + p, 0, 0);
+                }
+            }
+            touched += step;
         }
-        long step = Math.min(Math.min(STEP, target - touched), windowStart + windowLength - touched);
-        long address = windowAddress + (touched - windowStart);
-        if (populate && posix.madvise(address, step, MADV_POPULATE_WRITE) != 0) {
-            populate = false;
-            LOG.info("page toucher: madvise(MADV_POPULATE_WRITE) refused (kernel before 5.14?); touching pages from Java");
-        }
-        if (!populate) {
-            if (UNSAFE == null) {
-                return false;
-            }
-            for (long p = 0; p < step; p += PAGE) {
-                UNSAFE.compareAndSwapInt(null, address + p, 0, 0);
-            }
-        }
-        touched += step;
         return true;
-    }
-
-    /**
-     * How large the file must be before the writer reaches {@code position}'s next chunk: the runway, and the whole
-     * mapping Chronicle will ask for on entering the next chunk. Chronicle grows a file that is smaller than the
-     * mapping it needs itself, with {@code ftruncate} under a file lock on the writer thread, and we logged those
-     * growths taking 1-71 ms (median 11 ms) while this thread was populating the same file.
-     */
-    long sizeNeeded(long position) {
-        return Math.max(position + AHEAD, (position / chunkSize + 2) * chunkSize + overlapSize);
     }
 
     /** The current file's size ({@code lseek(SEEK_END)}: the toucher reads and writes only through mappings). */

@@ -14,9 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PageToucherTest {
 
-    /** A small chunk: the runway, not Chronicle's next chunk, sets the size the file needs. */
-    private static final long CHUNK = 16L << 20;
-
     @TempDir
     Path dir;
 
@@ -28,7 +25,7 @@ class PageToucherTest {
         File file = dir.resolve("cycle.cq4").toFile();
         Files.write(file.toPath(), data);
 
-        try (PageToucher toucher = new PageToucher(cycle -> file, CHUNK, CHUNK / 4, "test-pretouch")) {
+        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
             toucher.writerAt(1, 4096);
             long touched = waitForTouched(toucher, 4096 + PageToucher.AHEAD);
             assertTrue(touched >= 4096 + PageToucher.AHEAD, "touched only " + touched + " bytes");
@@ -43,7 +40,7 @@ class PageToucherTest {
     void keepsItsRunwayOneStepAtATimeAndGrowsTheFileInLargeExtensions() throws Exception {
         File file = dir.resolve("cycle.cq4").toFile();
         Files.write(file.toPath(), new byte[4096]);
-        try (PageToucher toucher = new PageToucher(cycle -> file, CHUNK, CHUNK / 4, "test-pretouch")) {
+        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
             toucher.writerAt(1, 0);
             long touched = waitForTouched(toucher, PageToucher.AHEAD);
             assertTrue(touched >= PageToucher.AHEAD, "touched only " + touched + " bytes");
@@ -56,28 +53,6 @@ class PageToucherTest {
             assertTrue(touched >= PageToucher.STEP + PageToucher.AHEAD, "touched only " + touched + " bytes");
             // no new extension while the previous one still covers the runway
             assertEquals(grown, file.length());
-        }
-    }
-
-    @Test
-    void growsTheFileToTheWholeMappingChronicleNeedsForTheWritersNextChunk() throws Exception {
-        long chunk = 128L << 20;
-        long overlap = chunk / 4;
-        File file = dir.resolve("cycle.cq4").toFile();
-        Files.write(file.toPath(), new byte[4096]);
-        try (PageToucher toucher = new PageToucher(cycle -> file, chunk, overlap, "test-pretouch")) {
-            // in chunk 0 the writer will next map chunk 1 with its overlap: [128 MiB, 288 MiB)
-            assertEquals(2 * chunk + overlap, toucher.sizeNeeded(0));
-            assertEquals(2 * chunk + overlap, toucher.sizeNeeded(chunk - 1));
-            assertEquals(3 * chunk + overlap, toucher.sizeNeeded(chunk));
-            toucher.writerAt(1, 0);
-            waitForTouched(toucher, PageToucher.AHEAD);
-            assertTrue(file.length() >= 2 * chunk + overlap,
-                    "Chronicle would have to grow the file itself on entering chunk 1: " + file.length());
-        }
-        try (PageToucher toucher = new PageToucher(cycle -> file, CHUNK, CHUNK / 4, "test-pretouch")) {
-            // with small chunks the runway is what matters
-            assertEquals(CHUNK + PageToucher.AHEAD, toucher.sizeNeeded(CHUNK));
         }
     }
 
@@ -94,7 +69,7 @@ class PageToucherTest {
     void populatesThroughTheKernelOnLinux() throws Exception {
         File file = dir.resolve("cycle.cq4").toFile();
         Files.write(file.toPath(), new byte[4096]);
-        try (PageToucher toucher = new PageToucher(cycle -> file, CHUNK, CHUNK / 4, "test-pretouch")) {
+        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
             toucher.writerAt(1, 0);
             waitForTouched(toucher, 1);
             if (System.getProperty("os.name").startsWith("Linux") && kernelAtLeast(5, 14)) {
