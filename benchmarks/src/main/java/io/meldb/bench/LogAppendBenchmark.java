@@ -96,6 +96,8 @@ public final class LogAppendBenchmark {
     private final String serverCpus;
     /** The server-side p99 of the last open-loop measurement (µs; -1 when the server ran in its own process). */
     private double lastServerP99 = -1;
+    /** Heap bytes per append of the server's event loops and writer in the last latency window; null if unknown. */
+    private double[] lastServerAllocation;
 
     private LogAppendBenchmark(Map<String, String> args) throws IOException {
         this.args = args;
@@ -189,6 +191,10 @@ public final class LogAppendBenchmark {
             System.out.printf(Locale.ROOT, "run %d: %d clients at %,.0f appends/s (50%% of peak %,.0f): p50 %.0f µs, p99 %.0f µs, "
                     + "p99.9 %.0f µs, max %.0f µs; inside the server p99 %s%n", run, latencyClients, achieved, peak, l[1], l[2],
                     l[3], l[4], lastServerP99 < 0 ? (serverProcess ? "n/a (own process)" : "n/a (none answered)") : String.format(Locale.ROOT, "≤ %.0f µs", lastServerP99));
+            if (lastServerAllocation != null) {
+                System.out.printf(Locale.ROOT, "run %d: heap allocated inside the server per append: event loops %.0f B, store writer %.0f B%n",
+                        run, lastServerAllocation[0], lastServerAllocation[1]);
+            }
             Histogram rh = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             double rawAchieved = measureRawLatency(target, rh);
             double[] rl = {rawAchieved, rh.getValueAtPercentile(50) / 1e3, rh.getValueAtPercentile(99) / 1e3,
@@ -375,6 +381,7 @@ public final class LogAppendBenchmark {
                             }
                         }));
                 lastServerP99 = server.serverP99Micros();
+                lastServerAllocation = server.allocatedPerAppend();
             }
             stop.set(true);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -416,6 +423,15 @@ public final class LogAppendBenchmark {
             return -1;
         }
 
+        /**
+         * Java heap allocated per answered append since {@link #startWindow} by the server's event loops and by its
+         * store writer, in bytes (from the JVM's per-thread allocation counters); null if not in this JVM or none
+         * was answered.
+         */
+        default double[] allocatedPerAppend() {
+            return null;
+        }
+
         @Override
         void close() throws Exception;
 
@@ -429,6 +445,7 @@ public final class LogAppendBenchmark {
             return new ServerUnderTest() {
                 /** The histogram when the window started: the Prometheus histogram counts since the server started. */
                 private HistogramSnapshot atStart = server.metrics().appendLatency().takeSnapshot();
+                private long[] allocatedAtStart = serverAllocation();
 
                 @Override
                 public int port() {
@@ -438,6 +455,35 @@ public final class LogAppendBenchmark {
                 @Override
                 public void startWindow() {
                     atStart = server.metrics().appendLatency().takeSnapshot();
+                    allocatedAtStart = serverAllocation();
+                }
+
+                @Override
+                public double[] allocatedPerAppend() {
+                    long[] now = serverAllocation();
+                    double appends = server.metrics().appendLatency().takeSnapshot().count() - atStart.count();
+                    if (appends <= 0 || now == null || allocatedAtStart == null) {
+                        return null;
+                    }
+                    return new double[]{(now[0] - allocatedAtStart[0]) / appends, (now[1] - allocatedAtStart[1]) / appends};
+                }
+
+                /** Bytes allocated so far by this server's event loops and by its store's writer thread. */
+                private long[] serverAllocation() {
+                    if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean mx)
+                            || !mx.isThreadAllocatedMemoryEnabled()) {
+                        return null;
+                    }
+                    String writer = "log-writer-" + dir.getFileName();
+                    long[] bytes = new long[2];
+                    for (Thread t : Thread.getAllStackTraces().keySet()) {
+                        if (t.getName().startsWith("log-io")) {
+                            bytes[0] += mx.getThreadAllocatedBytes(t.getId());
+                        } else if (t.getName().equals(writer)) {
+                            bytes[1] += mx.getThreadAllocatedBytes(t.getId());
+                        }
+                    }
+                    return bytes;
                 }
 
                 @Override
