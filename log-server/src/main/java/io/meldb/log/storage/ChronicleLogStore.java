@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -117,6 +116,11 @@ public final class ChronicleLogStore implements LogStore {
     private long nextPosition;
     private final StoredBlock writerChecksum = new StoredBlock();
     private byte[] scratch = new byte[0];
+    /** Writer thread: the queue file the last excerpt went to, and the position of that file's first excerpt. */
+    private int writerCycle = Integer.MIN_VALUE;
+    private long writerCycleStart;
+    /** Writer thread: the cycle last added to {@link #cyclesToForce} since it was cleared (saves boxing per append). */
+    private int lastCycleToForce = Integer.MIN_VALUE;
     private final List<Append> written = new ArrayList<>();
     private final Map<Integer, FileChannel> cycleChannels = new HashMap<>();
     private final Set<Integer> cyclesToForce = new HashSet<>();
@@ -488,39 +492,35 @@ public final class ChronicleLogStore implements LogStore {
     }
 
     /**
-     * Writer thread: one excerpt; notes the queue file it went to. Heap blocks are copied from their array with
-     * explicit offsets: Chronicle's {@code writeSome(ByteBuffer)} ignores the array offset of a heap buffer slice
-     * (found by LogServerHandlerTest), so only direct buffers take that zero-copy path.
+     * Writer thread: one excerpt; notes the queue file it went to. Allocates nothing: a block that is not backed by
+     * an array is first copied into a reused array, because the allocation-free ways of reading a direct
+     * {@code ByteBuf} as a {@code ByteBuffer} share one cached buffer object with the event loop that reads the
+     * socket into the same memory. Heap blocks are copied from their array with explicit offsets: Chronicle's
+     * {@code writeSome(ByteBuffer)} ignores the array offset of a heap buffer slice (found by LogServerHandlerTest).
      */
     private void writeExcerpt(long position, ByteBuf block) {
         int length = block.readableBytes();
-        ByteBuffer direct = null;
-        int crc;
+        byte[] array;
+        int offset;
         if (block.hasArray()) {
-            crc = writerChecksum.checksum(position, block.array(), block.arrayOffset() + block.readerIndex(), length);
-        } else if (block.nioBufferCount() == 1 && (direct = block.nioBuffer(block.readerIndex(), length)).isDirect()) {
-            crc = writerChecksum.checksum(position, direct);
+            array = block.array();
+            offset = block.arrayOffset() + block.readerIndex();
         } else {
-            direct = null;
             if (scratch.length < length) {
                 scratch = new byte[length];
             }
             block.getBytes(block.readerIndex(), scratch, 0, length);
-            crc = writerChecksum.checksum(position, scratch, 0, length);
+            array = scratch;
+            offset = 0;
         }
+        int crc = writerChecksum.checksum(position, array, offset, length);
         DocumentContext dc = appender.writingDocument();
         try {
             Bytes<?> bytes = dc.wire().bytes();
             bytes.writeLong(position);
             bytes.writeInt(crc);
             long before = bytes.writePosition();
-            if (block.hasArray()) {
-                bytes.write(block.array(), block.arrayOffset() + block.readerIndex(), length);
-            } else if (direct != null) {
-                bytes.writeSome(direct);
-            } else {
-                bytes.write(scratch, 0, length);
-            }
+            bytes.write(array, offset, length);
             if (bytes.writePosition() - before != length) {
                 throw new IllegalStateException("short write of position " + position);
             }
@@ -536,14 +536,23 @@ public final class ChronicleLogStore implements LogStore {
         if (seq == 0) {
             cycles.put(position, cycle);
             newQueueFile = true;
-        } else {
+            writerCycle = cycle;
+            writerCycleStart = position;
+        } else if (cycle != writerCycle || position - writerCycleStart != seq) {
+            // not the file the previous excerpt went to (the first append after opening the store): check against
+            // the file map
             Map.Entry<Long, Integer> e = cycles.floorEntry(position);
             if (e == null || e.getValue() != cycle || position - e.getKey() != seq) {
                 throw new IllegalStateException("position " + position + " was stored as excerpt " + seq + " of cycle "
                         + cycle + ", which breaks dense numbering (file map entry " + e + ")");
             }
+            writerCycle = cycle;
+            writerCycleStart = e.getKey();
         }
-        cyclesToForce.add(cycle);
+        if (cycle != lastCycleToForce) {
+            cyclesToForce.add(cycle);
+            lastCycleToForce = cycle;
+        }
         currentCycle = cycle;
     }
 
@@ -568,6 +577,7 @@ public final class ChronicleLogStore implements LogStore {
             }
         } else {
             cyclesToForce.clear();
+            lastCycleToForce = Integer.MIN_VALUE;
             newQueueFile = false;
         }
         tail = nextPosition;
@@ -607,6 +617,7 @@ public final class ChronicleLogStore implements LogStore {
             throw new UncheckedIOException(e);
         } finally {
             cyclesToForce.clear();
+            lastCycleToForce = Integer.MIN_VALUE;
             newQueueFile = false;
         }
         if (cycleChannels.size() > 1) {

@@ -37,16 +37,7 @@ final class StoredBlock {
         return HEADER_LENGTH + blockSize;
     }
 
-    /** Checksum of (position, block); {@code block}'s position and limit are left unchanged. */
-    int checksum(long position, ByteBuffer block) {
-        crc.reset();
-        positionBytes.clear();
-        positionBytes.putLong(0, position);
-        crc.update(positionBytes);
-        crc.update(block.duplicate());
-        return (int) crc.getValue();
-    }
-
+    /** Checksum of (position, {@code length} bytes of {@code block} from {@code offset}). */
     int checksum(long position, byte[] block, int offset, int length) {
         crc.reset();
         positionBytes.clear();
