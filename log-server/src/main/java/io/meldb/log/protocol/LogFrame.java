@@ -69,8 +69,14 @@ public final class LogFrame extends Frame {
         return new LogFrame(CREATED, requestId, alloc.buffer(4).writeInt(blockSize));
     }
 
-    public static LogFrame appended(ByteBufAllocator alloc, long requestId, long position) {
-        return new LogFrame(APPENDED, requestId, alloc.buffer(8).writeLong(position));
+    /**
+     * The whole APPENDED answer, header and position, encoded into one buffer that the pipeline's encoder passes
+     * through: every append is answered this way, so it is built without a frame object or a separate body buffer.
+     */
+    public static ByteBuf appendedFrame(ByteBufAllocator alloc, long requestId, long position) {
+        ByteBuf out = alloc.ioBuffer(FrameFormat.HEADER_LENGTH + 8);
+        LogProtocol.FORMAT.writeHeader(out, 8, APPENDED, requestId);
+        return out.writeLong(position);
     }
 
     /** The header of a BLOCKS answer; the caller writes {@code count} blocks after it. */

@@ -12,6 +12,7 @@ import io.meldb.log.protocol.LogProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -46,6 +47,11 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private boolean acksToFlush;
     private LogReader reader;
     private int appendsInFlight;
+    /**
+     * Event loop: acknowledgements already answered, reused for this connection's next appends, so that the append
+     * path allocates no {@link Ack} in steady state (at most as many as were ever in flight at once).
+     */
+    private final ArrayDeque<Ack> freeAcks = new ArrayDeque<>();
     private boolean readingPaused;
 
     LogServerHandler(LogServer server) {
@@ -112,7 +118,13 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             readingPaused = true;
             ctx.channel().config().setAutoRead(false);
         }
-        store.append(f.body().retain(), new Ack(this, f.requestId(), f.bodyLength(), System.nanoTime(), acks));
+        Ack a = freeAcks.pollLast();
+        if (a == null) {
+            a = new Ack(this, f.requestId(), f.bodyLength(), System.nanoTime(), acks);
+        } else {
+            a.reuse(f.requestId(), f.bodyLength(), System.nanoTime());
+        }
+        store.append(f.body().retain(), a);
     }
 
     private void read(LogFrame f) {
@@ -285,17 +297,24 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     boolean writeAck(Ack a) {
         appendsInFlight--;
         if (a.error == null) {
-            ctx.write(LogFrame.appended(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
+            ctx.write(LogFrame.appendedFrame(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
             metrics.appended(a.bytes, System.nanoTime() - a.startNanos);
         } else {
             metrics.error(a.error.code());
             ctx.write(LogFrame.error(ctx.alloc(), a.requestId, a.error.code(), messageOf(a.error)), ctx.voidPromise());
         }
+        // answered: neither the store nor the dispatcher touches it again
+        freeAcks.addLast(a);
         if (acksToFlush) {
             return false;
         }
         acksToFlush = true;
         return true;
+    }
+
+    /** Answered acknowledgements waiting for reuse (tests). */
+    int freeAcks() {
+        return freeAcks.size();
     }
 
     /** Event loop: after a batch of {@link #writeAck}: flush, and read again if the connection was paused. */
@@ -310,14 +329,16 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
 
     /**
      * Completion of one append. A stored block's acknowledgement is filed on the writer thread and delivered with
-     * its whole batch; a refusal (from any thread) is delivered at once.
+     * its whole batch; a refusal (from any thread) is delivered at once. Once answered it is reused by its
+     * connection for a later append: the store calls back exactly once per append, and the writer does not touch
+     * it after filing it, so an answered one is free.
      */
     static final class Ack implements LogStore.AppendCallback {
         final LogServerHandler handler;
-        final long requestId;
-        final int bytes;
-        final long startNanos;
         private final AckDispatcher.LoopAcks loop;
+        long requestId;
+        int bytes;
+        long startNanos;
         long position;
         LogErrorException error;
 
@@ -327,6 +348,15 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             this.bytes = bytes;
             this.startNanos = startNanos;
             this.loop = loop;
+        }
+
+        /** Event loop: the next append of the same connection. */
+        void reuse(long requestId, int bytes, long startNanos) {
+            this.requestId = requestId;
+            this.bytes = bytes;
+            this.startNanos = startNanos;
+            this.position = 0;
+            this.error = null;
         }
 
         @Override

@@ -35,6 +35,28 @@ class LogFrameCodecTest {
 
     
     @Test
+    void encodesTheAppendedAnswerInOneBufferExactlyAsTheEncoderWould() {
+        long requestId = 0x0102030405060708L;
+        long position = 0x1122334455667788L;
+        ByteBuf viaEncoder = TestFrames.encode(encoder,
+                new LogFrame(APPENDED, requestId, Unpooled.buffer(8).writeLong(position)));
+        ByteBuf direct = LogFrame.appendedFrame(ByteBufAllocator.DEFAULT, requestId, position);
+        try {
+            assertEquals(HEADER_LENGTH + 8, direct.readableBytes());
+            assertEquals(viaEncoder, direct);
+            decoder.writeInbound(direct.retainedDuplicate());
+            LogFrame answer = decoder.readInbound();
+            assertEquals(APPENDED, answer.type());
+            assertEquals(requestId, answer.requestId());
+            assertEquals(position, answer.longAt(0));
+            answer.release();
+        } finally {
+            viaEncoder.release();
+            direct.release();
+        }
+    }
+
+    @Test
     void shouldRoundTripSmallAndBlockSizedFrames() {
         byte[] block = new byte[512];
         for (int i = 0; i < block.length; i++) {

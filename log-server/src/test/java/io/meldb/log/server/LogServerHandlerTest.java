@@ -260,6 +260,27 @@ class LogServerHandlerTest {
         assertError(ErrorCode.STORAGE_FAILURE, 7);
     }
 
+    @Test
+    void reusesAnAnsweredAcknowledgementForTheConnectionsNextAppend() throws InterruptedException {
+        server.store().create(BLOCK, new byte[0]);
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(5, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        assertAppended(answer(), 5, 1);
+        assertEquals(1, handler.freeAcks());
+
+        // the second append takes the answered acknowledgement (a new one would leave two free once answered) and
+        // is answered with its own id and position
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(6, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        assertAppended(answer(), 6, 2);
+        assertEquals(1, handler.freeAcks());
+
+        // a block refused on arrival takes none, and the next append still finds the one free
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(7, Unpooled.wrappedBuffer(new byte[BLOCK - 1]))));
+        assertError(ErrorCode.BLOCK_SIZE, 7);
+        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(8, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        assertAppended(answer(), 8, 3);
+        assertEquals(1, handler.freeAcks());
+    }
+
     private static void assertAppended(LogFrame f, long requestId, long position) {
         try {
             assertEquals(APPENDED, f.type());
