@@ -492,10 +492,10 @@ public final class ChronicleLogStore implements LogStore {
     }
 
     /**
-     * Writer thread: one excerpt; notes the queue file it went to. Allocates nothing: a block that is not backed by
-     * an array is first copied into a reused array, because the allocation-free ways of reading a direct
-     * {@code ByteBuf} as a {@code ByteBuffer} share one cached buffer object with the event loop that reads the
-     * socket into the same memory. Heap blocks are copied from their array with explicit offsets: Chronicle's
+     * Writer thread: one excerpt; notes the queue file it went to. Allocates nothing: every block is checksummed
+     * and written from an array with explicit offsets, its own or, for a direct block, the writer's reused copy.
+     * The allocation-free ways of reading a direct {@code ByteBuf} as a {@code ByteBuffer} share one cached buffer
+     * object with the event loop that reads the socket into the same memory, and Chronicle's
      * {@code writeSome(ByteBuffer)} ignores the array offset of a heap buffer slice (found by LogServerHandlerTest).
      */
     private void writeExcerpt(long position, ByteBuf block) {
