@@ -96,6 +96,11 @@ public final class LogAppendBenchmark {
     private final String serverCpus;
     /** The server-side p99 of the last open-loop measurement (µs; -1 when the server ran in its own process). */
     private double lastServerP99 = -1;
+    /**
+     * How late the pacer itself issued appends in the last open-loop window, p99 in µs: the part of every latency
+     * that the load generator's own scheduling adds, since each append is timed from its schedule.
+     */
+    private double lastPacerLateP99;
     /** Heap bytes per append of the server's event loops and writer in the last latency window; null if unknown. */
     private double[] lastServerAllocation;
 
@@ -189,8 +194,9 @@ public final class LogAppendBenchmark {
                     h.getValueAtPercentile(99.9) / 1e3, h.getMaxValue() / 1e3, latencyClients, lastServerP99};
             latencies.add(l);
             System.out.printf(Locale.ROOT, "run %d: %d clients at %,.0f appends/s (50%% of peak %,.0f): p50 %.0f µs, p99 %.0f µs, "
-                    + "p99.9 %.0f µs, max %.0f µs; inside the server p99 %s%n", run, latencyClients, achieved, peak, l[1], l[2],
-                    l[3], l[4], lastServerP99 < 0 ? (serverProcess ? "n/a (own process)" : "n/a (none answered)") : String.format(Locale.ROOT, "≤ %.0f µs", lastServerP99));
+                    + "p99.9 %.0f µs, max %.0f µs; inside the server p99 %s; pacer late p99 %.0f µs%n", run, latencyClients, achieved,
+                    peak, l[1], l[2], l[3], l[4], lastServerP99 < 0 ? (serverProcess ? "n/a (own process)" : "n/a (none answered)")
+                            : String.format(Locale.ROOT, "≤ %.0f µs", lastServerP99), lastPacerLateP99);
             if (lastServerAllocation != null) {
                 System.out.printf(Locale.ROOT, "run %d: heap allocated inside the server per append: event loops %.0f B, store writer %.0f B%n",
                         run, lastServerAllocation[0], lastServerAllocation[1]);
@@ -201,7 +207,7 @@ public final class LogAppendBenchmark {
                     rh.getValueAtPercentile(99.9) / 1e3, rh.getMaxValue() / 1e3};
             rawLatencies.add(rl);
             System.out.printf(Locale.ROOT, "run %d: raw storage at %,.0f appends/s: p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs, "
-                    + "max %.0f µs%n", run, rawAchieved, rl[1], rl[2], rl[3], rl[4]);
+                    + "max %.0f µs; pacer late p99 %.0f µs%n", run, rawAchieved, rl[1], rl[2], rl[3], rl[4], lastPacerLateP99);
         }
 
         double rawMedian = median(rates.get("raw"));
@@ -595,6 +601,7 @@ public final class LogAppendBenchmark {
     private double openLoop(double rate, String name, Recorder recorder, AtomicLong acked, Histogram histogram,
                             Runnable windowStarts, LongConsumer issue) throws InterruptedException {
         AtomicBoolean stop = new AtomicBoolean();
+        Recorder late = new Recorder(3);
         Thread pacer = new Thread(() -> {
             long interval = (long) (1e9 / rate);
             long next = System.nanoTime();
@@ -604,6 +611,7 @@ public final class LogAppendBenchmark {
                     LockSupport.parkNanos(PACER_PARK_NANOS);
                     continue;
                 }
+                late.recordValue(now - next);
                 issue.accept(next);
                 next += interval;
             }
@@ -612,9 +620,11 @@ public final class LogAppendBenchmark {
         try {
             sleep(warmupSeconds);
             recorder.reset();
+            late.reset();
             windowStarts.run();
             double achieved = measure(acked);
             histogram.add(recorder.getIntervalHistogram());
+            lastPacerLateP99 = late.getIntervalHistogram().getValueAtPercentile(99) / 1e3;
             return achieved;
         } finally {
             stop.set(true);
