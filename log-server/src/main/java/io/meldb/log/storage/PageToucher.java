@@ -32,6 +32,12 @@ import java.util.function.IntFunction;
  * one int per page, a write access that can never change data: if the writer already wrote the int the comparison
  * fails (and on x86 the locked instruction writes back the value it read, atomically). Without {@code fallocate}
  * (not Linux) it touches within the file's current size only.
+ *
+ * <p>With fsync durability it faults pages in for reading instead ({@code MADV_POPULATE_READ}, or reading one int
+ * per page): they enter the page cache clean, and the writer's first write to each is a cheap write-protect fault
+ * that allocates nothing. Pages faulted in for writing are dirty zeros, so every {@code fdatasync} of the file
+ * wrote them out ahead of the writer and write-protected them again, and the writer then took those faults anyway:
+ * with 16 clients the server reached 18,500-21,800 appends/s against 27,800-29,800 with clean pages.
  */
 final class PageToucher implements Runnable, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PageToucher.class);
@@ -54,11 +60,14 @@ final class PageToucher implements Runnable, AutoCloseable {
     private static final int PROT_READ_WRITE = 0x1 | 0x2;
     private static final int MAP_SHARED = 0x1;
     private static final int O_RDWR = 2;
+    private static final int MADV_POPULATE_READ = 22;
     private static final int MADV_POPULATE_WRITE = 23;
     private static final int SEEK_END = 2;
     private static final Unsafe UNSAFE = unsafe();
 
     private final IntFunction<File> fileOfCycle;
+    /** Fault pages in for writing (dirty, no fault left for the writer) or for reading (clean, see above). */
+    private final boolean forWriting;
     private final Thread thread;
     private volatile boolean running = true;
     /** Published by the writer after each batch. */
@@ -76,8 +85,13 @@ final class PageToucher implements Runnable, AutoCloseable {
     private boolean extendable = true;
     private boolean populate = true;
 
-    PageToucher(IntFunction<File> fileOfCycle, String name) {
+    /**
+     * @param forWriting fault pages in for writing (page-cache durability) or for reading, clean, so that
+     *                   {@code fdatasync} does not write them ahead of the writer (fsync durability)
+     */
+    PageToucher(IntFunction<File> fileOfCycle, boolean forWriting, String name) {
         this.fileOfCycle = fileOfCycle;
+        this.forWriting = forWriting;
         this.posix = PosixAPI.posix();
         this.thread = new Thread(this, name);
         thread.setDaemon(true);
@@ -178,16 +192,21 @@ final class PageToucher implements Runnable, AutoCloseable {
             }
             long step = Math.min(Math.min(STEP, target - touched), windowStart + windowLength - touched);
             long address = windowAddress + (touched - windowStart);
-            if (populate && posix.madvise(address, step, MADV_POPULATE_WRITE) != 0) {
+            if (populate && posix.madvise(address, step, forWriting ? MADV_POPULATE_WRITE : MADV_POPULATE_READ) != 0) {
                 populate = false;
-                LOG.info("page toucher: madvise(MADV_POPULATE_WRITE) refused (kernel before 5.14?); touching pages from Java");
+                LOG.info("page toucher: madvise(MADV_POPULATE_{}) refused (kernel before 5.14?); touching pages from Java",
+                        forWriting ? "WRITE" : "READ");
             }
             if (!populate) {
                 if (UNSAFE == null) {
                     return false;
                 }
                 for (long p = 0; p < step; p += PAGE) {
-                    UNSAFE.compareAndSwapInt(null, address + p, 0, 0);
+                    if (forWriting) {
+                        UNSAFE.compareAndSwapInt(null, address + p, 0, 0);
+                    } else {
+                        UNSAFE.getIntVolatile(null, address + p);
+                    }
                 }
             }
             touched += step;

@@ -8,9 +8,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 
+import com.sun.jna.Library;
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class PageToucherTest {
 
@@ -25,7 +30,7 @@ class PageToucherTest {
         File file = dir.resolve("cycle.cq4").toFile();
         Files.write(file.toPath(), data);
 
-        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
+        try (PageToucher toucher = new PageToucher(cycle -> file, true, "test-pretouch")) {
             toucher.writerAt(1, 4096);
             long touched = waitForTouched(toucher, 4096 + PageToucher.AHEAD);
             assertTrue(touched >= 4096 + PageToucher.AHEAD, "touched only " + touched + " bytes");
@@ -40,7 +45,7 @@ class PageToucherTest {
     void keepsItsRunwayOneStepAtATimeAndGrowsTheFileInLargeExtensions() throws Exception {
         File file = dir.resolve("cycle.cq4").toFile();
         Files.write(file.toPath(), new byte[4096]);
-        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
+        try (PageToucher toucher = new PageToucher(cycle -> file, true, "test-pretouch")) {
             toucher.writerAt(1, 0);
             long touched = waitForTouched(toucher, PageToucher.AHEAD);
             assertTrue(touched >= PageToucher.AHEAD, "touched only " + touched + " bytes");
@@ -69,13 +74,62 @@ class PageToucherTest {
     void populatesThroughTheKernelOnLinux() throws Exception {
         File file = dir.resolve("cycle.cq4").toFile();
         Files.write(file.toPath(), new byte[4096]);
-        try (PageToucher toucher = new PageToucher(cycle -> file, "test-pretouch")) {
+        try (PageToucher toucher = new PageToucher(cycle -> file, true, "test-pretouch")) {
             toucher.writerAt(1, 0);
             waitForTouched(toucher, 1);
             if (System.getProperty("os.name").startsWith("Linux") && kernelAtLeast(5, 14)) {
                 assertTrue(toucher.populating(), "madvise(MADV_POPULATE_WRITE) was refused on " + System.getProperty("os.version"));
             }
         }
+    }
+
+    @Test
+    void faultsPagesInCleanForFsyncDurabilityAndDirtyOtherwise() throws Exception {
+        assumeTrue(System.getProperty("os.name").startsWith("Linux") && kernelAtLeast(6, 5),
+                "counting a file's dirty pages needs cachestat(2), Linux 6.5+");
+        long[] clean = populate(false);
+        assertTrue(clean[0] >= PAGES_AHEAD / 2, "only " + clean[0] + " pages in the page cache");
+        assertEquals(0, clean[1], "pages faulted in for reading were dirty: fdatasync would write them out");
+
+        long[] dirty = populate(true);
+        assertTrue(dirty[1] >= PAGES_AHEAD / 2, "pages faulted in for writing were not dirty: " + dirty[1]);
+    }
+
+    private static final long PAGES_AHEAD = PageToucher.AHEAD / 4096;
+
+    /** Populates a fresh file's runway; its pages in the page cache and the dirty ones among them (cachestat). */
+    private long[] populate(boolean forWriting) throws Exception {
+        File file = dir.resolve("cycle-" + forWriting + ".cq4").toFile();
+        Files.write(file.toPath(), new byte[4096]);
+        try (PageToucher toucher = new PageToucher(cycle -> file, forWriting, "test-pretouch")) {
+            toucher.writerAt(1, 0);
+            assertTrue(waitForTouched(toucher, PageToucher.AHEAD) >= PageToucher.AHEAD);
+        }
+        int fd = LibC.INSTANCE.open(file.getPath(), 0);
+        assertTrue(fd >= 0, "cannot open " + file);
+        try (Memory range = new Memory(16); Memory stat = new Memory(40)) {
+            // past the first page, which Files.write dirtied
+            range.setLong(0, 4096);
+            range.setLong(8, PageToucher.AHEAD - 4096);
+            stat.clear();
+            assertEquals(0, LibC.INSTANCE.syscall(CACHESTAT, fd, range, stat, 0), "cachestat failed");
+            return new long[]{stat.getLong(0), stat.getLong(8)};
+        } finally {
+            LibC.INSTANCE.close(fd);
+        }
+    }
+
+    /** {@code cachestat(2)}'s number in the generic system call table, which x86-64 and arm64 share for it. */
+    private static final int CACHESTAT = 451;
+
+    private interface LibC extends Library {
+        LibC INSTANCE = Native.load("c", LibC.class);
+
+        int open(String path, int flags);
+
+        int close(int fd);
+
+        int syscall(int number, Object... args);
     }
 
     private static boolean kernelAtLeast(int major, int minor) {
