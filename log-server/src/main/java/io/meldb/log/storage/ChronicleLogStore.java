@@ -174,8 +174,7 @@ public final class ChronicleLogStore implements LogStore {
             throw e;
         }
 
-        toucher = options.pretouch() ? new PageToucher(this::fileOf,
-                options.durability() != Durability.FSYNC, "log-pretouch-" + dir.getFileName()) : null;
+        toucher = options.pretouch() ? new PageToucher(this::fileOf, "log-pretouch-" + dir.getFileName()) : null;
         writer = new Thread(this::writerLoop, "log-writer-" + dir.getFileName());
         writer.setDaemon(true);
         writer.start();
