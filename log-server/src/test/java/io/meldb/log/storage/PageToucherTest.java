@@ -79,7 +79,7 @@ class PageToucherTest {
             toucher.writerAt(1, 0);
             waitForTouched(toucher, 1);
             if (System.getProperty("os.name").startsWith("Linux") && kernelAtLeast(5, 14)) {
-                assertTrue(toucher.populating(), "madvise(MADV_POPULATE_WRITE) was refused on " + System.getProperty("os.version"));
+                assertTrue(toucher.populating(), "madvise(MADV_POPULATE_READ) was refused on " + System.getProperty("os.version"));
             }
         }
     }
