@@ -63,6 +63,8 @@ final class PageToucher implements Runnable, AutoCloseable {
     private static final int MAP_SHARED = 0x1;
     private static final int O_RDWR = 2;
     private static final int MADV_POPULATE_READ = 22;
+    /** madvise's answer to advice the kernel does not know. */
+    private static final int EINVAL = 22;
     private static final int SEEK_END = 2;
     private static final Unsafe UNSAFE = unsafe();
 
@@ -187,6 +189,12 @@ final class PageToucher implements Runnable, AutoCloseable {
             long step = Math.min(Math.min(STEP, target - touched), windowStart + windowLength - touched);
             long address = windowAddress + (touched - windowStart);
             if (populate && posix.madvise(address, step, MADV_POPULATE_READ) != 0) {
+                int errno = posix.lastError();
+                if (errno != EINVAL) {
+                    // e.g. EINTR, or EFAULT if the file shrank under the mapping: touching from Java there would
+                    // be a SIGBUS, so start over from the file's size at the writer's next report
+                    throw new IOException("madvise(MADV_POPULATE_READ) failed: " + posix.strerror(errno));
+                }
                 populate = false;
                 LOG.info("page toucher: madvise(MADV_POPULATE_READ) refused (kernel before 5.14?); touching pages from Java");
             }
