@@ -116,15 +116,15 @@ public final class ChronicleLogStore implements LogStore {
     private long nextPosition;
     private final StoredBlock writerChecksum = new StoredBlock();
     private byte[] scratch = new byte[0];
-    /** Writer thread: the queue file the last excerpt went to, and the position of that file's first excerpt. */
-    private int writerCycle = Integer.MIN_VALUE;
-    private long writerCycleStart;
+    /** Writer thread: the position of the first excerpt in {@link #currentCycle}'s queue file. */
+    private long currentCycleStart;
     /** Writer thread: the cycle last added to {@link #cyclesToForce} since it was cleared (saves boxing per append). */
     private int lastCycleToForce = Integer.MIN_VALUE;
     private final List<Append> written = new ArrayList<>();
     private final Map<Integer, FileChannel> cycleChannels = new HashMap<>();
     private final Set<Integer> cyclesToForce = new HashSet<>();
     private boolean newQueueFile;
+    /** Writer thread: the queue file the last excerpt went to. */
     private int currentCycle = Integer.MIN_VALUE;
 
     private ChronicleLogStore(StoreOptions options) throws IOException {
@@ -536,9 +536,8 @@ public final class ChronicleLogStore implements LogStore {
         if (seq == 0) {
             cycles.put(position, cycle);
             newQueueFile = true;
-            writerCycle = cycle;
-            writerCycleStart = position;
-        } else if (cycle != writerCycle || position - writerCycleStart != seq) {
+            currentCycleStart = position;
+        } else if (cycle != currentCycle || position - currentCycleStart != seq) {
             // not the file the previous excerpt went to (the first append after opening the store): check against
             // the file map
             Map.Entry<Long, Integer> e = cycles.floorEntry(position);
@@ -546,8 +545,7 @@ public final class ChronicleLogStore implements LogStore {
                 throw new IllegalStateException("position " + position + " was stored as excerpt " + seq + " of cycle "
                         + cycle + ", which breaks dense numbering (file map entry " + e + ")");
             }
-            writerCycle = cycle;
-            writerCycleStart = e.getKey();
+            currentCycleStart = e.getKey();
         }
         if (cycle != lastCycleToForce) {
             cyclesToForce.add(cycle);
