@@ -41,10 +41,15 @@ final class DriverOptions {
 
     /** An integer flag; {@code _} and {@code ,} may group digits (100_000, 100,000). */
     static int intValue(final Map<String, String> opts, final String name) {
+        return intValue(name, opts.get(name));
+    }
+
+    /** {@code value} of flag {@code name} as an integer; {@code _} and {@code ,} may group digits. */
+    static int intValue(final String name, final String value) {
         try {
-            return Integer.parseInt(opts.get(name).replace("_", "").replace(",", ""));
+            return Integer.parseInt(value.trim().replace("_", "").replace(",", ""));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + opts.get(name) + "'");
+            throw new IllegalArgumentException("--" + name + " must be an integer, got '" + value + "'");
         }
     }
 }

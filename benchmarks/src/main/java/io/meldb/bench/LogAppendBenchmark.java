@@ -118,7 +118,7 @@ public final class LogAppendBenchmark {
         window = countArg("window");
         rawWindow = countArg("raw-window");
         clientThreads = countArg("client-threads");
-        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(v -> atLeastOne("clients", intValue("clients", v))).toArray();
+        clientCounts = Arrays.stream(args.get("clients").split(",")).mapToInt(v -> atLeastOne("clients", DriverOptions.intValue("clients", v))).toArray();
         pretouch = Boolean.parseBoolean(args.get("pretouch"));
         serverIoThreads = intArg("server-io-threads");
         serverProcess = Boolean.parseBoolean(args.get("server-process"));
@@ -230,7 +230,7 @@ public final class LogAppendBenchmark {
     }
 
     private int intArg(String name) {
-        return intValue(name, args.get(name));
+        return DriverOptions.intValue(args, name);
     }
 
     /** A count that must be at least 1. */
@@ -253,13 +253,6 @@ public final class LogAppendBenchmark {
         }
     }
 
-    private static int intValue(String name, String value) {
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--" + name + " takes whole numbers, not '" + value + "'");
-        }
-    }
 
     // ------------------------------------------------------------------------------------------------ raw
 
