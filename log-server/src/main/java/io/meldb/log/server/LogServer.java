@@ -12,7 +12,9 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,8 +28,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The log server (Hyder II §5.1 log service): a Netty server for {@link io.meldb.log.protocol.LogProtocol} over a
- * {@link ChronicleLogStore}, plus the HTTP endpoint for health and Prometheus metrics. Owns its event loops and
- * its store; {@link #close()} stops both.
+ * {@link ChronicleLogStore}, plus the HTTP endpoint for health and Prometheus metrics. Owns its event loops, its
+ * read threads and its store; {@link #close()} stops them all.
+ *
+ * <p>Appends and answers run on the event loops; stored blocks are read (READ, SUBSCRIBE) on separate read threads,
+ * because a block that is no longer in the page cache costs a disk read, and on an event loop that wait would hold
+ * up the appends of every connection the loop serves. A transaction server that replays the log after a restart
+ * reads exactly such blocks.
  */
 public final class LogServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogServer.class);
@@ -37,6 +44,7 @@ public final class LogServer implements AutoCloseable {
     private final LogMetrics metrics;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
+    private final EventExecutorGroup readers;
     private final ChannelGroup connections = new DefaultChannelGroup("log-connections", GlobalEventExecutor.INSTANCE);
     private final Set<ServerSubscription> subscriptions = ConcurrentHashMap.newKeySet();
     private final LogStore.TailListener wakeSubscribers = tail -> {
@@ -57,6 +65,7 @@ public final class LogServer implements AutoCloseable {
                 new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(),
                 new DefaultThreadFactory("log-io"), NioIoHandler.newFactory());
+        this.readers = new DefaultEventExecutorGroup(config.readThreads(), new DefaultThreadFactory("log-read"));
     }
 
     /**
@@ -111,6 +120,11 @@ public final class LogServer implements AutoCloseable {
 
     AckDispatcher acks() {
         return acks;
+    }
+
+    /** The read threads; each connection reads on one of them ({@link LogServerHandler}). */
+    EventExecutorGroup readers() {
+        return readers;
     }
 
     public LogMetrics metrics() {
@@ -193,6 +207,8 @@ public final class LogServer implements AutoCloseable {
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        // after the event loops: connections closing hand their readers' close to these threads
+        readers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         store.close();
         LOG.info("log server stopped");
     }

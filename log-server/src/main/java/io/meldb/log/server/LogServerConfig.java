@@ -16,6 +16,7 @@ public final class LogServerConfig {
     private int metricsPort;
     private int blockSize = DEFAULT_BLOCK_SIZE;
     private int ioThreads = defaultIoThreads();
+    private int readThreads = 2;
     private int maxAppendsInFlightPerConnection = 1024;
     private int writeBufferLowWaterMark = 512 * 1024;
     private int writeBufferHighWaterMark = 1024 * 1024;
@@ -85,7 +86,26 @@ public final class LogServerConfig {
     }
 
     public LogServerConfig ioThreads(int ioThreads) {
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("I/O threads " + ioThreads + " must be at least 1");
+        }
         this.ioThreads = ioThreads;
+        return this;
+    }
+
+    /**
+     * Threads that read stored blocks for READ and SUBSCRIBE, so that a read that misses the page cache waits for
+     * the disk there instead of holding up an event loop and every append it serves. Each connection uses one.
+     */
+    public int readThreads() {
+        return readThreads;
+    }
+
+    public LogServerConfig readThreads(int readThreads) {
+        if (readThreads < 1) {
+            throw new IllegalArgumentException("read threads " + readThreads + " must be at least 1");
+        }
+        this.readThreads = readThreads;
         return this;
     }
 

@@ -11,10 +11,12 @@ import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogProtocol;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 
 import static io.meldb.log.protocol.LogProtocol.*;
 
@@ -28,6 +30,10 @@ import static io.meldb.log.protocol.LogProtocol.*;
  *   connection. A connection
  *   with {@code maxAppendsInFlightPerConnection} unanswered appends is not read until half are answered, which
  *   bounds the blocks one client can park in server memory.</li>
+ *   <li>Stored blocks (READ, SUBSCRIBE) are read on the connection's read thread, one of {@link LogServer#readers()},
+ *   and the answers handed back to the event loop to write: a read that has to wait for the disk holds up that
+ *   connection's reads, not the event loop's appends. The connection's {@link LogReader} is confined to that
+ *   thread.</li>
  *   <li>Every malformed request gets an ERROR answer and the connection goes on; only a stream that cannot be
  *   resynchronised (bad magic, bad version, impossible length) is closed, after its ERROR
  *   ({@link FrameServerHandler}).</li>
@@ -45,6 +51,9 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private AckDispatcher.LoopAcks acks;
     /** Acknowledgements written since the last flush (event loop). */
     private boolean acksToFlush;
+    /** Where this connection reads stored blocks; {@link #reader} and the subscriptions' readers live there. */
+    private final EventExecutor readExecutor;
+    /** Read thread. */
     private LogReader reader;
     private int appendsInFlight;
     /**
@@ -55,7 +64,13 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private boolean readingPaused;
 
     LogServerHandler(LogServer server) {
+        this(server, server.readers().next());
+    }
+
+    /** {@code readExecutor}: the thread to read stored blocks on (tests pass one that runs them at once). */
+    LogServerHandler(LogServer server, EventExecutor readExecutor) {
         super(LogProtocol.FORMAT);
+        this.readExecutor = readExecutor;
         this.server = server;
         this.store = server.store();
         this.metrics = server.metrics();
@@ -137,26 +152,62 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         if (!store.isCreated()) {
             throw new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
         }
-        int bs = store.blockSize();
-        long available = store.tail() - position;
-        int n = (int) Math.max(1, Math.min(Math.min(count, LogProtocol.maxReadCount(bs)), available));
-        LogReader r = reader();
-        ByteBuf body = LogFrame.blocksBody(ctx.alloc(), position, n, bs);
-        int read = 0;
+        long requestId = f.requestId();
+        onReadThread(() -> readBlocks(requestId, position, count));
+    }
+
+    /** Event loop: runs {@code task} on this connection's read thread. */
+    void onReadThread(Runnable task) {
         try {
-            for (; read < n; read++) {
-                r.read(position + read, body);
-            }
-        } catch (LogErrorException e) {
-            if (read == 0) {
-                body.release();
-                throw e;
-            }
-            // answer the blocks before the failing one; the reader's next READ starts at the failure
+            readExecutor.execute(task);
+        } catch (RejectedExecutionException e) {
+            throw new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log server is shutting down");
         }
-        body.setInt(body.readerIndex() + 8, read);
-        metrics.read(read);
-        ctx.write(new LogFrame(BLOCKS, f.requestId(), body));
+    }
+
+    /** Event loop, from the read thread: writes and flushes an answer, or releases it if the loop is gone. */
+    void answerFromReadThread(LogFrame answer) {
+        try {
+            ctx.executor().execute(() -> ctx.writeAndFlush(answer, ctx.voidPromise()));
+        } catch (RejectedExecutionException e) {
+            answer.release();
+        }
+    }
+
+    /** Read thread: one READ, answered with the blocks from {@code position} on that could be read. */
+    private void readBlocks(long requestId, long position, int count) {
+        LogFrame answer;
+        try {
+            int bs = store.blockSize();
+            long available = store.tail() - position;
+            int n = (int) Math.max(1, Math.min(Math.min(count, LogProtocol.maxReadCount(bs)), available));
+            LogReader r = reader();
+            ByteBuf body = LogFrame.blocksBody(ctx.alloc(), position, n, bs);
+            int read = 0;
+            try {
+                for (; read < n; read++) {
+                    r.read(position + read, body);
+                }
+            } catch (LogErrorException e) {
+                if (read == 0) {
+                    body.release();
+                    throw e;
+                }
+                // answer the blocks before the failing one; the reader's next READ starts at the failure
+            }
+            body.setInt(body.readerIndex() + 8, read);
+            metrics.read(read);
+            answer = new LogFrame(BLOCKS, requestId, body);
+        } catch (LogErrorException e) {
+            metrics.error(e.code());
+            answer = LogFrame.error(ctx.alloc(), requestId, e.code(), messageOf(e));
+        } catch (RuntimeException e) {
+            // not one of the store's own errors: still an answer, never a request left to time out
+            metrics.error(ErrorCode.STORAGE_FAILURE);
+            answer = LogFrame.error(ctx.alloc(), requestId, ErrorCode.STORAGE_FAILURE,
+                    "reading position " + position + " failed: " + e);
+        }
+        answerFromReadThread(answer);
     }
 
     private void create(LogFrame f) {
@@ -204,7 +255,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         if (subscriptions.containsKey(f.requestId())) {
             throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "request id " + f.requestId() + " already names a subscription");
         }
-        ServerSubscription s = new ServerSubscription(this, ctx, store, f.requestId(), from);
+        ServerSubscription s = new ServerSubscription(this, ctx, readExecutor, store, f.requestId(), from);
         subscriptions.put(f.requestId(), s);
         server.subscriptionOpened(s);
         s.wake();
@@ -236,11 +287,20 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         }
     }
 
+    /** Read thread. */
     private LogReader reader() {
         if (reader == null) {
             reader = store.openReader();
         }
         return reader;
+    }
+
+    /** Read thread. */
+    private void closeReader() {
+        if (reader != null) {
+            reader.close();
+            reader = null;
+        }
     }
 
     void answerError(long requestId, ErrorCode code, String message) {
@@ -258,7 +318,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
             for (ServerSubscription s : subscriptions.values()) {
-                s.pump();
+                s.wake();
             }
         }
         ctx.fireChannelWritabilityChanged();
@@ -271,9 +331,10 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             server.subscriptionClosed(s);
         }
         subscriptions.clear();
-        if (reader != null) {
-            reader.close();
-            reader = null;
+        try {
+            readExecutor.execute(this::closeReader);
+        } catch (RejectedExecutionException e) {
+            // the server is stopping: closing the store closes the reader
         }
         server.connectionClosed(ctx.channel());
         ctx.fireChannelInactive();

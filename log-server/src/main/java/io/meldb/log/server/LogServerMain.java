@@ -26,6 +26,7 @@ public final class LogServerMain {
             {"durability", "MELDB_LOG_DURABILITY", "page-cache", "page-cache (survives a process crash) or fsync (survives power loss)"},
             {"roll-cycle", "MELDB_LOG_ROLL_CYCLE", "FIVE_MINUTELY", "Chronicle roll cycle: how much time one queue file covers (trim deletes whole files)"},
             {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(LogServerConfig.defaultIoThreads()), "Netty I/O threads (default: half the processors)"},
+            {"read-threads", "MELDB_LOG_READ_THREADS", "2", "threads reading stored blocks for READ and SUBSCRIBE, off the I/O threads"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -100,7 +101,8 @@ public final class LogServerMain {
                 .port(port)
                 .metricsPort(metricsPort)
                 .blockSize(CommandFlags.intValue(v, "block-size"))
-                .ioThreads(CommandFlags.intValue(v, "io-threads"));
+                .ioThreads(CommandFlags.intValue(v, "io-threads"))
+                .readThreads(CommandFlags.intValue(v, "read-threads"));
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
         store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));

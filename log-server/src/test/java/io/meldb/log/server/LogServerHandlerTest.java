@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.concurrent.ImmediateEventExecutor;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,10 +48,11 @@ class LogServerHandlerTest {
     private final EmbeddedChannel encoder = new EmbeddedChannel(LogFrameEncoder.INSTANCE);
     private final EmbeddedChannel answers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
 
+    /** Stored blocks are read at once on the calling thread: an {@link EmbeddedChannel} is confined to the test's. */
     @BeforeEach
     void start() throws IOException {
         server = LogServer.start(LogServerConfig.at(dir).blockSize(BLOCK).metricsPort(-1).ioThreads(1));
-        handler = new LogServerHandler(server);
+        handler = new LogServerHandler(server, ImmediateEventExecutor.INSTANCE);
         channel = connection(handler);
     }
 
@@ -227,7 +229,7 @@ class LogServerHandlerTest {
 
     @Test
     void holdsABatchsAcknowledgementsUntilTheBatchIsPublished() throws InterruptedException {
-        LogServerHandler other = new LogServerHandler(server);
+        LogServerHandler other = new LogServerHandler(server, ImmediateEventExecutor.INSTANCE);
         EmbeddedChannel otherChannel = connection(other);
         EmbeddedChannel otherAnswers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
         try {

@@ -10,6 +10,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Flags of the {@code log-server} command. */
 class LogServerMainTest {
@@ -18,13 +19,15 @@ class LogServerMainTest {
     void shouldApplyFlagsOverDefaults() {
         LogServerConfig c = LogServerMain.configure(LogServerMain.parse(new String[]{
                 "--port", "0", "--data-dir", "/tmp/x", "--block-size=4096", "--durability", "fsync",
-                "--roll-cycle", "test_secondly"}));
+                "--roll-cycle", "test_secondly", "--io-threads", "3", "--read-threads", "4"}));
         assertEquals(0, c.port());
         assertEquals(0, c.metricsPort(), "a free metrics port when the log port is chosen freely");
         assertEquals(Path.of("/tmp/x"), c.store().dataDir());
         assertEquals(4096, c.blockSize());
         assertEquals(Durability.FSYNC, c.store().durability());
         assertEquals(TestRollCycles.TEST_SECONDLY, c.store().rollCycle());
+        assertEquals(3, c.ioThreads());
+        assertEquals(4, c.readThreads());
     }
 
     @Test
@@ -41,6 +44,11 @@ class LogServerMainTest {
         assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badDurability));
         Map<String, String> badSize = LogServerMain.parse(new String[]{"--block-size", "12"});
         assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badSize));
+        for (String flag : new String[]{"--io-threads", "--read-threads"}) {
+            Map<String, String> none = LogServerMain.parse(new String[]{flag, "0"});
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(none));
+            assertTrue(e.getMessage().contains("must be at least 1"), e.getMessage());
+        }
         assertNull(LogServerMain.parse(new String[]{"--help"}));
     }
 }

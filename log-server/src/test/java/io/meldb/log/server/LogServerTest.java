@@ -45,6 +45,7 @@ import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -158,6 +159,42 @@ class LogServerTest {
                 assertEquals(151L, waitFor(s1::nextPosition, 151L));
             }
             assertEquals(0, waitFor(server::subscriberCount, 0));
+        }
+    }
+
+    /**
+     * Stored blocks are read on the read threads, not on the event loop: while the only read thread is held up (as by
+     * a read that waits for the disk), appends are still answered, and the READ waits its turn.
+     */
+    @Test
+    void answersAppendsWhileAReadWaitsForStorage() throws Exception {
+        try (LogServer server = LogServer.start(LogServerConfig.at(dir).blockSize(BLOCK).readThreads(1));
+             LogClient client = client(server)) {
+            client.create(BLOCK, CONFIG).join();
+            client.append(block(1)).join();
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            server.readers().next().execute(() -> {
+                held.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            CompletableFuture<byte[]> read;
+            try {
+                assertTrue(held.await(10, TimeUnit.SECONDS));
+                read = client.read(1);
+                for (int i = 2; i <= 20; i++) {
+                    assertEquals(i, client.append(block(i)).get(10, TimeUnit.SECONDS));
+                }
+                assertEquals(21, client.tail().get(10, TimeUnit.SECONDS));
+                assertFalse(read.isDone(), "the READ was answered while the read thread was held up");
+            } finally {
+                release.countDown();
+            }
+            assertArrayEquals(block(1), read.get(10, TimeUnit.SECONDS));
         }
     }
 
