@@ -157,7 +157,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     }
 
     /** Event loop: runs {@code task} on this connection's read thread. */
-    void onReadThread(Runnable task) {
+    private void onReadThread(Runnable task) {
         try {
             readExecutor.execute(task);
         } catch (RejectedExecutionException e) {
@@ -165,8 +165,8 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         }
     }
 
-    /** Event loop, from the read thread: writes and flushes an answer, or releases it if the loop is gone. */
-    void answerFromReadThread(LogFrame answer) {
+    /** Read thread: has the event loop write and flush {@code answer}, or releases it if the loop is gone. */
+    private void answerFromReadThread(LogFrame answer) {
         try {
             ctx.executor().execute(() -> ctx.writeAndFlush(answer, ctx.voidPromise()));
         } catch (RejectedExecutionException e) {
