@@ -17,6 +17,7 @@ import net.openhft.chronicle.queue.impl.RollingResourcesCache;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.collections.IntHashSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +33,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
@@ -40,7 +40,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -108,7 +107,8 @@ public final class ChronicleLogStore implements LogStore {
     private final CompletableFuture<Void> writerStarted = new CompletableFuture<>();
 
     private final PageToucher toucher;
-    private final CopyOnWriteArrayList<TailListener> tailListeners = new CopyOnWriteArrayList<>();
+    /** Copied on change, read by index: the writer tells them after every batch without allocating an iterator. */
+    private volatile TailListener[] tailListeners = new TailListener[0];
     private final Set<ChronicleLogReader> readers = ConcurrentHashMap.newKeySet();
 
     // ---- state owned by the writer thread ----
@@ -118,11 +118,11 @@ public final class ChronicleLogStore implements LogStore {
     private byte[] scratch = new byte[0];
     /** Writer thread: the position of the first excerpt in {@link #currentCycle}'s queue file. */
     private long currentCycleStart;
-    /** Writer thread: the cycle last added to {@link #cyclesToForce} since it was cleared (saves boxing per append). */
+    /** Writer thread: the cycle last added to {@link #cyclesToForce} since it was cleared (saves a lookup per append). */
     private int lastCycleToForce = Integer.MIN_VALUE;
     private final List<Append> written = new ArrayList<>();
     private final Map<Integer, FileChannel> cycleChannels = new HashMap<>();
-    private final Set<Integer> cyclesToForce = new HashSet<>();
+    private final IntHashSet cyclesToForce = new IntHashSet();
     private boolean newQueueFile;
     /** Writer thread: the queue file the last excerpt went to. */
     private int currentCycle = Integer.MIN_VALUE;
@@ -441,7 +441,8 @@ public final class ChronicleLogStore implements LogStore {
             }
             batch.add(first);
             pending.drainTo(batch, maxBatch - 1);
-            for (WriterTask task : batch) {
+            for (int i = 0, n = batch.size(); i < n; i++) {
+                WriterTask task = batch.get(i);
                 if (task instanceof Append a) {
                     writeAppend(a);
                 } else {
@@ -567,8 +568,8 @@ public final class ChronicleLogStore implements LogStore {
                         "forcing " + queueDir + " to disk failed; the store accepts no more appends until restarted", e);
                 LOG.error("log storage failed", e);
                 failure = f;
-                for (Append a : written) {
-                    a.callback.failed(f);
+                for (int i = 0, n = written.size(); i < n; i++) {
+                    written.get(i).callback.failed(f);
                 }
                 written.clear();
                 return;
@@ -579,7 +580,8 @@ public final class ChronicleLogStore implements LogStore {
             newQueueFile = false;
         }
         tail = nextPosition;
-        for (Append a : written) {
+        for (int i = 0, n = written.size(); i < n; i++) {
+            Append a = written.get(i);
             try {
                 a.callback.appended(a.position);
             } catch (RuntimeException e) {
@@ -588,7 +590,9 @@ public final class ChronicleLogStore implements LogStore {
         }
         written.clear();
         long t = tail;
-        for (TailListener l : tailListeners) {
+        TailListener[] listeners = tailListeners;
+        for (int i = 0; i < listeners.length; i++) {
+            TailListener l = listeners[i];
             try {
                 l.tailAdvanced(t);
             } catch (RuntimeException e) {
@@ -600,7 +604,8 @@ public final class ChronicleLogStore implements LogStore {
     /** Writer thread: fdatasync of every queue file written since the last call, and of the directory if a file is new. */
     private void forceWrittenFiles() {
         try {
-            for (int cycle : cyclesToForce) {
+            for (IntHashSet.IntIterator it = cyclesToForce.iterator(); it.hasNext(); ) {
+                int cycle = it.nextValue();
                 FileChannel ch = cycleChannels.get(cycle);
                 if (ch == null) {
                     ch = FileChannel.open(fileOf(cycle).toPath(), StandardOpenOption.WRITE);
@@ -740,13 +745,17 @@ public final class ChronicleLogStore implements LogStore {
     // ------------------------------------------------------------------------------------------------ listeners
 
     @Override
-    public void addTailListener(TailListener listener) {
-        tailListeners.add(listener);
+    public synchronized void addTailListener(TailListener listener) {
+        TailListener[] now = Arrays.copyOf(tailListeners, tailListeners.length + 1);
+        now[now.length - 1] = listener;
+        tailListeners = now;
     }
 
     @Override
-    public void removeTailListener(TailListener listener) {
-        tailListeners.remove(listener);
+    public synchronized void removeTailListener(TailListener listener) {
+        List<TailListener> now = new ArrayList<>(Arrays.asList(tailListeners));
+        now.remove(listener);
+        tailListeners = now.toArray(new TailListener[0]);
     }
 
     // ------------------------------------------------------------------------------------------------ close
