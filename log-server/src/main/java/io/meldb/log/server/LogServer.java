@@ -14,8 +14,10 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultEventExecutorGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -155,6 +157,17 @@ public final class LogServer implements AutoCloseable {
             max = Math.max(max, s.lag(tail));
         }
         return max;
+    }
+
+    /** READ requests and subscription push rounds waiting for, or running on, a read thread. */
+    public int readTasksPending() {
+        int n = 0;
+        for (EventExecutor e : readers) {
+            if (e instanceof SingleThreadEventExecutor t) {
+                n += t.pendingTasks();
+            }
+        }
+        return n;
     }
 
     public int connectionCount() {

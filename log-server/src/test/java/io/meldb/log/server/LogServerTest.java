@@ -186,6 +186,7 @@ class LogServerTest {
             try {
                 assertTrue(held.await(10, TimeUnit.SECONDS));
                 read = client.read(1);
+                waitFor(server::readTasksPending, 1);
                 for (int i = 2; i <= 20; i++) {
                     assertEquals(i, client.append(block(i)).get(10, TimeUnit.SECONDS));
                 }
@@ -195,6 +196,7 @@ class LogServerTest {
                 release.countDown();
             }
             assertArrayEquals(block(1), read.get(10, TimeUnit.SECONDS));
+            assertEquals(0, server.readTasksPending());
         }
     }
 
@@ -331,6 +333,7 @@ class LogServerTest {
             assertTrue(metrics.contains("meldb_log_errors_total{code=\"PAST_TAIL\"} 1.0"), metrics);
             assertTrue(metrics.contains("meldb_log_subscribers 0.0"), metrics);
             assertTrue(metrics.contains("meldb_log_subscriber_lag_max"), metrics);
+            assertTrue(metrics.contains("meldb_log_read_pending 0.0"), metrics);
         }
     }
 
