@@ -39,7 +39,8 @@ public interface LogStore extends AutoCloseable {
     byte[] config();
 
     /**
-     * Appends one block. The store takes ownership of {@code block} (it is released once stored or refused).
+     * Appends one block. The store takes ownership of {@code block} and hands it to
+     * {@link AppendCallback#blockDone} once stored or refused.
      * {@code callback} runs on the writer thread after the block is stored with the configured
      * {@link Durability}, with the block's position; or with {@link ErrorCode#BLOCK_SIZE},
      * {@link ErrorCode#NOT_CREATED}, {@link ErrorCode#STORAGE_FAILURE} or {@link ErrorCode#SHUTTING_DOWN}.
@@ -83,6 +84,16 @@ public interface LogStore extends AutoCloseable {
         void appended(long position);
 
         void failed(LogErrorException error);
+
+        /**
+         * The store no longer needs {@code block}: stored, or about to be refused. Called exactly once per append,
+         * before {@link #appended} or {@link #failed}, on the thread that is done with it. The default releases it at
+         * once; a caller whose buffers come from a pooling allocator may keep it and release it on the thread that
+         * allocated it, which is cheaper for the pool than a release on the store's writer thread.
+         */
+        default void blockDone(ByteBuf block) {
+            block.release();
+        }
     }
 
     /**

@@ -77,6 +77,7 @@ final class AckDispatcher implements LogStore.TailListener {
         @Override
         protected void rejected(LogServerHandler.Ack ack) {
             // the event loop is shut down with the server; the client sees the connection close
+            ack.releaseBlock();
         }
     }
 }

@@ -357,6 +357,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
      */
     boolean writeAck(Ack a) {
         appendsInFlight--;
+        a.releaseBlock();
         if (a.error == null) {
             ctx.write(LogFrame.appendedFrame(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
             metrics.appended(a.bytes, System.nanoTime() - a.startNanos);
@@ -402,6 +403,8 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         long startNanos;
         long position;
         LogErrorException error;
+        /** The appended block, which the store is done with: released here, on the event loop that allocated it. */
+        private ByteBuf block;
 
         Ack(LogServerHandler handler, long requestId, int bytes, long startNanos, AckDispatcher.LoopAcks loop) {
             this.handler = handler;
@@ -430,6 +433,21 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         public void failed(LogErrorException error) {
             this.error = error;
             loop.post(this);
+        }
+
+        /** Called before {@link #appended} or {@link #failed}, which hand it to the event loop. */
+        @Override
+        public void blockDone(ByteBuf block) {
+            this.block = block;
+        }
+
+        /** Event loop, or any thread once the event loop is gone. */
+        void releaseBlock() {
+            ByteBuf b = block;
+            if (b != null) {
+                block = null;
+                b.release();
+            }
         }
     }
 }

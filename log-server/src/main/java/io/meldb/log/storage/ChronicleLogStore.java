@@ -395,7 +395,7 @@ public final class ChronicleLogStore implements LogStore {
         } finally {
             closeLock.readLock().unlock();
         }
-        block.release();
+        callback.blockDone(block);
         callback.failed(refusal);
     }
 
@@ -465,15 +465,16 @@ public final class ChronicleLogStore implements LogStore {
 
     private void writeAppend(Append a) {
         ByteBuf block = a.block;
+        LogErrorException refusal = null;
         try {
             LogMeta m = meta;
             if (failure != null) {
-                a.callback.failed(failure);
+                refusal = failure;
             } else if (m == null) {
-                a.callback.failed(new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created"));
+                refusal = new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
             } else if (block.readableBytes() != m.blockSize) {
-                a.callback.failed(new LogErrorException(ErrorCode.BLOCK_SIZE, "block of " + block.readableBytes()
-                        + " bytes, the log's block size is " + m.blockSize));
+                refusal = new LogErrorException(ErrorCode.BLOCK_SIZE, "block of " + block.readableBytes()
+                        + " bytes, the log's block size is " + m.blockSize);
             } else {
                 long position = nextPosition;
                 writeExcerpt(position, block);
@@ -486,9 +487,13 @@ public final class ChronicleLogStore implements LogStore {
                     "writing to " + queueDir + " failed; the store accepts no more appends until restarted", e);
             LOG.error("log storage failed", e);
             failure = f;
-            a.callback.failed(f);
+            refusal = f;
         } finally {
-            block.release();
+            // before the refusal: a callback may hand both to another thread together
+            a.callback.blockDone(block);
+        }
+        if (refusal != null) {
+            a.callback.failed(refusal);
         }
     }
 
@@ -781,7 +786,7 @@ public final class ChronicleLogStore implements LogStore {
         LogErrorException closed = new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log store closed");
         for (WriterTask t; (t = pending.poll()) != null; ) {
             if (t instanceof Append a) {
-                a.block.release();
+                a.callback.blockDone(a.block);
                 a.callback.failed(closed);
             } else {
                 ((WriterJob) t).done.completeExceptionally(closed);

@@ -126,12 +126,15 @@ class LogServerHandlerTest {
     @Test
     void shouldAppendAndAnswerWithThePosition() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
-        channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(5, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+        ByteBuf request = TestFrames.encode(encoder, LogFrame.append(5, Unpooled.wrappedBuffer(new byte[BLOCK])));
+        channel.writeInbound(request);
         LogFrame f = answer();
         assertEquals(APPENDED, f.type());
         assertEquals(5, f.requestId());
         assertEquals(1, f.longAt(0));
         f.release();
+        // the block the store was given is a slice of the request, released by the time the append is answered
+        assertEquals(0, request.refCnt());
     }
 
     @Test

@@ -24,6 +24,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -79,6 +81,59 @@ class ChronicleLogStoreTest {
 
     private ChronicleLogStore open(StoreOptions options) throws IOException {
         return ChronicleLogStore.open(options);
+    }
+
+    /** Records, in order, what the store told one append, and the block's reference count when it was handed back. */
+    private static final class Outcome implements LogStore.AppendCallback {
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final CountDownLatch done = new CountDownLatch(1);
+
+        @Override
+        public void appended(long position) {
+            events.add("appended");
+            done.countDown();
+        }
+
+        @Override
+        public void failed(LogErrorException error) {
+            events.add("failed " + error.code());
+            done.countDown();
+        }
+
+        @Override
+        public void blockDone(ByteBuf block) {
+            events.add("blockDone refCnt " + block.refCnt());
+            block.release();
+        }
+
+        List<String> await() throws InterruptedException {
+            assertTrue(done.await(10, TimeUnit.SECONDS));
+            return events;
+        }
+    }
+
+    /**
+     * The store hands every block back exactly once, still unreleased, and before the append's outcome, so that a
+     * caller may release it on the thread that allocated it: stored, refused by the writer, refused at once.
+     */
+    @Test
+    void handsEveryBlockBackOnceBeforeItsOutcome() throws Exception {
+        ChronicleLogStore store = open(StoreOptions.at(dir));
+        try {
+            store.create(BLOCK, CONFIG);
+            Outcome stored = new Outcome();
+            store.append(Unpooled.wrappedBuffer(block(1)), stored);
+            assertEquals(List.of("blockDone refCnt 1", "appended"), stored.await());
+
+            Outcome undersized = new Outcome();
+            store.append(Unpooled.wrappedBuffer(new byte[BLOCK - 1]), undersized);
+            assertEquals(List.of("blockDone refCnt 1", "failed BLOCK_SIZE"), undersized.await());
+        } finally {
+            store.close();
+        }
+        Outcome closed = new Outcome();
+        store.append(Unpooled.wrappedBuffer(block(2)), closed);
+        assertEquals(List.of("blockDone refCnt 1", "failed SHUTTING_DOWN"), closed.await());
     }
 
     @Test
