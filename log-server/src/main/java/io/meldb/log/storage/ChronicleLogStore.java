@@ -17,6 +17,7 @@ import net.openhft.chronicle.queue.impl.RollingResourcesCache;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.IntHashSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +33,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
@@ -121,7 +121,7 @@ public final class ChronicleLogStore implements LogStore {
     /** Writer thread: the cycle last added to {@link #cyclesToForce} since it was cleared (saves a lookup per append). */
     private int lastCycleToForce = Integer.MIN_VALUE;
     private final List<Append> written = new ArrayList<>();
-    private final Map<Integer, FileChannel> cycleChannels = new HashMap<>();
+    private final Int2ObjectHashMap<FileChannel> cycleChannels = new Int2ObjectHashMap<>();
     private final IntHashSet cyclesToForce = new IntHashSet();
     private boolean newQueueFile;
     /** Writer thread: the queue file the last excerpt went to. */
