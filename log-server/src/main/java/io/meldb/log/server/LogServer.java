@@ -174,6 +174,17 @@ public final class LogServer implements AutoCloseable {
         return connections.size();
     }
 
+    /** Bytes written to any connection but not yet taken by its socket: what slow clients hold in server memory. */
+    public long pendingWriteBytes() {
+        long sum = 0;
+        for (Channel ch : connections) {
+            if (ch.unsafe().outboundBuffer() != null) {
+                sum += ch.unsafe().outboundBuffer().totalPendingWriteBytes();
+            }
+        }
+        return sum;
+    }
+
     /** Bytes written to subscriber connections but not yet taken by their sockets (tests bound it). */
     public long subscriberPendingBytes() {
         long sum = 0;

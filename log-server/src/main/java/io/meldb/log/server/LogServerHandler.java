@@ -27,9 +27,9 @@ import static io.meldb.log.protocol.LogProtocol.*;
  * <ul>
  *   <li>Appends are pipelined: each goes to the store's writer thread and its answer comes back through the
  *   {@link AckDispatcher}, so acknowledgements of one storage batch cost one event-loop task and one flush per
- *   connection. A connection
- *   with {@code maxAppendsInFlightPerConnection} unanswered appends is not read until half are answered, which
- *   bounds the blocks one client can park in server memory.</li>
+ *   connection. A connection with too many unanswered appends or READs, or with more answers queued than its socket
+ *   takes, is not read until they clear ({@link #updateReading}), which bounds what one client can park in server
+ *   memory.</li>
  *   <li>Stored blocks (READ, SUBSCRIBE) are read on the connection's read thread, one of {@link LogServer#readers()},
  *   and the answers handed back to the event loop to write: a read that has to wait for the disk holds up that
  *   connection's reads, not the event loop's appends. The connection's {@link LogReader} is confined to that
@@ -40,6 +40,8 @@ import static io.meldb.log.protocol.LogProtocol.*;
  * </ul>
  */
 final class LogServerHandler extends FrameServerHandler<LogFrame> {
+    /** READs one connection may have unanswered before the server stops reading its requests. */
+    static final int MAX_READS_IN_FLIGHT = 4;
     private final LogServer server;
     private final LogStore store;
     private final LogMetrics metrics;
@@ -56,12 +58,19 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     /** Read thread. */
     private LogReader reader;
     private int appendsInFlight;
+    /** READs handed to the read thread and not yet answered (event loop). */
+    private int readsInFlight;
     /**
      * Event loop: acknowledgements already answered, reused for this connection's next appends, so that the append
      * path allocates no {@link Ack} in steady state (at most as many as were ever in flight at once).
      */
     private final ArrayDeque<Ack> freeAcks = new ArrayDeque<>();
     private boolean readingPaused;
+    /**
+     * Event loop: requests decoded while reading was paused (the rest of the socket read that paused it), carried out
+     * in order once it resumes; at most one socket read's worth, since no more is read meanwhile.
+     */
+    private final ArrayDeque<LogFrame> deferred = new ArrayDeque<>();
 
     LogServerHandler(LogServer server) {
         this(server, server.readers().next());
@@ -99,6 +108,15 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
 
     @Override
     protected void frameRead(ChannelHandlerContext ctx, LogFrame frame) {
+        if (readingPaused || !deferred.isEmpty()) {
+            frame.retain();
+            deferred.addLast(frame);
+            return;
+        }
+        carryOut(frame);
+    }
+
+    private void carryOut(LogFrame frame) {
         try {
             handle(frame);
         } catch (LogErrorException e) {
@@ -129,10 +147,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
                     + " block of " + f.bodyLength() + " bytes, the log's block size is " + store.blockSize());
         }
         appendsInFlight++;
-        if (appendsInFlight >= maxInFlight && !readingPaused) {
-            readingPaused = true;
-            ctx.channel().config().setAutoRead(false);
-        }
+        updateReading();
         Ack a = freeAcks.pollLast();
         if (a == null) {
             a = new Ack(this, f.requestId(), f.bodyLength(), System.nanoTime(), acks);
@@ -154,6 +169,42 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         }
         long requestId = f.requestId();
         onReadThread(() -> readBlocks(requestId, position, count));
+        readsInFlight++;
+        updateReading();
+    }
+
+    /**
+     * Event loop: stops reading requests from this connection while it has {@code maxAppendsInFlightPerConnection}
+     * unanswered appends, {@link #MAX_READS_IN_FLIGHT} unanswered READs, or more answers queued than the write buffer's
+     * high water mark (a client that does not take its answers), and reads again once appends are down to half and
+     * the rest has cleared. This bounds what one connection can make the server hold: its blocks waiting for storage
+     * and its answers waiting for the socket (a READ answer is up to {@link LogProtocol#MAX_READ_BYTES}).
+     */
+    private void updateReading() {
+        boolean writable = ctx.channel().isWritable();
+        if (!readingPaused) {
+            if (appendsInFlight >= maxInFlight || readsInFlight >= MAX_READS_IN_FLIGHT || !writable) {
+                readingPaused = true;
+                ctx.channel().config().setAutoRead(false);
+            }
+        } else if (appendsInFlight <= maxInFlight / 2 && readsInFlight < MAX_READS_IN_FLIGHT && writable) {
+            readingPaused = false;
+            boolean carriedOut = false;
+            for (LogFrame f; !readingPaused && (f = deferred.pollFirst()) != null; ) {
+                try {
+                    carryOut(f);
+                } finally {
+                    f.release();
+                }
+                carriedOut = true;
+            }
+            if (carriedOut) {
+                ctx.flush();
+            }
+            if (!readingPaused) {
+                ctx.channel().config().setAutoRead(true);
+            }
+        }
     }
 
     /** Event loop: runs {@code task} on this connection's read thread. */
@@ -165,10 +216,14 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         }
     }
 
-    /** Read thread: has the event loop write and flush {@code answer}, or releases it if the loop is gone. */
+    /** Read thread: has the event loop write and flush a READ's {@code answer}, or releases it if the loop is gone. */
     private void answerFromReadThread(LogFrame answer) {
         try {
-            ctx.executor().execute(() -> ctx.writeAndFlush(answer, ctx.voidPromise()));
+            ctx.executor().execute(() -> {
+                ctx.writeAndFlush(answer, ctx.voidPromise());
+                readsInFlight--;
+                updateReading();
+            });
         } catch (RejectedExecutionException e) {
             answer.release();
         }
@@ -316,6 +371,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        updateReading();
         if (ctx.channel().isWritable()) {
             for (ServerSubscription s : subscriptions.values()) {
                 s.wake();
@@ -331,6 +387,9 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             server.subscriptionClosed(s);
         }
         subscriptions.clear();
+        for (LogFrame f; (f = deferred.pollFirst()) != null; ) {
+            f.release();
+        }
         try {
             readExecutor.execute(this::closeReader);
         } catch (RejectedExecutionException e) {
@@ -374,6 +433,11 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         return true;
     }
 
+    /** Requests decoded while reading was paused, not yet carried out (tests). */
+    int deferredRequests() {
+        return deferred.size();
+    }
+
     /** Answered acknowledgements waiting for reuse (tests). */
     int freeAcks() {
         return freeAcks.size();
@@ -383,9 +447,8 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     void acksWritten() {
         acksToFlush = false;
         ctx.flush();
-        if (readingPaused && appendsInFlight <= maxInFlight / 2) {
-            readingPaused = false;
-            ctx.channel().config().setAutoRead(true);
+        if (readingPaused) {
+            updateReading();
         }
     }
 

@@ -259,6 +259,41 @@ class LogServerHandlerTest {
         }
     }
 
+    /**
+     * At the limit of unanswered appends the connection stops being read, and the requests already decoded from the
+     * same socket read wait: they are carried out, in order, as the answers come back.
+     */
+    @Test
+    void defersRequestsDecodedPastTheAppendLimitAndCarriesThemOutInOrder() throws Exception {
+        LogServerConfig config = LogServerConfig.at(dir.resolve("limited")).blockSize(BLOCK).metricsPort(-1).ioThreads(1)
+                .maxAppendsInFlightPerConnection(4);
+        try (LogServer limited = LogServer.start(config)) {
+            limited.store().create(BLOCK, new byte[0]);
+            LogServerHandler h = new LogServerHandler(limited, ImmediateEventExecutor.INSTANCE);
+            EmbeddedChannel ch = connection(h);
+            EmbeddedChannel decoder = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
+            try {
+                ByteBuf burst = Unpooled.buffer();
+                for (int i = 1; i <= 10; i++) {
+                    ByteBuf frame = TestFrames.encode(encoder, LogFrame.append(i, Unpooled.wrappedBuffer(new byte[BLOCK])));
+                    burst.writeBytes(frame);
+                    frame.release();
+                }
+                ch.writeInbound(burst);
+                assertFalse(ch.config().isAutoRead(), "not read while 4 appends are unanswered");
+                assertEquals(6, h.deferredRequests(), "the rest of the socket read waits");
+                for (int i = 1; i <= 10; i++) {
+                    assertAppended(answer(ch, decoder), i, i);
+                }
+                assertTrue(ch.config().isAutoRead(), "read again once everything is answered");
+                assertEquals(0, h.deferredRequests());
+            } finally {
+                ch.finishAndReleaseAll();
+                decoder.finishAndReleaseAll();
+            }
+        }
+    }
+
     @Test
     void sendsARefusalAtOnce() throws InterruptedException {
         ack(handler, channel, 7).failed(new LogErrorException(ErrorCode.STORAGE_FAILURE, "disk gone"));

@@ -11,6 +11,8 @@ import io.meldb.log.client.LogSubscription;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogProtocol;
+import io.meldb.log.protocol.TestFrames;
+import io.meldb.log.protocol.LogFrameEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
@@ -197,6 +199,52 @@ class LogServerTest {
             }
             assertArrayEquals(block(1), read.get(10, TimeUnit.SECONDS));
             assertEquals(0, server.readTasksPending());
+        }
+    }
+
+    /**
+     * A client that pipelines READs of 4 MiB each but never takes the answers makes the server stop reading its
+     * requests: what the server holds for it stays at a few answers, not one per request sent.
+     */
+    @Test
+    void stopsReadingAClientThatDoesNotTakeItsReadAnswers() throws Exception {
+        int readCount = LogProtocol.maxReadCount(BLOCK);
+        try (LogServer server = start(); LogClient client = client(server)) {
+            client.create(BLOCK, CONFIG).join();
+            List<CompletableFuture<Long>> appends = new ArrayList<>();
+            for (int i = 1; i <= readCount; i++) {
+                appends.add(client.append(block(i)));
+            }
+            CompletableFuture.allOf(appends.toArray(new CompletableFuture[0])).join();
+            assertEquals(readCount + 1, client.tail().join());
+            try (Socket greedy = new Socket("127.0.0.1", server.port())) {
+                greedy.setReceiveBufferSize(64 * 1024);
+                EmbeddedChannel encoder = new EmbeddedChannel(LogFrameEncoder.INSTANCE);
+                ByteBuf requests = Unpooled.buffer();
+                int sent = 40;
+                for (int i = 0; i < sent; i++) {
+                    requests.writeBytes(TestFrames.encode(encoder, LogFrame.read(ByteBufAllocator.DEFAULT, i + 1, 1, readCount)));
+                }
+                encoder.finishAndReleaseAll();
+                byte[] bytes = new byte[requests.readableBytes()];
+                requests.readBytes(bytes).release();
+                OutputStream out = greedy.getOutputStream();
+                out.write(bytes);
+                out.flush();
+                long answerBytes = (long) readCount * BLOCK;
+                long bound = server.config().writeBufferHighWaterMark()
+                        + (LogServerHandler.MAX_READS_IN_FLIGHT + 1) * (answerBytes + 64);
+                long max = 0;
+                for (int i = 0; i < 100; i++) {
+                    max = Math.max(max, server.pendingWriteBytes());
+                    Thread.sleep(10);
+                }
+                assertTrue(max > 0, "the server answered some of the READs");
+                assertTrue(max <= bound, "the server held " + max + " bytes of answers for a client that took none ("
+                        + sent + " READs of " + answerBytes + " bytes sent), bound " + bound);
+                assertEquals(readCount + 1, client.append(block(0)).join(), "other clients are served meanwhile");
+            }
+            assertEquals(0, waitFor(server::pendingWriteBytes, 0L));
         }
     }
 
