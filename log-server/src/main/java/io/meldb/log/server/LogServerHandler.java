@@ -193,6 +193,11 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             for (LogFrame f; !readingPaused && (f = deferred.pollFirst()) != null; ) {
                 try {
                     carryOut(f);
+                } catch (RuntimeException e) {
+                    // what a request read from the socket would have done: close this connection, not the caller's
+                    // (an acknowledgement delivery or a READ answer of the event loop)
+                    exceptionCaught(ctx, e);
+                    return;
                 } finally {
                     f.release();
                 }
