@@ -68,8 +68,10 @@ final class AckDispatcher implements LogStore.TailListener {
 
         @Override
         protected void delivered() {
-            for (LogServerHandler h : toFlush) {
-                h.acksWritten();
+            // by index: a flush may deliver again inside this loop (an EmbeddedChannel runs its pending tasks when
+            // flushed), which then writes the same list; acksWritten twice is harmless
+            for (int i = 0; i < toFlush.size(); i++) {
+                toFlush.get(i).acksWritten();
             }
             toFlush.clear();
         }

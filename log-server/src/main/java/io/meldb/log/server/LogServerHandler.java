@@ -71,6 +71,8 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
      * in order once it resumes; at most one socket read's worth, since no more is read meanwhile.
      */
     private final ArrayDeque<LogFrame> deferred = new ArrayDeque<>();
+    private final Runnable drainTask = this::drainDeferred;
+    private boolean drainScheduled;
 
     LogServerHandler(LogServer server) {
         this(server, server.readers().next());
@@ -189,26 +191,41 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
             }
         } else if (appendsInFlight <= maxInFlight / 2 && readsInFlight < MAX_READS_IN_FLIGHT && writable) {
             readingPaused = false;
-            boolean carriedOut = false;
-            for (LogFrame f; !readingPaused && (f = deferred.pollFirst()) != null; ) {
-                try {
-                    carryOut(f);
-                } catch (RuntimeException e) {
-                    // what a request read from the socket would have done: close this connection, not the caller's
-                    // (an acknowledgement delivery or a READ answer of the event loop)
-                    exceptionCaught(ctx, e);
-                    return;
-                } finally {
-                    f.release();
-                }
-                carriedOut = true;
-            }
-            if (carriedOut) {
-                ctx.flush();
-            }
-            if (!readingPaused) {
+            if (deferred.isEmpty()) {
                 ctx.channel().config().setAutoRead(true);
+            } else if (!drainScheduled) {
+                // as a task of its own: this may run inside an acknowledgement delivery or a READ answer
+                drainScheduled = true;
+                try {
+                    ctx.executor().execute(drainTask);
+                } catch (RejectedExecutionException e) {
+                    // the event loop is stopping with the server; the connection closes with it
+                }
             }
+        }
+    }
+
+    /** Event loop: carries out the deferred requests in order until one pauses reading again, then reads again. */
+    private void drainDeferred() {
+        drainScheduled = false;
+        boolean carriedOut = false;
+        for (LogFrame f; !readingPaused && (f = deferred.pollFirst()) != null; ) {
+            try {
+                carryOut(f);
+            } catch (RuntimeException e) {
+                // what a request read from the socket would have done: close this connection
+                exceptionCaught(ctx, e);
+                return;
+            } finally {
+                f.release();
+            }
+            carriedOut = true;
+        }
+        if (carriedOut) {
+            ctx.flush();
+        }
+        if (!readingPaused && deferred.isEmpty()) {
+            ctx.channel().config().setAutoRead(true);
         }
     }
 
@@ -436,6 +453,11 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         }
         acksToFlush = true;
         return true;
+    }
+
+    /** Appends handed to the store and not yet answered (tests). */
+    int appendsInFlight() {
+        return appendsInFlight;
     }
 
     /** Requests decoded while reading was paused, not yet carried out (tests). */

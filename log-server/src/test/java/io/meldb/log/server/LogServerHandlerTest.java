@@ -261,7 +261,8 @@ class LogServerHandlerTest {
 
     /**
      * At the limit of unanswered appends the connection stops being read, and the requests already decoded from the
-     * same socket read wait: they are carried out, in order, as the answers come back.
+     * same socket read wait: never more than the limit are with the store, and the rest are carried out, in order,
+     * as the answers come back.
      */
     @Test
     void defersRequestsDecodedPastTheAppendLimitAndCarriesThemOutInOrder() throws Exception {
@@ -280,10 +281,11 @@ class LogServerHandlerTest {
                     frame.release();
                 }
                 ch.writeInbound(burst);
-                assertFalse(ch.config().isAutoRead(), "not read while 4 appends are unanswered");
-                assertEquals(6, h.deferredRequests(), "the rest of the socket read waits");
+                // the store may already have answered some (writeInbound runs the channel's pending tasks)
+                assertTrue(h.appendsInFlight() <= 4, h.appendsInFlight() + " appends handed to the store at once");
                 for (int i = 1; i <= 10; i++) {
                     assertAppended(answer(ch, decoder), i, i);
+                    assertTrue(h.appendsInFlight() <= 4, h.appendsInFlight() + " appends handed to the store at once");
                 }
                 assertTrue(ch.config().isAutoRead(), "read again once everything is answered");
                 assertEquals(0, h.deferredRequests());
