@@ -5,6 +5,7 @@ import io.meldb.log.storage.ChronicleLogStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -159,7 +160,7 @@ public final class LogServer implements AutoCloseable {
         return max;
     }
 
-    /** READ requests and subscription push rounds waiting for, or running on, a read thread. */
+    /** READ requests and subscription push rounds waiting for a read thread. */
     public int readTasksPending() {
         int n = 0;
         for (EventExecutor e : readers) {
@@ -178,9 +179,7 @@ public final class LogServer implements AutoCloseable {
     public long pendingWriteBytes() {
         long sum = 0;
         for (Channel ch : connections) {
-            if (ch.unsafe().outboundBuffer() != null) {
-                sum += ch.unsafe().outboundBuffer().totalPendingWriteBytes();
-            }
+            sum += pendingWriteBytes(ch);
         }
         return sum;
     }
@@ -191,11 +190,17 @@ public final class LogServer implements AutoCloseable {
         Set<Channel> seen = new HashSet<>();
         for (ServerSubscription s : subscriptions) {
             Channel ch = s.channel();
-            if (seen.add(ch) && ch.unsafe().outboundBuffer() != null) {
-                sum += ch.unsafe().outboundBuffer().totalPendingWriteBytes();
+            if (seen.add(ch)) {
+                sum += pendingWriteBytes(ch);
             }
         }
         return sum;
+    }
+
+    /** Any thread: the channel's queued bytes, 0 once it is closed (its buffer is then gone). */
+    private static long pendingWriteBytes(Channel ch) {
+        ChannelOutboundBuffer buffer = ch.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 
     void connectionOpened(Channel ch) {
