@@ -50,6 +50,11 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private final Map<Long, ServerSubscription> subscriptions = new HashMap<>();
 
     private ChannelHandlerContext ctx;
+    /**
+     * Where other threads hand this connection work (acknowledgements, READ answers, subscription pushes): the
+     * channel's event loop. Tests give their own, drained by the thread an {@code EmbeddedChannel} is confined to.
+     */
+    private EventExecutor loop;
     private AckDispatcher.LoopAcks acks;
     /** Acknowledgements written since the last flush (event loop). */
     private boolean acksToFlush;
@@ -75,13 +80,17 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     private boolean drainScheduled;
 
     LogServerHandler(LogServer server) {
-        this(server, server.readers().next());
+        this(server, server.readers().next(), null);
     }
 
-    /** {@code readExecutor}: the thread to read stored blocks on (tests pass one that runs them at once). */
-    LogServerHandler(LogServer server, EventExecutor readExecutor) {
+    /**
+     * {@code readExecutor}: the thread to read stored blocks on (tests pass one that runs them at once);
+     * {@code loop}: where other threads hand this connection work, or null for the channel's event loop.
+     */
+    LogServerHandler(LogServer server, EventExecutor readExecutor, EventExecutor loop) {
         super(LogProtocol.FORMAT);
         this.readExecutor = readExecutor;
+        this.loop = loop;
         this.server = server;
         this.store = server.store();
         this.metrics = server.metrics();
@@ -92,7 +101,10 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
-        this.acks = server.acks().forLoop(ctx.executor());
+        if (loop == null) {
+            loop = ctx.executor();
+        }
+        this.acks = server.acks().forLoop(loop);
     }
 
     @Override
@@ -197,7 +209,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
                 // as a task of its own: this may run inside an acknowledgement delivery or a READ answer
                 drainScheduled = true;
                 try {
-                    ctx.executor().execute(drainTask);
+                    loop.execute(drainTask);
                 } catch (RejectedExecutionException e) {
                     // the event loop is stopping with the server; the connection closes with it
                 }
@@ -241,7 +253,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     /** Read thread: has the event loop write and flush a READ's {@code answer}, or releases it if the loop is gone. */
     private void answerFromReadThread(LogFrame answer) {
         try {
-            ctx.executor().execute(() -> {
+            loop.execute(() -> {
                 ctx.writeAndFlush(answer, ctx.voidPromise());
                 readsInFlight--;
                 updateReading();
@@ -332,7 +344,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         if (subscriptions.containsKey(f.requestId())) {
             throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "request id " + f.requestId() + " already names a subscription");
         }
-        ServerSubscription s = new ServerSubscription(this, ctx, readExecutor, store, f.requestId(), from);
+        ServerSubscription s = new ServerSubscription(this, ctx, loop, readExecutor, store, f.requestId(), from);
         subscriptions.put(f.requestId(), s);
         server.subscriptionOpened(s);
         s.wake();

@@ -42,6 +42,8 @@ final class ServerSubscription {
 
     private final LogServerHandler handler;
     private final ChannelHandlerContext ctx;
+    /** The connection's event loop (see {@link LogServerHandler}). */
+    private final EventExecutor loop;
     private final EventExecutor readExecutor;
     private final LogStore store;
     private final long id;
@@ -53,10 +55,11 @@ final class ServerSubscription {
     private volatile long next;
     private volatile boolean closed;
 
-    ServerSubscription(LogServerHandler handler, ChannelHandlerContext ctx, EventExecutor readExecutor, LogStore store,
-                       long id, long from) {
+    ServerSubscription(LogServerHandler handler, ChannelHandlerContext ctx, EventExecutor loop, EventExecutor readExecutor,
+                       LogStore store, long id, long from) {
         this.handler = handler;
         this.ctx = ctx;
+        this.loop = loop;
         this.readExecutor = readExecutor;
         this.store = store;
         this.id = id;
@@ -135,7 +138,7 @@ final class ServerSubscription {
         int n = count;
         LogErrorException ended = failure;
         try {
-            ctx.executor().execute(() -> write(round, n, ended));
+            loop.execute(() -> write(round, n, ended));
         } catch (RejectedExecutionException e) {
             for (int i = 0; i < n; i++) {
                 round[i].release();

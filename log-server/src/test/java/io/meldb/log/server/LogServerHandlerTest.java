@@ -44,6 +44,8 @@ class LogServerHandlerTest {
 
     private LogServer server;
     private LogServerHandler handler;
+    /** The connections' event loop for work from the store's writer and read threads; this test's thread runs it. */
+    private final TestLoop loop = new TestLoop();
     private EmbeddedChannel channel;
     private final EmbeddedChannel encoder = new EmbeddedChannel(LogFrameEncoder.INSTANCE);
     private final EmbeddedChannel answers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
@@ -52,7 +54,7 @@ class LogServerHandlerTest {
     @BeforeEach
     void start() throws IOException {
         server = LogServer.start(LogServerConfig.at(dir).blockSize(BLOCK).metricsPort(-1).ioThreads(1));
-        handler = new LogServerHandler(server, ImmediateEventExecutor.INSTANCE);
+        handler = new LogServerHandler(server, ImmediateEventExecutor.INSTANCE, loop);
         channel = connection(handler);
     }
 
@@ -63,6 +65,7 @@ class LogServerHandlerTest {
     @AfterEach
     void stop() {
         try {
+            loop.runPending();
             channel.finishAndReleaseAll();
             encoder.finishAndReleaseAll();
             answers.finishAndReleaseAll();
@@ -72,16 +75,22 @@ class LogServerHandlerTest {
     }
 
 
+    /** Carries out what other threads handed connection {@code ch}, then what it queued itself. */
+    private void runTasks(EmbeddedChannel ch) {
+        loop.runPending();
+        ch.runPendingTasks();
+    }
+
     /** The next answer the server wrote, waiting for answers that come back from the storage thread. */
     private LogFrame answer() throws InterruptedException {
         return answer(channel, answers);
     }
 
     /** The next answer written to connection {@code ch}, decoded by that connection's {@code decoder}. */
-    private static LogFrame answer(EmbeddedChannel ch, EmbeddedChannel decoder) throws InterruptedException {
+    private LogFrame answer(EmbeddedChannel ch, EmbeddedChannel decoder) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
-            ch.runPendingTasks();
+            runTasks(ch);
             for (Object o; (o = ch.readOutbound()) != null; ) {
                 decoder.writeInbound(o);
             }
@@ -135,6 +144,7 @@ class LogServerHandlerTest {
         f.release();
         // the block the store was given is a slice of the request, released by the time the append is answered
         assertEquals(0, request.refCnt());
+        assertTrue(loop.tasksRun() > 0, "the store's answer came through the connection's loop, not the channel's own");
     }
 
     @Test
@@ -209,7 +219,7 @@ class LogServerHandlerTest {
     void shouldAnswerABadMagicAndCloseTheConnection() throws InterruptedException {
         channel.writeInbound(Unpooled.wrappedBuffer("this is not the log protocol".getBytes()));
         assertError(ErrorCode.BAD_MAGIC, 0);
-        channel.runPendingTasks();
+        runTasks(channel);
         assertFalse(channel.isOpen());
     }
 
@@ -220,27 +230,27 @@ class LogServerHandlerTest {
         assertNotNull(f);
         assertEquals(ErrorCode.BAD_VERSION, f.errorCode());
         f.release();
-        channel.runPendingTasks();
+        runTasks(channel);
         assertFalse(channel.isOpen());
     }
 
     // ---- acknowledgements travel per storage batch (AckDispatcher); the writer thread is played by this test
 
     private LogServerHandler.Ack ack(LogServerHandler h, EmbeddedChannel ch, long requestId) {
-        return new LogServerHandler.Ack(h, requestId, BLOCK, System.nanoTime(), server.acks().forLoop(ch.eventLoop()));
+        return new LogServerHandler.Ack(h, requestId, BLOCK, System.nanoTime(), server.acks().forLoop(loop));
     }
 
     @Test
     void holdsABatchsAcknowledgementsUntilTheBatchIsPublished() throws InterruptedException {
-        LogServerHandler other = new LogServerHandler(server, ImmediateEventExecutor.INSTANCE);
+        LogServerHandler other = new LogServerHandler(server, ImmediateEventExecutor.INSTANCE, loop);
         EmbeddedChannel otherChannel = connection(other);
         EmbeddedChannel otherAnswers = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
         try {
             ack(handler, channel, 10).appended(100);
             ack(other, otherChannel, 20).appended(101);
             ack(handler, channel, 11).appended(102);
-            channel.runPendingTasks();
-            otherChannel.runPendingTasks();
+            runTasks(channel);
+            runTasks(otherChannel);
             assertNull(channel.readOutbound(), "answered before the batch was published");
             assertNull(otherChannel.readOutbound(), "answered before the batch was published");
 
@@ -251,7 +261,7 @@ class LogServerHandlerTest {
 
             // the next batch starts empty: publishing again sends nothing more
             server.acks().tailAdvanced(103);
-            channel.runPendingTasks();
+            runTasks(channel);
             assertNull(channel.readOutbound());
         } finally {
             otherChannel.finishAndReleaseAll();
@@ -270,7 +280,7 @@ class LogServerHandlerTest {
                 .maxAppendsInFlightPerConnection(4);
         try (LogServer limited = LogServer.start(config)) {
             limited.store().create(BLOCK, new byte[0]);
-            LogServerHandler h = new LogServerHandler(limited, ImmediateEventExecutor.INSTANCE);
+            LogServerHandler h = new LogServerHandler(limited, ImmediateEventExecutor.INSTANCE, loop);
             EmbeddedChannel ch = connection(h);
             EmbeddedChannel decoder = new EmbeddedChannel(new LogFrameDecoder(1 << 24));
             try {
