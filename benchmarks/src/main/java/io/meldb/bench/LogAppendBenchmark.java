@@ -103,6 +103,8 @@ public final class LogAppendBenchmark {
     private double lastPacerLateP99;
     /** Heap bytes per append of the server's event loops and writer in the last latency window; null if unknown. */
     private double[] lastServerAllocation;
+    /** Heap the benchmark's own client side (client event loops and pacer) allocated per append in the last latency window. */
+    private double lastClientAllocation = -1;
 
     private LogAppendBenchmark(Map<String, String> args) throws IOException {
         this.args = args;
@@ -200,6 +202,10 @@ public final class LogAppendBenchmark {
             if (lastServerAllocation != null) {
                 System.out.printf(Locale.ROOT, "run %d: heap allocated inside the server per append: event loops %.0f B, store writer %.0f B%n",
                         run, lastServerAllocation[0], lastServerAllocation[1]);
+            }
+            if (lastClientAllocation >= 0) {
+                System.out.printf(Locale.ROOT, "run %d: heap allocated by the benchmark's clients per append: %.0f B (client event loops and pacer)%n",
+                        run, lastClientAllocation);
             }
             Histogram rh = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             double rawAchieved = measureRawLatency(target, rh);
@@ -372,7 +378,12 @@ public final class LogAppendBenchmark {
             } else {
                 Recorder recorder = new Recorder(3);
                 int[] next = {0};
-                rate = openLoop(targetRate, "pacer", recorder, acked, histogram, server::startWindow, scheduled ->
+                long[] clientAtStart = new long[2]; // {bytes allocated, appends acknowledged}
+                rate = openLoop(targetRate, "pacer", recorder, acked, histogram, () -> {
+                    server.startWindow();
+                    clientAtStart[0] = allocatedByThreads("bench-client", "pacer");
+                    clientAtStart[1] = acked.get();
+                }, scheduled ->
                         connections.get(next[0]++ % connections.size()).append(block).whenComplete((p, e) -> {
                             if (e == null) {
                                 recorder.recordValue(System.nanoTime() - scheduled);
@@ -381,6 +392,9 @@ public final class LogAppendBenchmark {
                         }));
                 lastServerP99 = server.serverP99Micros();
                 lastServerAllocation = server.allocatedPerAppend();
+                long clientBytes = allocatedByThreads("bench-client", "pacer");
+                long appends = acked.get() - clientAtStart[1];
+                lastClientAllocation = clientBytes < 0 || appends <= 0 ? -1 : (double) (clientBytes - clientAtStart[0]) / appends;
             }
             stop.set(true);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -623,6 +637,27 @@ public final class LogAppendBenchmark {
             stop.set(true);
             pacer.join();
         }
+    }
+
+    /**
+     * Heap allocated so far by the live threads of this JVM whose names start with one of {@code prefixes}, from the
+     * JVM's per-thread counters; -1 where the JVM does not count.
+     */
+    private static long allocatedByThreads(String... prefixes) {
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean mx)
+                || !mx.isThreadAllocatedMemoryEnabled()) {
+            return -1;
+        }
+        long bytes = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            for (String prefix : prefixes) {
+                if (t.getName().startsWith(prefix)) {
+                    bytes += mx.getThreadAllocatedBytes(t.getId());
+                    break;
+                }
+            }
+        }
+        return bytes;
     }
 
     /** Warm-up, then acknowledgements per second over the measurement time. */
