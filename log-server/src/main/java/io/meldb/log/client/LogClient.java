@@ -31,6 +31,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -376,6 +378,11 @@ public final class LogClient implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Closes the connection and its subscriptions; requests still in flight fail with
+     * {@link LogConnectionException}. May be called from a callback on the client's I/O thread, which then does
+     * not wait for the I/O threads to stop.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -385,18 +392,15 @@ public final class LogClient implements AutoCloseable {
         for (LogSubscription s : subscriptions) {
             s.close();
         }
-        try {
-            loop.submit(() -> {
-                sweeper.cancel(false);
-                for (LogFrame f; (f = backlog.poll()) != null; ) {
-                    f.release();
-                }
-                if (channel != null) {
-                    channel.close();
-                }
-            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // the shared group is already shut down
+        boolean onLoop = loop.inEventLoop();
+        if (onLoop) {
+            closeConnection();
+        } else {
+            try {
+                loop.submit(this::closeConnection).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // the shared group is already shut down
+            }
         }
         for (Pending<?> p : new ArrayList<>(pending.values())) {
             if (pending.remove(p.id, p)) {
@@ -406,7 +410,31 @@ public final class LogClient implements AutoCloseable {
             }
         }
         if (ownsGroup) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            Future<?> stopped = group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (!onOwnThread()) {
+                stopped.syncUninterruptibly();
+            }
+        }
+    }
+
+    /** Whether the calling thread is one of this client's I/O threads (a subscription's, say), which cannot wait for them all to stop. */
+    private boolean onOwnThread() {
+        for (EventExecutor e : group) {
+            if (e.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Event loop. */
+    private void closeConnection() {
+        sweeper.cancel(false);
+        for (LogFrame f; (f = backlog.poll()) != null; ) {
+            f.release();
+        }
+        if (channel != null) {
+            channel.close();
         }
     }
 

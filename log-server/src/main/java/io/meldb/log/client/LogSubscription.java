@@ -129,6 +129,10 @@ public final class LogSubscription implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the subscription and closes its connection; no block is delivered after this returns. May be called
+     * from the listener itself (on the I/O thread), which then closes the connection without waiting.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -136,14 +140,21 @@ public final class LogSubscription implements AutoCloseable {
         }
         closed = true;
         client.subscriptionClosed(this);
+        if (loop.inEventLoop()) {
+            closeChannel();
+            return;
+        }
         try {
-            loop.submit(() -> {
-                if (channel != null) {
-                    channel.close();
-                }
-            }).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            loop.submit(this::closeChannel).awaitUninterruptibly(5, TimeUnit.SECONDS);
         } catch (RejectedExecutionException e) {
             // already shut down
+        }
+    }
+
+    /** Event loop. */
+    private void closeChannel() {
+        if (channel != null) {
+            channel.close();
         }
     }
 

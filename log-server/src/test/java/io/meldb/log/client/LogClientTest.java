@@ -15,8 +15,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,6 +40,40 @@ class LogClientTest {
             assertTrue(tookMillis >= 250 && tookMillis < 5000, "timed out after " + tookMillis + " ms");
             assertTrue(timeout.getMessage().contains("APPEND"), timeout.getMessage());
             assertTrue(client.inFlight() == 0, "the timed-out request is forgotten");
+        }
+    }
+
+    /**
+     * A callback on the client's own I/O thread may close the client (say, on a failure it cannot recover from):
+     * close() neither throws nor waits for its own thread, and what is still in flight fails as a lost connection.
+     */
+    @Test
+    void closesFromACallbackOnItsOwnThreadAndFailsWhatIsStillInFlight() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", silent.getLocalPort())
+                    .requestTimeout(Duration.ofMillis(1000)));
+            AtomicReference<Throwable> closeFailed = new AtomicReference<>();
+            CountDownLatch closed = new CountDownLatch(1);
+            CompletableFuture<Long> first = client.append(new byte[8192]);
+            first.whenComplete((p, e) -> {
+                try {
+                    client.close();
+                } catch (Throwable t) {
+                    closeFailed.set(t);
+                }
+                closed.countDown();
+            });
+            Thread.sleep(500);
+            CompletableFuture<Long> second = client.append(new byte[8192]);
+            assertTrue(closed.await(10, TimeUnit.SECONDS), "the first append timed out and its callback ran");
+            assertNull(closeFailed.get(), () -> "close() on the I/O thread threw " + closeFailed.get());
+            assertInstanceOf(LogTimeoutException.class, assertThrows(CompletionException.class, first::join).getCause());
+            Throwable secondFailure = assertThrows(CompletionException.class, second::join).getCause();
+            assertInstanceOf(LogConnectionException.class, secondFailure, () -> "second append: " + secondFailure);
+            assertTrue(secondFailure.getMessage().contains("closed"), secondFailure.getMessage());
+            assertEquals(0, client.inFlight());
+            CompletableFuture<Long> after = client.append(new byte[8192]);
+            assertInstanceOf(LogConnectionException.class, assertThrows(CompletionException.class, after::join).getCause());
         }
     }
 

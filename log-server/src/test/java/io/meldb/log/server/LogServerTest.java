@@ -38,6 +38,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -161,6 +162,48 @@ class LogServerTest {
                 assertEquals(151L, waitFor(s1::nextPosition, 151L));
             }
             assertEquals(0, waitFor(server::subscriberCount, 0));
+        }
+    }
+
+    /**
+     * A listener may end its own subscription (a reader that has caught up to where it wanted): nothing is delivered
+     * after that, and the connection closes, so the server stops pushing to it.
+     */
+    @Test
+    void closesASubscriptionFromItsOwnListener() throws Exception {
+        try (LogServer server = start(); LogClient client = client(server)) {
+            client.create(BLOCK, CONFIG).join();
+            for (int i = 1; i <= 20; i++) {
+                client.append(block(i)).join();
+            }
+            List<Long> seen = new CopyOnWriteArrayList<>();
+            AtomicReference<Throwable> closeFailed = new AtomicReference<>();
+            CountDownLatch closed = new CountDownLatch(1);
+            AtomicReference<LogSubscription> subscription = new AtomicReference<>();
+            CountDownLatch subscribed = new CountDownLatch(1);
+            LogSubscription s = client.subscribe(1, (position, block) -> {
+                seen.add(position);
+                if (position == 5) {
+                    try {
+                        subscribed.await(10, TimeUnit.SECONDS);
+                        subscription.get().close();
+                    } catch (Throwable t) {
+                        closeFailed.set(t);
+                    }
+                    closed.countDown();
+                }
+            });
+            subscription.set(s);
+            subscribed.countDown();
+            assertTrue(closed.await(20, TimeUnit.SECONDS), "the listener reached position 5");
+            assertNull(closeFailed.get(), () -> "close() from the listener threw " + closeFailed.get());
+            assertTrue(s.isClosed());
+            assertEquals(0, waitFor(server::subscriberCount, 0), "the connection closed, so the server dropped it");
+            for (int i = 21; i <= 30; i++) {
+                client.append(block(i)).join();
+            }
+            Thread.sleep(200);
+            assertEquals(List.of(1L, 2L, 3L, 4L, 5L), seen, "nothing delivered after close()");
         }
     }
 
