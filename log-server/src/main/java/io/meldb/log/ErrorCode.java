@@ -30,7 +30,10 @@ public enum ErrorCode {
     TRIMMED(10, false),
     /** A stored block failed its checksum or is not the position it should be: the log's storage is damaged. */
     CORRUPT_BLOCK(11, false),
-    /** The storage failed (I/O error, disk full); the server stops accepting appends until restarted. */
+    /**
+     * The storage failed (an I/O error, or a write that hit a full disk before the free-space reserve caught it); the
+     * server stops accepting appends until restarted.
+     */
     STORAGE_FAILURE(12, false),
     /** An argument is out of range (count &lt;= 0, negative position, block size out of bounds). */
     BAD_ARGUMENT(13, false),
@@ -38,10 +41,15 @@ public enum ErrorCode {
     SHUTTING_DOWN(14, false),
     /** The frame length field is impossible (shorter than the header): garbage on the socket. Fatal. */
     BAD_FRAME(15, true),
+    /**
+     * The disk holding the log has less free space than the server keeps in reserve: nothing was appended. Appends
+     * are accepted again as soon as space is freed (by TRIM or by the operator); no restart is needed.
+     */
+    STORAGE_FULL(16, false),
     /** A code this version does not know (sent by a newer peer). */
     UNKNOWN(-1, false);
 
-    private static final ErrorCode[] BY_CODE = new ErrorCode[16];
+    private static final ErrorCode[] BY_CODE = new ErrorCode[17];
 
     static {
         for (ErrorCode c : values()) {

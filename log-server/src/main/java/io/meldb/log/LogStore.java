@@ -70,6 +70,15 @@ public interface LogStore extends AutoCloseable {
     /** The error that made the store stop accepting appends (it needs a restart), or {@code null} while healthy. */
     LogErrorException failure();
 
+    /**
+     * The refusal ({@link ErrorCode#STORAGE_FULL}) in force while the log's disk has less free space than the store
+     * keeps in reserve, or {@code null}; appends are accepted again once space is freed, without a restart.
+     */
+    LogErrorException diskFull();
+
+    /** Free bytes on the disk holding the log. */
+    long freeSpace();
+
     /** Registers a listener told (on the writer thread) whenever the tail advances. */
     void addTailListener(TailListener listener);
 

@@ -91,6 +91,29 @@ public final class CommandFlags {
         }
     }
 
+    /** A size in bytes, optionally with a 1024-based suffix: {@code 512m}, {@code 2g}, {@code 65536}. */
+    public static long sizeValue(Map<String, String> v, String name) {
+        String s = v.get(name).trim().toLowerCase(Locale.ROOT);
+        int shift = 0;
+        if (!s.isEmpty()) {
+            int unit = "kmgt".indexOf(s.charAt(s.length() - 1));
+            if (unit >= 0) {
+                shift = 10 * (unit + 1);
+                s = s.substring(0, s.length() - 1);
+            }
+        }
+        try {
+            long n = Long.parseLong(s);
+            if (n < 0 || (shift > 0 && n > (Long.MAX_VALUE >> shift))) {
+                throw new NumberFormatException();
+            }
+            return n << shift;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " must be a size in bytes, optionally with k, m, g or t "
+                    + "(1024-based), got '" + v.get(name) + "'");
+        }
+    }
+
     public static boolean booleanValue(Map<String, String> v, String name) {
         String s = v.get(name).trim().toLowerCase(Locale.ROOT);
         if (!s.equals("true") && !s.equals("false")) {

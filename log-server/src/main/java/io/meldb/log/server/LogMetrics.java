@@ -47,6 +47,8 @@ public final class LogMetrics {
         }
         gauge("meldb.log.tail", "next position to be written", store, s -> s.tail());
         gauge("meldb.log.trim.point", "positions below this were trimmed", store, s -> s.trimPoint());
+        gauge("meldb.log.disk.free.bytes", "free space on the log's disk (appends are refused below the reserve)", store,
+                s -> s.freeSpace());
         gauge("meldb.log.subscribers", "open subscriptions", server, s -> s.subscriberCount());
         gauge("meldb.log.subscriber.lag.max", "blocks the furthest-behind subscriber still has to receive", server,
                 s -> s.maxSubscriberLag());

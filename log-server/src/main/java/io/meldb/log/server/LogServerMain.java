@@ -24,6 +24,7 @@ public final class LogServerMain {
             {"data-dir", "MELDB_LOG_DATA_DIR", "data/log", "directory of the log (created if missing)"},
             {"block-size", "MELDB_LOG_BLOCK_SIZE", "8192", "block size in bytes; an existing log must have this size"},
             {"durability", "MELDB_LOG_DURABILITY", "page-cache", "page-cache (survives a process crash) or fsync (survives power loss)"},
+            {"min-free-space", "MELDB_LOG_MIN_FREE_SPACE", "512m", "free disk space kept in reserve: below it appends are refused (STORAGE_FULL) until space is freed; 0 turns the check off"},
             {"roll-cycle", "MELDB_LOG_ROLL_CYCLE", "FIVE_MINUTELY", "Chronicle roll cycle: how much time one queue file covers (trim deletes whole files)"},
             {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(LogServerConfig.defaultIoThreads()), "Netty I/O threads (default: half the processors)"},
             {"read-threads", "MELDB_LOG_READ_THREADS", "2", "threads reading stored blocks for READ and SUBSCRIBE, off the I/O threads"},
@@ -106,6 +107,7 @@ public final class LogServerMain {
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
         store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));
+        store.minFreeSpace(CommandFlags.sizeValue(v, "min-free-space"));
         return config;
     }
 

@@ -28,6 +28,7 @@ import io.netty.handler.codec.http.QueryStringDecoder;
 
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
@@ -70,13 +71,33 @@ public final class MetricsHttpServer implements AutoCloseable {
         channel.close().syncUninterruptibly();
     }
 
+    /** DOWN while the store has failed (until a restart) or its disk is below the free-space reserve (until freed). */
     private static Health logHealth(LogStore store) {
         LogErrorException failure = store.failure();
+        if (failure == null) {
+            failure = store.diskFull();
+        }
         if (failure == null) {
             return new Health(true, "{\"status\":\"UP\",\"created\":" + store.isCreated() + ",\"tail\":" + store.tail()
                     + ",\"trimPoint\":" + store.trimPoint() + "}");
         }
-        return new Health(false, "{\"status\":\"DOWN\",\"error\":\"" + failure.code() + "\"}");
+        return new Health(false, "{\"status\":\"DOWN\",\"error\":\"" + failure.code() + "\",\"message\":\""
+                + jsonEscape(failure.getMessage()) + "\"}");
+    }
+
+    private static String jsonEscape(String s) {
+        StringBuilder b = new StringBuilder(s.length() + 16);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20) {
+                b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 
     private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {

@@ -43,6 +43,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.LongSupplier;
 
 /**
  * The log service's storage (Hyder II §5.1) on Chronicle Queue: one excerpt per block, one writer thread, trim
@@ -73,6 +74,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * left by a killed writer, so after {@code kill -9} the queue ends with the last complete excerpt; every
  * acknowledged block is among them because acknowledgement follows the write. An unacknowledged block is either
  * there whole (it was written, the answer was lost) or absent.
+ *
+ * <h2>A full disk</h2>
+ * Writes go through memory-mapped files, and a write to a page the file system cannot allocate is a SIGBUS, which
+ * the JVM turns into an {@code InternalError} at best. So the writer keeps a reserve of free space
+ * ({@link StoreOptions#minFreeSpace()}): below it, appends are refused with {@link ErrorCode#STORAGE_FULL} before
+ * anything is written, and accepted again once space is freed. Should a write fault anyway (the disk filled faster
+ * than the reserve), the store fails with {@link ErrorCode#STORAGE_FAILURE} instead of losing its writer thread.
  */
 public final class ChronicleLogStore implements LogStore {
     private static final Logger LOG = LoggerFactory.getLogger(ChronicleLogStore.class);
@@ -80,6 +88,8 @@ public final class ChronicleLogStore implements LogStore {
     static final String QUEUE_DIR = "queue";
     static final String LOCK_FILE = "log.lock";
     private static final String QUEUE_FILE_SUFFIX = ".cq4";
+    /** Bytes an excerpt takes besides its block: Chronicle's header, the position and the checksum. */
+    private static final int EXCERPT_OVERHEAD = 4 + Long.BYTES + Integer.BYTES;
 
     private final StoreOptions options;
     private final Path dir;
@@ -98,6 +108,10 @@ public final class ChronicleLogStore implements LogStore {
     private volatile long tail;
     private volatile long trimPoint = 1;
     private volatile LogErrorException failure;
+    /** The refusal in force while the disk is below {@link StoreOptions#minFreeSpace()}; set and cleared by the writer. */
+    private volatile LogErrorException full;
+    /** Free bytes on the log's disk ({@code statvfs}); tests substitute a probe. */
+    private volatile LongSupplier freeSpace;
 
     private final LinkedBlockingQueue<WriterTask> pending = new LinkedBlockingQueue<>();
     /** Appends take the read side; close takes the write side so no append can slip in after the final drain. */
@@ -126,12 +140,19 @@ public final class ChronicleLogStore implements LogStore {
     private boolean newQueueFile;
     /** Writer thread: the queue file the last excerpt went to. */
     private int currentCycle = Integer.MIN_VALUE;
+    /** Writer thread: bytes written between two reads of the free space (an eighth of the reserve, at least 1 MiB). */
+    private final long spaceCheckEvery;
+    private long writtenSinceSpaceCheck;
 
     private ChronicleLogStore(StoreOptions options) throws IOException {
         this.options = options;
         this.dir = options.dataDir().toAbsolutePath();
         this.queueDir = dir.resolve(QUEUE_DIR);
         Files.createDirectories(queueDir);
+        File volume = dir.toFile();
+        this.freeSpace = volume::getUsableSpace;
+        this.spaceCheckEvery = Math.max(1L << 20, options.minFreeSpace() / 8);
+        this.writtenSinceSpaceCheck = spaceCheckEvery;
 
         lockChannel = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock l;
@@ -441,6 +462,7 @@ public final class ChronicleLogStore implements LogStore {
             }
             batch.add(first);
             pending.drainTo(batch, maxBatch - 1);
+            checkFreeSpace();
             for (int i = 0, n = batch.size(); i < n; i++) {
                 WriterTask task = batch.get(i);
                 if (task instanceof Append a) {
@@ -470,6 +492,8 @@ public final class ChronicleLogStore implements LogStore {
             LogMeta m = meta;
             if (failure != null) {
                 refusal = failure;
+            } else if (full != null) {
+                refusal = full;
             } else if (m == null) {
                 refusal = new LogErrorException(ErrorCode.NOT_CREATED, "the log has not been created");
             } else if (block.readableBytes() != m.blockSize) {
@@ -478,13 +502,17 @@ public final class ChronicleLogStore implements LogStore {
             } else {
                 long position = nextPosition;
                 writeExcerpt(position, block);
+                writtenSinceSpaceCheck += block.readableBytes() + EXCERPT_OVERHEAD;
                 nextPosition = position + 1;
                 a.position = position;
                 written.add(a);
             }
-        } catch (RuntimeException e) {
-            LogErrorException f = new LogErrorException(ErrorCode.STORAGE_FAILURE,
-                    "writing to " + queueDir + " failed; the store accepts no more appends until restarted", e);
+        } catch (RuntimeException | Error e) {
+            // an Error too: a write to a mapped page the file system cannot back (a full disk the reserve did not
+            // foresee) arrives as an InternalError, and a writer thread that died would leave every append hanging
+            LogErrorException f = new LogErrorException(ErrorCode.STORAGE_FAILURE, "writing to " + queueDir + " failed"
+                    + (e instanceof InternalError ? " (a write to the memory-mapped queue file faulted: the disk is full or failing)" : "")
+                    + "; the store accepts no more appends until restarted", e);
             LOG.error("log storage failed", e);
             failure = f;
             refusal = f;
@@ -558,6 +586,31 @@ public final class ChronicleLogStore implements LogStore {
             lastCycleToForce = cycle;
         }
         currentCycle = cycle;
+    }
+
+    /**
+     * Writer thread, before each batch: reads the disk's free space once an eighth of the reserve has been written
+     * since the last read, and before every batch while it is short, so that appends stop while the reserve still
+     * has room for the batch in progress, and resume on their own once space is freed.
+     */
+    private void checkFreeSpace() {
+        long min = options.minFreeSpace();
+        if (min == 0 || (full == null && writtenSinceSpaceCheck < spaceCheckEvery)) {
+            return;
+        }
+        writtenSinceSpaceCheck = 0;
+        long free = freeSpace.getAsLong();
+        if (free >= min) {
+            if (full != null) {
+                full = null;
+                LOG.info("the disk holding {} has {} MiB free again; accepting appends", dir, free >> 20);
+            }
+        } else if (full == null) {
+            full = new LogErrorException(ErrorCode.STORAGE_FULL, "the disk holding " + dir + " has " + (free >> 20)
+                    + " MiB free, below the " + (min >> 20) + " MiB the log keeps in reserve; nothing was appended. "
+                    + "Appends resume once space is freed (TRIM the log, or free or add disk space)");
+            LOG.error(full.getMessage());
+        }
     }
 
     /** Writer thread: makes the appends written so far durable as configured, publishes them, acknowledges them. */
@@ -649,6 +702,23 @@ public final class ChronicleLogStore implements LogStore {
     @Override
     public LogErrorException failure() {
         return failure;
+    }
+
+    @Override
+    public LogErrorException diskFull() {
+        LogErrorException f = full;
+        // space freed since the writer last looked: the next batch will find it
+        return f != null && freeSpace() >= options.minFreeSpace() ? null : f;
+    }
+
+    @Override
+    public long freeSpace() {
+        return freeSpace.getAsLong();
+    }
+
+    /** Tests: where the store reads the free space of its disk from. */
+    void freeSpaceProbe(LongSupplier probe) {
+        this.freeSpace = probe;
     }
 
     @Override

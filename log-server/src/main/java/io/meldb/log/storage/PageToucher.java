@@ -65,6 +65,8 @@ final class PageToucher implements Runnable, AutoCloseable {
     private static final int MADV_POPULATE_READ = 22;
     /** madvise's answer to advice the kernel does not know. */
     private static final int EINVAL = 22;
+    /** fallocate's answer when the disk is full: try again later, unlike a file system without fallocate. */
+    private static final int ENOSPC = 28;
     private static final int SEEK_END = 2;
     private static final Unsafe UNSAFE = unsafe();
 
@@ -84,6 +86,8 @@ final class PageToucher implements Runnable, AutoCloseable {
     private long windowLength;
     private volatile long touched;
     private boolean extendable = true;
+    /** The last extension failed for want of space (logged once until one succeeds). */
+    private boolean outOfSpace;
     private boolean populate = true;
 
     PageToucher(IntFunction<File> fileOfCycle, String name) {
@@ -227,15 +231,24 @@ final class PageToucher implements Runnable, AutoCloseable {
      */
     private void extend(int c, long from, long length) {
         try {
-            if (posix.fallocate(fd, 0, from, length) != 0) {
-                extendable = false;
+            if (posix.fallocate(fd, 0, from, length) == 0) {
+                outOfSpace = false;
+                return;
             }
+            if (posix.lastError() == ENOSPC) {
+                // the store refuses appends before the disk is full; try again once space is freed
+                if (!outOfSpace) {
+                    outOfSpace = true;
+                    LOG.warn("page toucher: no space to extend {} by {} MiB ahead of the writer; will retry",
+                            fileOfCycle.apply(c), length >> 20);
+                }
+                return;
+            }
+            extendable = false;
         } catch (RuntimeException | LinkageError e) {
             extendable = false;
         }
-        if (!extendable) {
-            LOG.info("page toucher: cannot fallocate {}; touching within the file's current size only", fileOfCycle.apply(c));
-        }
+        LOG.info("page toucher: cannot fallocate {}; touching within the file's current size only", fileOfCycle.apply(c));
     }
 
     private void unmap() {

@@ -17,6 +17,13 @@ public final class StoreOptions {
     public static final RollCycle DEFAULT_ROLL_CYCLE = RollCycles.FIVE_MINUTELY;
     /** Appends written (and, with fsync, forced) together; bounds the latency one batch adds to the next. */
     public static final int DEFAULT_MAX_BATCH = 256;
+    /**
+     * Free space kept on the log's disk: below it appends are refused ({@code STORAGE_FULL}) instead of written.
+     * Chronicle Queue writes through memory-mapped files, and a write to a mapped page the file system cannot
+     * allocate is a SIGBUS, not an I/O error; the reserve leaves room for the batch in progress, Chronicle's index
+     * and the page toucher's runway.
+     */
+    public static final long DEFAULT_MIN_FREE_SPACE = 512L << 20;
 
     private Path dataDir;
     private Durability durability = Durability.PAGE_CACHE;
@@ -24,6 +31,7 @@ public final class StoreOptions {
     private TimeProvider timeProvider;
     private int maxBatch = DEFAULT_MAX_BATCH;
     private boolean pretouch = true;
+    private long minFreeSpace = DEFAULT_MIN_FREE_SPACE;
 
     public static StoreOptions at(Path dataDir) {
         return new StoreOptions().dataDir(dataDir);
@@ -73,6 +81,19 @@ public final class StoreOptions {
 
     public StoreOptions pretouch(boolean pretouch) {
         this.pretouch = pretouch;
+        return this;
+    }
+
+    /** Bytes of free disk space below which appends are refused with {@code STORAGE_FULL}; 0 turns the check off. */
+    public long minFreeSpace() {
+        return minFreeSpace;
+    }
+
+    public StoreOptions minFreeSpace(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("minimum free space " + bytes + " must not be negative");
+        }
+        this.minFreeSpace = bytes;
         return this;
     }
 

@@ -19,7 +19,7 @@ class LogServerMainTest {
     void shouldApplyFlagsOverDefaults() {
         LogServerConfig c = LogServerMain.configure(LogServerMain.parse(new String[]{
                 "--port", "0", "--data-dir", "/tmp/x", "--block-size=4096", "--durability", "fsync",
-                "--roll-cycle", "test_secondly", "--io-threads", "3", "--read-threads", "4"}));
+                "--roll-cycle", "test_secondly", "--io-threads", "3", "--read-threads", "4", "--min-free-space", "2g"}));
         assertEquals(0, c.port());
         assertEquals(0, c.metricsPort(), "a free metrics port when the log port is chosen freely");
         assertEquals(Path.of("/tmp/x"), c.store().dataDir());
@@ -28,6 +28,10 @@ class LogServerMainTest {
         assertEquals(TestRollCycles.TEST_SECONDLY, c.store().rollCycle());
         assertEquals(3, c.ioThreads());
         assertEquals(4, c.readThreads());
+        assertEquals(2L << 30, c.store().minFreeSpace());
+        assertEquals(512L << 20, LogServerMain.configure(LogServerMain.parse(new String[0])).store().minFreeSpace());
+        assertEquals(65536, LogServerMain.configure(LogServerMain.parse(new String[]{"--min-free-space", "65536"}))
+                .store().minFreeSpace());
     }
 
     @Test
@@ -44,6 +48,11 @@ class LogServerMainTest {
         assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badDurability));
         Map<String, String> badSize = LogServerMain.parse(new String[]{"--block-size", "12"});
         assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badSize));
+        for (String size : new String[]{"lots", "-1m", "12x", "9999999999t", ""}) {
+            Map<String, String> badFree = LogServerMain.parse(new String[]{"--min-free-space", size});
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(badFree));
+            assertTrue(e.getMessage().contains("--min-free-space must be a size"), e.getMessage());
+        }
         for (String flag : new String[]{"--io-threads", "--read-threads"}) {
             Map<String, String> none = LogServerMain.parse(new String[]{flag, "0"});
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(none));

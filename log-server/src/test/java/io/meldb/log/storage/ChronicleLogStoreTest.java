@@ -27,11 +27,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -134,6 +137,54 @@ class ChronicleLogStoreTest {
         Outcome closed = new Outcome();
         store.append(Unpooled.wrappedBuffer(block(2)), closed);
         assertEquals(List.of("blockDone refCnt 1", "failed SHUTTING_DOWN"), closed.await());
+    }
+
+    /**
+     * Below its free-space reserve the store refuses appends with STORAGE_FULL before writing them (a write to a
+     * mapped page of a full disk would be a SIGBUS), says so, and takes appends again at the next dense position as
+     * soon as space is freed: no restart.
+     */
+    @Test
+    void refusesAppendsBelowTheFreeSpaceReserveAndTakesThemAgainOnceSpaceIsFreed() throws Exception {
+        AtomicLong free = new AtomicLong(1L << 30);
+        ChronicleLogStore store = open(StoreOptions.at(dir).minFreeSpace(8L << 20));
+        try {
+            store.freeSpaceProbe(free::get);
+            store.create(BLOCK, CONFIG);
+            assertEquals(1, append(store, block(1)));
+            free.set(4L << 20); // the disk fills up
+            long position = 1;
+            LogErrorException refused = null;
+            int checkInterval = (1 << 20) / BLOCK + 1; // the most appends between two reads of the free space
+            for (int i = 0; i <= checkInterval && refused == null; i++) {
+                try {
+                    position = append(store, block(position + 1));
+                } catch (LogErrorException e) {
+                    refused = e;
+                }
+            }
+            assertNotNull(refused, "refused within one interval between reads of the free space");
+            assertEquals(ErrorCode.STORAGE_FULL, refused.code());
+            assertTrue(refused.getMessage().contains("4 MiB free, below the 8 MiB"), refused.getMessage());
+            assertEquals(ErrorCode.STORAGE_FULL, store.diskFull().code());
+            assertNull(store.failure(), "a full disk is not a failure: no restart needed");
+            assertEquals(position + 1, store.tail(), "nothing was written for the refused append");
+            assertEquals(ErrorCode.STORAGE_FULL, assertThrows(LogErrorException.class, () -> append(store, block(99))).code());
+
+            free.set(1L << 30); // space is freed
+            assertNull(store.diskFull(), "reported as soon as the space is there");
+            assertEquals(position + 1, append(store, block(position + 1)));
+            LogReader reader = store.openReader();
+            try {
+                for (long p = 1; p <= position + 1; p++) {
+                    assertArrayEquals(block(p), read(reader, p), "position " + p);
+                }
+            } finally {
+                reader.close();
+            }
+        } finally {
+            store.close();
+        }
     }
 
     @Test
