@@ -277,8 +277,8 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
                 for (; read < n; read++) {
                     r.read(position + read, body);
                 }
-            } catch (LogErrorException e) {
-                if (read == 0) {
+            } catch (RuntimeException | InternalError e) {
+                if (read == 0 || !(e instanceof LogErrorException)) {
                     body.release();
                     throw e;
                 }
@@ -290,8 +290,9 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         } catch (LogErrorException e) {
             metrics.error(e.code());
             answer = LogFrame.error(ctx.alloc(), requestId, e.code(), messageOf(e));
-        } catch (RuntimeException e) {
-            // not one of the store's own errors: still an answer, never a request left to time out
+        } catch (RuntimeException | InternalError e) {
+            // not one of the store's own errors (an InternalError is a mapped page that could not be read, a SIGBUS):
+            // still an answer, never a request left to time out
             metrics.error(ErrorCode.STORAGE_FAILURE);
             answer = LogFrame.error(ctx.alloc(), requestId, ErrorCode.STORAGE_FAILURE,
                     "reading position " + position + " failed: " + e);

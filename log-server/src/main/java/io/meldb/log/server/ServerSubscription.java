@@ -115,7 +115,7 @@ final class ServerSubscription {
                 ByteBuf body = LogFrame.pushBody(ctx.alloc(), position, blockSize);
                 try {
                     reader.read(position, body);
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | InternalError e) {
                     body.release();
                     throw e;
                 }
@@ -127,7 +127,8 @@ final class ServerSubscription {
             }
         } catch (LogErrorException e) {
             failure = e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | InternalError e) {
+            // an InternalError is a mapped page that could not be read (a SIGBUS): end the subscription with an answer
             failure = new LogErrorException(ErrorCode.STORAGE_FAILURE, "reading position " + next + " failed: " + e, e);
         }
         if (count == 0 && failure == null) {

@@ -23,12 +23,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +46,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -162,6 +165,37 @@ class LogServerTest {
                 assertEquals(151L, waitFor(s1::nextPosition, 151L));
             }
             assertEquals(0, waitFor(server::subscriberCount, 0));
+        }
+    }
+
+    /**
+     * A queue file whose mapped pages cannot be read (here: cut short under the server; on a real disk, an I/O
+     * error) faults the reading thread with an InternalError rather than an exception. READ and SUBSCRIBE still get
+     * an answer, STORAGE_FAILURE, instead of waiting forever, and the server goes on serving.
+     */
+    @Test
+    void answersReadsOfAnUnreadableQueueFileWithStorageFailure() throws Exception {
+        try (LogServer server = start(); LogClient client = client(server)) {
+            client.create(BLOCK, CONFIG).join();
+            for (int i = 1; i <= 3; i++) {
+                client.append(block(i)).join();
+            }
+            try (Stream<Path> files = Files.list(dir.resolve("queue"))) {
+                for (Path f : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".cq4"))::iterator) {
+                    try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+                        raf.setLength(4096); // the first header stays, the index and the blocks go
+                    }
+                }
+            }
+            CompletionException read = assertThrows(CompletionException.class, () -> client.read(2, 1).join());
+            LogErrorException e = assertInstanceOf(LogErrorException.class, read.getCause());
+            assertEquals(ErrorCode.STORAGE_FAILURE, e.code(), e.getMessage());
+            double answered = server.metrics().errorCount(ErrorCode.STORAGE_FAILURE);
+            try (LogSubscription s = client.subscribe(1, new Collector(3))) {
+                // the subscription is answered STORAGE_FAILURE (and, that being retryable, subscribes again)
+                assertEquals(true, waitFor(() -> server.metrics().errorCount(ErrorCode.STORAGE_FAILURE) > answered, true));
+            }
+            assertTrue(client.status().join().tail() >= 4, "still answering");
         }
     }
 
