@@ -10,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.core.time.SystemTimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycle;
@@ -176,12 +177,16 @@ public final class ChronicleLogStore implements LogStore {
             SingleChronicleQueueBuilder builder = SingleChronicleQueueBuilder.binary(queueDir.toFile())
                     .rollCycle(options.rollCycle())
                     .syncMode(options.durability() == Durability.FSYNC ? SyncMode.SYNC : SyncMode.NONE);
-            if (options.timeProvider() != null) {
-                builder.timeProvider(options.timeProvider());
-            }
+            QueueClock clock = new QueueClock(options.timeProvider() != null ? options.timeProvider()
+                    : SystemTimeProvider.INSTANCE);
+            builder.timeProvider(clock);
             q = builder.build();
             queue = q;
             rollCycle = q.rollCycle();
+            int newest = q.lastCycle();
+            if (newest != Integer.MIN_VALUE && newest >= 0) {
+                clock.notBefore(q.epoch() + newest * (long) rollCycle.lengthInMillis());
+            }
             files = new RollingResourcesCache(rollCycle, q.epoch(),
                     name -> new File(queueDir.toFile(), name + QUEUE_FILE_SUFFIX),
                     file -> file.getName().substring(0, file.getName().length() - QUEUE_FILE_SUFFIX.length()));

@@ -318,6 +318,48 @@ class ChronicleLogStoreTest {
         }
     }
 
+    /**
+     * The queue's roll cycle follows the wall clock, which NTP may step back. Positions stay dense and every block
+     * stays readable, before and after a restart that itself runs on the stepped-back clock.
+     */
+    @Test
+    void keepsPositionsDenseWhenTheWallClockStepsBack() throws IOException {
+        AtomicLong millis = new AtomicLong(1_700_000_000_000L);
+        StoreOptions options = StoreOptions.at(dir).rollCycle(TestRollCycles.TEST_SECONDLY).timeProvider(millis::get);
+        try (ChronicleLogStore store = open(options)) {
+            store.create(BLOCK, CONFIG);
+            for (int i = 1; i <= 30; i++) {
+                assertEquals(i, append(store, block(i)));
+                if (i == 10) {
+                    millis.addAndGet(3000);
+                } else if (i == 20) {
+                    millis.addAndGet(-2500); // stepped back into the second of the first file
+                }
+            }
+        }
+        millis.addAndGet(-5000); // and further back while the server restarts
+        try (ChronicleLogStore store = open(options)) {
+            assertEquals(31, store.tail());
+            assertEquals(31, append(store, block(31)), "positions continue, never reused");
+            try (LogReader reader = store.openReader()) {
+                for (int i = 1; i <= 31; i++) {
+                    assertArrayEquals(block(i), read(reader, i), "position " + i);
+                }
+            }
+        }
+        millis.addAndGet(20_000); // the wall clock is ahead again: a new file
+        try (ChronicleLogStore store = open(options)) {
+            assertEquals(32, append(store, block(32)));
+            assertEquals(3, store.queueFileCount(), "the stepped-back appends went into the newest file, not a new one");
+        }
+        try (ChronicleLogStore store = open(options); LogReader reader = store.openReader()) {
+            assertEquals(33, store.tail());
+            for (int i = 1; i <= 32; i++) {
+                assertArrayEquals(block(i), read(reader, i), "position " + i + " after the clock caught up");
+            }
+        }
+    }
+
     @Test
     void shouldDeleteQueueFilesEntirelyBelowTheTrimPoint() throws IOException {
         SetTimeProvider clock = new SetTimeProvider(1_700_000_000_000L * 1_000_000L);
