@@ -2,6 +2,8 @@ package io.meldb.log;
 
 import io.netty.buffer.ByteBuf;
 
+import java.util.UUID;
+
 /**
  * Storage of the shared log (Hyder II §5.1): fixed-size blocks at dense positions, append, random read, trim
  * (meld paper App. B). The server is a thin network layer over this interface, and the append benchmark drives
@@ -31,6 +33,12 @@ public interface LogStore extends AutoCloseable {
 
     /** True once {@link #create} has succeeded (now or in an earlier run). */
     boolean isCreated();
+
+    /**
+     * The log's identity, drawn at random when it was created (null before): two logs created alike are still told
+     * apart, so that a client reconnecting to a server that now holds another log notices.
+     */
+    UUID logId();
 
     /** The block size fixed at creation, or 0 before. */
     int blockSize();

@@ -41,6 +41,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -63,6 +64,10 @@ import static io.meldb.log.protocol.LogProtocol.*;
  *   made meanwhile wait for it (and time out if it does not come back in time). A request already sent when the
  *   connection broke fails: for an APPEND the outcome is then unknown.</li>
  *   <li>Futures complete on the client's I/O thread: callbacks chained onto them must not block.</li>
+ *   <li>The client binds itself to one log: the first answer that carries a log id (CREATE's or TAIL's) names it.
+ *   Every later connection first asks for the tail and compares ids, holding requests back meanwhile; should the
+ *   server now hold another log (its data directory wiped or swapped), nothing is sent there and the client stops
+ *   for good: every request fails with {@link LogConnectionException} saying so.</li>
  * </ul>
  * Thread-safe.
  */
@@ -89,6 +94,12 @@ public final class LogClient implements AutoCloseable {
     private long backoffNanos;
 
     private volatile boolean closed;
+    /** The log this client is bound to, from the first answer that carried a log id; null until then. */
+    private volatile UUID logId;
+    /** Why the client stopped for good: its server now holds another log. */
+    private volatile LogConnectionException diverged;
+    /** Event loop: the current connection's TAIL asked before anything else, 0 when none is outstanding. */
+    private long handshakeId;
 
     private LogClient(LogClientOptions options) {
         this.options = options;
@@ -169,7 +180,10 @@ public final class LogClient implements AutoCloseable {
      */
     public CompletableFuture<Void> create(int blockSize, byte[] config) {
         long id = nextRequestId();
-        return send(LogFrame.create(ByteBufAllocator.DEFAULT, id, blockSize, config), CREATED, f -> null);
+        return send(LogFrame.create(ByteBufAllocator.DEFAULT, id, blockSize, config), CREATED, f -> {
+            learn(f.logIdAt(4));
+            return null;
+        });
     }
 
     /** Appends a block (exactly the log's block size); completes with its position. */
@@ -216,7 +230,11 @@ public final class LogClient implements AutoCloseable {
     /** Tail, trim point and block size. */
     public CompletableFuture<LogStatus> status() {
         long id = nextRequestId();
-        return send(LogFrame.tail(id), TAIL_IS, f -> new LogStatus(f.longAt(0), f.longAt(8), f.intAt(16)));
+        return send(LogFrame.tail(id), TAIL_IS, f -> {
+            UUID logId = f.logIdAt(20);
+            learn(logId);
+            return new LogStatus(f.longAt(0), f.longAt(8), f.intAt(16), logId);
+        });
     }
 
     /** The next position to be written. */
@@ -249,6 +267,11 @@ public final class LogClient implements AutoCloseable {
         subscriptions.remove(s);
     }
 
+    /** The id of the log this client is bound to; null until an answer has named it (see the class comment). */
+    public UUID logId() {
+        return logId;
+    }
+
     /** Requests sent or waiting to be sent, not yet answered. */
     public int inFlight() {
         return pending.size();
@@ -256,9 +279,10 @@ public final class LogClient implements AutoCloseable {
 
     private <T> CompletableFuture<T> send(LogFrame frame, byte answerType, AnswerDecoder<T> decoder) {
         CompletableFuture<T> future = new CompletableFuture<>();
-        if (closed) {
+        LogConnectionException stopped = diverged;
+        if (closed || stopped != null) {
             frame.release();
-            future.completeExceptionally(new LogConnectionException("the client is closed"));
+            future.completeExceptionally(stopped != null ? stopped : new LogConnectionException("the client is closed"));
             return future;
         }
         if (!acquirePermit()) {
@@ -311,10 +335,79 @@ public final class LogClient implements AutoCloseable {
 
     // ------------------------------------------------------------------------------------------------ connection
 
-    /** Event loop. */
+    /** Event loop: a new connection; if the client is bound to a log, requests wait until the server proves it holds it. */
     private void connected(Channel ch) {
         channel = ch;
         backoffNanos = options.reconnectBackoffMin().toNanos();
+        if (logId != null) {
+            handshakeId = nextRequestId();
+            ch.writeAndFlush(LogFrame.tail(handshakeId), ch.voidPromise());
+            return;
+        }
+        sendBacklog(ch);
+    }
+
+    /** Event loop: the answer to the connection's first TAIL; sends what waited for it, or stops the client. */
+    private void handshakeAnswered(Channel ch, LogFrame f) {
+        handshakeId = 0;
+        if (f.type() != TAIL_IS) {
+            LOG.warn("log server {} answered the connection's first TAIL with {}; reconnecting", target,
+                    f.type() == ERROR ? f.errorCode() + ": " + f.errorMessage() : LogProtocol.typeName(f.type()));
+            ch.close();
+            return;
+        }
+        UUID found = f.logIdAt(20);
+        boolean carriesId = f.bodyLength() >= 36; // servers before log ids cannot be checked
+        if (!carriesId || logId.equals(found)) {
+            sendBacklog(ch);
+            return;
+        }
+        diverge("the log server at " + target + " now holds " + (found == null ? "a log not created yet"
+                : "another log (id " + found + ")") + ", not the log this client was using (id " + logId
+                + "); nothing more was sent to it, and this client stops (its data directory was wiped or swapped?)");
+    }
+
+    /** Event loop: binds the client to the log an answer names, or stops it if that is another log. */
+    private void learn(UUID id) {
+        UUID known = logId;
+        if (id == null || id.equals(known)) {
+            return;
+        }
+        if (known == null) {
+            logId = id;
+            return;
+        }
+        diverge("the log server at " + target + " answered for another log (id " + id + ") than the one this client "
+                + "was using (id " + known + "); this client stops");
+    }
+
+    /** Event loop: stops the client for good; what waits or is in flight fails, subscriptions end. */
+    private void diverge(String why) {
+        if (diverged != null) {
+            return;
+        }
+        LogConnectionException e = new LogConnectionException(why);
+        diverged = e;
+        LOG.error(why);
+        for (LogFrame f; (f = backlog.poll()) != null; ) {
+            f.release();
+        }
+        for (Pending<?> p : pending.values()) {
+            if (pending.remove(p.id, p)) {
+                permits.release();
+                p.future.completeExceptionally(e);
+            }
+        }
+        for (LogSubscription s : subscriptions) {
+            s.stopFor(e);
+        }
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    /** Event loop: sends the requests that waited for a connection. */
+    private void sendBacklog(Channel ch) {
         boolean wrote = false;
         for (LogFrame f; (f = backlog.poll()) != null; ) {
             wrote |= write(f);
@@ -330,6 +423,7 @@ public final class LogClient implements AutoCloseable {
             return;
         }
         channel = null;
+        handshakeId = 0;
         int failed = 0;
         for (Pending<?> p : pending.values()) {
             if (p.sent && pending.remove(p.id, p)) {
@@ -340,7 +434,7 @@ public final class LogClient implements AutoCloseable {
                         + (p.type == APPEND ? "; the block may or may not have been appended" : ""), cause));
             }
         }
-        if (!closed) {
+        if (!closed && diverged == null) {
             LOG.warn("lost the connection to log server {} ({} requests failed); reconnecting", target, failed);
             scheduleReconnect();
         }
@@ -487,7 +581,13 @@ public final class LogClient implements AutoCloseable {
 
         @Override
         protected void deliver(LogFrame f) {
-            if (channel != null && channel.isActive()) {
+            if (diverged != null) {
+                Pending<?> p = take(f.requestId());
+                f.release();
+                if (p != null) {
+                    p.future.completeExceptionally(diverged);
+                }
+            } else if (channel != null && channel.isActive() && handshakeId == 0) {
                 write(f);
             } else {
                 backlog.add(f);
@@ -541,6 +641,10 @@ public final class LogClient implements AutoCloseable {
                 return;
             }
             try {
+                if (handshakeId != 0 && f.requestId() == handshakeId) {
+                    handshakeAnswered(ctx.channel(), f);
+                    return;
+                }
                 Pending<?> p = take(f.requestId());
                 if (p != null) {
                     p.complete(f);

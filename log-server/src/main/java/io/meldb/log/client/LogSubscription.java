@@ -1,6 +1,8 @@
 package io.meldb.log.client;
 
 import io.meldb.log.ErrorCode;
+import io.meldb.log.LogConnectionException;
+import io.meldb.log.LogException;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogProtocol;
@@ -14,6 +16,7 @@ import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +27,8 @@ import java.util.concurrent.TimeUnit;
  * <p>If the connection breaks, the subscription reconnects with backoff and subscribes again from the position
  * after the last block delivered, so the listener sees each position once and in order. It ends for good (the
  * listener's {@link BlockListener#onError} is called) only on an error that a retry cannot fix, such as
- * {@link ErrorCode#TRIMMED}.
+ * {@link ErrorCode#TRIMMED}, or when the server turns out to hold another log than the one the client is bound to
+ * (checked before every subscribe, as the client checks its own connections).
  */
 public final class LogSubscription implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogSubscription.class);
@@ -41,6 +45,8 @@ public final class LogSubscription implements AutoCloseable {
     // event loop only
     private Channel channel;
     private long requestId;
+    /** The connection's TAIL asked before subscribing, 0 when none is outstanding. */
+    private long handshakeId;
     private long backoffNanos;
 
     LogSubscription(LogClient client, long from, BlockListener listener) {
@@ -113,7 +119,16 @@ public final class LogSubscription implements AutoCloseable {
         }
     }
 
-    private void end(LogErrorException e) {
+    /** Any thread: the client found another log behind its server address; ends the subscription on its loop. */
+    void stopFor(LogException e) {
+        try {
+            loop.execute(() -> end(e));
+        } catch (RejectedExecutionException ex) {
+            // shutting down
+        }
+    }
+
+    private void end(LogException e) {
         if (closed) {
             return;
         }
@@ -173,12 +188,39 @@ public final class LogSubscription implements AutoCloseable {
             channel = ctx.channel();
             connects++;
             backoffNanos = client.options().reconnectBackoffMin().toNanos();
-            requestId = client.nextRequestId();
             if (paused) {
                 channel.config().setAutoRead(false);
             }
-            ctx.writeAndFlush(LogFrame.subscribe(ctx.alloc(), requestId, next));
+            if (client.logId() != null) {
+                handshakeId = client.nextRequestId();
+                ctx.writeAndFlush(LogFrame.tail(handshakeId), ctx.voidPromise());
+            } else {
+                subscribe(ctx);
+            }
             ctx.fireChannelActive();
+        }
+
+        private void subscribe(ChannelHandlerContext ctx) {
+            requestId = client.nextRequestId();
+            ctx.writeAndFlush(LogFrame.subscribe(ctx.alloc(), requestId, next));
+        }
+
+        /** The answer to the connection's first TAIL: subscribes if the server holds the client's log. */
+        private void handshakeAnswered(ChannelHandlerContext ctx, LogFrame f) {
+            handshakeId = 0;
+            if (f.type() != LogProtocol.TAIL_IS) {
+                ctx.close(); // e.g. SHUTTING_DOWN: try again
+                return;
+            }
+            UUID expected = client.logId();
+            UUID found = f.logIdAt(20);
+            if (f.bodyLength() < 36 || expected.equals(found)) {
+                subscribe(ctx);
+                return;
+            }
+            end(new LogConnectionException("the log server at " + client.target() + " now holds "
+                    + (found == null ? "a log not created yet" : "another log (id " + found + ")")
+                    + ", not the log this subscription was reading (id " + expected + ")"));
         }
 
         @Override
@@ -200,6 +242,10 @@ public final class LogSubscription implements AutoCloseable {
                 return;
             }
             try {
+                if (!closed && handshakeId != 0 && f.requestId() == handshakeId) {
+                    handshakeAnswered(ctx, f);
+                    return;
+                }
                 if (closed || f.requestId() != requestId) {
                     return;
                 }

@@ -5,6 +5,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 
+import java.util.UUID;
+
 import static io.meldb.log.protocol.LogProtocol.*;
 
 /**
@@ -65,8 +67,8 @@ public final class LogFrame extends Frame {
 
     // ---------------------------------------------------------------------------------------- answers
 
-    public static LogFrame created(ByteBufAllocator alloc, long requestId, int blockSize) {
-        return new LogFrame(CREATED, requestId, alloc.buffer(4).writeInt(blockSize));
+    public static LogFrame created(ByteBufAllocator alloc, long requestId, int blockSize, UUID logId) {
+        return new LogFrame(CREATED, requestId, writeLogId(alloc.buffer(20).writeInt(blockSize), logId));
     }
 
     /**
@@ -84,8 +86,29 @@ public final class LogFrame extends Frame {
         return alloc.ioBuffer(16 + count * blockSize).writeLong(position).writeInt(count).writeInt(blockSize);
     }
 
-    public static LogFrame tailIs(ByteBufAllocator alloc, long requestId, long tail, long trimPoint, int blockSize) {
-        return new LogFrame(TAIL_IS, requestId, alloc.buffer(20).writeLong(tail).writeLong(trimPoint).writeInt(blockSize));
+    public static LogFrame tailIs(ByteBufAllocator alloc, long requestId, long tail, long trimPoint, int blockSize,
+                                  UUID logId) {
+        return new LogFrame(TAIL_IS, requestId,
+                writeLogId(alloc.buffer(36).writeLong(tail).writeLong(trimPoint).writeInt(blockSize), logId));
+    }
+
+    /** A log id as 16 bytes (zeros for none: a log not yet created). */
+    private static ByteBuf writeLogId(ByteBuf body, UUID logId) {
+        return logId == null ? body.writeZero(16)
+                : body.writeLong(logId.getMostSignificantBits()).writeLong(logId.getLeastSignificantBits());
+    }
+
+    /**
+     * The log id in a CREATED ({@code at} 4) or TAIL_IS ({@code at} 20) answer; null if the log is not created yet,
+     * or the server is of a version that sends none.
+     */
+    public UUID logIdAt(int at) {
+        if (bodyLength() < at + 16) {
+            return null;
+        }
+        long msb = longAt(at);
+        long lsb = longAt(at + 8);
+        return msb == 0 && lsb == 0 ? null : new UUID(msb, lsb);
     }
 
     public static LogFrame trimmedTo(ByteBufAllocator alloc, long requestId, long trimPoint) {

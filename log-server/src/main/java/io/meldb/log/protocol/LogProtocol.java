@@ -14,15 +14,18 @@ import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
  * <table>
  *   <caption>Frame types and bodies</caption>
  *   <tr><th>request</th><th>body</th><th>answer</th><th>body</th></tr>
- *   <tr><td>CREATE 0x01</td><td>int blockSize, int configLength, config</td><td>CREATED 0x81</td><td>int blockSize</td></tr>
+ *   <tr><td>CREATE 0x01</td><td>int blockSize, int configLength, config</td><td>CREATED 0x81</td><td>int blockSize, log id (16)</td></tr>
  *   <tr><td>APPEND 0x02</td><td>the block (exactly blockSize bytes)</td><td>APPENDED 0x82</td><td>long position</td></tr>
  *   <tr><td>READ 0x03</td><td>long position, int count</td><td>BLOCKS 0x83</td><td>long position, int count, int blockSize, blocks</td></tr>
- *   <tr><td>TAIL 0x04</td><td>-</td><td>TAIL_IS 0x84</td><td>long tail, long trimPoint, int blockSize</td></tr>
+ *   <tr><td>TAIL 0x04</td><td>-</td><td>TAIL_IS 0x84</td><td>long tail, long trimPoint, int blockSize, log id (16)</td></tr>
  *   <tr><td>TRIM 0x05</td><td>long position</td><td>TRIMMED_TO 0x85</td><td>long trimPoint</td></tr>
  *   <tr><td>SUBSCRIBE 0x06</td><td>long from</td><td>PUSH 0x86, repeatedly</td><td>long position, the block</td></tr>
  *   <tr><td>UNSUBSCRIBE 0x07</td><td>long subscribeRequestId</td><td>UNSUBSCRIBED 0x87</td><td>-</td></tr>
  *   <tr><td>any</td><td></td><td>ERROR 0xFF</td><td>short code, UTF-8 message</td></tr>
  * </table>
+ * The log id is drawn at random when the log is created (zeros before); a client checks it whenever it reconnects,
+ * so that it never appends to or reads from another log that a restarted server now holds. Servers before it sent
+ * CREATED and TAIL_IS without one; clients accept the shorter answers.
  * READ answers at most {@link #MAX_READ_BYTES} of blocks and never past the tail: fewer blocks than asked for is
  * normal, the reader asks again from where the answer ended.
  */

@@ -142,7 +142,8 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         switch (f.type()) {
             case APPEND -> append(f);
             case READ -> read(f);
-            case TAIL -> ctx.write(LogFrame.tailIs(ctx.alloc(), f.requestId(), store.tail(), store.trimPoint(), store.blockSize()));
+            case TAIL -> ctx.write(LogFrame.tailIs(ctx.alloc(), f.requestId(), store.tail(), store.trimPoint(), store.blockSize(),
+                    store.logId()));
             case CREATE -> create(f);
             case TRIM -> trim(f);
             case SUBSCRIBE -> subscribe(f);
@@ -313,7 +314,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         byte[] config = new byte[f.intAt(4)];
         f.body().getBytes(f.body().readerIndex() + 8, config);
         store.create(requested, config);
-        ctx.write(LogFrame.created(ctx.alloc(), f.requestId(), requested));
+        ctx.write(LogFrame.created(ctx.alloc(), f.requestId(), requested, store.logId()));
     }
 
     private void trim(LogFrame f) {

@@ -38,6 +38,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -173,6 +174,12 @@ public final class ChronicleLogStore implements LogStore {
             meta = LogMeta.read(dir);
             if (meta != null) {
                 trimPoint = Math.max(1, meta.trimPoint);
+                if (meta.logId == null) {
+                    // created by a version that drew no log id: draw it now, once
+                    meta = meta.withLogId(UUID.randomUUID());
+                    meta.write(dir);
+                    LOG.info("log {} had no log id; it is now {}", dir, meta.logId);
+                }
             }
             SingleChronicleQueueBuilder builder = SingleChronicleQueueBuilder.binary(queueDir.toFile())
                     .rollCycle(options.rollCycle())
@@ -349,7 +356,7 @@ public final class ChronicleLogStore implements LogStore {
                         + " and a " + m.config.length + "-byte configuration; refusing block size " + blockSize
                         + (Arrays.equals(m.config, config) ? "" : " with a different " + config.length + "-byte configuration"));
             }
-            LogMeta created = new LogMeta(blockSize, config, 1);
+            LogMeta created = new LogMeta(blockSize, config, 1, UUID.randomUUID());
             try {
                 created.write(dir);
             } catch (IOException e) {
@@ -384,6 +391,12 @@ public final class ChronicleLogStore implements LogStore {
     @Override
     public boolean isCreated() {
         return meta != null;
+    }
+
+    @Override
+    public UUID logId() {
+        LogMeta m = meta;
+        return m == null ? null : m.logId;
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
@@ -22,31 +23,43 @@ import java.util.zip.CRC32C;
  * and the configuration must outlive the queue file that held position 0 once that file is trimmed away.
  *
  * <pre>
- *  0  magic "MLMT"     4  version (1)      8  blockSize
- *  12 trimPoint (8)    20 configLength     24 config bytes ... then crc32c of everything before it
+ *  0  magic "MLMT"     4  version (2)      8  blockSize        12 trimPoint (8)
+ *  20 log id (16)      36 configLength     40 config bytes ... then crc32c of everything before it
  * </pre>
- * Little-endian.
+ * Little-endian. Version 1 had no log id (configLength at 20, config at 24); such a file is read with a null id,
+ * and the store gives the log one.
+ *
+ * <p>The log id is random, drawn at CREATE: two logs created with the same block size and configuration are still
+ * told apart, so that a client that reconnects to a log server holding another log (a wiped or swapped data
+ * directory) finds out before it appends there.
  */
 final class LogMeta {
     static final String FILE_NAME = "log.meta";
     private static final int MAGIC = 0x4D4C4D54;
-    private static final int VERSION = 1;
+    private static final int VERSION = 2;
 
     final int blockSize;
     final byte[] config;
     final long trimPoint;
+    /** Drawn at CREATE; null only when read from a version 1 file. */
+    final UUID logId;
     /** The block at position 0, derived from blockSize and config. */
     final byte[] configBlock;
 
-    LogMeta(int blockSize, byte[] config, long trimPoint) {
+    LogMeta(int blockSize, byte[] config, long trimPoint, UUID logId) {
         this.blockSize = blockSize;
         this.config = config.clone();
         this.trimPoint = trimPoint;
+        this.logId = logId;
         this.configBlock = ConfigBlock.encode(blockSize, config);
     }
 
     LogMeta withTrimPoint(long newTrimPoint) {
-        return new LogMeta(blockSize, config, newTrimPoint);
+        return new LogMeta(blockSize, config, newTrimPoint, logId);
+    }
+
+    LogMeta withLogId(UUID id) {
+        return new LogMeta(blockSize, config, trimPoint, id);
     }
 
     /** The metadata in {@code dir}, or {@code null} if the log was never created there. */
@@ -61,26 +74,34 @@ final class LogMeta {
         if (bytes.length < 28 || b.getInt(0) != MAGIC) {
             throw new IOException(dir.resolve(FILE_NAME) + " is not a log metadata file");
         }
-        if (b.getInt(4) != VERSION) {
-            throw new IOException(dir.resolve(FILE_NAME) + " has version " + b.getInt(4) + ", expected " + VERSION);
+        int version = b.getInt(4);
+        if (version != 1 && version != VERSION) {
+            throw new IOException(dir.resolve(FILE_NAME) + " has version " + version + ", expected " + VERSION);
         }
-        int configLength = b.getInt(20);
-        if (configLength < 0 || 24 + configLength + 4 != bytes.length) {
+        int configAt = version == 1 ? 24 : 40;
+        if (bytes.length < configAt + 4) {
+            throw new IOException(dir.resolve(FILE_NAME) + " is truncated or damaged");
+        }
+        int configLength = b.getInt(configAt - 4);
+        if (configLength < 0 || configAt + configLength + 4 != bytes.length) {
             throw new IOException(dir.resolve(FILE_NAME) + " is truncated or damaged");
         }
         CRC32C crc = new CRC32C();
-        crc.update(bytes, 0, 24 + configLength);
-        if ((int) crc.getValue() != b.getInt(24 + configLength)) {
+        crc.update(bytes, 0, configAt + configLength);
+        if ((int) crc.getValue() != b.getInt(configAt + configLength)) {
             throw new IOException(dir.resolve(FILE_NAME) + " fails its checksum");
         }
         byte[] config = new byte[configLength];
-        System.arraycopy(bytes, 24, config, 0, configLength);
-        return new LogMeta(b.getInt(8), config, b.getLong(12));
+        System.arraycopy(bytes, configAt, config, 0, configLength);
+        UUID logId = version == 1 ? null : new UUID(b.getLong(20), b.getLong(28));
+        return new LogMeta(b.getInt(8), config, b.getLong(12), logId);
     }
 
     void write(Path dir) throws IOException {
-        ByteBuffer b = ByteBuffer.allocate(24 + config.length + 4).order(ByteOrder.LITTLE_ENDIAN);
-        b.putInt(MAGIC).putInt(VERSION).putInt(blockSize).putLong(trimPoint).putInt(config.length).put(config);
+        ByteBuffer b = ByteBuffer.allocate(40 + config.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+        b.putInt(MAGIC).putInt(VERSION).putInt(blockSize).putLong(trimPoint)
+                .putLong(logId.getMostSignificantBits()).putLong(logId.getLeastSignificantBits())
+                .putInt(config.length).put(config);
         CRC32C crc = new CRC32C();
         crc.update(b.array(), 0, b.position());
         b.putInt((int) crc.getValue());

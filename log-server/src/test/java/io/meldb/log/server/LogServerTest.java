@@ -1,6 +1,7 @@
 package io.meldb.log.server;
 
 import io.meldb.log.ErrorCode;
+import io.meldb.log.LogConnectionException;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogException;
 import io.meldb.log.client.BlockListener;
@@ -12,6 +13,8 @@ import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogProtocol;
 import io.meldb.log.protocol.TestFrames;
+import io.meldb.log.storage.ChronicleLogStore;
+import io.meldb.log.storage.StoreOptions;
 import io.meldb.log.protocol.LogFrameEncoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -38,6 +41,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,6 +57,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -90,7 +96,10 @@ class LogServerTest {
         try (LogServer server = start(); LogClient client = client(server)) {
             assertEquals(ErrorCode.NOT_CREATED, errorOf(client.append(block(1))));
             client.create(BLOCK, CONFIG).join();
-            assertEquals(new LogStatus(1, 1, BLOCK), client.status().join());
+            UUID logId = server.store().logId();
+            assertNotNull(logId, "drawn at CREATE");
+            assertEquals(logId, client.logId(), "the client is bound to the log it created");
+            assertEquals(new LogStatus(1, 1, BLOCK, logId), client.status().join());
             for (int i = 1; i <= 20; i++) {
                 assertEquals(i, client.append(block(i)).join());
             }
@@ -105,7 +114,7 @@ class LogServerTest {
             assertEquals(11, client.trim(11).join());
             assertEquals(ErrorCode.TRIMMED, errorOf(client.read(10)));
             assertArrayEquals(block(11), client.read(11).join());
-            assertEquals(new LogStatus(21, 11, BLOCK), client.status().join());
+            assertEquals(new LogStatus(21, 11, BLOCK, logId), client.status().join());
             assertEquals(ErrorCode.BLOCK_SIZE, errorOf(client.append(new byte[BLOCK - 1])));
             assertEquals(ErrorCode.BLOCK_SIZE, errorOf(client.append(new byte[BLOCK + 1])));
         }
@@ -489,6 +498,54 @@ class LogServerTest {
             server.close();
             if (restarted != null) {
                 restarted.close();
+            }
+        }
+    }
+
+    /**
+     * The server comes back on the same address with another log (its data directory wiped, then created again with
+     * the same configuration): the client and its subscription notice before sending anything there, fail with a
+     * clear error, and stay stopped. The other log receives none of their appends.
+     */
+    @Test
+    void stopsRatherThanAppendToAnotherLogBehindTheSameAddress() throws Exception {
+        LogServer server = start();
+        int port = server.port();
+        LogServer other = null;
+        try (LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", port)
+                .requestTimeout(Duration.ofSeconds(15)).reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))) {
+            client.create(BLOCK, CONFIG).join();
+            UUID first = client.logId();
+            for (int i = 1; i <= 5; i++) {
+                client.append(block(i)).join();
+            }
+            Collector collector = new Collector(1000);
+            try (LogSubscription s = client.subscribe(1, collector)) {
+                waitFor(s::nextPosition, 6L);
+                server.close();
+                try (ChronicleLogStore wiped = ChronicleLogStore.open(StoreOptions.at(dir.resolve("wiped")))) {
+                    wiped.create(BLOCK, CONFIG); // created again before the server listens
+                }
+                other = LogServer.start(LogServerConfig.at(dir.resolve("wiped")).blockSize(BLOCK).port(port));
+                assertNotEquals(first, other.store().logId(), "created alike, still another log");
+
+                CompletionException e = assertThrows(CompletionException.class, () -> client.append(block(6)).join());
+                LogConnectionException refused = assertInstanceOf(LogConnectionException.class, e.getCause());
+                assertTrue(refused.getMessage().contains("another log (id " + other.store().logId() + ")")
+                        && refused.getMessage().contains(first.toString()), refused.getMessage());
+                assertEquals(1, other.store().tail(), "nothing was appended to the other log");
+                assertInstanceOf(LogConnectionException.class,
+                        assertThrows(CompletionException.class, () -> client.status().join()).getCause(),
+                        "the client stays stopped");
+                assertEquals(true, waitFor(() -> collector.failure.get() != null, true), "the subscription ended");
+                assertInstanceOf(LogConnectionException.class, collector.failure.get());
+                assertTrue(s.isClosed());
+                assertEquals(5, collector.expected - 1, "it read nothing from the other log");
+            }
+        } finally {
+            server.close();
+            if (other != null) {
+                other.close();
             }
         }
     }

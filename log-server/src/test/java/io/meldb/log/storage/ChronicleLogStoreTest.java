@@ -16,6 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,12 +25,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -357,6 +361,45 @@ class ChronicleLogStoreTest {
             for (int i = 1; i <= 32; i++) {
                 assertArrayEquals(block(i), read(reader, i), "position " + i + " after the clock caught up");
             }
+        }
+    }
+
+    /**
+     * The log id is drawn at CREATE, kept by an idempotent CREATE and across restarts, and drawn once for a log whose
+     * metadata was written before ids existed (version 1).
+     */
+    @Test
+    void drawsALogIdAtCreateAndKeepsItAcrossRestartsAndOlderMetadata() throws IOException {
+        UUID id;
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            assertNull(store.logId(), "no id before CREATE");
+            store.create(BLOCK, CONFIG);
+            id = store.logId();
+            assertNotNull(id);
+            store.create(BLOCK, CONFIG);
+            assertEquals(id, store.logId(), "CREATE again changes nothing");
+            assertEquals(1, append(store, block(1)));
+        }
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            assertEquals(id, store.logId());
+        }
+
+        // log.meta as the version before log ids wrote it
+        ByteBuffer v1 = ByteBuffer.allocate(24 + CONFIG.length + 4).order(ByteOrder.LITTLE_ENDIAN);
+        v1.putInt(0x4D4C4D54).putInt(1).putInt(BLOCK).putLong(1).putInt(CONFIG.length).put(CONFIG);
+        CRC32C crc = new CRC32C();
+        crc.update(v1.array(), 0, v1.position());
+        v1.putInt((int) crc.getValue());
+        Files.write(dir.resolve(LogMeta.FILE_NAME), v1.array());
+        UUID drawn;
+        try (ChronicleLogStore store = open(StoreOptions.at(dir)); LogReader reader = store.openReader()) {
+            drawn = store.logId();
+            assertNotNull(drawn, "a log from before ids gets one");
+            assertArrayEquals(CONFIG, store.config());
+            assertArrayEquals(block(1), read(reader, 1));
+        }
+        try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
+            assertEquals(drawn, store.logId(), "drawn once, then kept");
         }
     }
 
