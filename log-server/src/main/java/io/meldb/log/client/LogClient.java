@@ -29,6 +29,8 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
@@ -62,7 +64,9 @@ import static io.meldb.log.protocol.LogProtocol.*;
  *   request id.</li>
  *   <li>The connection is re-established in the background after a failure, with exponential backoff; requests
  *   made meanwhile wait for it (and time out if it does not come back in time). A request already sent when the
- *   connection broke fails: for an APPEND the outcome is then unknown.</li>
+ *   connection broke fails: for an APPEND the outcome is then unknown. A sent request left unanswered for the
+ *   request timeout also closes the connection, since a server host that died without a word would otherwise keep
+ *   it half-open for the kernel's retransmission timeout (about 15 minutes), every later request timing out too.</li>
  *   <li>Futures complete on the client's I/O thread: callbacks chained onto them must not block.</li>
  *   <li>The client binds itself to one log: the first answer that carries a log id (CREATE's or TAIL's) names it.
  *   Every later connection first asks for the tail and compares ids, holding requests back meanwhile; should the
@@ -100,6 +104,7 @@ public final class LogClient implements AutoCloseable {
     private volatile LogConnectionException diverged;
     /** Event loop: the current connection's TAIL asked before anything else, 0 when none is outstanding. */
     private long handshakeId;
+    private long handshakeDeadline;
 
     private LogClient(LogClientOptions options) {
         this.options = options;
@@ -113,7 +118,7 @@ public final class LogClient implements AutoCloseable {
         this.permits = new Semaphore(options.maxInFlight());
         this.outbound = new Outbound(loop);
         this.backoffNanos = options.reconnectBackoffMin().toNanos();
-        this.bootstrap = newBootstrap(loop, new RequestHandler());
+        this.bootstrap = newBootstrap(loop, new RequestHandler(), 0);
         long sweepMillis = Math.max(1, Math.min(100, options.requestTimeout().toMillis() / 10));
         this.sweeper = loop.scheduleAtFixedRate(this::expireRequests, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
     }
@@ -139,7 +144,11 @@ public final class LogClient implements AutoCloseable {
         return client;
     }
 
-    Bootstrap newBootstrap(EventLoop eventLoop, ChannelHandler handler) {
+    /**
+     * {@code idleProbeNanos}: when positive, the handler is told ({@link IdleStateEvent}) whenever nothing has been
+     * read for that long, to probe a connection that may have died silently.
+     */
+    Bootstrap newBootstrap(EventLoop eventLoop, ChannelHandler handler, long idleProbeNanos) {
         int maxFrame = LogProtocol.maxResponseFrameLength(options.maxBlockSize());
         return new Bootstrap()
                 .group(eventLoop)
@@ -150,6 +159,9 @@ public final class LogClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (idleProbeNanos > 0) {
+                            ch.pipeline().addLast(new IdleStateHandler(idleProbeNanos, 0, 0, TimeUnit.NANOSECONDS));
+                        }
                         ch.pipeline().addLast(new LogFrameDecoder(maxFrame), LogFrameEncoder.INSTANCE, handler);
                     }
                 });
@@ -321,15 +333,24 @@ public final class LogClient implements AutoCloseable {
         return p;
     }
 
+    /** Event loop: fails the requests past their deadline; abandons a connection that left one unanswered. */
     private void expireRequests() {
         long now = System.nanoTime();
+        boolean unanswered = handshakeId != 0 && now - handshakeDeadline > 0;
         for (Pending<?> p : pending.values()) {
             if (now - p.deadline > 0 && pending.remove(p.id, p)) {
                 permits.release();
+                unanswered |= p.sent;
                 p.future.completeExceptionally(new LogTimeoutException(LogProtocol.typeName(p.type) + " request " + p.id
                         + " to " + target + " got no answer within " + options.requestTimeout().toMillis() + " ms"
                         + (channel == null ? " (not connected)" : "")));
             }
+        }
+        Channel ch = channel;
+        if (unanswered && ch != null) {
+            LOG.warn("log server {} left a request unanswered for {} ms; closing the connection and reconnecting",
+                    target, options.requestTimeout().toMillis());
+            ch.close();
         }
     }
 
@@ -341,6 +362,7 @@ public final class LogClient implements AutoCloseable {
         backoffNanos = options.reconnectBackoffMin().toNanos();
         if (logId != null) {
             handshakeId = nextRequestId();
+            handshakeDeadline = System.nanoTime() + timeoutNanos;
             ch.writeAndFlush(LogFrame.tail(handshakeId), ch.voidPromise());
             return;
         }

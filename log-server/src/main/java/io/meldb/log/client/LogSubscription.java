@@ -12,6 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +48,8 @@ public final class LogSubscription implements AutoCloseable {
     private long requestId;
     /** The connection's TAIL asked before subscribing, 0 when none is outstanding. */
     private long handshakeId;
+    /** A TAIL was sent because the connection fell silent, and nothing has been read since. */
+    private boolean probing;
     private long backoffNanos;
 
     LogSubscription(LogClient client, long from, BlockListener listener) {
@@ -54,7 +57,8 @@ public final class LogSubscription implements AutoCloseable {
         this.listener = listener;
         this.next = from;
         this.loop = client.group().next();
-        this.bootstrap = client.newBootstrap(loop, new Handler());
+        // probe after half the request timeout of silence, and give up on the connection after another half
+        this.bootstrap = client.newBootstrap(loop, new Handler(), client.options().requestTimeout().toNanos() / 2);
         this.backoffNanos = client.options().reconnectBackoffMin().toNanos();
     }
 
@@ -187,6 +191,7 @@ public final class LogSubscription implements AutoCloseable {
             }
             channel = ctx.channel();
             connects++;
+            probing = false;
             backoffNanos = client.options().reconnectBackoffMin().toNanos();
             if (paused) {
                 channel.config().setAutoRead(false);
@@ -237,6 +242,7 @@ public final class LogSubscription implements AutoCloseable {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            probing = false;
             if (!(msg instanceof LogFrame f)) {
                 ReferenceCountUtil.release(msg);
                 return;
@@ -274,6 +280,27 @@ public final class LogSubscription implements AutoCloseable {
             } finally {
                 f.release();
             }
+        }
+
+        /**
+         * Nothing read for a while: the log may just be quiet, or the server's host may have died without closing
+         * the connection, which would leave the subscription waiting for the kernel's retransmission timeout. Asks
+         * TAIL, and reconnects if the connection stays silent. A paused subscription reads nothing on purpose.
+         */
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (!(evt instanceof IdleStateEvent) || closed || paused) {
+                ctx.fireUserEventTriggered(evt);
+                return;
+            }
+            if (probing) {
+                LOG.warn("subscription to {} heard nothing for {} ms, not even an answer to TAIL; reconnecting",
+                        client.target(), client.options().requestTimeout().toMillis());
+                ctx.close();
+                return;
+            }
+            probing = true;
+            ctx.writeAndFlush(LogFrame.tail(client.nextRequestId()), ctx.voidPromise());
         }
 
         @Override

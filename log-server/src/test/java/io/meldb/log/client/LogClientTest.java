@@ -13,6 +13,8 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -74,6 +76,57 @@ class LogClientTest {
             assertEquals(0, client.inFlight());
             CompletableFuture<Long> after = client.append(new byte[8192]);
             assertInstanceOf(LogConnectionException.class, assertThrows(CompletionException.class, after::join).getCause());
+        }
+    }
+
+    /**
+     * A server host that dies without closing its connections leaves them half-open: nothing arrives, nothing
+     * fails, until the kernel gives up on retransmitting (about 15 minutes). A request left unanswered for the
+     * request timeout makes the client abandon the connection and connect again, and a subscription that hears
+     * nothing, not even an answer to the TAIL it then asks, does the same.
+     */
+    @Test
+    void abandonsASilentConnectionAndConnectsAgain() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            List<Socket> accepted = new CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept()); // and never a byte back
+                    }
+                } catch (IOException closed) {
+                    // the test is over
+                }
+            });
+            acceptor.start();
+            try (LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", silent.getLocalPort())
+                    .requestTimeout(Duration.ofMillis(400)).reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(100)))) {
+                waitForAccepted(accepted, 1);
+                CompletionException e = assertThrows(CompletionException.class, () -> client.append(new byte[8192]).join());
+                assertInstanceOf(LogTimeoutException.class, e.getCause());
+                waitForAccepted(accepted, 2); // the client connected again
+
+                try (LogSubscription s = client.subscribe(1, (position, block) -> { })) {
+                    waitForAccepted(accepted, 3);
+                    // silence: after half the timeout it asks TAIL, after another half it gives up and reconnects
+                    waitForAccepted(accepted, 4);
+                    assertTrue(s.connectCount() >= 2, "the subscription connected again");
+                }
+            } finally {
+                silent.close();
+                acceptor.join(5000);
+                for (Socket s : accepted) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    private static void waitForAccepted(List<Socket> accepted, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (accepted.size() < n) {
+            assertTrue(System.nanoTime() < deadline, "only " + accepted.size() + " connections, expected " + n);
+            Thread.sleep(10);
         }
     }
 
