@@ -26,6 +26,8 @@ import org.slf4j.LoggerFactory;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -46,6 +48,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
+import java.util.stream.Stream;
 
 /**
  * The log service's storage (Hyder II §5.1) on Chronicle Queue: one excerpt per block, one writer thread, trim
@@ -90,6 +93,8 @@ public final class ChronicleLogStore implements LogStore {
     static final String QUEUE_DIR = "queue";
     static final String LOCK_FILE = "log.lock";
     private static final String QUEUE_FILE_SUFFIX = ".cq4";
+    /** Chronicle's header bit for a header still being written (its {@code Wires.NOT_COMPLETE}). */
+    private static final int HEADER_NOT_COMPLETE = 0x80000000;
     /** Bytes an excerpt takes besides its block: Chronicle's header, the position and the checksum. */
     private static final int EXCERPT_OVERHEAD = 4 + Long.BYTES + Integer.BYTES;
 
@@ -171,6 +176,7 @@ public final class ChronicleLogStore implements LogStore {
 
         SingleChronicleQueue q = null;
         try {
+            removeHeaderlessQueueFiles();
             meta = LogMeta.read(dir);
             if (meta != null) {
                 trimPoint = Math.max(1, meta.trimPoint);
@@ -230,6 +236,31 @@ public final class ChronicleLogStore implements LogStore {
     }
 
     // ------------------------------------------------------------------------------------------------ recovery
+
+    /**
+     * Deletes the queue files whose first header was never completed: a process killed while Chronicle created the
+     * next file (at a roll) leaves one, and Chronicle then waits for its header, 10 s at every access (measured: 21 s
+     * to open the log). Such a file holds no block, since a block is written after the header, and the directory lock
+     * held here means no one else is writing it.
+     */
+    private void removeHeaderlessQueueFiles() throws IOException {
+        List<Path> queueFiles;
+        try (Stream<Path> files = Files.list(queueDir)) {
+            queueFiles = files.filter(p -> p.getFileName().toString().endsWith(QUEUE_FILE_SUFFIX)).toList();
+        }
+        for (Path f : queueFiles) {
+            int header;
+            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
+                ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
+                header = ch.read(b, 0) == 4 ? b.getInt(0) : 0;
+            }
+            if (header == 0 || (header & HEADER_NOT_COMPLETE) != 0) {
+                Files.delete(f);
+                LOG.warn("deleted queue file {}: its first header was never completed (a crash while it was being "
+                        + "created), so it held no block", f);
+            }
+        }
+    }
 
     /**
      * Rebuilds {@link #cycles} and the tail from the queue files, checking that positions are dense: each file must

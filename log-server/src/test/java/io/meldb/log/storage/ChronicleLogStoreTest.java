@@ -403,6 +403,46 @@ class ChronicleLogStoreTest {
         }
     }
 
+    /**
+     * A process killed while Chronicle was creating the next queue file (the queue rolls every second here) leaves a
+     * file without a complete header, which holds no block. Opening the log must not wait on it.
+     */
+    @Test
+    void opensPromptlyAfterACrashWhileAQueueFileWasBeingCreated() throws IOException {
+        for (int header : new int[]{0, 0xC0000000}) { // nothing written yet; a header being written
+            SetTimeProvider clock = new SetTimeProvider(1_700_000_000_000L * 1_000_000L);
+            StoreOptions options = StoreOptions.at(dir.resolve("header-" + Integer.toHexString(header)))
+                    .rollCycle(TestRollCycles.TEST_SECONDLY).timeProvider(clock);
+            java.io.File next;
+            try (ChronicleLogStore store = open(options)) {
+                store.create(BLOCK, CONFIG);
+                for (int i = 1; i <= 10; i++) {
+                    append(store, block(i));
+                }
+                next = store.fileOf(store.cycles.lastEntry().getValue() + 1);
+            }
+            clock.advanceMillis(1000);
+            try (RandomAccessFile raf = new RandomAccessFile(next, "rw")) {
+                raf.setLength(1 << 20);
+                raf.writeInt(Integer.reverseBytes(header));
+            }
+            long start = System.nanoTime();
+            try (ChronicleLogStore store = open(options)) {
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(tookMillis < 3000, "opening took " + tookMillis + " ms (header " + Integer.toHexString(header) + ")");
+                assertEquals(11, store.tail());
+                assertEquals(11, append(store, block(11)));
+                clock.advanceMillis(1000);
+                assertEquals(12, append(store, block(12)));
+            }
+            try (ChronicleLogStore store = open(options); LogReader reader = store.openReader()) {
+                for (int i = 1; i <= 12; i++) {
+                    assertArrayEquals(block(i), read(reader, i), "position " + i);
+                }
+            }
+        }
+    }
+
     @Test
     void shouldDeleteQueueFilesEntirelyBelowTheTrimPoint() throws IOException {
         SetTimeProvider clock = new SetTimeProvider(1_700_000_000_000L * 1_000_000L);
