@@ -443,6 +443,24 @@ class ChronicleLogStoreTest {
         }
     }
 
+    /** Restarted with another --roll-cycle, the log keeps the one its queue was created with, and every block. */
+    @Test
+    void keepsItsRollCycleWhenRestartedWithAnother() throws IOException {
+        try (ChronicleLogStore store = open(StoreOptions.at(dir).rollCycle(TestRollCycles.TEST_SECONDLY))) {
+            store.create(BLOCK, CONFIG);
+            for (int i = 1; i <= 5; i++) {
+                append(store, block(i));
+            }
+        }
+        try (ChronicleLogStore store = open(StoreOptions.at(dir)); LogReader reader = store.openReader()) {
+            assertEquals(6, store.tail());
+            assertEquals(6, append(store, block(6)));
+            for (int i = 1; i <= 6; i++) {
+                assertArrayEquals(block(i), read(reader, i), "position " + i);
+            }
+        }
+    }
+
     @Test
     void shouldDeleteQueueFilesEntirelyBelowTheTrimPoint() throws IOException {
         SetTimeProvider clock = new SetTimeProvider(1_700_000_000_000L * 1_000_000L);
