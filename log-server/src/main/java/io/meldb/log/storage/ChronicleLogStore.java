@@ -224,6 +224,12 @@ public final class ChronicleLogStore implements LogStore {
             throw new IOException("the log writer failed to start", e.getCause() != null ? e.getCause() : e);
         }
         deleteTrimmedFiles();
+        long free = freeSpace();
+        if (options.minFreeSpace() > 0 && free < options.minFreeSpace()) {
+            LOG.warn("the disk holding {} has {} MiB free, below the {} MiB the log keeps in reserve (min free space): "
+                    + "appends will be refused (STORAGE_FULL) until space is freed", dir, free >> 20,
+                    options.minFreeSpace() >> 20);
+        }
     }
 
     /** Opens (and recovers) the log in {@code options.dataDir()}, creating the directory if needed. */
