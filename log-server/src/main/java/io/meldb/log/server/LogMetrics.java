@@ -53,6 +53,8 @@ public final class LogMetrics {
         gauge("meldb.log.subscriber.lag.max", "blocks the furthest-behind subscriber still has to receive", server,
                 s -> s.maxSubscriberLag());
         gauge("meldb.log.connections", "open client connections", server, s -> s.connectionCount());
+        gauge("meldb.log.appends.in.store", "appends handed to storage and not yet answered, all connections together",
+                server, s -> s.appendsInStore());
         gauge("meldb.log.pending.write.bytes", "answers and pushes written but not yet taken by the clients' sockets",
                 server, s -> s.pendingWriteBytes());
         gauge("meldb.log.read.pending", "READ requests and subscription push rounds queued for a read thread", server,

@@ -28,6 +28,7 @@ import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The log server (Hyder II §5.1 log service): a Netty server for {@link io.meldb.log.protocol.LogProtocol} over a
@@ -56,6 +57,11 @@ public final class LogServer implements AutoCloseable {
         }
     };
     private final AckDispatcher acks = new AckDispatcher();
+    /** Appends handed to the store and not yet answered, across all connections. */
+    private final AtomicInteger appendsInStore = new AtomicInteger();
+    private final int maxAppendsInStore;
+    /** Connections that stopped reading because the store had {@link #maxAppendsInStore}. */
+    private final Set<LogServerHandler> waitingForStore = ConcurrentHashMap.newKeySet();
     private Channel serverChannel;
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
@@ -63,6 +69,8 @@ public final class LogServer implements AutoCloseable {
     private LogServer(LogServerConfig config, ChronicleLogStore store) {
         this.config = config;
         this.store = store;
+        this.maxAppendsInStore = (int) Math.max(1, Math.min(Integer.MAX_VALUE / 2,
+                config.maxAppendBytesInStore() / config.blockSize()));
         this.metrics = new LogMetrics(store, this);
         this.boss = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
@@ -169,6 +177,44 @@ public final class LogServer implements AutoCloseable {
             }
         }
         return n;
+    }
+
+    /** Appends handed to the store and not yet answered, across all connections. */
+    public int appendsInStore() {
+        return appendsInStore.get();
+    }
+
+    /** Event loop: whether the store holds as many appends as the server hands it at once. */
+    boolean storeFull() {
+        return appendsInStore.get() >= maxAppendsInStore;
+    }
+
+    /** Event loop: an append goes to the store. */
+    void appendToStore() {
+        appendsInStore.incrementAndGet();
+    }
+
+    /** Event loop: an append was answered; at half the limit, the connections waiting for the store read again. */
+    void appendAnswered() {
+        if (appendsInStore.decrementAndGet() <= maxAppendsInStore / 2 && !waitingForStore.isEmpty()) {
+            wakeWaitingForStore();
+        }
+    }
+
+    /** Event loop: {@code h} stopped reading because the store is full; it is told once there is room. */
+    void waitForStore(LogServerHandler h) {
+        waitingForStore.add(h);
+        if (appendsInStore.get() <= maxAppendsInStore / 2) {
+            wakeWaitingForStore(); // the store emptied between the check and the registration
+        }
+    }
+
+    private void wakeWaitingForStore() {
+        for (LogServerHandler h : waitingForStore) {
+            if (waitingForStore.remove(h)) {
+                h.storeHasRoom();
+            }
+        }
     }
 
     public int connectionCount() {

@@ -18,6 +18,7 @@ public final class LogServerConfig {
     private int ioThreads = defaultIoThreads();
     private int readThreads = 2;
     private int maxAppendsInFlightPerConnection = 1024;
+    private long maxAppendBytesInStore = 256L << 20;
     private int writeBufferLowWaterMark = 512 * 1024;
     private int writeBufferHighWaterMark = 1024 * 1024;
     private StoreOptions store;
@@ -106,6 +107,22 @@ public final class LogServerConfig {
             throw new IllegalArgumentException("read threads " + readThreads + " must be at least 1");
         }
         this.readThreads = readThreads;
+        return this;
+    }
+
+    /**
+     * Bytes of blocks the server hands the store, across all connections, before it stops reading every connection
+     * (until half of them are stored): the per-connection limit times the number of connections is not a bound.
+     */
+    public long maxAppendBytesInStore() {
+        return maxAppendBytesInStore;
+    }
+
+    public LogServerConfig maxAppendBytesInStore(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("maxAppendBytesInStore " + bytes + " must be positive");
+        }
+        this.maxAppendBytesInStore = bytes;
         return this;
     }
 

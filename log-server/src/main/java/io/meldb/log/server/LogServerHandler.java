@@ -162,6 +162,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
                     + " block of " + f.bodyLength() + " bytes, the log's block size is " + store.blockSize());
         }
         appendsInFlight++;
+        server.appendToStore();
         updateReading();
         Ack a = freeAcks.pollLast();
         if (a == null) {
@@ -193,15 +194,23 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
      * unanswered appends, {@link #MAX_READS_IN_FLIGHT} unanswered READs, or more answers queued than the write buffer's
      * high water mark (a client that does not take its answers), and reads again once appends are down to half and
      * the rest has cleared. This bounds what one connection can make the server hold: its blocks waiting for storage
-     * and its answers waiting for the socket (a READ answer is up to {@link LogProtocol#MAX_READ_BYTES}).
+     * and its answers waiting for the socket (a READ answer is up to {@link LogProtocol#MAX_READ_BYTES}). Every
+     * connection also stops while the store holds {@link LogServerConfig#maxAppendBytesInStore()} of blocks from all
+     * of them, and reads again once it is down to half: many connections do not add up to unbounded memory.
      */
     private void updateReading() {
         boolean writable = ctx.channel().isWritable();
+        boolean storeFull = server.storeFull();
         if (!readingPaused) {
-            if (appendsInFlight >= maxInFlight || readsInFlight >= MAX_READS_IN_FLIGHT || !writable) {
+            if (appendsInFlight >= maxInFlight || readsInFlight >= MAX_READS_IN_FLIGHT || !writable || storeFull) {
                 readingPaused = true;
                 ctx.channel().config().setAutoRead(false);
+                if (storeFull) {
+                    server.waitForStore(this);
+                }
             }
+        } else if (appendsInFlight <= maxInFlight / 2 && readsInFlight < MAX_READS_IN_FLIGHT && writable && storeFull) {
+            server.waitForStore(this); // its own reasons cleared, but the store is still full: wait for room there
         } else if (appendsInFlight <= maxInFlight / 2 && readsInFlight < MAX_READS_IN_FLIGHT && writable) {
             readingPaused = false;
             if (deferred.isEmpty()) {
@@ -452,6 +461,7 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
      */
     boolean writeAck(Ack a) {
         appendsInFlight--;
+        server.appendAnswered();
         a.releaseBlock();
         if (a.error == null) {
             ctx.write(LogFrame.appendedFrame(ctx.alloc(), a.requestId, a.position), ctx.voidPromise());
@@ -485,6 +495,15 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
     }
 
     /** Event loop: after a batch of {@link #writeAck}: flush, and read again if the connection was paused. */
+    /** Any thread: the store is down to half its limit; reads again on this connection's loop, if nothing else holds it. */
+    void storeHasRoom() {
+        try {
+            loop.execute(this::updateReading);
+        } catch (RejectedExecutionException e) {
+            // the event loop is stopping with the server
+        }
+    }
+
     void acksWritten() {
         acksToFlush = false;
         ctx.flush();

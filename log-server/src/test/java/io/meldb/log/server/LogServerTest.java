@@ -48,6 +48,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -205,6 +206,62 @@ class LogServerTest {
                 assertEquals(true, waitFor(() -> server.metrics().errorCount(ErrorCode.STORAGE_FAILURE) > answered, true));
             }
             assertTrue(client.status().join().tail() >= 4, "still answering");
+        }
+    }
+
+    /**
+     * Each connection may have 1,024 appends waiting for storage, but together they may not exceed the server's
+     * limit: with the writer held up, four connections pipelining 64 appends each hand the store at most the limit
+     * (plus the one append per connection that finds it full), and everything is stored, densely, once it runs.
+     */
+    @Test
+    void boundsTheAppendsWaitingForStorageAcrossConnections() throws Exception {
+        LogServerConfig config = LogServerConfig.at(dir).blockSize(BLOCK).maxAppendBytesInStore(16L * BLOCK);
+        CountDownLatch release = new CountDownLatch(1);
+        List<LogClient> clients = new ArrayList<>();
+        try (LogServer server = LogServer.start(config)) {
+            for (int c = 0; c < 4; c++) {
+                clients.add(client(server));
+            }
+            clients.get(0).create(BLOCK, CONFIG).join();
+            AtomicBoolean hold = new AtomicBoolean(true);
+            server.store().addTailListener(tail -> { // runs on the writer thread: holds it after its next batch
+                if (hold.get()) {
+                    try {
+                        release.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            });
+            List<CompletableFuture<Long>> appends = new ArrayList<>();
+            for (int i = 0; i < 64; i++) {
+                for (LogClient c : clients) {
+                    appends.add(c.append(block(appends.size() + 1)));
+                }
+            }
+            int most = 0;
+            for (long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500); System.nanoTime() < end; ) {
+                most = Math.max(most, server.appendsInStore());
+                Thread.sleep(2);
+            }
+            assertTrue(most >= 16, "the store filled up to its limit (" + most + ")");
+            assertTrue(most <= 16 + 4, most + " appends handed to the store at once, limit 16");
+            hold.set(false);
+            release.countDown();
+            Set<Long> positions = new HashSet<>();
+            for (CompletableFuture<Long> a : appends) {
+                positions.add(a.get(20, TimeUnit.SECONDS));
+            }
+            assertEquals(256, positions.size());
+            assertEquals(1L, positions.stream().mapToLong(Long::longValue).min().getAsLong());
+            assertEquals(256L, positions.stream().mapToLong(Long::longValue).max().getAsLong());
+            assertEquals(0, waitFor(server::appendsInStore, 0));
+        } finally {
+            release.countDown();
+            for (LogClient c : clients) {
+                c.close();
+            }
         }
     }
 
