@@ -86,7 +86,7 @@ class LogServerDiskFullTest {
 
                 LogErrorException full = assertInstanceOfLogError(refusal.get());
                 assertEquals(ErrorCode.STORAGE_FULL, full.code(), full.getMessage());
-                assertTrue(acked.size() > 10_000, "appended " + acked.size() + " blocks before the disk filled");
+                assertTrue(acked.size() > 5_000, "appended " + acked.size() + " blocks before the disk filled");
                 assertNull(server.store().failure(), "a full disk is not a failure of the store");
                 assertEquals(ErrorCode.STORAGE_FULL, refusedCode(client, block(-1)));
                 String down = get(server.metricsPort(), "/health", 503);
