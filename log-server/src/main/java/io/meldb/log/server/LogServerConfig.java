@@ -120,7 +120,7 @@ public final class LogServerConfig {
 
     public LogServerConfig maxAppendBytesInStore(long bytes) {
         if (bytes < 1) {
-            throw new IllegalArgumentException("maxAppendBytesInStore " + bytes + " must be positive");
+            throw new IllegalArgumentException("the bytes of blocks waiting for storage (--max-append-bytes-in-store) must be positive, got " + bytes);
         }
         this.maxAppendBytesInStore = bytes;
         return this;

@@ -28,6 +28,7 @@ public final class LogServerMain {
             {"roll-cycle", "MELDB_LOG_ROLL_CYCLE", "FIVE_MINUTELY", "Chronicle roll cycle: how much time one queue file covers (trim deletes whole files)"},
             {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(LogServerConfig.defaultIoThreads()), "Netty I/O threads (default: half the processors)"},
             {"read-threads", "MELDB_LOG_READ_THREADS", "2", "threads reading stored blocks for READ and SUBSCRIBE, off the I/O threads"},
+            {"max-append-bytes-in-store", "MELDB_LOG_MAX_APPEND_BYTES_IN_STORE", "256m", "blocks waiting for storage, all connections together, before the server stops reading requests (until half are stored)"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -103,7 +104,8 @@ public final class LogServerMain {
                 .metricsPort(metricsPort)
                 .blockSize(CommandFlags.intValue(v, "block-size"))
                 .ioThreads(CommandFlags.intValue(v, "io-threads"))
-                .readThreads(CommandFlags.intValue(v, "read-threads"));
+                .readThreads(CommandFlags.intValue(v, "read-threads"))
+                .maxAppendBytesInStore(CommandFlags.sizeValue(v, "max-append-bytes-in-store"));
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
         store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));

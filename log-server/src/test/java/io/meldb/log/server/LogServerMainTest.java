@@ -19,7 +19,7 @@ class LogServerMainTest {
     void shouldApplyFlagsOverDefaults() {
         LogServerConfig c = LogServerMain.configure(LogServerMain.parse(new String[]{
                 "--port", "0", "--data-dir", "/tmp/x", "--block-size=4096", "--durability", "fsync",
-                "--roll-cycle", "test_secondly", "--io-threads", "3", "--read-threads", "4", "--min-free-space", "2g"}));
+                "--roll-cycle", "test_secondly", "--io-threads", "3", "--read-threads", "4", "--min-free-space", "2g", "--max-append-bytes-in-store", "64m"}));
         assertEquals(0, c.port());
         assertEquals(0, c.metricsPort(), "a free metrics port when the log port is chosen freely");
         assertEquals(Path.of("/tmp/x"), c.store().dataDir());
@@ -29,6 +29,7 @@ class LogServerMainTest {
         assertEquals(3, c.ioThreads());
         assertEquals(4, c.readThreads());
         assertEquals(2L << 30, c.store().minFreeSpace());
+        assertEquals(64L << 20, c.maxAppendBytesInStore());
         assertEquals(512L << 20, LogServerMain.configure(LogServerMain.parse(new String[0])).store().minFreeSpace());
         assertEquals(65536, LogServerMain.configure(LogServerMain.parse(new String[]{"--min-free-space", "65536"}))
                 .store().minFreeSpace());
