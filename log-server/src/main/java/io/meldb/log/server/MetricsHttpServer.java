@@ -78,8 +78,9 @@ public final class MetricsHttpServer implements AutoCloseable {
             failure = store.diskFull();
         }
         if (failure == null) {
-            return new Health(true, "{\"status\":\"UP\",\"created\":" + store.isCreated() + ",\"tail\":" + store.tail()
-                    + ",\"trimPoint\":" + store.trimPoint() + "}");
+            return new Health(true, "{\"status\":\"UP\",\"created\":" + store.isCreated()
+                    + (store.logId() == null ? "" : ",\"logId\":\"" + store.logId() + "\"")
+                    + ",\"tail\":" + store.tail() + ",\"trimPoint\":" + store.trimPoint() + "}");
         }
         return new Health(false, "{\"status\":\"DOWN\",\"error\":\"" + failure.code() + "\",\"message\":\""
                 + jsonEscape(failure.getMessage()) + "\"}");

@@ -516,6 +516,7 @@ class LogServerTest {
             errorOf(client.read(99));
             String health = get(server.metricsPort(), "/health");
             assertTrue(health.contains("\"status\":\"UP\"") && health.contains("\"tail\":2"), health);
+            assertTrue(health.contains("\"logId\":\"" + server.store().logId() + "\""), "which log it holds: " + health);
             String metrics = get(server.metricsPort(), "/metrics");
             assertTrue(metrics.contains("meldb_log_appends_total 1.0"), metrics);
             assertTrue(metrics.contains("meldb_log_append_bytes_total " + (double) BLOCK), metrics);
