@@ -330,7 +330,8 @@ public final class ChronicleLogStore implements LogStore {
             throw new IOException("the log in " + dir + " is damaged: trim point " + trimPoint + " is beyond the tail " + tail);
         }
         LOG.info("opened log {}: {}, {} queue file(s), durability {}, roll cycle {}", dir,
-                meta == null ? "not created yet" : "block size " + meta.blockSize + ", positions [" + trimPoint + ", " + tail + ")",
+                meta == null ? "not created yet" : "log id " + meta.logId + ", block size " + meta.blockSize
+                        + ", positions [" + trimPoint + ", " + tail + ")",
                 cycles.size(), options.durability().flag(), RollCycleNames.name(rollCycle));
     }
 
