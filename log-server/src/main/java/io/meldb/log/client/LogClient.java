@@ -378,15 +378,26 @@ public final class LogClient implements AutoCloseable {
             ch.close();
             return;
         }
-        UUID found = f.logIdAt(20);
-        boolean carriesId = f.bodyLength() >= 36; // servers before log ids cannot be checked
-        if (!carriesId || logId.equals(found)) {
+        String other = otherLog(f);
+        if (other == null) {
             sendBacklog(ch);
             return;
         }
-        diverge("the log server at " + target + " now holds " + (found == null ? "a log not created yet"
-                : "another log (id " + found + ")") + ", not the log this client was using (id " + logId
+        diverge(other + ", not the log this client was using (id " + logId
                 + "); nothing more was sent to it, and this client stops (its data directory was wiped or swapped?)");
+    }
+
+    /**
+     * What a TAIL answer shows behind this client's address: null if it is the log the client is bound to (or the
+     * server is of a version that sends no log id), else a description of the other log there.
+     */
+    String otherLog(LogFrame tailIs) {
+        if (tailIs.bodyLength() < 36) {
+            return null; // a server before log ids: nothing to compare
+        }
+        UUID found = tailIs.logIdAt(20);
+        return logId.equals(found) ? null : "the log server at " + target + " now holds "
+                + (found == null ? "a log not created yet" : "another log (id " + found + ")");
     }
 
     /** Event loop: binds the client to the log an answer names, or stops it if that is another log. */

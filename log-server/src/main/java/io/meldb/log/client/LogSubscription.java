@@ -17,7 +17,6 @@ import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -217,15 +216,13 @@ public final class LogSubscription implements AutoCloseable {
                 ctx.close(); // e.g. SHUTTING_DOWN: try again
                 return;
             }
-            UUID expected = client.logId();
-            UUID found = f.logIdAt(20);
-            if (f.bodyLength() < 36 || expected.equals(found)) {
+            String other = client.otherLog(f);
+            if (other == null) {
                 subscribe(ctx);
                 return;
             }
-            end(new LogConnectionException("the log server at " + client.target() + " now holds "
-                    + (found == null ? "a log not created yet" : "another log (id " + found + ")")
-                    + ", not the log this subscription was reading (id " + expected + ")"));
+            end(new LogConnectionException(other + ", not the log this subscription was reading (id "
+                    + client.logId() + ")"));
         }
 
         @Override

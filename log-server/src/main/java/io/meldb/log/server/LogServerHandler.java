@@ -209,9 +209,11 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
                     server.waitForStore(this);
                 }
             }
-        } else if (appendsInFlight <= maxInFlight / 2 && readsInFlight < MAX_READS_IN_FLIGHT && writable && storeFull) {
-            server.waitForStore(this); // its own reasons cleared, but the store is still full: wait for room there
         } else if (appendsInFlight <= maxInFlight / 2 && readsInFlight < MAX_READS_IN_FLIGHT && writable) {
+            if (storeFull) {
+                server.waitForStore(this); // its own reasons cleared, but the store is still full: wait for room there
+                return;
+            }
             readingPaused = false;
             if (deferred.isEmpty()) {
                 ctx.channel().config().setAutoRead(true);

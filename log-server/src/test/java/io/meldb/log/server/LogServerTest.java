@@ -81,6 +81,12 @@ class LogServerTest {
         return LogClient.connect(LogClientOptions.to("127.0.0.1", server.port()).requestTimeout(Duration.ofSeconds(20)));
     }
 
+    /** A client that reconnects within milliseconds, for tests that restart the server on the same port. */
+    private static LogClient reconnectingClient(int port) {
+        return LogClient.connect(LogClientOptions.to("127.0.0.1", port)
+                .requestTimeout(Duration.ofSeconds(15)).reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)));
+    }
+
     static byte[] block(long seed) {
         byte[] b = new byte[BLOCK];
         new Random(seed).nextBytes(b);
@@ -534,8 +540,7 @@ class LogServerTest {
         LogServer server = start();
         int port = server.port();
         LogServer restarted = null;
-        try (LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", port)
-                .requestTimeout(Duration.ofSeconds(15)).reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))) {
+        try (LogClient client = reconnectingClient(port)) {
             client.create(BLOCK, CONFIG).join();
             for (int i = 1; i <= 30; i++) {
                 client.append(block(i)).join();
@@ -570,8 +575,7 @@ class LogServerTest {
         LogServer server = start();
         int port = server.port();
         LogServer other = null;
-        try (LogClient client = LogClient.connect(LogClientOptions.to("127.0.0.1", port)
-                .requestTimeout(Duration.ofSeconds(15)).reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200)))) {
+        try (LogClient client = reconnectingClient(port)) {
             client.create(BLOCK, CONFIG).join();
             UUID first = client.logId();
             for (int i = 1; i <= 5; i++) {
