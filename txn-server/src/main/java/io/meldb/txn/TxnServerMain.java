@@ -112,7 +112,7 @@ public final class TxnServerMain {
         final String json = "{\"status\":\"" + (server.ready() ? "UP" : "DOWN") + "\",\"serverId\":" + s.serverId()
             + ",\"incarnation\":" + s.incarnation() + ",\"csn\":" + s.csn() + ",\"stateHash\":\""
             + Long.toHexString(s.stateHash()) + "\",\"inFlight\":" + s.inFlight()
-            + (failure != null ? ",\"error\":\"" + failure.replace("\"", "'") + "\"" : "") + "}";
+            + (failure != null ? ",\"error\":\"" + MetricsHttpServer.jsonEscaped(failure) + "\"" : "") + "}";
         return new MetricsHttpServer.Health(server.ready(), json);
     }
 

@@ -83,10 +83,11 @@ public final class MetricsHttpServer implements AutoCloseable {
                     + ",\"tail\":" + store.tail() + ",\"trimPoint\":" + store.trimPoint() + "}");
         }
         return new Health(false, "{\"status\":\"DOWN\",\"error\":\"" + failure.code() + "\",\"message\":\""
-                + jsonEscape(failure.getMessage()) + "\"}");
+                + jsonEscaped(failure.getMessage()) + "\"}");
     }
 
-    private static String jsonEscape(String s) {
+    /** {@code s} escaped for a JSON string (quotes, backslashes, control characters), for any server's health text. */
+    public static String jsonEscaped(String s) {
         StringBuilder b = new StringBuilder(s.length() + 16);
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
