@@ -483,20 +483,9 @@ public final class LogAppendBenchmark {
 
                 /** Bytes allocated so far by this server's event loops and by its store's writer thread. */
                 private long[] serverAllocation() {
-                    if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean mx)
-                            || !mx.isThreadAllocatedMemoryEnabled()) {
-                        return null;
-                    }
-                    String writer = "log-writer-" + dir.getFileName();
-                    long[] bytes = new long[2];
-                    for (Thread t : Thread.getAllStackTraces().keySet()) {
-                        if (t.getName().startsWith("log-io")) {
-                            bytes[0] += mx.getThreadAllocatedBytes(t.getId());
-                        } else if (t.getName().equals(writer)) {
-                            bytes[1] += mx.getThreadAllocatedBytes(t.getId());
-                        }
-                    }
-                    return bytes;
+                    long eventLoops = allocatedByThreads("log-io");
+                    return eventLoops < 0 ? null
+                            : new long[]{eventLoops, allocatedByThreads("log-writer-" + dir.getFileName())};
                 }
 
                 @Override
