@@ -1,5 +1,7 @@
 package io.meldb.sql.server;
 
+import io.meldb.sql.pg.PgServer;
+import io.meldb.sql.pg.PgServerConfig;
 import org.apache.calcite.avatica.remote.Driver;
 import org.apache.calcite.avatica.remote.LocalService;
 import org.apache.calcite.avatica.server.HttpServer;
@@ -22,32 +24,36 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final HttpServer server;
+    private final PgServer pgServer;
     private final TxnRouter router;
     private final String host;
 
-    private Gateway(final HttpServer server, final TxnRouter router, final String host) {
+    private Gateway(final HttpServer server, final PgServer pgServer, final TxnRouter router, final String host) {
         this.server = server;
+        this.pgServer = pgServer;
         this.router = router;
         this.host = host;
     }
 
     /**
-     * Starts serving on {@code port} (0 = any free port). The gateway does not own the txn services: closing it
-     * leaves them open.
+     * Starts serving JDBC on {@code port} (0 = any free port) and the PostgreSQL protocol on a free port, both on
+     * loopback. The gateway does not own the txn services: closing it leaves them open.
      */
     public static Gateway start(final TxnRouter router, final int port) {
-        return start(router, "127.0.0.1", port);
+        return start(router, "127.0.0.1", port, PgServerConfig.loopback(0));
     }
 
-    /** Starts serving on {@code bindHost:port}; "0.0.0.0" serves on every interface. */
-    public static Gateway start(final TxnRouter router, final String bindHost, final int port) {
+    /** Starts serving JDBC on {@code bindHost:port} ("0.0.0.0" serves on every interface) and PostgreSQL's protocol. */
+    public static Gateway start(final TxnRouter router, final String bindHost, final int port,
+                                final PgServerConfig pg) {
+        final SqlEngine engine = new SqlEngine(router);
         final MeldMeta meta;
         try {
-            meta = new MeldMeta(router);
+            meta = new MeldMeta(engine);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
         }
-        meta.bootstrap();
+        engine.bootstrap();
         final ServerCustomizer<Server> bind = server -> {
             for (Connector c : server.getConnectors()) {
                 if (c instanceof ServerConnector sc) {
@@ -60,11 +66,33 @@ public final class Gateway implements AutoCloseable {
                 .withPort(port)
                 .withServerCustomizers(List.of(bind), Server.class)
                 .build();
-        server.start();
+        final PgServer pgServer = PgServer.start(engine, pg);
+        try {
+            server.start();
+        } catch (RuntimeException e) {
+            pgServer.close();
+            throw e;
+        }
         final String advertised = bindHost.equals("0.0.0.0") ? "127.0.0.1" : bindHost;
-        final Gateway gateway = new Gateway(server, router, advertised);
-        LOG.info("SQL gateway serving {} over {} txn-server(s)", gateway.jdbcUrl(), router.services().size());
+        final Gateway gateway = new Gateway(server, pgServer, router, advertised);
+        LOG.info("SQL gateway serving {} and {} over {} txn-server(s)", gateway.jdbcUrl(), gateway.pgUrl(),
+                router.services().size());
         return gateway;
+    }
+
+    /** The port of the PostgreSQL protocol. */
+    public int pgPort() {
+        return pgServer.port();
+    }
+
+    /** A libpq URL ({@code postgresql://host:port/meldb}) for psql, psycopg and other PostgreSQL clients. */
+    public String pgUrl() {
+        return pgServer.url(host);
+    }
+
+    /** The pgjdbc URL of the PostgreSQL protocol. */
+    public String pgJdbcUrl() {
+        return "jdbc:" + pgUrl();
     }
 
     public int port() {
@@ -94,6 +122,10 @@ public final class Gateway implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop();
+        try {
+            server.stop();
+        } finally {
+            pgServer.close();
+        }
     }
 }

@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * The transaction state of one JDBC connection: autocommit, read-only and isolation settings, the open explicit
@@ -86,6 +87,30 @@ public final class GatewayConnection implements MeldTxnContext {
         readOnly = on;
     }
 
+    public synchronized boolean readOnly() {
+        return readOnly;
+    }
+
+    /** Whether an explicit transaction failed and only ROLLBACK (or COMMIT, which then rolls back) ends it. */
+    public synchronized boolean failed() {
+        return txnFailed;
+    }
+
+    /**
+     * Marks the explicit transaction failed after an error outside of execution (PostgreSQL's rule: any error in
+     * a transaction block aborts it): its transaction is aborted and later statements get 25P02 until ROLLBACK.
+     */
+    public synchronized void markFailed() {
+        if (autoCommit) {
+            return;
+        }
+        if (txn != null) {
+            txn.abort();
+            txn = null;
+        }
+        txnFailed = true;
+    }
+
     public synchronized void setIsolation(final int level) {
         jdbcIsolation = level;
     }
@@ -98,6 +123,41 @@ public final class GatewayConnection implements MeldTxnContext {
         // TRANSACTION_NONE is what tools send when they know no better (sqlline): keep the default
         return jdbcIsolation == Connection.TRANSACTION_SERIALIZABLE || jdbcIsolation == Connection.TRANSACTION_NONE
                 ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT;
+    }
+
+    /**
+     * Runs one statement inside the connection's transaction handling ({@link #beginStatement}, then
+     * {@link #endStatement}): whatever {@code body} throws is thrown again after the transaction was rolled back
+     * (autocommit) or marked failed (an explicit transaction, when the error came from execution).
+     */
+    public <T> T runStatement(final int statementId, final StatementKind kind, final Supplier<T> body) {
+        boolean began = false;
+        Throwable error = null;
+        try {
+            beginStatement(statementId, kind);
+            began = true;
+            return body.get();
+        } catch (RuntimeException | Error e) {
+            error = e;
+            throw e;
+        } finally {
+            if (began) {
+                try {
+                    endStatement(statementId, kind, error, error != null && startedExecution(error));
+                } catch (RuntimeException e) {
+                    if (error == null) {
+                        throw e;
+                    }
+                    LOG.debug("ending a failed statement failed too", e);
+                }
+            }
+        }
+    }
+
+    /** Whether an error came from executing (rather than parsing or validating) the statement. */
+    private static boolean startedExecution(final Throwable error) {
+        final String cls = SqlErrors.describe(error).sqlState().substring(0, 2);
+        return !(cls.equals("42") || cls.equals("0A"));
     }
 
     /**

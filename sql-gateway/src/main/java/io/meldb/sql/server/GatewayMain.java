@@ -4,7 +4,15 @@ import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.rpc.TxnRpcClient;
 
+import io.meldb.sql.pg.PgServerConfig;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -25,6 +33,11 @@ public final class GatewayMain {
     private static final String USAGE = """
             usage: meldb [--port P] [--data-dir DIR] [--txn-servers host:port,...] [--local-cluster N]
               --port P              HTTP port of the JDBC (Avatica) endpoint; 0 = any free port (default 8765)
+              --pg-port P           port of the PostgreSQL protocol; 0 = any free port (default 5432, or any
+                                    free port when 5432 is taken)
+              --pg-users-file F     users and passwords of the PostgreSQL protocol, one user:password a line
+                                    (also MELDB_PG_USERS=user:password,...); without users only clients on
+                                    loopback connect, without a password
               --host H              address to serve on (default 127.0.0.1; 0.0.0.0 = every interface)
               --data-dir DIR        where the embedded database (or the local cluster) keeps its data
                                     (default ./meldb-data); it survives restarts
@@ -37,6 +50,8 @@ public final class GatewayMain {
 
     public static void main(final String[] args) throws Exception {
         int port = 8765;
+        int pgPort = -1;
+        Path pgUsersFile = null;
         Path dataDir = Path.of("meldb-data");
         String txnServers = null;
         int localCluster = 0;
@@ -45,6 +60,8 @@ public final class GatewayMain {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--port" -> port = Integer.parseInt(value(args, ++i));
+                    case "--pg-port" -> pgPort = Integer.parseInt(value(args, ++i));
+                    case "--pg-users-file" -> pgUsersFile = Path.of(value(args, ++i));
                     case "--host" -> host = value(args, ++i);
                     case "--data-dir" -> dataDir = Path.of(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
@@ -97,7 +114,7 @@ public final class GatewayMain {
                 resources.add(node);
                 services.add(node.txnService());
             }
-            final Gateway gateway = Gateway.start(new TxnRouter(services), host, port);
+            final Gateway gateway = Gateway.start(new TxnRouter(services), host, port, pgConfig(host, pgPort, pgUsersFile));
             resources.add(gateway);
         } catch (RuntimeException e) {
             closeAll(resources);
@@ -113,8 +130,55 @@ public final class GatewayMain {
         }, "meldb-shutdown"));
         System.out.println("MeldDB ready: " + gateway.jdbcUrl());
         System.out.println("MeldDB JDBC (MeldDB driver): " + gateway.meldJdbcUrl());
+        System.out.println("MeldDB PostgreSQL: " + gateway.pgUrl() + "   (psql " + gateway.pgUrl()
+                + ", pgjdbc " + gateway.pgJdbcUrl() + ")");
         System.out.flush();
         stopped.await();
+    }
+
+    /** The PostgreSQL server's settings: port 5432 unless it is taken (or another is asked for), the users. */
+    private static PgServerConfig pgConfig(final String host, final int pgPort, final Path usersFile) {
+        int port = pgPort;
+        if (port < 0) {
+            port = portFree(host, PgServerConfig.DEFAULT_PORT) ? PgServerConfig.DEFAULT_PORT : 0;
+        }
+        final Map<String, String> users = new LinkedHashMap<>();
+        final String env = System.getenv("MELDB_PG_USERS");
+        if (env != null && !env.isBlank()) {
+            for (String entry : env.split(",")) {
+                addUser(users, entry, "MELDB_PG_USERS");
+            }
+        }
+        if (usersFile != null) {
+            try {
+                for (String line : Files.readAllLines(usersFile)) {
+                    if (!line.isBlank() && !line.startsWith("#")) {
+                        addUser(users, line, usersFile.toString());
+                    }
+                }
+            } catch (IOException e) {
+                throw new IllegalArgumentException("cannot read --pg-users-file " + usersFile + ": " + e);
+            }
+        }
+        return PgServerConfig.loopback(port).withHost(host).withUsers(users);
+    }
+
+    private static void addUser(final Map<String, String> users, final String entry, final String source) {
+        final int colon = entry.indexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException(source + " wants user:password entries");
+        }
+        users.put(entry.substring(0, colon).trim(), entry.substring(colon + 1));
+    }
+
+    private static boolean portFree(final String host, final int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(host, port));
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static String value(final String[] args, final int i) {

@@ -1,15 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
-import io.meldb.sql.calcite.CharComparisons;
-import io.meldb.sql.calcite.MeldRootSchema;
 import io.meldb.sql.catalog.Catalog;
-import io.meldb.sql.catalog.CatalogStore;
-import io.meldb.sql.catalog.Ddl;
-import io.meldb.sql.catalog.DdlParser;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
 import org.apache.calcite.avatica.ConnectionPropertiesImpl;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.avatica.MissingResultsException;
@@ -18,11 +9,7 @@ import org.apache.calcite.avatica.QueryState;
 import org.apache.calcite.avatica.jdbc.JdbcMeta;
 import org.apache.calcite.avatica.proto.Requests;
 import org.apache.calcite.avatica.remote.TypedValue;
-import org.apache.calcite.jdbc.CalciteConnection;
-import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.runtime.Hook;
-import org.apache.calcite.tools.Program;
-import org.apache.calcite.util.Holder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,16 +31,9 @@ import java.util.function.Supplier;
 public final class MeldMeta extends JdbcMeta {
     private static final Logger LOG = LoggerFactory.getLogger(MeldMeta.class);
     /** The default schema of every connection (DESIGN.md: db / schema / table). */
-    public static final String SCHEMA = Catalog.PUBLIC;
-    /** The one database of the cluster. */
-    public static final String DATABASE = Catalog.DATABASE;
-    /** How often the bootstrap transaction is tried when meld aborts it (another gateway bootstrapping). */
-    private static final int BOOTSTRAP_ATTEMPTS = 5;
+    public static final String SCHEMA = SqlEngine.SCHEMA;
 
-    private static final RootedCalciteDriver CALCITE = new RootedCalciteDriver();
-
-    private final TxnRouter router;
-    private final CatalogStore catalogStore = new CatalogStore();
+    private final SqlEngine engine;
     private final Map<String, GatewayConnection> connections = new ConcurrentHashMap<>();
     private final Map<Connection, GatewayConnection> pending = new ConcurrentHashMap<>();
     /** Statement id → what it does and its SQL (for prepared statements). */
@@ -63,20 +43,9 @@ public final class MeldMeta extends JdbcMeta {
     private record Prepared(StatementKind kind, String sql) {
     }
 
-    /**
-     * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
-     * fixed root, to which sub-schemas would have to be added and removed by hand).
-     */
-    private static final class RootedCalciteDriver extends org.apache.calcite.jdbc.Driver {
-        CalciteConnection connect(final CalciteSchema root, final Properties info) {
-            return (CalciteConnection) ((org.apache.calcite.jdbc.CalciteFactory) factory)
-                    .newConnection(this, factory, CONNECT_STRING_PREFIX, info, root, null);
-        }
-    }
-
-    public MeldMeta(final TxnRouter router) throws SQLException {
+    public MeldMeta(final SqlEngine engine) throws SQLException {
         super("jdbc:calcite:", cacheSettings());
-        this.router = router;
+        this.engine = engine;
     }
 
     private static Properties cacheSettings() {
@@ -91,43 +60,10 @@ public final class MeldMeta extends JdbcMeta {
 
     @Override
     protected Connection createConnection(final String url, final Properties info) throws SQLException {
-        final Properties calcite = new Properties();
-        calcite.setProperty("timeZone", "UTC");
-        final GatewayConnection state = new GatewayConnection("pending", DATABASE, router, catalogStore);
-        // no caching: the sub-schemas and their tables come from the catalog at every lookup
-        final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
-        final CalciteConnection cc = CALCITE.connect(root, calcite);
-        cc.setSchema(SCHEMA);
-        final Connection connection = cc;
+        final GatewayConnection state = engine.newConnectionState("pending");
+        final Connection connection = engine.calciteConnection(state);
         pending.put(connection, state);
         return connection;
-    }
-
-    /**
-     * Writes the database entry and its {@link Catalog#PUBLIC} schema unless they exist: an ordinary transaction,
-     * retried when meld aborts it (another gateway bootstrapping at the same time). Every DDL does the same, so
-     * a failure here is logged and not fatal.
-     */
-    public void bootstrap() {
-        for (int attempt = 1; attempt <= BOOTSTRAP_ATTEMPTS; attempt++) {
-            try (TxnSession txn = router.begin(Isolation.SERIALIZABLE, false)) {
-                if (catalogStore.ensureDatabase(txn, DATABASE)) {
-                    router.observed(txn.commit());
-                    LOG.info("created database {} with schema {} in the catalog", DATABASE, SCHEMA);
-                } else {
-                    txn.abort();
-                }
-                return;
-            } catch (TxnException e) {
-                if (e.error() != TxnError.CONFLICT || attempt == BOOTSTRAP_ATTEMPTS) {
-                    LOG.warn("could not bootstrap the catalog (DDL will do it): {}", e.getMessage());
-                    return;
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("could not bootstrap the catalog (DDL will do it): {}", e.toString());
-                return;
-            }
-        }
     }
 
     @Override
@@ -214,7 +150,7 @@ public final class MeldMeta extends JdbcMeta {
             final StatementHandle h;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
                 // planning reads the catalog: in the open transaction, or a snapshot
-                try (Hook.Closeable program = withMeldProgram()) {
+                try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
                     h = super.prepare(ch, sql, maxRowCount);
                 }
             } else {
@@ -236,7 +172,7 @@ public final class MeldMeta extends JdbcMeta {
             throws NoSuchStatementException {
         final StatementKind kind = kindOf(sql);
         return run(h, kind, sql, () -> {
-            try (Hook.Closeable program = withMeldProgram()) {
+            try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
                 return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);
@@ -343,93 +279,27 @@ public final class MeldMeta extends JdbcMeta {
             rollback(new ConnectionHandle(h.connectionId));
             return count(h, 0);
         }
-        boolean began = false;
-        Throwable error = null;
         try {
-            state.beginStatement(h.id, kind);
-            began = true;
-            if (kind == StatementKind.DDL) {
-                runDdl(state, DdlParser.parse(sql));
-                return count(h, 0);
-            }
-            return calcite.get();
-        } catch (RuntimeException | Error e) {
-            error = e;
-            throw SqlErrors.toAvatica(e);
-        } finally {
-            if (began) {
-                try {
-                    state.endStatement(h.id, kind, error, error != null && startedExecution(error));
-                } catch (RuntimeException e) {
-                    if (error == null) {
-                        throw SqlErrors.toAvatica(e);
-                    }
-                    LOG.debug("ending a failed statement failed too", e);
+            return state.runStatement(h.id, kind, () -> {
+                if (kind == StatementKind.DDL) {
+                    engine.runDdl(state, SqlEngine.parseDdl(sql));
+                    return count(h, 0);
                 }
-            }
+                return calcite.get();
+            });
+        } catch (RuntimeException | Error e) {
+            throw SqlErrors.toAvatica(e);
         }
     }
 
     private ExecuteBatchResult batch(final StatementHandle h, final Supplier<ExecuteBatchResult> calcite) {
         final Prepared p = prepared.get(h.id);
         final StatementKind kind = p == null ? StatementKind.WRITE : p.kind();
-        final GatewayConnection state = state(h.connectionId);
-        boolean began = false;
-        Throwable error = null;
         try {
-            state.beginStatement(h.id, kind);
-            began = true;
-            return calcite.get();
+            return state(h.connectionId).runStatement(h.id, kind, calcite);
         } catch (RuntimeException | Error e) {
-            error = e;
             throw SqlErrors.toAvatica(e);
-        } finally {
-            if (began) {
-                try {
-                    state.endStatement(h.id, kind, error, error != null);
-                } catch (RuntimeException e) {
-                    if (error == null) {
-                        throw SqlErrors.toAvatica(e);
-                    }
-                }
-            }
         }
-    }
-
-    /** Whether an error came from executing (rather than parsing or validating) the statement. */
-    private static boolean startedExecution(final Throwable error) {
-        final SqlErrors.Described d = SqlErrors.describe(error);
-        final String cls = d.sqlState().substring(0, 2);
-        return !(cls.equals("42") || cls.equals("0A"));
-    }
-
-    private void runDdl(final GatewayConnection state, final Ddl ddl) {
-        final TxnSession txn = state.session();
-        final CatalogStore store = state.catalogStore();
-        if (ddl instanceof Ddl.CreateSchema c) {
-            store.createSchema(txn, DATABASE, c.name(), c.ifNotExists());
-        } else if (ddl instanceof Ddl.DropSchema d) {
-            store.dropSchema(txn, DATABASE, d.name(), d.ifExists(), d.cascade());
-        } else if (ddl instanceof Ddl.CreateTable c) {
-            store.createTable(txn, DATABASE, schema(c.schema()), c.name(), c.columns(), c.primaryKey(),
-                    c.ifNotExists());
-        } else if (ddl instanceof Ddl.DropTable d) {
-            store.dropTable(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
-        } else if (ddl instanceof Ddl.CreateIndex c) {
-            store.createIndex(txn, DATABASE, schema(c.schema()), c.table(), c.name(), c.columns(), c.ifNotExists());
-        } else if (ddl instanceof Ddl.DropIndex d) {
-            store.dropIndex(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
-        }
-    }
-
-    /** The schema of a DDL name: the one given, or {@link #SCHEMA} for an unqualified name. */
-    private static String schema(final String given) {
-        return given == null ? SCHEMA : given;
-    }
-
-    /** Plans this thread's statements with {@link CharComparisons#program()} until closed. */
-    private static Hook.Closeable withMeldProgram() {
-        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(CharComparisons.program()));
     }
 
     private static StatementKind kindOf(final String sql) {

@@ -40,6 +40,15 @@ public final class SqlErrors {
         return new AvaticaRuntimeException(d.message(), 0, d.sqlState(), AvaticaSeverity.ERROR);
     }
 
+    /** The failure as an unchecked exception that keeps its SQLState and message. */
+    public static SqlStateException toSqlState(final Throwable t) {
+        if (t instanceof SqlStateException e) {
+            return e;
+        }
+        final Described d = describe(t);
+        return new SqlStateException(d.sqlState(), d.message(), t);
+    }
+
     public static SQLException toSql(final Throwable t) {
         final Described d = describe(t);
         return new SQLException(d.message(), d.sqlState(), 0, t);

@@ -1,0 +1,72 @@
+package io.meldb.sql.pg;
+
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.List;
+
+/** The columns of a result as RowDescription describes them: names, PostgreSQL types, type modifiers. */
+public final class PgColumns {
+    static final PgColumns NONE = new PgColumns(new String[0], new PgType[0], new int[0]);
+
+    private final String[] names;
+    private final PgType[] types;
+    private final int[] typeModifiers;
+
+    private PgColumns(final String[] names, final PgType[] types, final int[] typeModifiers) {
+        this.names = names;
+        this.types = types;
+        this.typeModifiers = typeModifiers;
+    }
+
+    /** Columns of text values with the given names (SHOW and other answers of the protocol layer). */
+    static PgColumns text(final List<String> names) {
+        final PgType[] types = new PgType[names.size()];
+        final int[] mods = new int[names.size()];
+        java.util.Arrays.fill(types, PgType.TEXT);
+        java.util.Arrays.fill(mods, -1);
+        return new PgColumns(names.toArray(new String[0]), types, mods);
+    }
+
+    static PgColumns of(final ResultSetMetaData md) throws SQLException {
+        final int n = md.getColumnCount();
+        final String[] names = new String[n];
+        final PgType[] types = new PgType[n];
+        final int[] mods = new int[n];
+        for (int i = 0; i < n; i++) {
+            final int jdbcType = md.getColumnType(i + 1);
+            names[i] = md.getColumnLabel(i + 1);
+            types[i] = PgType.ofJdbc(jdbcType);
+            mods[i] = typeModifier(jdbcType, md.getPrecision(i + 1), md.getScale(i + 1));
+        }
+        return new PgColumns(names, types, mods);
+    }
+
+    /** atttypmod: VARCHAR(n) and CHAR(n) carry n + 4, NUMERIC(p, s) carries (p << 16 | s) + 4; -1 means none. */
+    private static int typeModifier(final int jdbcType, final int precision, final int scale) {
+        switch (jdbcType) {
+            case Types.VARCHAR, Types.CHAR:
+                return precision > 0 && precision < 10_485_760 ? precision + 4 : -1;
+            case Types.DECIMAL, Types.NUMERIC:
+                return precision > 0 && precision <= 1000 ? ((precision << 16) | Math.max(scale, 0)) + 4 : -1;
+            default:
+                return -1;
+        }
+    }
+
+    public int size() {
+        return names.length;
+    }
+
+    public String name(final int i) {
+        return names[i];
+    }
+
+    public PgType type(final int i) {
+        return types[i];
+    }
+
+    public int typeModifier(final int i) {
+        return typeModifiers[i];
+    }
+}

@@ -1,0 +1,159 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.server.SqlSession;
+import io.netty.buffer.ByteBuf;
+
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Carries out the {@link PgCommand}s: transaction control on the connection's {@link PgTransactionBlock},
+ * session parameters in its {@link PgSettings} (and the ones that change what MeldDB does: search_path, the
+ * transaction characteristics), and the statements accepted without effect. Writes each command's rows,
+ * warnings (as PostgreSQL gives them: BEGIN inside a block, COMMIT outside one) and CommandComplete.
+ */
+final class PgCommands {
+    private final SqlSession session;
+    private final PgSettings settings;
+    private final PgTransactionBlock block;
+    private final PgOutput output;
+
+    PgCommands(final SqlSession session, final PgSettings settings, final PgTransactionBlock block,
+               final PgOutput output) {
+        this.session = session;
+        this.settings = settings;
+        this.block = block;
+        this.output = output;
+    }
+
+    /** The columns a command answers (SHOW), or none. */
+    PgColumns columns(final PgCommand command) {
+        if (command instanceof PgCommand.Show s) {
+            if (s.name().equalsIgnoreCase("all")) {
+                return PgColumns.text(List.of("name", "setting", "description"));
+            }
+            settings.get(s.name()); // an unknown parameter fails when the statement is prepared
+            return PgColumns.text(List.of(s.name().toLowerCase(Locale.ROOT)));
+        }
+        return PgColumns.NONE;
+    }
+
+    /** Runs a command; answers the command tag it completed with. */
+    String run(final PgCommand command, final String tag) {
+        final ByteBuf out = output.buffer();
+        String completed = tag;
+        if (command instanceof PgCommand.Begin b) {
+            if (!block.begin(b.isolation(), b.readOnly())) {
+                warning("25001", "there is already a transaction in progress");
+            }
+        } else if (command instanceof PgCommand.Commit) {
+            final String result = block.commit();
+            if (result == null) {
+                warning("25P01", "there is no transaction in progress");
+            } else {
+                completed = result;
+            }
+        } else if (command instanceof PgCommand.Rollback) {
+            if (!block.rollback()) {
+                warning("25P01", "there is no transaction in progress");
+            }
+        } else if (command instanceof PgCommand.SetTransaction s) {
+            if (!s.session() && !block.explicit()) {
+                warning("25P01", "SET TRANSACTION can only be used in transaction blocks");
+            }
+            block.characteristics(s.session(), s.isolation(), s.readOnly());
+        } else if (command instanceof PgCommand.Set s) {
+            set(s.name(), s.value());
+        } else if (command instanceof PgCommand.Show s) {
+            show(s.name());
+        } else if (command instanceof PgCommand.Reset r) {
+            if (r.name() == null) {
+                for (String name : List.copyOf(settings.all().keySet())) {
+                    if (!PgSettings.REPORTED.contains(name) || name.equals("application_name")) {
+                        set(name, null);
+                    }
+                }
+            } else {
+                set(r.name(), null);
+            }
+        } else if (command instanceof PgCommand.Unsupported u) {
+            throw new SqlStateException("0A000", u.feature() + " is not supported");
+        }
+        PgBackend.commandComplete(out, completed);
+        return completed;
+    }
+
+    /** SET name TO value (null = DEFAULT): stored, applied where it changes MeldDB, reported if PostgreSQL does. */
+    void set(final String name, final String value) {
+        final String key = value == null ? settings.reset(name) : settings.set(name, value);
+        final String now = settings.get(key);
+        switch (key) {
+            case "search_path" -> session.setSchema(schemaOf(now));
+            case "transaction_isolation" -> block.characteristics(false, PgSettings.isolation(now), null);
+            case "default_transaction_isolation" -> block.characteristics(true, PgSettings.isolation(now), null);
+            case "transaction_read_only" -> block.characteristics(false, null, PgSettings.isOn(now));
+            case "default_transaction_read_only" -> block.characteristics(true, null, PgSettings.isOn(now));
+            default -> {
+                // kept for SHOW only
+            }
+        }
+        if (PgSettings.REPORTED.contains(key)) {
+            PgBackend.parameterStatus(output.buffer(), key, now);
+        }
+    }
+
+    private void show(final String name) {
+        final ByteBuf out = output.buffer();
+        if (name.equalsIgnoreCase("all")) {
+            for (Map.Entry<String, String> e : settings.all().entrySet()) {
+                row(out, e.getKey(), current(e.getKey(), e.getValue()), "");
+            }
+            return;
+        }
+        row(out, current(name, settings.get(name)));
+    }
+
+    /** The transaction characteristics are the open transaction's, whatever SET last stored. */
+    private String current(final String name, final String stored) {
+        if (name.equalsIgnoreCase("transaction_isolation")) {
+            return block.isolation();
+        }
+        if (name.equalsIgnoreCase("transaction_read_only")) {
+            return block.readOnly() ? "on" : "off";
+        }
+        return stored;
+    }
+
+    private void warning(final String sqlState, final String message) {
+        PgBackend.error(output.buffer(), 'N', "WARNING", sqlState, message, null, null);
+    }
+
+    private static void row(final ByteBuf out, final String... values) {
+        final int at = PgBackend.begin(out, 'D');
+        out.writeShort(values.length);
+        for (String v : values) {
+            PgValues.writeText(out, v);
+        }
+        PgBackend.end(out, at);
+    }
+
+    /**
+     * The schema unqualified names resolve in: the first entry of a search_path other than "$user" and
+     * pg_catalog. An unquoted name is upper-cased, as MeldDB's SQL folds unquoted identifiers.
+     */
+    static String schemaOf(final String searchPath) {
+        for (String entry : searchPath.split(",")) {
+            final String e = entry.trim();
+            if (e.isEmpty() || e.equals("$user") || e.equals("\"$user\"") || e.equalsIgnoreCase("pg_catalog")) {
+                continue;
+            }
+            if (e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"")) {
+                return e.substring(1, e.length() - 1).replace("\"\"", "\"");
+            }
+            return e.toUpperCase(Locale.ROOT);
+        }
+        return "PUBLIC";
+    }
+}

@@ -1,0 +1,420 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.server.SqlErrors;
+import io.meldb.sql.server.SqlSession;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One PostgreSQL client connection after its start-up: the simple and extended query protocols (PostgreSQL
+ * docs, "Message Flow") over a {@link SqlSession}. Messages arrive in order on one worker at a time (see
+ * {@link PgConnectionHandler}); answers collect in one buffer that goes out at Sync, Flush, the end of a Query,
+ * or when it grows large. After an error in the extended protocol, messages are skipped until Sync.
+ */
+final class PgConnection {
+    private static final Logger LOG = LoggerFactory.getLogger(PgConnection.class);
+    /** Answers are written out once this many bytes have collected, so a large result streams. */
+    private static final int FLUSH_BYTES = 64 * 1024;
+
+    private final Channel channel;
+    private final PgOutput output;
+    private final SqlSession session;
+    private final PgSettings settings;
+    private final PgTransactionBlock block;
+    private final PgCommands commands;
+    private final Map<String, PgStatement> statements = new HashMap<>();
+    private final Map<String, PgPortal> portals = new HashMap<>();
+    private boolean skipUntilSync;
+    private volatile boolean cancelRequested;
+
+    PgConnection(final Channel channel, final PgOutput output, final SqlSession session, final PgSettings settings) {
+        this.channel = channel;
+        this.output = output;
+        this.session = session;
+        this.settings = settings;
+        this.block = new PgTransactionBlock(session.state());
+        this.commands = new PgCommands(session, settings, block, output);
+    }
+
+    /** Carries out one message (on the connection's worker). */
+    void handle(final PgMessage m) {
+        if (skipUntilSync && m.type() != 'S' && m.type() != 'X') {
+            return;
+        }
+        try {
+            switch (m.type()) {
+                case 'Q' -> simpleQuery(m.readCString());
+                case 'P' -> parse(m);
+                case 'B' -> bind(m);
+                case 'D' -> describe(m);
+                case 'E' -> execute(m);
+                case 'S' -> sync();
+                case 'H' -> output.flush();
+                case 'C' -> close(m);
+                case 'X' -> channel.close();
+                case 'd', 'c', 'f' -> {
+                    // copy data after a failed COPY: ignored until the client's CopyDone or CopyFail
+                }
+                default -> throw new PgProtocolException("unknown message type '" + (char) m.type() + "'");
+            }
+        } catch (RuntimeException | Error e) {
+            failStatement(e);
+            if (m.type() != 'Q') {
+                skipUntilSync = true;
+            } else {
+                readyForQuery();
+            }
+        }
+    }
+
+    /** Points unqualified names at the first schema of the session's search_path. */
+    void applySearchPath() {
+        session.setSchema(PgCommands.schemaOf(settings.get("search_path")));
+    }
+
+    /** The client asked to cancel what runs now (CancelRequest). */
+    void cancel() {
+        cancelRequested = true;
+    }
+
+    /** The channel closed: rolls back whatever is open and releases the session. */
+    void closed() {
+        for (PgPortal p : portals.values()) {
+            closeCursor(p);
+        }
+        portals.clear();
+        for (PgStatement s : statements.values()) {
+            s.close();
+        }
+        statements.clear();
+        block.close();
+        session.close();
+    }
+
+    // ------------------------------------------------------------------------------------------ simple query
+
+    private void simpleQuery(final String sql) {
+        cancelRequested = false;
+        final List<String> parts = PgSqlSplitter.split(sql);
+        if (parts.isEmpty()) {
+            PgBackend.emptyQueryResponse(output.buffer());
+            readyForQuery();
+            return;
+        }
+        try {
+            for (String part : parts) {
+                try (PgStatement statement = prepare(part, new int[0])) {
+                    final PgPortal portal = new PgPortal(statement, new Object[0], new short[0]);
+                    if (statement.columns.size() > 0) {
+                        PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
+                    }
+                    run(portal, 0);
+                }
+            }
+            block.endImplicit();
+        } catch (RuntimeException | Error e) {
+            failStatement(e);
+            endImplicitQuietly();
+        }
+        readyForQuery();
+    }
+
+    // ------------------------------------------------------------------------------------------ extended query
+
+    private void parse(final PgMessage m) {
+        final String name = m.readCString();
+        final String sql = m.readCString();
+        final int count = m.readShort();
+        final int[] declared = new int[Math.max(count, 0)];
+        for (int i = 0; i < declared.length; i++) {
+            declared[i] = m.readInt();
+        }
+        final List<String> parts = PgSqlSplitter.split(sql);
+        if (parts.size() > 1) {
+            throw new SqlStateException("42601", "cannot insert multiple commands into a prepared statement");
+        }
+        if (!name.isEmpty() && statements.containsKey(name)) {
+            throw new SqlStateException("42P05", "prepared statement \"" + name + "\" already exists");
+        }
+        final PgStatement statement = prepare(parts.isEmpty() ? "" : parts.get(0), declared);
+        final PgStatement old = statements.put(name, statement);
+        if (old != null) {
+            old.close();
+        }
+        PgBackend.parseComplete(output.buffer());
+    }
+
+    private void bind(final PgMessage m) {
+        final String portalName = m.readCString();
+        final String statementName = m.readCString();
+        final PgStatement statement = statements.get(statementName);
+        if (statement == null) {
+            throw new SqlStateException("26000", "prepared statement \"" + statementName + "\" does not exist");
+        }
+        final short[] formats = readShorts(m);
+        final int count = m.readShort();
+        if (count != statement.parameterTypes.length) {
+            throw new PgProtocolException("bind message supplies " + count + " parameters, but prepared "
+                    + "statement \"" + statementName + "\" requires " + statement.parameterTypes.length);
+        }
+        if (formats.length > 1 && formats.length != count) {
+            throw new PgProtocolException("bind message has " + formats.length + " parameter formats but "
+                    + count + " parameters");
+        }
+        final Object[] values = new Object[count];
+        for (int i = 0; i < count; i++) {
+            final int length = m.readInt();
+            final ByteBuf bytes = length < 0 ? null : m.readSlice(length);
+            values[i] = PgValues.readParameter(bytes, PgBackend.format(formats, i) == 1,
+                    PgType.ofOid(statement.parameterOids[i]), statement.parameterTypes[i]);
+        }
+        final short[] resultFormats = readShorts(m);
+        if (resultFormats.length > 1 && resultFormats.length != statement.columns.size()) {
+            throw new PgProtocolException("bind message has " + resultFormats.length + " result formats but the "
+                    + "query has " + statement.columns.size() + " columns");
+        }
+        final PgPortal old = portals.put(portalName, new PgPortal(statement, values, resultFormats));
+        if (old != null) {
+            closeCursor(old);
+        }
+        PgBackend.bindComplete(output.buffer());
+    }
+
+    private void describe(final PgMessage m) {
+        final byte what = m.readByte();
+        final String name = m.readCString();
+        final ByteBuf out = output.buffer();
+        if (what == 'S') {
+            final PgStatement statement = statements.get(name);
+            if (statement == null) {
+                throw new SqlStateException("26000", "prepared statement \"" + name + "\" does not exist");
+            }
+            PgBackend.parameterDescription(out, statement.parameterOids);
+            describeRows(statement, new short[0]);
+        } else if (what == 'P') {
+            final PgPortal portal = portals.get(name);
+            if (portal == null) {
+                throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
+            }
+            describeRows(portal.statement, portal.resultFormats);
+        } else {
+            throw new PgProtocolException("invalid Describe target '" + (char) what + "'");
+        }
+    }
+
+    private void describeRows(final PgStatement statement, final short[] formats) {
+        if (statement.columns.size() == 0) {
+            PgBackend.noData(output.buffer());
+        } else {
+            PgBackend.rowDescription(output.buffer(), statement.columns, formats);
+        }
+    }
+
+    private void execute(final PgMessage m) {
+        final String name = m.readCString();
+        final int maxRows = m.readInt();
+        final PgPortal portal = portals.get(name);
+        if (portal == null) {
+            throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
+        }
+        cancelRequested = false;
+        run(portal, Math.max(maxRows, 0));
+    }
+
+    private void sync() {
+        skipUntilSync = false;
+        try {
+            block.endImplicit();
+        } catch (RuntimeException | Error e) {
+            failStatement(e);
+        }
+        if (!block.explicit()) {
+            closeAllPortals();
+        }
+        readyForQuery();
+    }
+
+    private void close(final PgMessage m) {
+        final byte what = m.readByte();
+        final String name = m.readCString();
+        if (what == 'S') {
+            final PgStatement s = statements.remove(name);
+            if (s != null) {
+                s.close();
+            }
+        } else if (what == 'P') {
+            final PgPortal p = portals.remove(name);
+            if (p != null) {
+                closeCursor(p);
+            }
+        } else {
+            throw new PgProtocolException("invalid Close target '" + (char) what + "'");
+        }
+        PgBackend.closeComplete(output.buffer());
+    }
+
+    // ------------------------------------------------------------------------------------------ running
+
+    /** Prepares one statement: a command of the protocol layer, or the SQL engine's prepared statement. */
+    private PgStatement prepare(final String sql, final int[] declared) {
+        try {
+            if (sql.isEmpty()) {
+                return new PgStatement(sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE);
+            }
+            final PgCommand command = PgCommand.parse(sql);
+            if (command != null) {
+                return new PgStatement(sql, command, null, declared, commands.columns(command));
+            }
+            final SqlSession.PreparedSql prepared = session.prepare(sql);
+            final PgColumns columns = prepared.statement() != null && prepared.kind()
+                    == io.meldb.sql.server.StatementKind.READ
+                    ? PgColumns.of(prepared.statement().getMetaData()) : PgColumns.NONE;
+            return new PgStatement(sql, null, prepared, declared, columns);
+        } catch (SQLException e) {
+            throw SqlErrors.toSqlState(e);
+        }
+    }
+
+    /** Executes a portal, sending at most {@code maxRows} rows (0 = all). */
+    private void run(final PgPortal portal, final int maxRows) {
+        final PgStatement statement = portal.statement;
+        if (portal.completedTag != null) {
+            PgBackend.commandComplete(output.buffer(), statement.prepared != null
+                    && statement.columns.size() > 0 ? "SELECT 0" : portal.completedTag);
+            return;
+        }
+        if (statement.sql.isEmpty()) {
+            PgBackend.emptyQueryResponse(output.buffer());
+            return;
+        }
+        if (statement.command != null) {
+            portal.completedTag = commands.run(statement.command, statement.tag);
+            return;
+        }
+        if (portal.result == null) {
+            block.beforeStatement(statement.writes());
+            portal.result = session.execute(statement.prepared, portal.parameters);
+        }
+        final ResultSet rows = portal.result.rows();
+        if (rows == null) {
+            portal.completedTag = statement.prepared.ddl() != null ? statement.tag
+                    : statement.tag + " " + portal.result.updateCount();
+            portal.result = null;
+            PgBackend.commandComplete(output.buffer(), portal.completedTag);
+            return;
+        }
+        try {
+            if (sendRows(portal, rows, maxRows)) {
+                PgBackend.portalSuspended(output.buffer());
+                return;
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.toSqlState(e);
+        }
+        portal.completedTag = "SELECT " + portal.rowsSent;
+        closeCursor(portal);
+        PgBackend.commandComplete(output.buffer(), portal.completedTag);
+    }
+
+    /** Sends rows of the cursor; answers true when it stopped at {@code maxRows} with rows left. */
+    private boolean sendRows(final PgPortal portal, final ResultSet rows, final int maxRows) throws SQLException {
+        final PgColumns columns = portal.statement.columns;
+        final int n = columns.size();
+        long sent = 0;
+        while (true) {
+            if (maxRows > 0 && sent == maxRows) {
+                return true;
+            }
+            if (!rows.next()) {
+                return false;
+            }
+            final ByteBuf out = output.buffer();
+            final int at = PgBackend.begin(out, 'D');
+            out.writeShort(n);
+            for (int i = 0; i < n; i++) {
+                PgValues.writeColumn(out, rows, i + 1, columns.type(i),
+                        PgBackend.format(portal.resultFormats, i) == 1);
+            }
+            PgBackend.end(out, at);
+            sent++;
+            portal.rowsSent++;
+            if (out.readableBytes() >= FLUSH_BYTES) {
+                output.flushAndAwaitWritable();
+            }
+            if (cancelRequested) {
+                cancelRequested = false;
+                throw new SqlStateException("57014", "canceling statement due to user request");
+            }
+        }
+    }
+
+    private void closeCursor(final PgPortal portal) {
+        if (portal.result != null) {
+            session.closeResult(portal.result);
+            portal.result = null;
+        }
+    }
+
+    private void closeAllPortals() {
+        for (PgPortal p : portals.values()) {
+            closeCursor(p);
+        }
+        portals.clear();
+    }
+
+    // ------------------------------------------------------------------------------------------ errors
+
+    /** Sends the error of a failed statement and fails the transaction block it ran in. */
+    private void failStatement(final Throwable e) {
+        final SqlErrors.Described d = SqlErrors.describe(e);
+        if (d.sqlState().equals("XX000")) {
+            LOG.warn("internal error in a PostgreSQL connection", e);
+        } else {
+            LOG.debug("statement failed: {} {}", d.sqlState(), d.message());
+        }
+        try {
+            block.failed();
+        } catch (RuntimeException | Error again) {
+            LOG.debug("failing the transaction block failed too", again);
+        }
+        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), null, null);
+    }
+
+    private void endImplicitQuietly() {
+        try {
+            block.endImplicit();
+        } catch (RuntimeException | Error e) {
+            LOG.debug("ending the implicit transaction failed", e);
+        }
+        closeAllPortals();
+    }
+
+    private void readyForQuery() {
+        PgBackend.readyForQuery(output.buffer(), block.status());
+        output.flush();
+    }
+
+    private static short[] readShorts(final PgMessage m) {
+        final int n = m.readShort();
+        if (n < 0) {
+            throw new PgProtocolException("negative count in a Bind message");
+        }
+        final short[] out = new short[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = m.readShort();
+            if (out[i] != 0 && out[i] != 1) {
+                throw new PgProtocolException("unsupported format code " + out[i]);
+            }
+        }
+        return out;
+    }
+}

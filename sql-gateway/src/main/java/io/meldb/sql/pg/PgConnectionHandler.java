@@ -1,0 +1,198 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.SqlErrors;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The Netty side of one PostgreSQL connection: hands the decoded messages, in order, to the connection's worker
+ * (one task at a time on the server's pool), stops reading the socket while too many wait, and turns a broken
+ * stream (a message over the size limit, a bad length) into a FATAL error and a close. The worker runs
+ * {@link PgStartup} until the session is open, then {@link PgConnection}.
+ */
+final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger LOG = LoggerFactory.getLogger(PgConnectionHandler.class);
+    /** Messages waiting for the worker at which the socket stops being read, and at which it reads again. */
+    private static final int PAUSE_AT = 1024;
+    private static final int RESUME_AT = 256;
+    private static final Object CLOSED = new Object();
+
+    private final PgServer server;
+    private final int secret;
+    private final Queue<Object> inbox = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private Channel channel;
+    private PgOutput output;
+    private PgStartup startup;
+    private volatile PgConnection connection;
+    private boolean done;
+
+    PgConnectionHandler(final PgServer server) {
+        this.server = server;
+        this.secret = server.random().nextInt();
+    }
+
+    int secret() {
+        return secret;
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx) {
+        channel = ctx.channel();
+        output = new PgOutput(channel);
+        startup = new PgStartup(server, channel, output, this);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
+        inbox.add(msg);
+        if (waiting.incrementAndGet() >= PAUSE_AT) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        schedule();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx) {
+        inbox.add(CLOSED);
+        waiting.incrementAndGet();
+        schedule();
+        output.wakeUp();
+    }
+
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx) {
+        output.wakeUp();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause) {
+        final Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        final String sqlState;
+        final String message;
+        if (c instanceof TooLongFrameException) {
+            sqlState = "54000";
+            message = c.getMessage();
+        } else if (c instanceof PgProtocolException p) {
+            sqlState = p.sqlState();
+            message = p.getMessage();
+        } else {
+            LOG.debug("PostgreSQL connection {} failed", ctx.channel().remoteAddress(), cause);
+            ctx.close();
+            return;
+        }
+        final ByteBuf out = ctx.alloc().buffer(128);
+        PgBackend.error(out, 'E', "FATAL", sqlState, message, null, null);
+        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** CancelRequest from another connection. */
+    void cancel(final int requestSecret) {
+        final PgConnection c = connection;
+        if (requestSecret == secret && c != null) {
+            c.cancel();
+        }
+    }
+
+    void closeChannel() {
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    private void schedule() {
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                server.workers().execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                scheduled.set(false);
+                channel.close(); // the server is stopping
+            }
+        }
+    }
+
+    /** Runs on a worker: the waiting messages in order, then hands the worker back. */
+    private void drain() {
+        while (true) {
+            Object m;
+            while ((m = inbox.poll()) != null) {
+                process(m);
+                if (waiting.decrementAndGet() == RESUME_AT) {
+                    channel.config().setAutoRead(true);
+                }
+            }
+            scheduled.set(false);
+            if (inbox.isEmpty() || !scheduled.compareAndSet(false, true)) {
+                return;
+            }
+        }
+    }
+
+    private void process(final Object m) {
+        if (m == CLOSED) {
+            finish();
+            return;
+        }
+        final PgMessage message = (PgMessage) m;
+        try {
+            if (done) {
+                return;
+            }
+            final PgConnection c = connection;
+            if (c != null) {
+                c.handle(message);
+            } else {
+                connection = startup.handle(message);
+            }
+        } catch (PgFatalException e) {
+            fatal(e.getCause());
+        } catch (RuntimeException | Error e) {
+            LOG.warn("PostgreSQL connection {}: unexpected failure; closing it", channel.remoteAddress(), e);
+            fatal(e);
+        } finally {
+            message.release();
+        }
+    }
+
+    /** Sends a FATAL error and closes the connection. */
+    private void fatal(final Throwable e) {
+        final SqlErrors.Described d = SqlErrors.describe(e);
+        PgBackend.error(output.buffer(), 'E', "FATAL", d.sqlState(), d.message(), null, null);
+        output.flush();
+        channel.close();
+        done = true;
+    }
+
+    /** The channel is closed: releases the session and the process id. */
+    private void finish() {
+        done = true;
+        final PgConnection c = connection;
+        connection = null;
+        try {
+            if (c != null) {
+                c.closed();
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("closing a PostgreSQL session failed", e);
+        } finally {
+            output.discard();
+            server.release(startup.processId());
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.meldb.sql.pg;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCounted;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One frontend message: its type byte ({@link #STARTUP} for the untyped messages that open a connection, whose
+ * body starts with the protocol code) and its body, a retained slice of the connection's input that the
+ * receiver releases.
+ */
+public record PgMessage(byte type, ByteBuf body) {
+    /** The type of StartupMessage, SSLRequest, GSSENCRequest and CancelRequest, which have no type byte. */
+    public static final byte STARTUP = 0;
+
+    public void release() {
+        if (body.refCnt() > 0) {
+            ((ReferenceCounted) body).release();
+        }
+    }
+
+    /** Reads a NUL-terminated UTF-8 string at the body's reader index. */
+    public String readCString() {
+        final int end = body.indexOf(body.readerIndex(), body.writerIndex(), (byte) 0);
+        if (end < 0) {
+            throw new PgProtocolException("a string in a '" + (char) type + "' message is not terminated");
+        }
+        final String s = body.toString(body.readerIndex(), end - body.readerIndex(), StandardCharsets.UTF_8);
+        body.readerIndex(end + 1);
+        return s;
+    }
+
+    public int readInt() {
+        need(4);
+        return body.readInt();
+    }
+
+    public short readShort() {
+        need(2);
+        return body.readShort();
+    }
+
+    public byte readByte() {
+        need(1);
+        return body.readByte();
+    }
+
+    /** A slice of the next {@code n} bytes (not retained: valid while this message is). */
+    public ByteBuf readSlice(final int n) {
+        need(n);
+        return body.readSlice(n);
+    }
+
+    private void need(final int n) {
+        if (n < 0 || body.readableBytes() < n) {
+            throw new PgProtocolException("a '" + (char) type + "' message is shorter than its fields");
+        }
+    }
+}

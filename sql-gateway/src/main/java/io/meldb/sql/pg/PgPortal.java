@@ -1,0 +1,25 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.SqlSession;
+
+/**
+ * A bound statement ready to execute (the extended protocol's portal): parameter values, the formats its result
+ * columns travel in, and once executed, its open cursor, so that an Execute with a row limit can suspend it and
+ * the next Execute go on where it stopped.
+ */
+final class PgPortal {
+    final PgStatement statement;
+    final Object[] parameters;
+    final short[] resultFormats;
+    /** The execution's result once the portal ran; its cursor stays open until the portal completes. */
+    SqlSession.Result result;
+    long rowsSent;
+    /** The command tag of a portal that completed; a completed portal answers it again without running. */
+    String completedTag;
+
+    PgPortal(final PgStatement statement, final Object[] parameters, final short[] resultFormats) {
+        this.statement = statement;
+        this.parameters = parameters;
+        this.resultFormats = resultFormats;
+    }
+}

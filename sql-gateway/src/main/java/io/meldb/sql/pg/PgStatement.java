@@ -1,0 +1,107 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.catalog.SqlLexer;
+import io.meldb.sql.server.SqlSession.PreparedSql;
+import io.meldb.sql.server.StatementKind;
+
+import java.sql.ParameterMetaData;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Locale;
+
+/**
+ * A statement of the extended query protocol (named, or the unnamed one) or of a simple Query: its SQL, what runs
+ * it (a {@link PgCommand} of the protocol layer or a {@link PreparedSql} of the SQL engine), its parameter types
+ * and its result columns ({@link PgColumns#NONE} for a statement that returns no rows).
+ */
+final class PgStatement implements AutoCloseable {
+    final String sql;
+    final PgCommand command;
+    final PreparedSql prepared;
+    /** Parameter types as PostgreSQL OIDs: what the client declared, or what the statement infers. */
+    final int[] parameterOids;
+    /** The JDBC types the engine takes the parameters as. */
+    final int[] parameterTypes;
+    final PgColumns columns;
+    /** The first word(s) of the command tag: "SELECT", "INSERT 0", "CREATE TABLE", ... */
+    final String tag;
+
+    PgStatement(final String sql, final PgCommand command, final PreparedSql prepared, final int[] declared,
+                final PgColumns columns) throws SQLException {
+        this.sql = sql;
+        this.command = command;
+        this.prepared = prepared;
+        this.columns = columns;
+        this.tag = tag(sql, command);
+        final ParameterMetaData pm = prepared == null || prepared.statement() == null ? null
+                : prepared.statement().getParameterMetaData();
+        final int n = pm == null ? declared.length : pm.getParameterCount();
+        parameterOids = new int[n];
+        parameterTypes = new int[n];
+        for (int i = 0; i < n; i++) {
+            parameterTypes[i] = pm == null ? Types.VARCHAR : pm.getParameterType(i + 1);
+            final int oid = i < declared.length ? declared[i] : 0;
+            parameterOids[i] = oid != 0 ? oid : PgType.ofJdbc(parameterTypes[i]).oid();
+        }
+    }
+
+    /** Whether executing the statement writes (DML or DDL), so that it needs an update transaction. */
+    boolean writes() {
+        return prepared != null && prepared.kind() != StatementKind.READ;
+    }
+
+    @Override
+    public void close() {
+        if (prepared != null) {
+            prepared.close();
+        }
+    }
+
+    /** The command tag's fixed part, from the statement's first words. */
+    private static String tag(final String sql, final PgCommand command) {
+        if (command instanceof PgCommand.Begin b) {
+            return b.tag();
+        }
+        if (command instanceof PgCommand.Commit) {
+            return "COMMIT";
+        }
+        if (command instanceof PgCommand.Rollback) {
+            return "ROLLBACK";
+        }
+        if (command instanceof PgCommand.SetTransaction || command instanceof PgCommand.Set) {
+            return "SET";
+        }
+        if (command instanceof PgCommand.Show) {
+            return "SHOW";
+        }
+        if (command instanceof PgCommand.Reset r) {
+            return r.tag();
+        }
+        if (command instanceof PgCommand.NoOp n) {
+            return n.tag();
+        }
+        final var tokens = SqlLexer.tokenize(sql);
+        final String first = tokens.isEmpty() ? "" : tokens.get(0).text().toUpperCase(Locale.ROOT);
+        switch (first) {
+            case "INSERT":
+                return "INSERT 0";
+            case "CREATE":
+            case "DROP": {
+                int i = 1;
+                while (i < tokens.size() && (tokens.get(i).is("UNIQUE") || tokens.get(i).is("OR")
+                        || tokens.get(i).is("REPLACE") || tokens.get(i).is("TEMPORARY")
+                        || tokens.get(i).is("TEMP") || tokens.get(i).is("UNLOGGED"))) {
+                    i++;
+                }
+                return i < tokens.size() ? first + " " + tokens.get(i).text() : first;
+            }
+            case "WITH":
+            case "VALUES":
+            case "EXPLAIN":
+            case "(":
+                return "SELECT";
+            default:
+                return first;
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.GatewayConnection;
+
+import java.sql.Connection;
+
+/**
+ * PostgreSQL's transaction blocks over a connection's {@link GatewayConnection}. Outside BEGIN ... COMMIT, the
+ * statements up to the next Sync (extended protocol) or of one Query message (simple protocol) form an implicit
+ * transaction that commits at its end, as in PostgreSQL. An implicit transaction that starts with a query is
+ * read-only (a snapshot that never touches the log); should a write follow in the same block, the read part
+ * commits first and the write runs in an update transaction of its own. Any error inside a block fails it: the
+ * rest of an implicit block is skipped, and an explicit one answers 25P02 until ROLLBACK (the status byte 'E').
+ */
+final class PgTransactionBlock {
+    private final GatewayConnection state;
+    private boolean explicit;
+    private boolean implicit;
+    private boolean implicitReadOnly;
+
+    /** The session's characteristics (SET SESSION CHARACTERISTICS), restored when a block ends. */
+    private String sessionIsolation = "serializable";
+    private boolean sessionReadOnly;
+    /** The characteristics of the open transaction. */
+    private String isolation = "serializable";
+    private boolean readOnly;
+
+    PgTransactionBlock(final GatewayConnection state) {
+        this.state = state;
+        apply();
+    }
+
+    /** ReadyForQuery's status byte. */
+    byte status() {
+        if (!explicit) {
+            return PgBackend.IDLE;
+        }
+        return state.failed() ? PgBackend.FAILED : PgBackend.IN_TRANSACTION;
+    }
+
+    boolean explicit() {
+        return explicit;
+    }
+
+    String isolation() {
+        return isolation;
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+
+    /** Before a statement of the SQL engine runs: opens the implicit block, or widens a read-only one. */
+    void beforeStatement(final boolean writes) {
+        if (explicit) {
+            return;
+        }
+        if (!implicit) {
+            implicit = true;
+            implicitReadOnly = !writes && !readOnly;
+            state.setAutoCommit(false);
+            state.setReadOnly(readOnly || implicitReadOnly);
+        } else if (writes && implicitReadOnly) {
+            state.commit(); // the read-only part ends; the write gets an update transaction
+            implicitReadOnly = false;
+            state.setReadOnly(readOnly);
+        }
+    }
+
+    /** A statement failed: the block it ran in fails too. */
+    void failed() {
+        if (explicit || implicit) {
+            state.markFailed();
+        }
+    }
+
+    /** The end of an implicit block (Sync, or the end of a Query): commits it, or rolls it back if it failed. */
+    void endImplicit() {
+        if (!implicit) {
+            return;
+        }
+        implicit = false;
+        try {
+            if (state.failed()) {
+                state.rollback();
+            } else {
+                state.commit();
+            }
+        } finally {
+            state.setAutoCommit(true);
+            restoreSession();
+        }
+    }
+
+    /** BEGIN; answers false (a warning) when a block is already open. */
+    boolean begin(final String isolationLevel, final Boolean readOnlyMode) {
+        if (explicit) {
+            return false;
+        }
+        if (implicit && implicitReadOnly && !Boolean.TRUE.equals(readOnlyMode)) {
+            state.commit(); // statements before BEGIN in the same block only read
+        }
+        implicit = false;
+        explicit = true;
+        state.setAutoCommit(false);
+        isolation = isolationLevel == null ? sessionIsolation : isolationLevel;
+        readOnly = readOnlyMode == null ? sessionReadOnly : readOnlyMode;
+        apply();
+        return true;
+    }
+
+    /**
+     * COMMIT; answers the command tag ("ROLLBACK" for a failed block), or null with no block open (a warning).
+     * A commit that meld refuses throws its error (40001) and the block is over all the same.
+     */
+    String commit() {
+        if (!explicit) {
+            endImplicit();
+            return null;
+        }
+        final boolean failed = state.failed();
+        try {
+            if (failed) {
+                state.rollback();
+            } else {
+                state.commit();
+            }
+        } finally {
+            endExplicit();
+        }
+        return failed ? "ROLLBACK" : "COMMIT";
+    }
+
+    /** ROLLBACK; answers false (a warning) with no block open. */
+    boolean rollback() {
+        if (!explicit) {
+            if (implicit) {
+                implicit = false;
+                state.rollback();
+                state.setAutoCommit(true);
+                restoreSession();
+            }
+            return false;
+        }
+        try {
+            state.rollback();
+        } finally {
+            endExplicit();
+        }
+        return true;
+    }
+
+    /** SET TRANSACTION (this block's characteristics) or SET SESSION CHARACTERISTICS. */
+    void characteristics(final boolean session, final String isolationLevel, final Boolean readOnlyMode) {
+        if (session) {
+            if (isolationLevel != null) {
+                sessionIsolation = isolationLevel;
+            }
+            if (readOnlyMode != null) {
+                sessionReadOnly = readOnlyMode;
+            }
+        }
+        if (isolationLevel != null) {
+            isolation = isolationLevel;
+        }
+        if (readOnlyMode != null) {
+            readOnly = readOnlyMode;
+        }
+        apply();
+    }
+
+    /** The connection closes: whatever is open is rolled back. */
+    void close() {
+        explicit = false;
+        implicit = false;
+    }
+
+    private void endExplicit() {
+        explicit = false;
+        state.setAutoCommit(true);
+        restoreSession();
+    }
+
+    private void restoreSession() {
+        isolation = sessionIsolation;
+        readOnly = sessionReadOnly;
+        apply();
+    }
+
+    /** SERIALIZABLE is meld's serializable; the weaker levels run as snapshot isolation, as over JDBC. */
+    private void apply() {
+        state.setIsolation(isolation.equals("serializable") ? Connection.TRANSACTION_SERIALIZABLE
+                : Connection.TRANSACTION_REPEATABLE_READ);
+        state.setReadOnly(readOnly);
+    }
+}

@@ -1,0 +1,145 @@
+package io.meldb.sql.server;
+
+import io.meldb.core.Isolation;
+import io.meldb.sql.calcite.CharComparisons;
+import io.meldb.sql.calcite.MeldRootSchema;
+import io.meldb.sql.catalog.Catalog;
+import io.meldb.sql.catalog.CatalogStore;
+import io.meldb.sql.catalog.Ddl;
+import io.meldb.sql.catalog.DdlParser;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import io.meldb.txn.TxnSession;
+import org.apache.calcite.jdbc.CalciteConnection;
+import org.apache.calcite.jdbc.CalciteSchema;
+import org.apache.calcite.runtime.Hook;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.util.Holder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * What every front end of a gateway shares, whatever protocol its clients speak (Avatica's JDBC or PostgreSQL's
+ * v3): the txn-server router, the catalog, a Calcite connection per client connection over the catalog tree,
+ * and DDL, which the gateway runs itself as an ordinary transaction on the catalog prefix (DESIGN.md, "The catalog
+ * tree").
+ */
+public final class SqlEngine {
+    private static final Logger LOG = LoggerFactory.getLogger(SqlEngine.class);
+    /** The default schema of every connection (DESIGN.md: db / schema / table). */
+    public static final String SCHEMA = Catalog.PUBLIC;
+    /** The one database of the cluster. */
+    public static final String DATABASE = Catalog.DATABASE;
+    /** How often the bootstrap transaction is tried when meld aborts it (another gateway bootstrapping). */
+    private static final int BOOTSTRAP_ATTEMPTS = 5;
+
+    private static final RootedCalciteDriver CALCITE = new RootedCalciteDriver();
+
+    private final TxnRouter router;
+    private final CatalogStore catalogStore = new CatalogStore();
+
+    /**
+     * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
+     * fixed root, to which sub-schemas would have to be added and removed by hand).
+     */
+    private static final class RootedCalciteDriver extends org.apache.calcite.jdbc.Driver {
+        CalciteConnection connect(final CalciteSchema root, final Properties info) {
+            return (CalciteConnection) ((org.apache.calcite.jdbc.CalciteFactory) factory)
+                    .newConnection(this, factory, CONNECT_STRING_PREFIX, info, root, null);
+        }
+    }
+
+    public SqlEngine(final TxnRouter router) {
+        this.router = router;
+    }
+
+    public TxnRouter router() {
+        return router;
+    }
+
+    public CatalogStore catalogStore() {
+        return catalogStore;
+    }
+
+    /** The transaction state of a new client connection. */
+    public GatewayConnection newConnectionState(final String id) {
+        return new GatewayConnection(id, DATABASE, router, catalogStore);
+    }
+
+    /** A Calcite connection whose schema tree is the catalog as {@code state}'s transaction sees it. */
+    public Connection calciteConnection(final GatewayConnection state) throws SQLException {
+        final Properties calcite = new Properties();
+        calcite.setProperty("timeZone", "UTC");
+        // no caching: the sub-schemas and their tables come from the catalog at every lookup
+        final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
+        final CalciteConnection cc = CALCITE.connect(root, calcite);
+        cc.setSchema(SCHEMA);
+        return cc;
+    }
+
+    /**
+     * Writes the database entry and its {@link Catalog#PUBLIC} schema unless they exist: an ordinary transaction,
+     * retried when meld aborts it (another gateway bootstrapping at the same time). Every DDL does the same, so
+     * a failure here is logged and not fatal.
+     */
+    public void bootstrap() {
+        for (int attempt = 1; attempt <= BOOTSTRAP_ATTEMPTS; attempt++) {
+            try (TxnSession txn = router.begin(Isolation.SERIALIZABLE, false)) {
+                if (catalogStore.ensureDatabase(txn, DATABASE)) {
+                    router.observed(txn.commit());
+                    LOG.info("created database {} with schema {} in the catalog", DATABASE, SCHEMA);
+                } else {
+                    txn.abort();
+                }
+                return;
+            } catch (TxnException e) {
+                if (e.error() != TxnError.CONFLICT || attempt == BOOTSTRAP_ATTEMPTS) {
+                    LOG.warn("could not bootstrap the catalog (DDL will do it): {}", e.getMessage());
+                    return;
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("could not bootstrap the catalog (DDL will do it): {}", e.toString());
+                return;
+            }
+        }
+    }
+
+    /** Parses a DDL statement (SQLState 42601 for bad syntax, 0A000 for what MeldDB does not support). */
+    public static Ddl parseDdl(final String sql) {
+        return DdlParser.parse(sql);
+    }
+
+    /** Runs DDL in the transaction of {@code state}'s running statement. */
+    public void runDdl(final GatewayConnection state, final Ddl ddl) {
+        final TxnSession txn = state.session();
+        if (ddl instanceof Ddl.CreateSchema c) {
+            catalogStore.createSchema(txn, DATABASE, c.name(), c.ifNotExists());
+        } else if (ddl instanceof Ddl.DropSchema d) {
+            catalogStore.dropSchema(txn, DATABASE, d.name(), d.ifExists(), d.cascade());
+        } else if (ddl instanceof Ddl.CreateTable c) {
+            catalogStore.createTable(txn, DATABASE, schema(c.schema()), c.name(), c.columns(), c.primaryKey(),
+                    c.ifNotExists());
+        } else if (ddl instanceof Ddl.DropTable d) {
+            catalogStore.dropTable(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
+        } else if (ddl instanceof Ddl.CreateIndex c) {
+            catalogStore.createIndex(txn, DATABASE, schema(c.schema()), c.table(), c.name(), c.columns(),
+                    c.ifNotExists());
+        } else if (ddl instanceof Ddl.DropIndex d) {
+            catalogStore.dropIndex(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
+        }
+    }
+
+    /** The schema of a DDL name: the one given, or {@link #SCHEMA} for an unqualified name. */
+    private static String schema(final String given) {
+        return given == null ? SCHEMA : given;
+    }
+
+    /** Plans this thread's statements with {@link CharComparisons#program()} until closed. */
+    public static Hook.Closeable withMeldProgram() {
+        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(CharComparisons.program()));
+    }
+}
