@@ -162,20 +162,28 @@ final class PgConnection {
         }
         final short[] formats = readShorts(m);
         final int count = m.readShort();
-        if (count != statement.parameterTypes.length) {
+        if (count != statement.parameterOids.length) {
             throw new PgProtocolException("bind message supplies " + count + " parameters, but prepared "
-                    + "statement \"" + statementName + "\" requires " + statement.parameterTypes.length);
+                    + "statement \"" + statementName + "\" requires " + statement.parameterOids.length);
         }
         if (formats.length > 1 && formats.length != count) {
             throw new PgProtocolException("bind message has " + formats.length + " parameter formats but "
                     + count + " parameters");
         }
-        final Object[] values = new Object[count];
+        final ByteBuf[] raw = new ByteBuf[count];
         for (int i = 0; i < count; i++) {
             final int length = m.readInt();
-            final ByteBuf bytes = length < 0 ? null : m.readSlice(length);
-            values[i] = PgValues.readParameter(bytes, PgBackend.format(formats, i) == 1,
-                    PgType.ofOid(statement.parameterOids[i]), statement.parameterTypes[i]);
+            raw[i] = length < 0 ? null : m.readSlice(length);
+        }
+        final Object[] values = new Object[statement.slotTypes.length];
+        for (int slot = 0; slot < values.length; slot++) {
+            final int p = statement.slotParameter[slot];
+            if (p < 0 || p >= count) {
+                throw new SqlStateException("08P01", "the statement uses parameter $" + (p + 1) + " but the bind "
+                        + "message supplies " + count);
+            }
+            values[slot] = PgValues.readParameter(raw[p], PgBackend.format(formats, p) == 1,
+                    PgType.ofOid(statement.parameterOids[p]), statement.slotTypes[slot]);
         }
         final short[] resultFormats = readShorts(m);
         if (resultFormats.length > 1 && resultFormats.length != statement.columns.size()) {
@@ -268,17 +276,24 @@ final class PgConnection {
     private PgStatement prepare(final String sql, final int[] declared) {
         try {
             if (sql.isEmpty()) {
-                return new PgStatement(sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE);
+                return new PgStatement(sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE, new int[0], 0);
             }
             final PgCommand command = PgCommand.parse(sql);
             if (command != null) {
-                return new PgStatement(sql, command, null, declared, commands.columns(command));
+                return new PgStatement(sql, command, null, declared, commands.columns(command), new int[0], 0);
             }
-            final SqlSession.PreparedSql prepared = session.prepare(sql);
-            final PgColumns columns = prepared.statement() != null && prepared.kind()
-                    == io.meldb.sql.server.StatementKind.READ
-                    ? PgColumns.of(prepared.statement().getMetaData()) : PgColumns.NONE;
-            return new PgStatement(sql, null, prepared, declared, columns);
+            final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
+            final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
+            try {
+                final PgColumns columns = prepared.statement() != null && prepared.kind()
+                        == io.meldb.sql.server.StatementKind.READ
+                        ? PgColumns.of(prepared.statement().getMetaData()) : PgColumns.NONE;
+                return new PgStatement(sql, null, prepared, declared, columns, rewritten.parameterOf(),
+                        rewritten.parameterCount());
+            } catch (SQLException | RuntimeException e) {
+                prepared.close();
+                throw e;
+            }
         } catch (SQLException e) {
             throw SqlErrors.toSqlState(e);
         }

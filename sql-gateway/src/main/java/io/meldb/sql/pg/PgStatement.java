@@ -20,14 +20,21 @@ final class PgStatement implements AutoCloseable {
     final PreparedSql prepared;
     /** Parameter types as PostgreSQL OIDs: what the client declared, or what the statement infers. */
     final int[] parameterOids;
-    /** The JDBC types the engine takes the parameters as. */
-    final int[] parameterTypes;
+    /** For each parameter slot ({@code ?}) of the engine's statement, the client's parameter it takes. */
+    final int[] slotParameter;
+    /** The JDBC type of each parameter slot. */
+    final int[] slotTypes;
     final PgColumns columns;
     /** The first word(s) of the command tag: "SELECT", "INSERT 0", "CREATE TABLE", ... */
     final String tag;
 
+    /**
+     * @param rewrittenSlots the client's parameter of each {@code ?} of the rewritten SQL (see
+     *                      {@link PgSqlRewriter}); empty when they are the same
+     * @param parameterCount the number of the client's parameters ($1 ... $n)
+     */
     PgStatement(final String sql, final PgCommand command, final PreparedSql prepared, final int[] declared,
-                final PgColumns columns) throws SQLException {
+                final PgColumns columns, final int[] rewrittenSlots, final int parameterCount) throws SQLException {
         this.sql = sql;
         this.command = command;
         this.prepared = prepared;
@@ -35,14 +42,29 @@ final class PgStatement implements AutoCloseable {
         this.tag = tag(sql, command);
         final ParameterMetaData pm = prepared == null || prepared.statement() == null ? null
                 : prepared.statement().getParameterMetaData();
-        final int n = pm == null ? declared.length : pm.getParameterCount();
-        parameterOids = new int[n];
-        parameterTypes = new int[n];
-        for (int i = 0; i < n; i++) {
-            parameterTypes[i] = pm == null ? Types.VARCHAR : pm.getParameterType(i + 1);
-            final int oid = i < declared.length ? declared[i] : 0;
-            parameterOids[i] = oid != 0 ? oid : PgType.ofJdbc(parameterTypes[i]).oid();
+        final int slots = pm == null ? 0 : pm.getParameterCount();
+        this.slotTypes = new int[slots];
+        this.slotParameter = new int[slots];
+        for (int i = 0; i < slots; i++) {
+            slotTypes[i] = pm.getParameterType(i + 1);
+            slotParameter[i] = i < rewrittenSlots.length ? rewrittenSlots[i] : i;
         }
+        final int n = Math.max(Math.max(parameterCount, rewrittenSlots.length == 0 ? slots : 0), declared.length);
+        parameterOids = new int[n];
+        for (int p = 0; p < n; p++) {
+            final int oid = p < declared.length ? declared[p] : 0;
+            parameterOids[p] = oid != 0 ? oid : PgType.ofJdbc(typeOfParameter(p)).oid();
+        }
+    }
+
+    /** The JDBC type of the client's parameter {@code p}: that of the first slot that takes it. */
+    private int typeOfParameter(final int p) {
+        for (int i = 0; i < slotParameter.length; i++) {
+            if (slotParameter[i] == p) {
+                return slotTypes[i];
+            }
+        }
+        return Types.VARCHAR;
     }
 
     /** Whether executing the statement writes (DML or DDL), so that it needs an update transaction. */

@@ -17,7 +17,6 @@ import java.sql.Types;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
-import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.DateTimeParseException;
@@ -49,9 +48,10 @@ public final class PgValues {
             .optionalStart().appendLiteral(':').appendValue(ChronoField.SECOND_OF_MINUTE, 2).optionalEnd()
             .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
             .optionalEnd()
-            .optionalStart().appendOffset("+HH:mm", "Z").optionalEnd()
-            .optionalStart().appendOffset("+HH", "Z").optionalEnd()
             .toFormatter(Locale.ROOT);
+    /** A zone offset after a date or a time of day, which types without a zone ignore. */
+    private static final java.util.regex.Pattern OFFSET = java.util.regex.Pattern.compile(
+            "(\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?|\\d{4}-\\d{2}-\\d{2})\\s*(?:Z|[+-]\\d{1,2}(?::?\\d{2}){0,2})$");
 
     private PgValues() {
     }
@@ -564,7 +564,7 @@ public final class PgValues {
                         default -> throw badSyntax(s, jdbcType);
                     };
                 case Types.DATE:
-                    return Date.valueOf(LocalDate.from(TIMESTAMP_IN.parse(s)));
+                    return Date.valueOf(LocalDate.from(TIMESTAMP_IN.parse(withoutOffset(s))));
                 case Types.TIME:
                     return Time.valueOf(LocalTime.parse(s));
                 case Types.TIMESTAMP:
@@ -584,14 +584,16 @@ public final class PgValues {
 
     /** A timestamp literal; an offset, as clients send with TIMESTAMP values, is dropped as PostgreSQL does. */
     private static LocalDateTime parseTimestamp(final String s) {
-        final var parsed = TIMESTAMP_IN.parseBest(s, OffsetDateTime::from, LocalDateTime::from, LocalDate::from);
-        if (parsed instanceof OffsetDateTime o) {
-            return o.toLocalDateTime();
-        }
+        final var parsed = TIMESTAMP_IN.parseBest(withoutOffset(s), LocalDateTime::from, LocalDate::from);
         if (parsed instanceof LocalDate d) {
             return d.atStartOfDay();
         }
         return (LocalDateTime) parsed;
+    }
+
+    private static String withoutOffset(final String s) {
+        final java.util.regex.Matcher m = OFFSET.matcher(s);
+        return m.find() ? s.substring(0, m.start()) + m.group(1) : s;
     }
 
     private static SqlStateException badSyntax(final String s, final int jdbcType) {

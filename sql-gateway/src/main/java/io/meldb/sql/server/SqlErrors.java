@@ -86,7 +86,8 @@ public final class SqlErrors {
                 return new Described("22003", "numeric value out of range: " + m);
             }
             if (c instanceof IllegalArgumentException e && e.getMessage() != null
-                    && e.getMessage().contains("Unparseable")) {
+                    && (e.getMessage().contains("Unparseable") || e.getMessage().startsWith("Invalid DATE")
+                    || e.getMessage().startsWith("Invalid TIMESTAMP") || e.getMessage().startsWith("Invalid TIME"))) {
                 return new Described("22007", e.getMessage());
             }
             if (c instanceof SQLException e && e.getSQLState() != null && !e.getSQLState().equals("00000")

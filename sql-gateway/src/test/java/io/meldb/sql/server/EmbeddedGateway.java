@@ -14,12 +14,12 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** A whole MeldDB in the test's JVM: an embedded node under a temporary directory and a gateway over it. */
-final class EmbeddedGateway implements AutoCloseable {
+public final class EmbeddedGateway implements AutoCloseable {
     final Path dataDir;
     final EmbeddedNode node;
-    final Gateway gateway;
+    public final Gateway gateway;
 
-    EmbeddedGateway() {
+    public EmbeddedGateway() {
         try {
             dataDir = Files.createTempDirectory("meldb-sql-test");
         } catch (IOException e) {
@@ -29,8 +29,19 @@ final class EmbeddedGateway implements AutoCloseable {
         gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0);
     }
 
-    Connection connect() throws SQLException {
+    public Connection connect() throws SQLException {
         return DriverManager.getConnection(gateway.jdbcUrl());
+    }
+
+    /** A pgjdbc connection over the PostgreSQL protocol, with extra connection properties. */
+    public Connection connectPg(final String... properties) throws SQLException {
+        final java.util.Properties p = new java.util.Properties();
+        p.setProperty("user", "test");
+        for (String kv : properties) {
+            final int eq = kv.indexOf('=');
+            p.setProperty(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        return DriverManager.getConnection(gateway.pgJdbcUrl(), p);
     }
 
     @Override

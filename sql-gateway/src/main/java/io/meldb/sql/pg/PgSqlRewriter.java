@@ -1,0 +1,233 @@
+package io.meldb.sql.pg;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Turns PostgreSQL's spelling of two things into the SQL MeldDB's planner reads: numbered parameters
+ * ({@code $1}, {@code $2}, in any order and repeated) become positional {@code ?} with a map from each {@code ?}
+ * to its parameter number, and the cast operator {@code expr::type} becomes {@code CAST(expr AS type)} with
+ * PostgreSQL's type names (int4, float8, text, bool, ...) translated. String literals, quoted identifiers and
+ * comments are left as they are.
+ */
+final class PgSqlRewriter {
+    /** The rewritten SQL; {@code parameterOf[i]} is the 0-based PostgreSQL parameter of the i-th {@code ?}. */
+    record Rewritten(String sql, int[] parameterOf, int parameterCount) {
+    }
+
+    private PgSqlRewriter() {
+    }
+
+    static Rewritten rewrite(final String sql) {
+        if (sql.indexOf('$') < 0 && !sql.contains("::")) {
+            return new Rewritten(sql, new int[0], 0);
+        }
+        final StringBuilder out = new StringBuilder(sql.length() + 16);
+        final List<Integer> parameterOf = new ArrayList<>();
+        final Deque<Integer> opens = new ArrayDeque<>();
+        int operandStart = -1;
+        int count = 0;
+        final int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            final char c = sql.charAt(i);
+            if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '-') {
+                final int end = sql.indexOf('\n', i);
+                final int stop = end < 0 ? n : end;
+                out.append(sql, i, stop);
+                i = stop;
+            } else if (c == '/' && i + 1 < n && sql.charAt(i + 1) == '*') {
+                final int end = sql.indexOf("*/", i + 2);
+                final int stop = end < 0 ? n : end + 2;
+                out.append(sql, i, stop);
+                i = stop;
+            } else if (c == '\'' || c == '"') {
+                final boolean escapes = c == '\'' && i > 0 && (sql.charAt(i - 1) == 'E' || sql.charAt(i - 1) == 'e');
+                final int stop = skipQuoted(sql, i, c, escapes);
+                operandStart = escapes ? out.length() - 1 : out.length();
+                out.append(sql, i, stop);
+                i = stop;
+            } else if (c == '$' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))
+                    && (i == 0 || !Character.isLetterOrDigit(sql.charAt(i - 1)))) {
+                int j = i + 1;
+                while (j < n && Character.isDigit(sql.charAt(j))) {
+                    j++;
+                }
+                final int number = Integer.parseInt(sql, i + 1, j, 10);
+                parameterOf.add(number - 1);
+                count = Math.max(count, number);
+                operandStart = out.length();
+                out.append('?');
+                i = j;
+            } else if (c == ':' && i + 1 < n && sql.charAt(i + 1) == ':' && operandStart >= 0) {
+                final int[] end = new int[1];
+                final String type = castType(sql, i + 2, end);
+                final String operand = out.substring(operandStart);
+                out.setLength(operandStart);
+                out.append(datetimeLiteral(operand, type));
+                i = end[0];
+            } else if (c == '(') {
+                // a function call's parentheses belong to the name before them
+                opens.push(operandStart >= 0 && out.length() > operandStart ? operandStart : out.length());
+                out.append(c);
+                operandStart = -1;
+                i++;
+            } else if (c == ')') {
+                operandStart = opens.isEmpty() ? -1 : opens.pop();
+                out.append(c);
+                i++;
+            } else if (Character.isLetterOrDigit(c) || c == '_') {
+                final int start = i;
+                while (i < n && (Character.isLetterOrDigit(sql.charAt(i)) || sql.charAt(i) == '_'
+                        || sql.charAt(i) == '.' || sql.charAt(i) == '$')) {
+                    i++;
+                }
+                // a qualified name or a function call's name keeps the operand start of its first part
+                if (!(start > 0 && sql.charAt(start - 1) == '.')) {
+                    operandStart = out.length();
+                }
+                out.append(sql, start, i);
+            } else {
+                if (!Character.isWhitespace(c)) {
+                    operandStart = -1;
+                }
+                out.append(c);
+                i++;
+            }
+        }
+        if (count == 0 && parameterOf.isEmpty()) {
+            return new Rewritten(out.toString(), new int[0], 0);
+        }
+        final int[] map = new int[parameterOf.size()];
+        for (int k = 0; k < map.length; k++) {
+            map[k] = parameterOf.get(k);
+        }
+        return new Rewritten(out.toString(), map, count);
+    }
+
+    /**
+     * {@code CAST(operand AS type)}; a string literal cast to a date or time type becomes that type's literal,
+     * with a zone offset dropped as PostgreSQL drops it for types without a zone (clients such as pgjdbc send
+     * {@code '2024-02-29 +00'::date}); one cast to numeric without a precision becomes the exact number.
+     */
+    private static String datetimeLiteral(final String operand, final String type) {
+        if (operand.length() >= 2 && operand.charAt(0) == '\'' && operand.endsWith("'")
+                && operand.indexOf('\'', 1) == operand.length() - 1) {
+            final String text = operand.substring(1, operand.length() - 1);
+            try {
+                switch (type) {
+                    case "DECIMAL":
+                        // numeric without a precision keeps every digit: the exact literal, not DECIMAL(19, 0)
+                        return "(" + new java.math.BigDecimal(text.trim()).toPlainString() + ")";
+                    case "DATE":
+                        return "DATE '" + ((java.sql.Date) PgValues.convertText(text, java.sql.Types.DATE))
+                                .toLocalDate() + "'";
+                    case "TIMESTAMP":
+                        return "TIMESTAMP '" + PgValues.timestampText(((java.sql.Timestamp) PgValues.convertText(
+                                text, java.sql.Types.TIMESTAMP)).toLocalDateTime()) + "'";
+                    default:
+                        break;
+                }
+            } catch (RuntimeException e) {
+                // not a valid literal: the CAST reports it
+            }
+        }
+        return "CAST(" + operand + " AS " + type + ")";
+    }
+
+    /** Reads the type after "::" at {@code from}; answers it in MeldDB's SQL and where it ended. */
+    private static String castType(final String sql, final int from, final int[] end) {
+        int i = from;
+        final int n = sql.length();
+        while (i < n && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        final StringBuilder words = new StringBuilder();
+        int last = i;
+        while (true) {
+            int j = i;
+            while (j < n && (Character.isLetterOrDigit(sql.charAt(j)) || sql.charAt(j) == '_'
+                    || sql.charAt(j) == '.' || sql.charAt(j) == '"')) {
+                j++;
+            }
+            if (j == i) {
+                break;
+            }
+            final String word = sql.substring(i, j).replace("\"", "").toLowerCase(Locale.ROOT);
+            final String prev = words.toString();
+            final boolean continues = prev.isEmpty() || prev.equals("double") || prev.equals("character")
+                    || prev.equals("char") || prev.endsWith("timestamp") || prev.endsWith("time")
+                    || prev.endsWith(" with") || prev.endsWith(" without") || prev.endsWith("with time")
+                    || prev.endsWith("without time");
+            if (!continues) {
+                break;
+            }
+            words.append(prev.isEmpty() ? "" : " ").append(word);
+            last = j;
+            i = j;
+            while (i < n && Character.isWhitespace(sql.charAt(i))) {
+                i++;
+            }
+        }
+        String args = "";
+        i = last;
+        int k = i;
+        while (k < n && Character.isWhitespace(sql.charAt(k))) {
+            k++;
+        }
+        if (k < n && sql.charAt(k) == '(') {
+            final int close = sql.indexOf(')', k);
+            if (close > 0) {
+                args = sql.substring(k, close + 1);
+                i = close + 1;
+            }
+        }
+        end[0] = i;
+        String name = words.toString();
+        final int dot = name.lastIndexOf('.');
+        if (dot >= 0) {
+            name = name.substring(dot + 1);
+        }
+        return switch (name) {
+            case "int2", "smallint" -> "SMALLINT";
+            case "int4", "int", "integer", "oid" -> "INTEGER";
+            case "int8", "bigint" -> "BIGINT";
+            case "float4", "real" -> "REAL";
+            case "float8", "double precision", "float" -> "DOUBLE";
+            case "numeric", "decimal" -> "DECIMAL" + args;
+            case "text", "unknown", "name", "regclass", "regtype", "regproc" -> "VARCHAR";
+            case "varchar", "character varying" -> "VARCHAR" + args;
+            case "bpchar", "char", "character" -> "CHAR" + args;
+            case "bool", "boolean" -> "BOOLEAN";
+            case "date" -> "DATE";
+            case "time", "time without time zone" -> "TIME";
+            case "timestamp", "timestamp without time zone", "timestamptz", "timestamp with time zone" ->
+                    "TIMESTAMP";
+            case "bytea" -> "VARBINARY";
+            default -> name.toUpperCase(Locale.ROOT) + args;
+        };
+    }
+
+    private static int skipQuoted(final String sql, final int open, final char quote, final boolean escapes) {
+        int i = open + 1;
+        final int n = sql.length();
+        while (i < n) {
+            final char c = sql.charAt(i);
+            if (escapes && c == '\\') {
+                i += 2;
+            } else if (c == quote) {
+                if (i + 1 < n && sql.charAt(i + 1) == quote) {
+                    i += 2;
+                } else {
+                    return i + 1;
+                }
+            } else {
+                i++;
+            }
+        }
+        return n;
+    }
+}
