@@ -1,7 +1,7 @@
 package io.meldb.sql.pg;
 
-import java.sql.ResultSetMetaData;
-import java.sql.SQLException;
+import io.meldb.sql.server.ResultColumn;
+
 import java.sql.Types;
 import java.util.List;
 
@@ -28,16 +28,19 @@ public final class PgColumns {
         return new PgColumns(names.toArray(new String[0]), types, mods);
     }
 
-    static PgColumns of(final ResultSetMetaData md) throws SQLException {
-        final int n = md.getColumnCount();
+    static PgColumns of(final List<ResultColumn> columns) {
+        final int n = columns.size();
+        if (n == 0) {
+            return NONE;
+        }
         final String[] names = new String[n];
         final PgType[] types = new PgType[n];
         final int[] mods = new int[n];
         for (int i = 0; i < n; i++) {
-            final int jdbcType = md.getColumnType(i + 1);
-            names[i] = md.getColumnLabel(i + 1);
-            types[i] = PgType.ofJdbc(jdbcType);
-            mods[i] = typeModifier(jdbcType, md.getPrecision(i + 1), md.getScale(i + 1));
+            final ResultColumn c = columns.get(i);
+            names[i] = c.name();
+            types[i] = PgType.ofJdbc(c.jdbcType());
+            mods[i] = typeModifier(c.jdbcType(), c.precision(), c.scale());
         }
         return new PgColumns(names, types, mods);
     }

@@ -1,6 +1,7 @@
 package io.meldb.sql.pg;
 
 import io.meldb.sql.SqlStateException;
+import io.meldb.sql.server.RowCursor;
 import io.meldb.sql.server.SqlErrors;
 import io.meldb.sql.server.SqlSession;
 import io.netty.buffer.ByteBuf;
@@ -8,8 +9,6 @@ import io.netty.channel.Channel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -274,28 +273,21 @@ final class PgConnection {
 
     /** Prepares one statement: a command of the protocol layer, or the SQL engine's prepared statement. */
     private PgStatement prepare(final String sql, final int[] declared) {
+        if (sql.isEmpty()) {
+            return new PgStatement(sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE, new int[0], 0);
+        }
+        final PgCommand command = PgCommand.parse(sql);
+        if (command != null) {
+            return new PgStatement(sql, command, null, declared, commands.columns(command), new int[0], 0);
+        }
+        final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
+        final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
         try {
-            if (sql.isEmpty()) {
-                return new PgStatement(sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE, new int[0], 0);
-            }
-            final PgCommand command = PgCommand.parse(sql);
-            if (command != null) {
-                return new PgStatement(sql, command, null, declared, commands.columns(command), new int[0], 0);
-            }
-            final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
-            final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
-            try {
-                final PgColumns columns = prepared.statement() != null && prepared.kind()
-                        == io.meldb.sql.server.StatementKind.READ
-                        ? PgColumns.of(prepared.statement().getMetaData()) : PgColumns.NONE;
-                return new PgStatement(sql, null, prepared, declared, columns, rewritten.parameterOf(),
-                        rewritten.parameterCount());
-            } catch (SQLException | RuntimeException e) {
-                prepared.close();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.toSqlState(e);
+            return new PgStatement(sql, null, prepared, declared, PgColumns.of(prepared.columns()),
+                    rewritten.parameterOf(), rewritten.parameterCount());
+        } catch (RuntimeException e) {
+            prepared.close();
+            throw e;
         }
     }
 
@@ -319,7 +311,7 @@ final class PgConnection {
             block.beforeStatement(statement.writes());
             portal.result = session.execute(statement.prepared, portal.parameters);
         }
-        final ResultSet rows = portal.result.rows();
+        final RowCursor rows = portal.result.rows();
         if (rows == null) {
             portal.completedTag = statement.prepared.ddl() != null ? statement.tag
                     : statement.tag + " " + portal.result.updateCount();
@@ -327,13 +319,9 @@ final class PgConnection {
             PgBackend.commandComplete(output.buffer(), portal.completedTag);
             return;
         }
-        try {
-            if (sendRows(portal, rows, maxRows)) {
-                PgBackend.portalSuspended(output.buffer());
-                return;
-            }
-        } catch (SQLException e) {
-            throw SqlErrors.toSqlState(e);
+        if (sendRows(portal, rows, maxRows)) {
+            PgBackend.portalSuspended(output.buffer());
+            return;
         }
         portal.completedTag = "SELECT " + portal.rowsSent;
         closeCursor(portal);
@@ -341,7 +329,7 @@ final class PgConnection {
     }
 
     /** Sends rows of the cursor; answers true when it stopped at {@code maxRows} with rows left. */
-    private boolean sendRows(final PgPortal portal, final ResultSet rows, final int maxRows) throws SQLException {
+    private boolean sendRows(final PgPortal portal, final RowCursor rows, final int maxRows) {
         final PgColumns columns = portal.statement.columns;
         final int n = columns.size();
         long sent = 0;
@@ -356,7 +344,7 @@ final class PgConnection {
             final int at = PgBackend.begin(out, 'D');
             out.writeShort(n);
             for (int i = 0; i < n; i++) {
-                PgValues.writeColumn(out, rows, i + 1, columns.type(i),
+                PgValues.writeValue(out, columns.type(i), rows.value(i),
                         PgBackend.format(portal.resultFormats, i) == 1);
             }
             PgBackend.end(out, at);

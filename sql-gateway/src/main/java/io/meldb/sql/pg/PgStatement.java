@@ -4,8 +4,6 @@ import io.meldb.sql.catalog.SqlLexer;
 import io.meldb.sql.server.SqlSession.PreparedSql;
 import io.meldb.sql.server.StatementKind;
 
-import java.sql.ParameterMetaData;
-import java.sql.SQLException;
 import java.sql.Types;
 import java.util.Locale;
 
@@ -34,19 +32,16 @@ final class PgStatement implements AutoCloseable {
      * @param parameterCount the number of the client's parameters ($1 ... $n)
      */
     PgStatement(final String sql, final PgCommand command, final PreparedSql prepared, final int[] declared,
-                final PgColumns columns, final int[] rewrittenSlots, final int parameterCount) throws SQLException {
+                final PgColumns columns, final int[] rewrittenSlots, final int parameterCount) {
         this.sql = sql;
         this.command = command;
         this.prepared = prepared;
         this.columns = columns;
         this.tag = tag(sql, command);
-        final ParameterMetaData pm = prepared == null || prepared.statement() == null ? null
-                : prepared.statement().getParameterMetaData();
-        final int slots = pm == null ? 0 : pm.getParameterCount();
-        this.slotTypes = new int[slots];
+        this.slotTypes = prepared == null ? new int[0] : prepared.parameterTypes();
+        final int slots = slotTypes.length;
         this.slotParameter = new int[slots];
         for (int i = 0; i < slots; i++) {
-            slotTypes[i] = pm.getParameterType(i + 1);
             slotParameter[i] = i < rewrittenSlots.length ? rewrittenSlots[i] : i;
         }
         final int n = Math.max(Math.max(parameterCount, rewrittenSlots.length == 0 ? slots : 0), declared.length);

@@ -9,8 +9,6 @@ import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.sql.Date;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.sql.Time;
 import java.sql.Timestamp;
 import java.sql.Types;
@@ -59,109 +57,89 @@ public final class PgValues {
     // ------------------------------------------------------------------------------------------ results
 
     /**
-     * Writes column {@code column} of the current row of {@code rows} as a DataRow field: its length, then its
-     * bytes (-1 and nothing for NULL).
+     * Writes a value of a result column (in {@link io.meldb.sql.server.RowCursor}'s forms) as a DataRow field:
+     * its length, then its bytes (-1 and nothing for NULL).
      */
-    public static void writeColumn(final ByteBuf out, final ResultSet rows, final int column, final PgType type,
-                                   final boolean binary) throws SQLException {
+    public static void writeValue(final ByteBuf out, final PgType type, final Object v, final boolean binary) {
+        if (v == null) {
+            out.writeInt(-1);
+            return;
+        }
         switch (type) {
             case BOOL -> {
-                final boolean v = rows.getBoolean(column);
-                if (rows.wasNull()) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    out.writeInt(1).writeByte(v ? 1 : 0);
-                } else {
-                    out.writeInt(1).writeByte(v ? 't' : 'f');
-                }
+                final boolean b = (Boolean) v;
+                out.writeInt(1).writeByte(binary ? (b ? 1 : 0) : (b ? 't' : 'f'));
             }
             case INT2, INT4, INT8 -> {
-                final long v = rows.getLong(column);
-                if (rows.wasNull()) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    switch (type) {
-                        case INT2 -> out.writeInt(2).writeShort((int) v);
-                        case INT4 -> out.writeInt(4).writeInt((int) v);
-                        default -> out.writeInt(8).writeLong(v);
-                    }
+                final long l = ((Number) v).longValue();
+                if (!binary) {
+                    writeDecimalDigits(out, l);
+                } else if (type == PgType.INT2) {
+                    out.writeInt(2).writeShort((int) l);
+                } else if (type == PgType.INT4) {
+                    out.writeInt(4).writeInt((int) l);
                 } else {
-                    writeDecimalDigits(out, v);
+                    out.writeInt(8).writeLong(l);
                 }
             }
             case FLOAT4, FLOAT8 -> {
-                final double v = rows.getDouble(column);
-                if (rows.wasNull()) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    if (type == PgType.FLOAT4) {
-                        out.writeInt(4).writeFloat((float) v);
-                    } else {
-                        out.writeInt(8).writeDouble(v);
-                    }
+                final double d = ((Number) v).doubleValue();
+                if (!binary) {
+                    writeText(out, type == PgType.FLOAT4 ? floatText((float) d) : doubleText(d));
+                } else if (type == PgType.FLOAT4) {
+                    out.writeInt(4).writeFloat((float) d);
                 } else {
-                    writeText(out, type == PgType.FLOAT4 ? floatText((float) v) : doubleText(v));
+                    out.writeInt(8).writeDouble(d);
                 }
             }
             case NUMERIC -> {
-                final BigDecimal v = rows.getBigDecimal(column);
-                if (v == null) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    writeNumericBinary(out, v);
+                final BigDecimal d = v instanceof BigDecimal b ? b : new BigDecimal(v.toString());
+                if (binary) {
+                    writeNumericBinary(out, d);
                 } else {
-                    writeText(out, v.toPlainString());
+                    writeText(out, d.toPlainString());
                 }
             }
             case DATE -> {
-                final Date v = rows.getDate(column);
-                if (v == null) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    out.writeInt(4).writeInt((int) (v.toLocalDate().toEpochDay() - PG_EPOCH_DAYS));
+                final LocalDate d = (LocalDate) v;
+                if (binary) {
+                    out.writeInt(4).writeInt((int) (d.toEpochDay() - PG_EPOCH_DAYS));
                 } else {
-                    writeText(out, v.toLocalDate().toString());
+                    writeText(out, d.toString());
                 }
             }
             case TIME -> {
-                final Time v = rows.getTime(column);
-                if (v == null) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    out.writeInt(8).writeLong(v.toLocalTime().toNanoOfDay() / 1000);
+                final LocalTime t = (LocalTime) v;
+                if (binary) {
+                    out.writeInt(8).writeLong(t.toNanoOfDay() / 1000);
                 } else {
-                    writeText(out, timeText(v.toLocalTime()));
+                    writeText(out, timeText(t));
                 }
             }
             case TIMESTAMP, TIMESTAMPTZ -> {
-                final Timestamp v = rows.getTimestamp(column);
-                if (v == null) {
-                    out.writeInt(-1);
+                final LocalDateTime t = (LocalDateTime) v;
+                if (binary) {
+                    out.writeInt(8).writeLong(timestampMicros(t));
                 } else {
-                    final LocalDateTime t = v.toLocalDateTime();
-                    if (binary) {
-                        out.writeInt(8).writeLong(timestampMicros(t));
-                    } else {
-                        writeText(out, timestampText(t) + (type == PgType.TIMESTAMPTZ ? "+00" : ""));
-                    }
+                    writeText(out, timestampText(t) + (type == PgType.TIMESTAMPTZ ? "+00" : ""));
                 }
             }
             case BYTEA -> {
-                final byte[] v = rows.getBytes(column);
-                if (v == null) {
-                    out.writeInt(-1);
-                } else if (binary) {
-                    out.writeInt(v.length).writeBytes(v);
+                final byte[] b = (byte[]) v;
+                if (binary) {
+                    out.writeInt(b.length).writeBytes(b);
                 } else {
-                    writeText(out, "\\x" + ByteBufUtil.hexDump(v));
+                    writeText(out, "\\x" + ByteBufUtil.hexDump(b));
                 }
             }
             default -> {
-                final Object v = rows.getObject(column);
-                if (v == null) {
-                    out.writeInt(-1);
+                final String s = v instanceof String str ? str : String.valueOf(v);
+                if (binary) {
+                    final int at = out.writerIndex();
+                    out.writeInt(0);
+                    out.setInt(at, ByteBufUtil.writeUtf8(out, s));
                 } else {
-                    writeText(out, v instanceof String s ? s : String.valueOf(v));
+                    writeText(out, s);
                 }
             }
         }

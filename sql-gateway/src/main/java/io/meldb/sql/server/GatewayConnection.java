@@ -43,6 +43,9 @@ public final class GatewayConnection implements MeldTxnContext {
     /** The explicit transaction, or the autocommit statement's transaction while it runs. */
     private TxnSession txn;
     private boolean txnFailed;
+    /** The catalog as {@link #txn} sees it, read once per transaction ({@link #catalogOf} names its owner). */
+    private Catalog catalog;
+    private TxnSession catalogOf;
     /** Snapshots of autocommit queries whose results may still be fetched, by statement id. */
     private final Map<Integer, TxnSession> openSnapshots = new HashMap<>();
 
@@ -107,6 +110,7 @@ public final class GatewayConnection implements MeldTxnContext {
         if (txn != null) {
             txn.abort();
             txn = null;
+            catalogOf = null;
         }
         txnFailed = true;
     }
@@ -192,6 +196,7 @@ public final class GatewayConnection implements MeldTxnContext {
         if (autoCommit) {
             final TxnSession t = txn;
             txn = null;
+            catalogOf = null;
             if (t == null) {
                 return;
             }
@@ -210,6 +215,7 @@ public final class GatewayConnection implements MeldTxnContext {
             LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
             txn.abort();
             txn = null;
+            catalogOf = null;
             txnFailed = true;
         }
     }
@@ -222,6 +228,7 @@ public final class GatewayConnection implements MeldTxnContext {
         }
         final TxnSession t = txn;
         txn = null;
+        catalogOf = null;
         if (t != null) {
             try {
                 router.observed(t.commit());
@@ -235,6 +242,7 @@ public final class GatewayConnection implements MeldTxnContext {
         txnFailed = false;
         final TxnSession t = txn;
         txn = null;
+        catalogOf = null;
         if (t != null) {
             t.abort();
         }
@@ -256,6 +264,7 @@ public final class GatewayConnection implements MeldTxnContext {
         if (txn != null) {
             txn.abort();
             txn = null;
+            catalogOf = null;
         }
     }
 
@@ -272,10 +281,19 @@ public final class GatewayConnection implements MeldTxnContext {
         return txn;
     }
 
+    /** The transaction's own DDL changed the catalog: read it again. */
+    public synchronized void catalogChanged() {
+        catalogOf = null;
+    }
+
     @Override
     public synchronized Catalog catalog() {
         if (txn != null) {
-            return catalogStore.read(txn);
+            if (catalogOf != txn) {
+                catalog = catalogStore.read(txn);
+                catalogOf = txn;
+            }
+            return catalog;
         }
         try (TxnSession snapshot = router.begin(Isolation.SNAPSHOT, true)) {
             return catalogStore.read(snapshot);

@@ -116,6 +116,14 @@ public final class SqlEngine {
     /** Runs DDL in the transaction of {@code state}'s running statement. */
     public void runDdl(final GatewayConnection state, final Ddl ddl) {
         final TxnSession txn = state.session();
+        try {
+            runDdl(txn, ddl);
+        } finally {
+            state.catalogChanged();
+        }
+    }
+
+    private void runDdl(final TxnSession txn, final Ddl ddl) {
         if (ddl instanceof Ddl.CreateSchema c) {
             catalogStore.createSchema(txn, DATABASE, c.name(), c.ifNotExists());
         } else if (ddl instanceof Ddl.DropSchema d) {

@@ -2,12 +2,19 @@ package io.meldb.sql.server;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.Ddl;
+import io.meldb.sql.catalog.TableDef;
+import io.meldb.sql.fast.FastPlan;
+import io.meldb.sql.fast.FastPlanner;
+import io.meldb.txn.TxnSession;
 import org.apache.calcite.runtime.Hook;
 
 import java.sql.Connection;
+import java.sql.ParameterMetaData;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One client connection of a front end that is not Avatica (the PostgreSQL protocol): its transaction state
@@ -19,6 +26,8 @@ public final class SqlSession implements AutoCloseable {
     private final SqlEngine engine;
     private final GatewayConnection state;
     private final Connection calcite;
+    /** The schema unqualified names resolve in. */
+    private String schema = SqlEngine.SCHEMA;
     /** Ids of executions, for the snapshots autocommit queries keep until their cursor is closed. */
     private int nextExecutionId = 1;
 
@@ -37,9 +46,10 @@ public final class SqlSession implements AutoCloseable {
     }
 
     /** The schema unqualified names resolve in from now on. */
-    public void setSchema(final String schema) {
+    public void setSchema(final String newSchema) {
         try {
-            calcite.setSchema(schema);
+            calcite.setSchema(newSchema);
+            schema = newSchema;
         } catch (SQLException e) {
             throw SqlErrors.toSqlState(e);
         }
@@ -47,23 +57,29 @@ public final class SqlSession implements AutoCloseable {
 
     /**
      * Prepares a statement: parses (and plans, for queries and DML) it now, so that errors in it are reported at
-     * once. COMMIT and ROLLBACK are the caller's to handle.
+     * once. A key access is compiled for the fast path ({@link FastPlanner}); anything else is Calcite's. COMMIT
+     * and ROLLBACK are the caller's to handle.
      */
     public PreparedSql prepare(final String sql) {
         final StatementKind kind = StatementKind.of(sql);
         switch (kind) {
             case DDL:
-                return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql));
+                return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
-            case WRITE:
+            case WRITE: {
+                final FastPlan fast = FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema);
+                if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
+                    return new PreparedSql(sql, kind, null, null, fast);
+                }
                 // planning reads the catalog: in the open transaction, or a snapshot
                 try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
-                    return new PreparedSql(sql, kind, calcite.prepareStatement(sql), null);
+                    return new PreparedSql(sql, kind, calcite.prepareStatement(sql), null, null);
                 } catch (SQLException e) {
                     throw SqlErrors.toSqlState(e);
                 }
+            }
             default:
-                return new PreparedSql(sql, kind, null, null);
+                return new PreparedSql(sql, kind, null, null, null);
         }
     }
 
@@ -75,20 +91,27 @@ public final class SqlSession implements AutoCloseable {
     public Result execute(final PreparedSql p, final Object[] parameters) {
         final int executionId = nextExecutionId++;
         return state.runStatement(executionId, p.kind(), () -> {
+            if (p.ddl() != null) {
+                engine.runDdl(state, p.ddl());
+                return new Result(executionId, null, 0);
+            }
+            final FastPlan fast = p.fast();
+            if (fast != null) {
+                final TxnSession txn = state.session();
+                final TableDef current = state.catalog().tableById(fast.tableId());
+                return fast.reads() ? new Result(executionId, fast.query(txn, current, parameters), -1)
+                        : new Result(executionId, null, fast.update(txn, current, parameters));
+            }
+            final PreparedStatement ps = p.statement();
+            if (ps == null) {
+                throw new SqlStateException("0A000", "statement is not supported here: " + p.sql());
+            }
             try {
-                if (p.ddl() != null) {
-                    engine.runDdl(state, p.ddl());
-                    return new Result(executionId, null, 0);
-                }
-                final PreparedStatement ps = p.statement();
-                if (ps == null) {
-                    throw new SqlStateException("0A000", "statement is not supported here: " + p.sql());
-                }
                 for (int i = 0; i < parameters.length; i++) {
                     ps.setObject(i + 1, parameters[i]);
                 }
                 if (p.kind() == StatementKind.READ) {
-                    return new Result(executionId, ps.executeQuery(), -1);
+                    return new Result(executionId, new ResultSetCursor(ps.executeQuery()), -1);
                 }
                 return new Result(executionId, null, ps.executeLargeUpdate());
             } catch (SQLException e) {
@@ -100,11 +123,7 @@ public final class SqlSession implements AutoCloseable {
     /** A query's cursor is done: closes it and releases its snapshot. */
     public void closeResult(final Result result) {
         if (result.rows() != null) {
-            try {
-                result.rows().close();
-            } catch (SQLException e) {
-                // closing a Calcite result set only releases memory
-            }
+            result.rows().close();
         }
         state.closeSnapshot(result.executionId());
     }
@@ -122,9 +141,56 @@ public final class SqlSession implements AutoCloseable {
         }
     }
 
-    /** A statement ready to execute: a Calcite prepared statement for queries and DML, parsed DDL otherwise. */
-    public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl)
+    /**
+     * A statement ready to execute: a fast-path plan for key accesses, a Calcite prepared statement for other
+     * queries and DML, parsed DDL, or (for statements a front end runs itself) only its SQL and kind.
+     */
+    public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast)
             implements AutoCloseable {
+        /** The JDBC types of the parameters ({@link java.sql.Types}). */
+        public int[] parameterTypes() {
+            if (fast != null) {
+                return fast.parameterTypes();
+            }
+            if (statement == null) {
+                return new int[0];
+            }
+            try {
+                final ParameterMetaData pm = statement.getParameterMetaData();
+                final int[] out = new int[pm.getParameterCount()];
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = pm.getParameterType(i + 1);
+                }
+                return out;
+            } catch (SQLException e) {
+                throw SqlErrors.toSqlState(e);
+            }
+        }
+
+        /** The columns of a query's result; empty for other statements. */
+        public List<ResultColumn> columns() {
+            if (kind != StatementKind.READ) {
+                return List.of();
+            }
+            if (fast != null) {
+                return fast.columns();
+            }
+            if (statement == null) {
+                return List.of();
+            }
+            try {
+                final ResultSetMetaData md = statement.getMetaData();
+                final List<ResultColumn> out = new ArrayList<>(md.getColumnCount());
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    out.add(new ResultColumn(md.getColumnLabel(i), md.getColumnType(i), md.getPrecision(i),
+                            md.getScale(i)));
+                }
+                return out;
+            } catch (SQLException e) {
+                throw SqlErrors.toSqlState(e);
+            }
+        }
+
         @Override
         public void close() {
             if (statement != null) {
@@ -138,6 +204,6 @@ public final class SqlSession implements AutoCloseable {
     }
 
     /** What an execution produced: an open cursor ({@code rows}), or the count of rows changed. */
-    public record Result(int executionId, ResultSet rows, long updateCount) {
+    public record Result(int executionId, RowCursor rows, long updateCount) {
     }
 }

@@ -1,0 +1,279 @@
+package io.meldb.sql.fast;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.catalog.TableDef;
+import io.meldb.sql.catalog.TableStore;
+import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.SqlType;
+import io.meldb.sql.server.ResultColumn;
+import io.meldb.sql.server.RowCursor;
+import io.meldb.txn.TxnSession;
+
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A statement compiled, when it is prepared, into the key accesses it makes: a read of one row by its primary
+ * key, an update or delete of one row by its primary key, or an insert of literal or parameter rows. It runs
+ * straight against the transaction (no planning, code generation or enumerable pipeline per execution) and
+ * gives the answers the Calcite path gives. {@link FastPlanner} decides which statements qualify.
+ */
+public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.PointWrite, FastPlan.Insert {
+    private final TableDef planned;
+    /** The JDBC type of each parameter ({@link java.sql.Types}), as Calcite would infer it. */
+    private final int[] parameterTypes;
+    private TableDef storeDef;
+    private TableStore store;
+
+    FastPlan(final TableDef planned, final int[] parameterTypes) {
+        this.planned = planned;
+        this.parameterTypes = parameterTypes;
+    }
+
+    public int tableId() {
+        return planned.id();
+    }
+
+    public int[] parameterTypes() {
+        return parameterTypes;
+    }
+
+    /** The result columns; empty for a statement that changes rows. */
+    public List<ResultColumn> columns() {
+        return List.of();
+    }
+
+    /** Whether the statement only reads. */
+    public boolean reads() {
+        return false;
+    }
+
+    /**
+     * Runs the statement in {@code txn} against the table as the transaction's catalog has it now. A query answers
+     * its rows through {@link #query}; this answers the number of rows changed.
+     */
+    public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
+        throw new IllegalStateException("not a statement that changes rows");
+    }
+
+    /** Runs a query; answers its rows. */
+    public RowCursor query(final TxnSession txn, final TableDef current, final Object[] parameters) {
+        throw new IllegalStateException("not a query");
+    }
+
+    /**
+     * The rows of the table as {@code current} defines it. The plan holds column positions, so a table whose
+     * columns or key changed since planning fails the statement; a new index is fine (it is kept in step).
+     */
+    final TableStore store(final TableDef current) {
+        if (current != storeDef) {
+            if (current == null) {
+                throw new SqlStateException("42P01", "the table of this statement was dropped; prepare it again");
+            }
+            if (!current.columns().equals(planned.columns())
+                    || !Arrays.equals(current.primaryKey(), planned.primaryKey())) {
+                throw new SqlStateException("0A000", "cached plan must not change result type: table "
+                        + planned.name() + " changed since this statement was prepared; prepare it again");
+            }
+            store = new TableStore(current);
+            storeDef = current;
+        }
+        return store;
+    }
+
+    /** The primary key of the row named by the key operands, or null when one of them is NULL (no row). */
+    static byte[] key(final TableStore store, final FastOperand[] key, final Object[] parameters) {
+        final TableDef def = store.def();
+        final Object[] row = new Object[def.columns().size()];
+        final int[] pk = def.primaryKey();
+        for (int i = 0; i < pk.length; i++) {
+            final Object v = def.columns().get(pk[i]).type().coerce(key[i].value(parameters));
+            if (v == null) {
+                return null;
+            }
+            row[pk[i]] = v;
+        }
+        return store.primaryKey(row);
+    }
+
+    /** A value of the in-flight form (DATE as days, TIMESTAMP as milliseconds) as a {@link RowCursor} value. */
+    static Object external(final ColumnType type, final Object v) {
+        if (v == null) {
+            return null;
+        }
+        return switch (type.type()) {
+            case DATE -> LocalDate.ofEpochDay((Integer) v);
+            case TIMESTAMP -> LocalDateTime.ofEpochSecond(Math.floorDiv((Long) v, 1000L),
+                    (int) Math.floorMod((Long) v, 1000L) * 1_000_000, ZoneOffset.UTC);
+            default -> v;
+        };
+    }
+
+    /** SELECT columns FROM t WHERE every primary-key column = operand. */
+    static final class PointRead extends FastPlan {
+        private final FastOperand[] key;
+        private final int[] output;
+        private final List<ResultColumn> columns;
+
+        PointRead(final TableDef def, final int[] parameterTypes, final FastOperand[] key, final int[] output,
+                  final List<ResultColumn> columns) {
+            super(def, parameterTypes);
+            this.key = key;
+            this.output = output;
+            this.columns = columns;
+        }
+
+        @Override
+        public List<ResultColumn> columns() {
+            return columns;
+        }
+
+        @Override
+        public boolean reads() {
+            return true;
+        }
+
+        @Override
+        public RowCursor query(final TxnSession txn, final TableDef current, final Object[] parameters) {
+            final TableStore store = store(current);
+            final byte[] k = key(store, key, parameters);
+            final byte[] payload = k == null ? null : txn.get(k);
+            return new OneRow(payload == null ? null : store.decodeRow(k, payload), output, store.def());
+        }
+    }
+
+    /** UPDATE t SET ... WHERE every primary-key column = operand, or DELETE FROM t WHERE the same. */
+    static final class PointWrite extends FastPlan {
+        private final FastOperand[] key;
+        /** null for DELETE. */
+        private final FastAssignment[] assignments;
+
+        PointWrite(final TableDef def, final int[] parameterTypes, final FastOperand[] key,
+                   final FastAssignment[] assignments) {
+            super(def, parameterTypes);
+            this.key = key;
+            this.assignments = assignments;
+        }
+
+        @Override
+        public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
+            final TableStore store = store(current);
+            final byte[] k = key(store, key, parameters);
+            final byte[] payload = k == null ? null : txn.get(k);
+            if (payload == null) {
+                return 0;
+            }
+            final Object[] old = store.decodeRow(k, payload);
+            if (assignments == null) {
+                store.delete(txn, old);
+                return 1;
+            }
+            final Object[] changed = old.clone();
+            final List<ColumnDef> columns = store.def().columns();
+            for (FastAssignment a : assignments) {
+                changed[a.column()] = a.evaluate(old, parameters, columns.get(a.column()).type());
+            }
+            store.update(txn, old, changed);
+            return 1;
+        }
+    }
+
+    /** INSERT INTO t [(columns)] VALUES (operands), ... */
+    static final class Insert extends FastPlan {
+        private final int[] targetColumns;
+        private final FastOperand[][] rows;
+
+        Insert(final TableDef def, final int[] parameterTypes, final int[] targetColumns, final FastOperand[][] rows) {
+            super(def, parameterTypes);
+            this.targetColumns = targetColumns;
+            this.rows = rows;
+        }
+
+        @Override
+        public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
+            final TableStore store = store(current);
+            final int width = store.def().columns().size();
+            for (FastOperand[] operands : rows) {
+                final Object[] row = new Object[width];
+                for (int i = 0; i < targetColumns.length; i++) {
+                    row[targetColumns[i]] = operands[i].value(parameters);
+                }
+                store.insert(txn, row);
+            }
+            return rows.length;
+        }
+    }
+
+    /** The one row of a point read, or none. */
+    private static final class OneRow implements RowCursor {
+        private final Object[] row;
+        private final int[] output;
+        private final TableDef def;
+        private boolean before = true;
+
+        OneRow(final Object[] row, final int[] output, final TableDef def) {
+            this.row = row;
+            this.output = output;
+            this.def = def;
+        }
+
+        @Override
+        public boolean next() {
+            if (before && row != null) {
+                before = false;
+                return true;
+            }
+            before = false;
+            return false;
+        }
+
+        @Override
+        public Object value(final int column) {
+            final int c = output[column];
+            return external(def.columns().get(c).type(), row[c]);
+        }
+
+        @Override
+        public void close() {
+            // nothing is held
+        }
+    }
+
+    /** SET column = operand, or column = source ± operand (NULL stays NULL; overflow is 22003). */
+    record FastAssignment(int column, int source, char op, FastOperand operand) {
+        Object evaluate(final Object[] old, final Object[] parameters, final ColumnType type) {
+            final Object v = operand.value(parameters);
+            if (source < 0) {
+                return v;
+            }
+            final Object base = old[source];
+            if (base == null || v == null) {
+                return null;
+            }
+            final Object delta = type.coerce(v);
+            final SqlType t = type.type();
+            try {
+                if (t.isExactInteger()) {
+                    final long a = ((Number) base).longValue();
+                    final long b = ((Number) delta).longValue();
+                    return op == '+' ? Math.addExact(a, b) : Math.subtractExact(a, b);
+                }
+                if (t == SqlType.DECIMAL) {
+                    return op == '+' ? ((BigDecimal) base).add((BigDecimal) delta)
+                            : ((BigDecimal) base).subtract((BigDecimal) delta);
+                }
+                final double a = ((Number) base).doubleValue();
+                final double b = ((Number) delta).doubleValue();
+                return op == '+' ? a + b : a - b;
+            } catch (ArithmeticException e) {
+                throw new SqlStateException("22003", type.sqlName().toLowerCase(java.util.Locale.ROOT)
+                        + " out of range");
+            }
+        }
+    }
+}
