@@ -23,7 +23,8 @@ import java.util.List;
  * straight against the transaction (no planning, code generation or enumerable pipeline per execution) and
  * gives the answers the Calcite path gives. {@link FastPlanner} decides which statements qualify.
  */
-public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.PointWrite, FastPlan.Insert {
+public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.PointWrite, FastPlan.Insert,
+        FastPlan.Explain {
     private final TableDef planned;
     /** The JDBC type of each parameter ({@link java.sql.Types}), as Calcite would infer it. */
     private final int[] parameterTypes;
@@ -209,6 +210,48 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         }
     }
 
+    /** EXPLAIN of a statement the fast path runs: one row that names the plan. */
+    static final class Explain extends FastPlan {
+        private final String text;
+
+        Explain(final FastPlan plan) {
+            super(plan.planned, new int[plan.parameterTypes.length]);
+            this.text = plan.describe();
+        }
+
+        @Override
+        public List<ResultColumn> columns() {
+            return List.of(new ResultColumn("PLAN", java.sql.Types.VARCHAR, -1, 0));
+        }
+
+        @Override
+        public boolean reads() {
+            return true;
+        }
+
+        @Override
+        public RowCursor query(final TxnSession txn, final TableDef current, final Object[] parameters) {
+            return new OneRow(new Object[] {text}, new int[] {0}, null);
+        }
+
+        @Override
+        String describe() {
+            return text;
+        }
+    }
+
+    /** What EXPLAIN shows, e.g. {@code FastPath(PointRead table=[PUBLIC, T] key=[ID])}. */
+    String describe() {
+        final StringBuilder key = new StringBuilder();
+        for (int c : planned.primaryKey()) {
+            key.append(key.length() == 0 ? "" : ", ").append(planned.columns().get(c).name());
+        }
+        final String kind = this instanceof PointRead ? "PointRead" : this instanceof Insert ? "Insert"
+                : "PointWrite";
+        return "FastPath(" + kind + " table=[" + planned.schema() + ", " + planned.name() + "]"
+                + (this instanceof Insert ? "" : " key=[" + key + "]") + ")";
+    }
+
     /** The one row of a point read, or none. */
     private static final class OneRow implements RowCursor {
         private final Object[] row;
@@ -235,7 +278,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         @Override
         public Object value(final int column) {
             final int c = output[column];
-            return external(def.columns().get(c).type(), row[c]);
+            return def == null ? row[c] : external(def.columns().get(c).type(), row[c]);
         }
 
         @Override

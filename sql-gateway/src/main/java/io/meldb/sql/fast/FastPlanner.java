@@ -11,6 +11,8 @@ import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlCharStringLiteral;
 import org.apache.calcite.sql.SqlDelete;
 import org.apache.calcite.sql.SqlDynamicParam;
+import org.apache.calcite.sql.SqlExplain;
+import org.apache.calcite.sql.SqlExplainLevel;
 import org.apache.calcite.sql.SqlIdentifier;
 import org.apache.calcite.sql.SqlInsert;
 import org.apache.calcite.sql.SqlKind;
@@ -45,12 +47,21 @@ public final class FastPlanner {
     /** The plan of {@code sql}, or null when Calcite must run it. Names resolve as the Calcite connection's do. */
     public static FastPlan plan(final String sql, final Catalog catalog, final String database,
                                 final String defaultSchema) {
-        final SqlNode node;
+        SqlNode node;
         try {
             node = SqlParser.create(sql).parseStmt();
         } catch (SqlParseException | RuntimeException e) {
             return null; // Calcite reports it
         }
+        if (node instanceof SqlExplain explain && explain.getDetailLevel() != SqlExplainLevel.NO_ATTRIBUTES) {
+            final FastPlan inner = plan(explain.getExplicandum(), catalog, database, defaultSchema);
+            return inner == null ? null : new FastPlan.Explain(inner);
+        }
+        return plan(node, catalog, database, defaultSchema);
+    }
+
+    private static FastPlan plan(final SqlNode node, final Catalog catalog, final String database,
+                                 final String defaultSchema) {
         final Scope scope = new Scope(catalog, database, defaultSchema);
         try {
             if (node instanceof SqlSelect s) {
@@ -164,7 +175,8 @@ public final class FastPlanner {
             if (d.getCondition() == null) {
                 throw notFast();
             }
-            return new FastPlan.PointWrite(table, types(), keyCondition(d.getCondition()), null);
+            final FastOperand[] key = keyCondition(d.getCondition());
+            return new FastPlan.PointWrite(table, types(), key, null);
         }
 
         FastPlan insert(final SqlInsert i) throws NotFast {

@@ -95,6 +95,7 @@ final class PgCommands {
             case "default_transaction_isolation" -> block.characteristics(true, PgSettings.isolation(now), null);
             case "transaction_read_only" -> block.characteristics(false, null, PgSettings.isOn(now));
             case "default_transaction_read_only" -> block.characteristics(true, null, PgSettings.isOn(now));
+            case "meldb.fast_path" -> session.fastPath(PgSettings.isOn(now));
             default -> {
                 // kept for SHOW only
             }

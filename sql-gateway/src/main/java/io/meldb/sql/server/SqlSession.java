@@ -28,6 +28,8 @@ public final class SqlSession implements AutoCloseable {
     private final Connection calcite;
     /** The schema unqualified names resolve in. */
     private String schema = SqlEngine.SCHEMA;
+    /** Whether key accesses take the fast path (off only to compare it with Calcite's answers). */
+    private boolean fastPath = true;
     /** Ids of executions, for the snapshots autocommit queries keep until their cursor is closed. */
     private int nextExecutionId = 1;
 
@@ -55,6 +57,11 @@ public final class SqlSession implements AutoCloseable {
         }
     }
 
+    /** Turns the fast path on or off for statements prepared from now on. */
+    public void fastPath(final boolean on) {
+        fastPath = on;
+    }
+
     /**
      * Prepares a statement: parses (and plans, for queries and DML) it now, so that errors in it are reported at
      * once. A key access is compiled for the fast path ({@link FastPlanner}); anything else is Calcite's. COMMIT
@@ -67,7 +74,8 @@ public final class SqlSession implements AutoCloseable {
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
             case WRITE: {
-                final FastPlan fast = FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema);
+                final FastPlan fast = fastPath ? FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema)
+                        : null;
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
                     return new PreparedSql(sql, kind, null, null, fast);
                 }

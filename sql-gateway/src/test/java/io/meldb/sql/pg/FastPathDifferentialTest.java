@@ -1,0 +1,189 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.EmbeddedGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.math.BigDecimal;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fast path answers as Calcite does: the same random key accesses run on two identical tables, one through
+ * a connection with the fast path and one with {@code SET meldb.fast_path = off}; every result (rows, update
+ * count, or the error's SQLState) and the final contents must match.
+ */
+@Timeout(180)
+class FastPathDifferentialTest {
+    private static EmbeddedGateway db;
+
+    @BeforeAll
+    static void start() {
+        db = new EmbeddedGateway();
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+    }
+
+    private static final String COLUMNS = "k INTEGER, s VARCHAR(8), n BIGINT NOT NULL, d DECIMAL(8, 2), "
+            + "f DOUBLE, b BOOLEAN, dt DATE, ts TIMESTAMP, PRIMARY KEY (k, s)";
+
+    @Test
+    void shouldGiveTheSameAnswersWithAndWithoutTheFastPath() throws SQLException {
+        try (Connection fast = db.connectPg("prepareThreshold=1");
+             Connection slow = db.connectPg("prepareThreshold=1")) {
+            try (Statement s = slow.createStatement()) {
+                s.execute("SET meldb.fast_path = off");
+            }
+            try (Statement s = fast.createStatement()) {
+                s.execute("CREATE TABLE FA (" + COLUMNS + ")");
+                s.execute("CREATE TABLE SA (" + COLUMNS + ")");
+                s.execute("CREATE INDEX FA_N ON FA (n)");
+                s.execute("CREATE INDEX SA_N ON SA (n)");
+            }
+            final Random random = new Random(42);
+            for (int i = 0; i < 600; i++) {
+                final Op op = Op.random(random);
+                final String a = run(fast, op, "FA");
+                final String b = run(slow, op, "SA");
+                assertEquals(b, a, () -> "operation " + op);
+            }
+            assertEquals(contents(slow, "SA"), contents(fast, "FA"));
+            assertTrue(contents(fast, "FA").size() > 10, "the run left rows to compare");
+        }
+    }
+
+    @Test
+    void shouldShowInExplainWhichPathAStatementTakes() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE EX (id INTEGER PRIMARY KEY, v VARCHAR(10))");
+            assertEquals("FastPath(PointRead table=[PUBLIC, EX] key=[ID])",
+                    plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id = 7"));
+            assertEquals("FastPath(PointWrite table=[PUBLIC, EX] key=[ID])",
+                    plan(s, "EXPLAIN PLAN FOR UPDATE EX SET v = 'a' WHERE id = 7"));
+            assertEquals("FastPath(Insert table=[PUBLIC, EX])", plan(s, "EXPLAIN PLAN FOR INSERT INTO EX VALUES (1, 'a')"));
+            assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id > 7").contains("MeldTableScan"),
+                    "a range is Calcite's");
+            s.execute("SET meldb.fast_path = off");
+            assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id = 7").contains("MeldTableScan"));
+        }
+    }
+
+    private static String plan(final Statement s, final String sql) throws SQLException {
+        try (ResultSet r = s.executeQuery(sql)) {
+            assertTrue(r.next());
+            return r.getString(1).trim();
+        }
+    }
+
+    /** One random statement with its parameter values. */
+    private record Op(String sql, List<Object> parameters) {
+        static Op random(final Random r) {
+            final int k = r.nextInt(30);
+            final String s = r.nextInt(4) == 0 ? null : "s" + r.nextInt(3);
+            final List<Object> p = new ArrayList<>();
+            switch (r.nextInt(9)) {
+                case 0, 1 -> {
+                    p.add(k);
+                    p.add(s);
+                    p.add(r.nextInt(5) == 0 ? Long.MAX_VALUE - r.nextInt(3) : (long) r.nextInt(1000));
+                    p.add(r.nextInt(6) == 0 ? new BigDecimal("123456.789") : new BigDecimal(r.nextInt(10_000))
+                            .movePointLeft(2));
+                    p.add(r.nextDouble());
+                    p.add(r.nextBoolean());
+                    p.add(java.sql.Date.valueOf(java.time.LocalDate.of(2000 + r.nextInt(30), 1 + r.nextInt(12), 1)));
+                    p.add(java.sql.Timestamp.valueOf(java.time.LocalDateTime.of(2020, 5, 6, 7, r.nextInt(60),
+                            r.nextInt(60), r.nextInt(1000) * 1_000_000)));
+                    return new Op("INSERT INTO %s VALUES (?, ?, ?, ?, ?, ?, ?, ?)", p);
+                }
+                case 2 -> {
+                    return new Op("INSERT INTO %s (s, k, n) VALUES ('lit', " + k + ", -5)", p);
+                }
+                case 3, 4 -> {
+                    p.add(k);
+                    p.add(s);
+                    return new Op("SELECT * FROM %s WHERE k = ? AND s = ?", p);
+                }
+                case 5 -> {
+                    p.add(s);
+                    return new Op("SELECT n, d AS amount, k FROM %s WHERE s = ? AND k = " + k, p);
+                }
+                case 6 -> {
+                    p.add(r.nextInt(3) == 0 ? Long.MAX_VALUE : (long) r.nextInt(100) - 50);
+                    p.add(new BigDecimal(r.nextInt(1000)).movePointLeft(1));
+                    p.add(k);
+                    p.add(s);
+                    return new Op("UPDATE %s SET n = n + ?, d = d - ?, b = NOT b WHERE k = ? AND s = ?", p);
+                }
+                case 7 -> {
+                    p.add(r.nextInt(100));
+                    p.add(k);
+                    p.add(s);
+                    return new Op("UPDATE %s SET n = ?, f = f + 1.5 WHERE k = ? AND s = ?", p);
+                }
+                default -> {
+                    p.add(k);
+                    p.add(s);
+                    return new Op("DELETE FROM %s WHERE k = ? AND s = ?", p);
+                }
+            }
+        }
+    }
+
+    /** Runs one operation; answers its result as text (rows, count, or SQLState). */
+    private static String run(final Connection c, final Op op, final String table) {
+        try (PreparedStatement p = c.prepareStatement(String.format(op.sql(), table))) {
+            for (int i = 0; i < op.parameters().size(); i++) {
+                p.setObject(i + 1, op.parameters().get(i));
+            }
+            if (p.execute()) {
+                try (ResultSet r = p.getResultSet()) {
+                    return rows(r).toString();
+                }
+            }
+            return "count " + p.getUpdateCount();
+        } catch (SQLException e) {
+            return "error " + e.getSQLState();
+        }
+    }
+
+    private static List<String> contents(final Connection c, final String table) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT * FROM " + table
+                + " ORDER BY k, s")) {
+            return rows(r);
+        }
+    }
+
+    private static List<String> rows(final ResultSet r) throws SQLException {
+        final ResultSetMetaData md = r.getMetaData();
+        final List<String> out = new ArrayList<>();
+        final StringBuilder header = new StringBuilder();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+            header.append(md.getColumnLabel(i)).append(':').append(md.getColumnTypeName(i)).append(' ');
+        }
+        out.add(header.toString());
+        while (r.next()) {
+            final StringBuilder row = new StringBuilder();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                row.append(Objects.toString(r.getObject(i))).append('|');
+            }
+            out.add(row.toString());
+        }
+        return out;
+    }
+}
