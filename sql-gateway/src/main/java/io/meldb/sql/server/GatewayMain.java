@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.rpc.TxnRpcClient;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 
 /**
  * The {@code meldb} command: starts the SQL gateway and prints the JDBC URLs on two lines,
@@ -27,7 +29,9 @@ public final class GatewayMain {
               --port P              HTTP port of the JDBC (Avatica) endpoint; 0 = any free port (default 8765)
               --host H              address to serve on (default 127.0.0.1; 0.0.0.0 = every interface)
               --data-dir DIR        where the embedded database (or the local cluster) keeps its data
-                                    (default ./meldb-data); it survives restarts
+                                    (default ./meldb-data); it survives restarts; one MeldDB at a time
+              --durability D        when the log acknowledges a commit: page-cache (default; survives a crash
+                                    of the process) or fsync (survives power loss)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
             """;
@@ -41,14 +45,16 @@ public final class GatewayMain {
         String txnServers = null;
         int localCluster = 0;
         String host = "127.0.0.1";
+        Durability durability = null;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
-                    case "--port" -> port = Integer.parseInt(value(args, ++i));
+                    case "--port" -> port = port(args, ++i);
                     case "--host" -> host = value(args, ++i);
                     case "--data-dir" -> dataDir = Path.of(value(args, ++i));
+                    case "--durability" -> durability = Durability.parse(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
-                    case "--local-cluster" -> localCluster = Integer.parseInt(value(args, ++i));
+                    case "--local-cluster" -> localCluster = positive(args, ++i);
                     case "--help", "-h" -> {
                         System.out.print(USAGE);
                         return;
@@ -56,20 +62,36 @@ public final class GatewayMain {
                     default -> throw new IllegalArgumentException("unknown flag " + args[i]);
                 }
             }
+            if (txnServers != null && durability != null) {
+                throw new IllegalArgumentException("--durability is for the log this command starts; with "
+                        + "--txn-servers it starts none (give it to the log server)");
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("meldb: " + e.getMessage());
             System.err.print(USAGE);
             System.exit(2);
             return;
         }
+        try {
+            PortCheck.requireFree(host, List.of(new PortCheck.Port("--port", port)));
+        } catch (IllegalArgumentException e) {
+            System.err.println("meldb: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
 
         final List<AutoCloseable> resources = new ArrayList<>();
         final List<TxnService> services = new ArrayList<>();
         try {
+            if (txnServers == null) {
+                resources.add(DataDirLock.acquire(dataDir, DataDirLock.WAIT, m -> System.err.println("meldb: " + m)));
+            }
+            final Durability logDurability = durability == null ? Durability.PAGE_CACHE : durability;
             if (txnServers != null || localCluster > 0) {
                 List<String> addresses;
                 if (localCluster > 0) {
-                    final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster);
+                    final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
+                            logDurability);
                     resources.add(cluster);
                     addresses = cluster.txnServers();
                 } else {
@@ -93,7 +115,8 @@ public final class GatewayMain {
                     resources.add(client);
                 }
             } else {
-                final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath());
+                final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath(), logDurability,
+                        UnaryOperator.identity());
                 resources.add(node);
                 services.add(node.txnService());
             }
@@ -101,7 +124,7 @@ public final class GatewayMain {
             resources.add(gateway);
         } catch (RuntimeException e) {
             closeAll(resources);
-            System.err.println("meldb: " + e.getMessage());
+            System.err.println("meldb: " + messageOf(e));
             System.exit(1);
             return;
         }
@@ -115,6 +138,40 @@ public final class GatewayMain {
         System.out.println("MeldDB JDBC (MeldDB driver): " + gateway.meldJdbcUrl());
         System.out.flush();
         stopped.await();
+    }
+
+    /** The message, and its cause's when it adds what went wrong ("cannot open the log": why not). */
+    private static String messageOf(final Throwable e) {
+        final Throwable cause = e.getCause();
+        if (cause == null || cause.getMessage() == null || e.getMessage().contains(cause.getMessage())) {
+            return e.getMessage();
+        }
+        return e.getMessage() + ": " + cause.getMessage();
+    }
+
+    private static int port(final String[] args, final int i) {
+        final int p = integer(args, i);
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a port 0..65535, got " + p);
+        }
+        return p;
+    }
+
+    private static int positive(final String[] args, final int i) {
+        final int n = integer(args, i);
+        if (n < 1) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a number of at least 1, got " + n);
+        }
+        return n;
+    }
+
+    private static int integer(final String[] args, final int i) {
+        final String v = value(args, i);
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a number, got '" + v + "'");
+        }
     }
 
     private static String value(final String[] args, final int i) {

@@ -55,6 +55,15 @@ final class GatewayProcess implements AutoCloseable {
         return process.output();
     }
 
+    long pid() {
+        return process.pid();
+    }
+
+    /** Kills the process as {@code kill -9} does. */
+    void kill() throws InterruptedException {
+        process.kill();
+    }
+
     List<ProcessHandle> descendants() {
         return process.descendants();
     }
