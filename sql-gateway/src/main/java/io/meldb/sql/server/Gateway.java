@@ -48,6 +48,7 @@ public final class Gateway implements AutoCloseable {
             throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
         }
         meta.bootstrap();
+        GatewayWarmUp.run(meta);
         final ServerCustomizer<Server> bind = server -> {
             for (Connector c : server.getConnectors()) {
                 if (c instanceof ServerConnector sc) {
