@@ -41,14 +41,20 @@ public final class Gateway implements AutoCloseable {
 
     /** Starts serving on {@code bindHost:port}; "0.0.0.0" serves on every interface. */
     public static Gateway start(final TxnRouter router, final String bindHost, final int port) {
+        return start(router, bindHost, port, SqlMetrics.unexported());
+    }
+
+    /** As {@link #start(TxnRouter, String, int)}, recording statements and transactions in {@code metrics}. */
+    public static Gateway start(final TxnRouter router, final String bindHost, final int port,
+                                final SqlMetrics metrics) {
         final MeldMeta meta;
         try {
-            meta = new MeldMeta(router);
+            meta = new MeldMeta(router, metrics);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
         }
         meta.bootstrap();
-        GatewayWarmUp.run(meta);
+        GatewayWarmUp.run(router);
         final ServerCustomizer<Server> bind = server -> {
             for (Connector c : server.getConnectors()) {
                 if (c instanceof ServerConnector sc) {
@@ -66,6 +72,11 @@ public final class Gateway implements AutoCloseable {
         final Gateway gateway = new Gateway(server, router, advertised);
         LOG.info("SQL gateway serving {} over {} txn-server(s)", gateway.jdbcUrl(), router.services().size());
         return gateway;
+    }
+
+    /** The address clients are told to connect to (127.0.0.1 when serving on every interface). */
+    public String host() {
+        return host;
     }
 
     public int port() {

@@ -53,6 +53,7 @@ public final class MeldMeta extends JdbcMeta {
     private static final RootedCalciteDriver CALCITE = new RootedCalciteDriver();
 
     private final TxnRouter router;
+    private final SqlMetrics metrics;
     private final CatalogStore catalogStore = new CatalogStore();
     private final Map<String, GatewayConnection> connections = new ConcurrentHashMap<>();
     private final Map<Connection, GatewayConnection> pending = new ConcurrentHashMap<>();
@@ -75,8 +76,13 @@ public final class MeldMeta extends JdbcMeta {
     }
 
     public MeldMeta(final TxnRouter router) throws SQLException {
+        this(router, SqlMetrics.unexported());
+    }
+
+    public MeldMeta(final TxnRouter router, final SqlMetrics metrics) throws SQLException {
         super("jdbc:calcite:", cacheSettings());
         this.router = router;
+        this.metrics = metrics;
     }
 
     private static Properties cacheSettings() {
@@ -93,7 +99,8 @@ public final class MeldMeta extends JdbcMeta {
     protected Connection createConnection(final String url, final Properties info) throws SQLException {
         final Properties calcite = new Properties();
         calcite.setProperty("timeZone", "UTC");
-        final GatewayConnection state = new GatewayConnection("pending", DATABASE, router, catalogStore);
+        final GatewayConnection state = new GatewayConnection("pending", DATABASE, router, catalogStore, metrics,
+                SqlMetrics.JDBC);
         // no caching: the sub-schemas and their tables come from the catalog at every lookup
         final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
         final CalciteConnection cc = CALCITE.connect(root, calcite);

@@ -51,6 +51,12 @@ final class GatewayProcess implements AutoCloseable {
         return meldUrl;
     }
 
+    /** The URL of the "MeldDB metrics:" line, or null when the process printed none. */
+    String metricsUrl() {
+        final var m = Pattern.compile("(?m)^MeldDB metrics: (\\S+)\\s*$").matcher(output());
+        return m.find() ? m.group(1) : null;
+    }
+
     String output() {
         return process.output();
     }
