@@ -25,6 +25,10 @@ import java.util.concurrent.TimeoutException;
 public final class GatewayHealth implements AutoCloseable {
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
 
+    /** One txn-server's part of the answer: whether it is up, and its JSON fields after the address. */
+    private record Probe(boolean up, String json) {
+    }
+
     private final TxnRouter router;
     private final ExecutorService probes = Executors.newCachedThreadPool(r -> {
         final Thread t = new Thread(r, "gateway-health-probe");
@@ -38,7 +42,7 @@ public final class GatewayHealth implements AutoCloseable {
 
     public MetricsHttpServer.Health check() {
         final List<TxnService> services = router.services();
-        final List<CompletableFuture<String>> answers = new ArrayList<>(services.size());
+        final List<CompletableFuture<Probe>> answers = new ArrayList<>(services.size());
         for (TxnService s : services) {
             answers.add(s instanceof TxnServer local ? CompletableFuture.completedFuture(local(local))
                     : CompletableFuture.supplyAsync(() -> remote(s), probes));
@@ -47,7 +51,7 @@ public final class GatewayHealth implements AutoCloseable {
         final StringBuilder servers = new StringBuilder();
         boolean anyUp = false;
         for (int i = 0; i < services.size(); i++) {
-            String entry;
+            Probe entry;
             try {
                 entry = answers.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
@@ -58,16 +62,16 @@ public final class GatewayHealth implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 entry = down("interrupted");
             }
-            anyUp |= entry.startsWith("\"status\":\"UP\"");
+            anyUp |= entry.up();
             servers.append(i == 0 ? "" : ",").append("{\"address\":\"")
-                    .append(MetricsHttpServer.jsonEscaped(address(services.get(i)))).append("\",").append(entry)
+                    .append(MetricsHttpServer.jsonEscaped(address(services.get(i)))).append("\",").append(entry.json())
                     .append('}');
         }
         return new MetricsHttpServer.Health(anyUp, "{\"status\":\"" + (anyUp ? "UP" : "DOWN")
                 + "\",\"seenCsn\":" + router.seenCsn() + ",\"txnServers\":[" + servers + "]}");
     }
 
-    private static String local(final TxnServer server) {
+    private static Probe local(final TxnServer server) {
         if (!server.ready()) {
             final String failure = server.failure();
             return down(failure != null ? failure : "not ready");
@@ -75,7 +79,7 @@ public final class GatewayHealth implements AutoCloseable {
         return up(server.serverId(), server.lcsCsn(), server.inFlight());
     }
 
-    private static String remote(final TxnService service) {
+    private static Probe remote(final TxnService service) {
         try {
             final ServerStatus s = service.status();
             return up(s.serverId(), s.csn(), s.inFlight());
@@ -84,12 +88,12 @@ public final class GatewayHealth implements AutoCloseable {
         }
     }
 
-    private static String up(final int serverId, final long csn, final int inFlight) {
-        return "\"status\":\"UP\",\"serverId\":" + serverId + ",\"csn\":" + csn + ",\"inFlight\":" + inFlight;
+    private static Probe up(final int serverId, final long csn, final int inFlight) {
+        return new Probe(true, "\"status\":\"UP\",\"serverId\":" + serverId + ",\"csn\":" + csn + ",\"inFlight\":" + inFlight);
     }
 
-    private static String down(final String why) {
-        return "\"status\":\"DOWN\",\"error\":\"" + MetricsHttpServer.jsonEscaped(why) + "\"";
+    private static Probe down(final String why) {
+        return new Probe(false, "\"status\":\"DOWN\",\"error\":\"" + MetricsHttpServer.jsonEscaped(why) + "\"");
     }
 
     private static String address(final TxnService service) {
