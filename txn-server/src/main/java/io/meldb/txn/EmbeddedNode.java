@@ -1,5 +1,6 @@
 package io.meldb.txn;
 
+import io.meldb.log.Durability;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 
@@ -28,9 +29,17 @@ public final class EmbeddedNode implements AutoCloseable {
 
     /** {@code tune} may adjust the txn-server configuration (checkpoint interval, in-flight limit, ...). */
     public static EmbeddedNode start(final Path dataDir, final UnaryOperator<TxnServerConfig> tune) {
+        return start(dataDir, Durability.PAGE_CACHE, tune);
+    }
+
+    /** As {@link #start(Path, UnaryOperator)}, with the log acknowledging appends at the given durability. */
+    public static EmbeddedNode start(final Path dataDir, final Durability durability,
+                                     final UnaryOperator<TxnServerConfig> tune) {
         final LogServer log;
         try {
-            log = LogServer.start(LogServerConfig.at(dataDir.resolve("log")).port(0).metricsPort(-1));
+            final LogServerConfig config = LogServerConfig.at(dataDir.resolve("log")).port(0).metricsPort(-1);
+            config.store().durability(durability);
+            log = LogServer.start(config);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the log under " + dataDir, e);
         }

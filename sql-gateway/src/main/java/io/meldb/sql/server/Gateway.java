@@ -46,7 +46,13 @@ public final class Gateway implements AutoCloseable {
     /** Starts serving JDBC on {@code bindHost:port} ("0.0.0.0" serves on every interface) and PostgreSQL's protocol. */
     public static Gateway start(final TxnRouter router, final String bindHost, final int port,
                                 final PgServerConfig pg) {
-        final SqlEngine engine = new SqlEngine(router);
+        return start(router, bindHost, port, SqlMetrics.unexported(), pg);
+    }
+
+    /** As {@link #start(TxnRouter, String, int, PgServerConfig)}, recording statements and transactions in {@code metrics}. */
+    public static Gateway start(final TxnRouter router, final String bindHost, final int port,
+                                final SqlMetrics metrics, final PgServerConfig pg) {
+        final SqlEngine engine = new SqlEngine(router, metrics);
         final MeldMeta meta;
         try {
             meta = new MeldMeta(engine);
@@ -54,6 +60,7 @@ public final class Gateway implements AutoCloseable {
             throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
         }
         engine.bootstrap();
+        GatewayWarmUp.run(router);
         final ServerCustomizer<Server> bind = server -> {
             for (Connector c : server.getConnectors()) {
                 if (c instanceof ServerConnector sc) {
@@ -93,6 +100,11 @@ public final class Gateway implements AutoCloseable {
     /** The pgjdbc URL of the PostgreSQL protocol. */
     public String pgJdbcUrl() {
         return "jdbc:" + pgUrl();
+    }
+
+    /** The address clients are told to connect to (127.0.0.1 when serving on every interface). */
+    public String host() {
+        return host;
     }
 
     public int port() {

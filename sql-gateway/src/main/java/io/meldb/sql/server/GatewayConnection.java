@@ -27,6 +27,9 @@ import java.util.function.Supplier;
  * </ul>
  * Isolation: SERIALIZABLE (the default) is meld's serializable; REPEATABLE READ and weaker levels run as
  * snapshot isolation (JDBC allows a stronger level than asked for).
+ *
+ * <p>Every statement, commit, rollback and abort is recorded in the gateway's {@link SqlMetrics} here, where every
+ * front end passes.
  */
 public final class GatewayConnection implements MeldTxnContext {
     private static final Logger LOG = LoggerFactory.getLogger(GatewayConnection.class);
@@ -35,6 +38,8 @@ public final class GatewayConnection implements MeldTxnContext {
     private final String database;
     private final TxnRouter router;
     private final CatalogStore catalogStore;
+    private final SqlMetrics metrics;
+    private final String protocol;
 
     private boolean autoCommit = true;
     private boolean readOnly;
@@ -48,13 +53,20 @@ public final class GatewayConnection implements MeldTxnContext {
     private TxnSession catalogOf;
     /** Snapshots of autocommit queries whose results may still be fetched, by statement id. */
     private final Map<Integer, TxnSession> openSnapshots = new HashMap<>();
+    /** When the running statement began (System.nanoTime). */
+    private long statementStart;
+    private boolean closed;
 
+    /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
-                             final CatalogStore catalogStore) {
+                             final CatalogStore catalogStore, final SqlMetrics metrics, final String protocol) {
         this.id = id;
         this.database = database;
         this.router = router;
         this.catalogStore = catalogStore;
+        this.metrics = metrics;
+        this.protocol = protocol;
+        metrics.connectionOpened(protocol);
     }
 
     public String id() {
@@ -169,21 +181,33 @@ public final class GatewayConnection implements MeldTxnContext {
      * mode, or the explicit transaction if none is open.
      */
     public synchronized void beginStatement(final int statementId, final StatementKind kind) {
-        closeSnapshot(statementId);
-        if (autoCommit) {
-            txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
-        } else {
-            if (txnFailed) {
-                throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until "
-                        + "end of transaction block (rollback)");
+        final long start = System.nanoTime();
+        try {
+            closeSnapshot(statementId);
+            if (autoCommit) {
+                txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
+            } else {
+                if (txnFailed) {
+                    throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until "
+                            + "end of transaction block (rollback)");
+                }
+                if (txn == null) {
+                    txn = router.begin(isolation(), readOnly);
+                }
             }
-            if (txn == null) {
-                txn = router.begin(isolation(), readOnly);
+            if (kind != StatementKind.READ && txn.readOnly()) {
+                if (autoCommit) {
+                    txn.close(); // the statement will not run, and endStatement is not called for it
+                    txn = null;
+                    catalogOf = null;
+                }
+                throw new SqlStateException("25006", "cannot execute " + kind + " in a read-only transaction");
             }
+        } catch (RuntimeException e) {
+            metrics.statement(kind, System.nanoTime() - start, true);
+            throw e;
         }
-        if (kind != StatementKind.READ && txn.readOnly()) {
-            throw new SqlStateException("25006", "cannot execute " + kind + " in a read-only transaction");
-        }
+        statementStart = start;
     }
 
     /**
@@ -193,58 +217,90 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void endStatement(final int statementId, final StatementKind kind, final Throwable error,
                                           final boolean executionStarted) {
-        if (autoCommit) {
-            final TxnSession t = txn;
-            txn = null;
-            catalogOf = null;
-            if (t == null) {
-                return;
-            }
-            if (error != null) {
-                t.abort();
-            } else if (kind == StatementKind.READ) {
-                openSnapshots.put(statementId, t);
-            } else {
-                try {
-                    router.observed(t.commit());
-                } finally {
-                    t.close();
+        boolean failed = error != null;
+        try {
+            if (autoCommit) {
+                final TxnSession t = txn;
+                txn = null;
+                catalogOf = null;
+                if (t == null) {
+                    return;
                 }
+                if (error != null) {
+                    t.abort();
+                    if (kind != StatementKind.READ) {
+                        metrics.aborted(SqlErrors.describe(error).sqlState());
+                    }
+                } else if (kind == StatementKind.READ) {
+                    openSnapshots.put(statementId, t);
+                } else {
+                    try {
+                        commitAndClose(t);
+                    } catch (RuntimeException e) {
+                        failed = true;
+                        throw e;
+                    }
+                }
+            } else if (error != null && executionStarted && txn != null) {
+                LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
+                txn.abort();
+                txn = null;
+                catalogOf = null;
+                txnFailed = true;
+                metrics.aborted(SqlErrors.describe(error).sqlState());
             }
-        } else if (error != null && executionStarted && txn != null) {
-            LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
-            txn.abort();
-            txn = null;
-            catalogOf = null;
-            txnFailed = true;
+        } finally {
+            metrics.statement(kind, System.nanoTime() - statementStart, failed);
+        }
+    }
+
+    /** Commits {@code t} and counts the outcome; a failed commit (a meld conflict: 40001) is thrown on. */
+    private void commitAndClose(final TxnSession t) {
+        try {
+            router.observed(t.commit());
+            metrics.committed();
+        } catch (RuntimeException e) {
+            metrics.aborted(SqlErrors.describe(e).sqlState());
+            throw e;
+        } finally {
+            t.close();
         }
     }
 
     public synchronized void commit() {
-        if (txnFailed) {
-            txnFailed = false;
-            throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
-                    + "failed");
-        }
-        final TxnSession t = txn;
-        txn = null;
-        catalogOf = null;
-        if (t != null) {
-            try {
-                router.observed(t.commit());
-            } finally {
-                t.close();
+        final long start = System.nanoTime();
+        boolean failed = true;
+        try {
+            if (txnFailed) {
+                txnFailed = false; // counted as aborted when its statement failed
+                throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
+                        + "failed");
             }
+            final TxnSession t = txn;
+            txn = null;
+            catalogOf = null;
+            if (t != null) {
+                commitAndClose(t);
+            }
+            failed = false;
+        } finally {
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, failed);
         }
     }
 
     public synchronized void rollback() {
+        final long start = System.nanoTime();
         txnFailed = false;
         final TxnSession t = txn;
         txn = null;
         catalogOf = null;
-        if (t != null) {
-            t.abort();
+        try {
+            if (t != null) {
+                t.abort();
+                metrics.rolledBack();
+            }
+        } finally {
+            metrics.statement(StatementKind.ROLLBACK, System.nanoTime() - start, false);
         }
     }
 
@@ -265,6 +321,11 @@ public final class GatewayConnection implements MeldTxnContext {
             txn.abort();
             txn = null;
             catalogOf = null;
+            metrics.disconnected();
+        }
+        if (!closed) {
+            closed = true;
+            metrics.connectionClosed(protocol);
         }
     }
 

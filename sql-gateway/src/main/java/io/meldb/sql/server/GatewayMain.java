@@ -1,8 +1,13 @@
 package io.meldb.sql.server;
 
+import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.rpc.TxnRpcClient;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import io.meldb.sql.pg.PgServerConfig;
 
@@ -16,12 +21,14 @@ import java.util.Map;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Supplier;
 
 /**
  * The {@code meldb} command: starts the SQL gateway and prints the JDBC URLs on two lines,
  * {@code MeldDB ready: jdbc:avatica:remote:url=http://127.0.0.1:PORT;serialization=PROTOBUF} (Avatica's remote
  * driver) and then {@code MeldDB JDBC (MeldDB driver): jdbc:meldb://127.0.0.1:PORT}
- * ({@link io.meldb.sql.client.MeldDriver}, which reports every failure as an SQLException).
+ * ({@link io.meldb.sql.client.MeldDriver}, which reports every failure as an SQLException). Before them it prints
+ * {@code MeldDB metrics: http://127.0.0.1:PORT/metrics} (and {@code /health}) unless {@code --metrics-port -1}.
  *
  * <ul>
  *   <li>embedded (default): log server, txn-server and gateway in this JVM, data under {@code --data-dir};</li>
@@ -39,11 +46,18 @@ public final class GatewayMain {
                                     (also MELDB_PG_USERS=user:password,...); without users only clients on
                                     loopback connect, without a password
               --host H              address to serve on (default 127.0.0.1; 0.0.0.0 = every interface)
+              --metrics-port M      port of /health and /metrics; default the JDBC port + 1 (any free port
+                                    when --port is 0); -1 = off
               --data-dir DIR        where the embedded database (or the local cluster) keeps its data
-                                    (default ./meldb-data); it survives restarts
+                                    (default ./meldb-data); it survives restarts; one MeldDB at a time
+              --durability D        when the log acknowledges a commit: page-cache (default; survives a crash
+                                    of the process) or fsync (survives power loss)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
             """;
+
+    /** --metrics-port not given: the JDBC port + 1, or any free port when that is 0. */
+    private static final int METRICS_PORT_DEFAULT = -2;
 
     private GatewayMain() {
     }
@@ -56,16 +70,20 @@ public final class GatewayMain {
         String txnServers = null;
         int localCluster = 0;
         String host = "127.0.0.1";
+        Durability durability = null;
+        int metricsPort = METRICS_PORT_DEFAULT;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
-                    case "--port" -> port = Integer.parseInt(value(args, ++i));
-                    case "--pg-port" -> pgPort = Integer.parseInt(value(args, ++i));
+                    case "--port" -> port = port(args, ++i);
+                    case "--pg-port" -> pgPort = port(args, ++i);
                     case "--pg-users-file" -> pgUsersFile = Path.of(value(args, ++i));
                     case "--host" -> host = value(args, ++i);
+                    case "--metrics-port" -> metricsPort = metricsPort(args, ++i);
                     case "--data-dir" -> dataDir = Path.of(value(args, ++i));
+                    case "--durability" -> durability = Durability.parse(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
-                    case "--local-cluster" -> localCluster = Integer.parseInt(value(args, ++i));
+                    case "--local-cluster" -> localCluster = positive(args, ++i);
                     case "--help", "-h" -> {
                         System.out.print(USAGE);
                         return;
@@ -73,20 +91,46 @@ public final class GatewayMain {
                     default -> throw new IllegalArgumentException("unknown flag " + args[i]);
                 }
             }
+            if (txnServers != null && durability != null) {
+                throw new IllegalArgumentException("--durability is for the log this command starts; with "
+                        + "--txn-servers it starts none (give it to the log server)");
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("meldb: " + e.getMessage());
             System.err.print(USAGE);
             System.exit(2);
             return;
         }
+        if (metricsPort == METRICS_PORT_DEFAULT) {
+            metricsPort = port == 0 ? 0 : port + 1;
+        }
+        final PgServerConfig pg;
+        try {
+            pg = pgConfig(host, pgPort, pgUsersFile);
+            PortCheck.requireFree(host, List.of(new PortCheck.Port("--port", port),
+                    new PortCheck.Port("--metrics-port", metricsPort), new PortCheck.Port("--pg-port", pg.port())));
+        } catch (IllegalArgumentException e) {
+            System.err.println("meldb: " + e.getMessage());
+            System.exit(1);
+            return;
+        }
 
         final List<AutoCloseable> resources = new ArrayList<>();
         final List<TxnService> services = new ArrayList<>();
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final Gateway gateway;
+        MetricsEndpoint metrics = null;
         try {
-            if (txnServers != null || localCluster > 0) {
+            if (txnServers == null) {
+                resources.add(DataDirLock.acquire(dataDir, DataDirLock.WAIT, m -> System.err.println("meldb: " + m)));
+            }
+            final Durability logDurability = durability == null ? Durability.PAGE_CACHE : durability;
+            final boolean embedded = txnServers == null && localCluster == 0;
+            if (!embedded) {
                 List<String> addresses;
                 if (localCluster > 0) {
-                    final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster);
+                    final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
+                            logDurability);
                     resources.add(cluster);
                     addresses = cluster.txnServers();
                 } else {
@@ -109,25 +153,44 @@ public final class GatewayMain {
                     services.add(client);
                     resources.add(client);
                 }
-            } else {
-                final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath());
+            }
+            Supplier<String> scrape = registry::scrape;
+            if (embedded) {
+                // the txn-server's meters (JVM memory and GC among them) go into the gateway's registry
+                final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath(), logDurability,
+                        c -> c.registry(registry));
                 resources.add(node);
                 services.add(node.txnService());
+                scrape = () -> registry.scrape() + node.logServer().metrics().scrape();
+            } else {
+                new JvmMemoryMetrics().bindTo(registry);
+                final JvmGcMetrics gc = new JvmGcMetrics();
+                gc.bindTo(registry);
+                resources.add(gc);
             }
-            final Gateway gateway = Gateway.start(new TxnRouter(services), host, port, pgConfig(host, pgPort, pgUsersFile));
+            final TxnRouter router = new TxnRouter(services);
+            gateway = Gateway.start(router, host, port, new SqlMetrics(registry), pg);
             resources.add(gateway);
+            if (metricsPort >= 0) {
+                final GatewayHealth health = new GatewayHealth(router);
+                resources.add(health);
+                metrics = MetricsEndpoint.start(host, metricsPort, health::check, scrape);
+                resources.add(metrics);
+            }
         } catch (RuntimeException e) {
             closeAll(resources);
-            System.err.println("meldb: " + e.getMessage());
+            System.err.println("meldb: " + messageOf(e));
             System.exit(1);
             return;
         }
-        final Gateway gateway = (Gateway) resources.get(resources.size() - 1);
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             closeAll(resources);
             stopped.countDown();
         }, "meldb-shutdown"));
+        if (metrics != null) {
+            System.out.println("MeldDB metrics: http://" + gateway.host() + ":" + metrics.port() + "/metrics");
+        }
         System.out.println("MeldDB ready: " + gateway.jdbcUrl());
         System.out.println("MeldDB JDBC (MeldDB driver): " + gateway.meldJdbcUrl());
         System.out.println("MeldDB PostgreSQL: " + gateway.pgUrl() + "   (psql " + gateway.pgUrl()
@@ -178,6 +241,48 @@ public final class GatewayMain {
             return true;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /** The message, and its cause's when it adds what went wrong ("cannot open the log": why not). */
+    private static String messageOf(final Throwable e) {
+        final Throwable cause = e.getCause();
+        if (cause == null || cause.getMessage() == null || e.getMessage().contains(cause.getMessage())) {
+            return e.getMessage();
+        }
+        return e.getMessage() + ": " + cause.getMessage();
+    }
+
+    private static int port(final String[] args, final int i) {
+        final int p = integer(args, i);
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a port 0..65535, got " + p);
+        }
+        return p;
+    }
+
+    private static int metricsPort(final String[] args, final int i) {
+        final int p = integer(args, i);
+        if (p < -1 || p > 65535) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a port 0..65535, or -1 for none, got " + p);
+        }
+        return p;
+    }
+
+    private static int positive(final String[] args, final int i) {
+        final int n = integer(args, i);
+        if (n < 1) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a number of at least 1, got " + n);
+        }
+        return n;
+    }
+
+    private static int integer(final String[] args, final int i) {
+        final String v = value(args, i);
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a number, got '" + v + "'");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import io.meldb.log.Durability;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,12 +39,17 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Starts the log server and {@code txnServers} txn-servers; returns once all are listening. */
     public static LocalCluster start(final Path dataDir, final int txnServerCount) {
+        return start(dataDir, txnServerCount, Durability.PAGE_CACHE);
+    }
+
+    /** As {@link #start(Path, int)}, with the log server acknowledging appends at the given durability. */
+    public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability) {
         final LocalCluster cluster = new LocalCluster();
         try {
             Files.createDirectories(dataDir);
             final String log = cluster.spawn("log-server", dataDir, LOG_READY, "io.meldb.log.server.LogServerMain",
                     "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--exit-with-parent", "true",
-                    "--data-dir", dataDir.resolve("log").toString()).await();
+                    "--durability", durability.flag(), "--data-dir", dataDir.resolve("log").toString()).await();
             // the first txn-server writes the cluster configuration into a new log; the others then start side by
             // side (a JVM start takes seconds on a busy machine)
             final List<Starting> starting = new ArrayList<>();

@@ -60,7 +60,7 @@ public final class MeldMeta extends JdbcMeta {
 
     @Override
     protected Connection createConnection(final String url, final Properties info) throws SQLException {
-        final GatewayConnection state = engine.newConnectionState("pending");
+        final GatewayConnection state = engine.newConnectionState("pending", SqlMetrics.JDBC);
         final Connection connection = engine.calciteConnection(state);
         pending.put(connection, state);
         return connection;

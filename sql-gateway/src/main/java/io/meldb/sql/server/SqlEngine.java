@@ -40,6 +40,7 @@ public final class SqlEngine {
     private static final RootedCalciteDriver CALCITE = new RootedCalciteDriver();
 
     private final TxnRouter router;
+    private final SqlMetrics metrics;
     private final CatalogStore catalogStore = new CatalogStore();
 
     /**
@@ -53,8 +54,9 @@ public final class SqlEngine {
         }
     }
 
-    public SqlEngine(final TxnRouter router) {
+    public SqlEngine(final TxnRouter router, final SqlMetrics metrics) {
         this.router = router;
+        this.metrics = metrics;
     }
 
     public TxnRouter router() {
@@ -65,9 +67,9 @@ public final class SqlEngine {
         return catalogStore;
     }
 
-    /** The transaction state of a new client connection. */
-    public GatewayConnection newConnectionState(final String id) {
-        return new GatewayConnection(id, DATABASE, router, catalogStore);
+    /** The transaction state of a new client connection of {@code protocol} ({@link SqlMetrics#JDBC}, "pg"). */
+    public GatewayConnection newConnectionState(final String id, final String protocol) {
+        return new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol);
     }
 
     /** A Calcite connection whose schema tree is the catalog as {@code state}'s transaction sees it. */

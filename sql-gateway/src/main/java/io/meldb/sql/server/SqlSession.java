@@ -35,7 +35,7 @@ public final class SqlSession implements AutoCloseable {
 
     public SqlSession(final SqlEngine engine, final String id) {
         this.engine = engine;
-        this.state = engine.newConnectionState(id);
+        this.state = engine.newConnectionState(id, "pg");
         try {
             this.calcite = engine.calciteConnection(state);
         } catch (SQLException e) {

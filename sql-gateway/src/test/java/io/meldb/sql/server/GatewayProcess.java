@@ -51,8 +51,23 @@ final class GatewayProcess implements AutoCloseable {
         return meldUrl;
     }
 
+    /** The URL of the "MeldDB metrics:" line, or null when the process printed none. */
+    String metricsUrl() {
+        final var m = Pattern.compile("(?m)^MeldDB metrics: (\\S+)\\s*$").matcher(output());
+        return m.find() ? m.group(1) : null;
+    }
+
     String output() {
         return process.output();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Kills the process as {@code kill -9} does. */
+    void kill() throws InterruptedException {
+        process.kill();
     }
 
     List<ProcessHandle> descendants() {

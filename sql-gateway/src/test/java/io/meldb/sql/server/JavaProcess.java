@@ -2,10 +2,12 @@ package io.meldb.sql.server;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,20 +33,14 @@ final class JavaProcess implements AutoCloseable {
         this.output = output;
     }
 
+    /** How a process that ran to its end ended. */
+    record Finished(int exitCode, String output) {
+    }
+
     /** Starts {@code mainClass} and waits (up to 90 s) for a line of output matching {@code readyLine}. */
     static JavaProcess start(final String name, final Pattern readyLine, final String mainClass,
                              final String... args) throws IOException {
-        final Path module = Path.of("").toAbsolutePath();
-        final String classpath = module.resolve("target/classes") + java.io.File.pathSeparator
-                + Files.readString(module.resolve("target/runtime-classpath.txt")).trim();
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of(Files.readString(module.resolve("../bin/jvm-flags")).trim().split("\\s+")));
-        command.add("-Xmx512m");
-        command.add("-cp");
-        command.add(classpath);
-        command.add(mainClass);
-        command.addAll(List.of(args));
+        final List<String> command = command(mainClass, args);
         final Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         final CompletableFuture<Matcher> ready = new CompletableFuture<>();
         final StringBuilder output = new StringBuilder();
@@ -76,6 +72,49 @@ final class JavaProcess implements AutoCloseable {
                 throw new IOException(name + " did not start: " + e + "\n" + output, e);
             }
         }
+    }
+
+    /** Runs {@code mainClass} to its end, for at most {@code timeout} (then kills it). */
+    static Finished run(final Duration timeout, final String mainClass, final String... args)
+            throws IOException, InterruptedException {
+        final Process p = new ProcessBuilder(command(mainClass, args)).redirectErrorStream(true).start();
+        final CompletableFuture<String> output = CompletableFuture.supplyAsync(() -> {
+            try (InputStream in = p.getInputStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                return "(output unreadable: " + e + ")";
+            }
+        });
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            stop(p);
+            throw new IOException(mainClass + " did not end within " + timeout + ":\n" + output.join());
+        }
+        return new Finished(p.exitValue(), output.join());
+    }
+
+    private static List<String> command(final String mainClass, final String... args) throws IOException {
+        final Path module = Path.of("").toAbsolutePath();
+        final String classpath = module.resolve("target/classes") + java.io.File.pathSeparator
+                + Files.readString(module.resolve("target/runtime-classpath.txt")).trim();
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(List.of(Files.readString(module.resolve("../bin/jvm-flags")).trim().split("\\s+")));
+        command.add("-Xmx512m");
+        command.add("-cp");
+        command.add(classpath);
+        command.add(mainClass);
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Kills the process as {@code kill -9} does, and waits until it is gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
     }
 
     /** Group {@code i} of the ready line. */

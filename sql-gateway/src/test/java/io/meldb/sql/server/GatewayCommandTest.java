@@ -1,0 +1,77 @@
+package io.meldb.sql.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static io.meldb.sql.server.SqlGatewayTest.column;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What the {@code meldb} command checks before it starts: its ports, its data directory, its flags. */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class GatewayCommandTest {
+    @Test
+    void shouldRefuseATakenPortAtOnceWithoutCreatingTheDataDirectory() throws Exception {
+        final Path parent = Files.createTempDirectory("meldb-port-test");
+        final Path dataDir = parent.resolve("data");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60),
+                    "io.meldb.sql.server.GatewayMain", "--port", String.valueOf(taken.getLocalPort()),
+                    "--data-dir", dataDir.toString());
+            assertEquals(1, run.exitCode(), run.output());
+            assertTrue(run.output().contains("meldb: port " + taken.getLocalPort() + " (--port)"), run.output());
+            assertFalse(run.output().contains("Exception"), run.output());
+            assertFalse(Files.exists(dataDir), "the data directory was created");
+        } finally {
+            EmbeddedGateway.deleteTree(parent);
+        }
+    }
+
+    @Test
+    void shouldNameTheMeldDbThatHasTheDataDirectoryAndStartRightAfterItIsKilled() throws Exception {
+        final Path dataDir = Files.createTempDirectory("meldb-lock-test");
+        try {
+            try (GatewayProcess first = GatewayProcess.start("--port", "0", "--data-dir", dataDir.toString())) {
+                try (Connection c = DriverManager.getConnection(first.url()); Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE t (id INT PRIMARY KEY)");
+                    s.execute("INSERT INTO t VALUES (1)");
+                }
+                final JavaProcess.Finished second = JavaProcess.run(Duration.ofSeconds(60),
+                        "io.meldb.sql.server.GatewayMain", "--port", "0", "--data-dir", dataDir.toString());
+                assertEquals(1, second.exitCode(), second.output());
+                assertTrue(second.output().contains(dataDir.toAbsolutePath()
+                        + " is already in use by another MeldDB (pid " + first.pid() + ")"), second.output());
+                assertFalse(second.output().contains("Exception"), second.output());
+
+                first.kill();
+            }
+            try (GatewayProcess again = GatewayProcess.start("--port", "0", "--data-dir", dataDir.toString());
+                 Connection c = DriverManager.getConnection(again.url()); Statement s = c.createStatement()) {
+                assertEquals(List.of("1"), column(s.executeQuery("SELECT id FROM t")));
+            }
+        } finally {
+            EmbeddedGateway.deleteTree(dataDir);
+        }
+    }
+
+    @Test
+    void shouldExplainABadFlagValueWithoutAStackTrace() throws Exception {
+        final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60), "io.meldb.sql.server.GatewayMain",
+                "--port", "0", "--durability", "sometimes");
+        assertEquals(2, run.exitCode(), run.output());
+        assertTrue(run.output().startsWith("meldb: unknown durability 'sometimes' (expected page-cache or fsync)"),
+                run.output());
+    }
+}
