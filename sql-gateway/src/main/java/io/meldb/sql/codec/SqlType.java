@@ -28,6 +28,21 @@ public enum SqlType {
         return javaClass;
     }
 
+    /** The JDBC type ({@link java.sql.Types}) Calcite gives a column of this type (CHAR columns are VARCHAR). */
+    public int jdbcType() {
+        return switch (this) {
+            case SMALLINT -> java.sql.Types.SMALLINT;
+            case INTEGER -> java.sql.Types.INTEGER;
+            case BIGINT -> java.sql.Types.BIGINT;
+            case DECIMAL -> java.sql.Types.DECIMAL;
+            case DOUBLE -> java.sql.Types.DOUBLE;
+            case CHAR, VARCHAR -> java.sql.Types.VARCHAR;
+            case BOOLEAN -> java.sql.Types.BOOLEAN;
+            case DATE -> java.sql.Types.DATE;
+            case TIMESTAMP -> java.sql.Types.TIMESTAMP;
+        };
+    }
+
     public boolean isString() {
         return this == CHAR || this == VARCHAR;
     }

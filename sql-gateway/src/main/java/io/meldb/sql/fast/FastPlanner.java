@@ -27,7 +27,6 @@ import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 import java.math.BigDecimal;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -295,7 +294,7 @@ public final class FastPlanner {
                 if (parameterTypes.get(p.getIndex()) != null) {
                     throw notFast(); // one parameter in two places: let Calcite type it
                 }
-                parameterTypes.set(p.getIndex(), jdbcType(type.type()));
+                parameterTypes.set(p.getIndex(), type.type().jdbcType());
                 return FastOperand.parameter(p.getIndex());
             }
             if (node.getKind() == SqlKind.MINUS_PREFIX && ((SqlCall) node).operand(0) instanceof SqlNumericLiteral n
@@ -395,24 +394,9 @@ public final class FastPlanner {
         return t.isExactInteger() || t == SqlType.DECIMAL || t == SqlType.DOUBLE;
     }
 
-    /** The JDBC type Calcite gives a column of this type (CHAR columns are VARCHAR to Calcite). */
-    static int jdbcType(final SqlType t) {
-        return switch (t) {
-            case SMALLINT -> Types.SMALLINT;
-            case INTEGER -> Types.INTEGER;
-            case BIGINT -> Types.BIGINT;
-            case DECIMAL -> Types.DECIMAL;
-            case DOUBLE -> Types.DOUBLE;
-            case CHAR, VARCHAR -> Types.VARCHAR;
-            case BOOLEAN -> Types.BOOLEAN;
-            case DATE -> Types.DATE;
-            case TIMESTAMP -> Types.TIMESTAMP;
-        };
-    }
-
     private static ResultColumn resultColumn(final ColumnDef c, final String label) {
         final ColumnType t = c.type();
-        return new ResultColumn(label != null ? label : c.name(), jdbcType(t.type()),
+        return new ResultColumn(label != null ? label : c.name(), t.type().jdbcType(),
                 t.type() == SqlType.DECIMAL ? t.precision() : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0);
     }
 

@@ -33,6 +33,8 @@ final class PgConnection {
     private final Map<String, PgStatement> statements = new HashMap<>();
     private final Map<String, PgPortal> portals = new HashMap<>();
     private boolean skipUntilSync;
+    /** The COPY FROM STDIN in progress, or null. */
+    private PgCopyIn copyIn;
     private volatile boolean cancelRequested;
 
     PgConnection(final Channel channel, final PgOutput output, final SqlSession session, final PgSettings settings) {
@@ -49,6 +51,10 @@ final class PgConnection {
         if (skipUntilSync && m.type() != 'S' && m.type() != 'X') {
             return;
         }
+        if (copyIn != null) {
+            copy(m);
+            return;
+        }
         try {
             switch (m.type()) {
                 case 'Q' -> simpleQuery(m.readCString());
@@ -61,7 +67,7 @@ final class PgConnection {
                 case 'C' -> close(m);
                 case 'X' -> channel.close();
                 case 'd', 'c', 'f' -> {
-                    // copy data after a failed COPY: ignored until the client's CopyDone or CopyFail
+                    // copy data after a COPY that failed to start: ignored, as PostgreSQL does
                 }
                 default -> throw new PgProtocolException("unknown message type '" + (char) m.type() + "'");
             }
@@ -110,7 +116,19 @@ final class PgConnection {
             return;
         }
         try {
-            for (String part : parts) {
+            for (int i = 0; i < parts.size(); i++) {
+                final String part = parts.get(i);
+                if (PgCopy.isCopy(part)) {
+                    if (i != parts.size() - 1) {
+                        throw new SqlStateException("0A000", "COPY FROM STDIN must be the last statement of a query");
+                    }
+                    final PgCopy copy = PgCopy.parse(part);
+                    copyIn = new PgCopyIn(copy, session.copyTarget(copy.schema, copy.table, copy.columns), session,
+                            block);
+                    PgBackend.copyInResponse(output.buffer(), copyIn.columnCount());
+                    output.flush();
+                    return; // ReadyForQuery comes after CopyDone or CopyFail
+                }
                 try (PgStatement statement = prepare(part, new int[0])) {
                     final PgPortal portal = new PgPortal(statement, new Object[0], new short[0]);
                     if (statement.columns.size() > 0) {
@@ -125,6 +143,44 @@ final class PgConnection {
             endImplicitQuietly();
         }
         readyForQuery();
+    }
+
+    /** A message during COPY FROM STDIN: data, done, or fail; anything else ends the COPY with an error. */
+    private void copy(final PgMessage m) {
+        final PgCopyIn copy = copyIn;
+        try {
+            switch (m.type()) {
+                case 'd' -> copy.data(m.body());
+                case 'c' -> {
+                    final long rows = copy.done();
+                    copyIn = null;
+                    PgBackend.commandComplete(output.buffer(), "COPY " + rows);
+                    readyForQuery();
+                }
+                case 'f' -> {
+                    copyIn = null;
+                    throw new SqlStateException("57014", "COPY from stdin failed: " + m.readCString());
+                }
+                case 'H', 'S' -> {
+                    // allowed during COPY and ignored
+                }
+                default -> {
+                    copyIn = null;
+                    throw new PgProtocolException("unexpected message type '" + (char) m.type() + "' during COPY "
+                            + "FROM STDIN");
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            if (!copy.failed()) {
+                failStatement(e);
+                copy.fail();
+            }
+            if (copyIn == null || m.type() == 'c') {
+                copyIn = null;
+                endImplicitQuietly();
+                readyForQuery();
+            }
+        }
     }
 
     // ------------------------------------------------------------------------------------------ extended query

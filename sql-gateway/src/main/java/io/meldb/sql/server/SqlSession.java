@@ -3,6 +3,7 @@ package io.meldb.sql.server;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.TableDef;
+import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.fast.FastPlan;
 import io.meldb.sql.fast.FastPlanner;
 import io.meldb.txn.TxnSession;
@@ -126,6 +127,59 @@ public final class SqlSession implements AutoCloseable {
                 throw SqlErrors.toSqlState(e);
             }
         });
+    }
+
+    /**
+     * The table and columns a bulk load (COPY) fills: all of the table's columns, or the named ones (names as
+     * the client wrote them: unquoted ones upper-cased). SQLState 42P01 / 42703 when they do not exist.
+     */
+    public CopyTarget copyTarget(final String schemaName, final String table, final List<String> columnNames) {
+        final TableDef def = state.catalog().table(SqlEngine.DATABASE, schemaName == null ? schema : schemaName,
+                table);
+        if (def == null) {
+            throw new SqlStateException("42P01", "relation \"" + table + "\" does not exist");
+        }
+        final int[] columns = new int[columnNames.isEmpty() ? def.columns().size() : columnNames.size()];
+        for (int i = 0; i < columns.length; i++) {
+            columns[i] = columnNames.isEmpty() ? i : def.columnIndex(columnNames.get(i));
+            if (columns[i] < 0) {
+                throw new SqlStateException("42703", "column \"" + columnNames.get(i) + "\" of relation \"" + table
+                        + "\" does not exist");
+            }
+        }
+        final int[] types = new int[columns.length];
+        for (int i = 0; i < columns.length; i++) {
+            types[i] = def.columns().get(columns[i]).type().type().jdbcType();
+        }
+        return new CopyTarget(def.id(), columns, types);
+    }
+
+    /**
+     * Inserts rows (values in the order of the target's columns, in the Java forms of their JDBC types) as one
+     * statement of the connection's transaction; answers how many.
+     */
+    public long insertRows(final CopyTarget target, final List<Object[]> rows) {
+        final int executionId = nextExecutionId++;
+        return state.runStatement(executionId, StatementKind.WRITE, () -> {
+            final TableDef def = state.catalog().tableById(target.tableId());
+            if (def == null) {
+                throw new SqlStateException("42P01", "the table was dropped during COPY");
+            }
+            final TableStore store = new TableStore(def);
+            final TxnSession txn = state.session();
+            for (Object[] values : rows) {
+                final Object[] row = new Object[def.columns().size()];
+                for (int i = 0; i < values.length; i++) {
+                    row[target.columns()[i]] = values[i];
+                }
+                store.insert(txn, row);
+            }
+            return (long) rows.size();
+        });
+    }
+
+    /** Where COPY puts its rows: the table, its target column positions and their JDBC types. */
+    public record CopyTarget(int tableId, int[] columns, int[] jdbcTypes) {
     }
 
     /** A query's cursor is done: closes it and releases its snapshot. */

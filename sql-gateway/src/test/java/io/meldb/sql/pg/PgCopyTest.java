@@ -1,0 +1,134 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.EmbeddedGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.postgresql.copy.CopyManager;
+import org.postgresql.core.BaseConnection;
+
+import java.io.StringReader;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** COPY ... FROM STDIN through pgjdbc's CopyManager: text and CSV, NULLs and escapes, large loads, bad data. */
+@Timeout(120)
+class PgCopyTest {
+    private static EmbeddedGateway db;
+
+    @BeforeAll
+    static void start() {
+        db = new EmbeddedGateway();
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+    }
+
+    private static CopyManager copy(final Connection c) throws SQLException {
+        return new CopyManager(c.unwrap(BaseConnection.class));
+    }
+
+    @Test
+    void shouldLoadTextFormatWithNullsAndEscapes() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE CT (id INTEGER PRIMARY KEY, name VARCHAR(20), amount DECIMAL(8, 2), dt DATE)");
+            final long n = copy(c).copyIn("COPY ct (id, name, amount, dt) FROM STDIN",
+                    new StringReader("1\tada\t12.50\t2024-02-29\n2\t\\N\t\\N\t\\N\n3\ttab\\there\t-1\t1999-12-31\n"));
+            assertEquals(3, n);
+            try (ResultSet r = s.executeQuery("SELECT name, amount, dt FROM CT ORDER BY id")) {
+                assertTrue(r.next());
+                assertEquals("ada", r.getString(1));
+                assertEquals("12.50", r.getBigDecimal(2).toPlainString());
+                assertEquals("2024-02-29", r.getDate(3).toLocalDate().toString());
+                assertTrue(r.next());
+                assertNull(r.getString(1));
+                assertNull(r.getObject(2));
+                assertTrue(r.next());
+                assertEquals("tab\there", r.getString(1));
+            }
+        }
+    }
+
+    @Test
+    void shouldLoadCsvWithAHeaderAndQuotedFields() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE CC (id INTEGER PRIMARY KEY, note VARCHAR(40))");
+            final long n = copy(c).copyIn("COPY cc FROM STDIN WITH (FORMAT csv, HEADER true)",
+                    new StringReader("id,note\n1,\"a, b\"\n2,\"say \"\"hi\"\"\"\n3,\n4,\"\"\n"));
+            assertEquals(4, n);
+            try (ResultSet r = s.executeQuery("SELECT note FROM CC ORDER BY id")) {
+                assertTrue(r.next());
+                assertEquals("a, b", r.getString(1));
+                assertTrue(r.next());
+                assertEquals("say \"hi\"", r.getString(1));
+                assertTrue(r.next());
+                assertNull(r.getString(1), "an unquoted empty CSV field is NULL");
+                assertTrue(r.next());
+                assertEquals("", r.getString(1), "a quoted empty CSV field is an empty string");
+            }
+        }
+    }
+
+    @Test
+    void shouldLoadMoreRowsThanOneBatch() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE CB (id INTEGER PRIMARY KEY, v BIGINT)");
+            final StringBuilder data = new StringBuilder();
+            final int rows = PgCopyIn.BATCH_ROWS * 2 + 123;
+            for (int i = 0; i < rows; i++) {
+                data.append(i).append('\t').append(i * 2L).append('\n');
+            }
+            assertEquals(rows, copy(c).copyIn("COPY cb FROM STDIN", new StringReader(data.toString())));
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*), SUM(v) FROM CB")) {
+                assertTrue(r.next());
+                assertEquals(rows, r.getLong(1));
+                assertEquals((long) rows * (rows - 1), r.getLong(2));
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseBadDataWithItsSqlStateAndKeepTheSession() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE CE (id INTEGER PRIMARY KEY, v INTEGER)");
+            SQLException e = assertThrows(SQLException.class, () -> copy(c).copyIn("COPY ce FROM STDIN",
+                    new StringReader("1\t2\n2\tnot-a-number\n")));
+            assertEquals("22P02", e.getSQLState());
+            e = assertThrows(SQLException.class, () -> copy(c).copyIn("COPY ce FROM STDIN",
+                    new StringReader("1\t2\t3\n")));
+            assertEquals("22P04", e.getSQLState());
+            e = assertThrows(SQLException.class, () -> copy(c).copyIn("COPY no_such FROM STDIN",
+                    new StringReader("1\t2\n")));
+            assertEquals("42P01", e.getSQLState());
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM CE")) {
+                assertTrue(r.next());
+                assertEquals(0, r.getLong(1));
+            }
+        }
+    }
+
+    @Test
+    void shouldRollBackACopyInsideATransactionBlock() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE CX (id INTEGER PRIMARY KEY)");
+            c.setAutoCommit(false);
+            assertEquals(2, copy(c).copyIn("COPY cx FROM STDIN", new StringReader("1\n2\n")));
+            c.rollback();
+            c.setAutoCommit(true);
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM CX")) {
+                assertTrue(r.next());
+                assertEquals(0, r.getLong(1));
+            }
+        }
+    }
+}
