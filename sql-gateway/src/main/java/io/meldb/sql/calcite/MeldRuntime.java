@@ -21,6 +21,7 @@ import org.apache.calcite.schema.SchemaPlus;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What the code Calcite generates for {@link MeldTableScan} and {@link MeldTableModify} calls at run time:
@@ -82,10 +83,11 @@ public final class MeldRuntime {
         final TxnSession txn = context.session();
         final byte[] from = lo;
         final byte[] to = hi;
+        final AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(root);
         return new AbstractEnumerable<>() {
             @Override
             public Enumerator<Object[]> enumerator() {
-                return Linq4j.iterableEnumerator(() -> new RangeIterator(txn, store, index, from, to));
+                return Linq4j.iterableEnumerator(() -> new RangeIterator(txn, store, index, from, to, cancel));
             }
         };
     }
@@ -170,8 +172,12 @@ public final class MeldRuntime {
         private boolean exhausted;
         private Object[] pending;
 
+        /** Set when the statement is cancelled (Statement.cancel, a timeout): checked at every row. */
+        private final AtomicBoolean cancel;
+
         RangeIterator(final TxnSession txn, final TableStore store, final IndexDef index, final byte[] from,
-                      final byte[] to) {
+                      final byte[] to, final AtomicBoolean cancel) {
+            this.cancel = cancel;
             this.txn = txn;
             this.store = store;
             this.index = index;
@@ -181,6 +187,9 @@ public final class MeldRuntime {
 
         @Override
         public boolean hasNext() {
+            if (cancel != null && cancel.get()) {
+                throw new SqlStateException("57014", "canceling statement due to user request");
+            }
             while (pending == null) {
                 if (next == batch.size()) {
                     if (exhausted) {

@@ -12,6 +12,9 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One PostgreSQL client connection after its start-up: the simple and extended query protocols (PostgreSQL
@@ -36,8 +39,13 @@ final class PgConnection {
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
     private volatile boolean cancelRequested;
+    /** Set when statement_timeout cancelled the running statement. */
+    private volatile boolean timedOut;
+    private final ScheduledExecutorService timers;
 
-    PgConnection(final Channel channel, final PgOutput output, final SqlSession session, final PgSettings settings) {
+    PgConnection(final Channel channel, final PgOutput output, final SqlSession session, final PgSettings settings,
+                 final ScheduledExecutorService timers) {
+        this.timers = timers;
         this.channel = channel;
         this.output = output;
         this.session = session;
@@ -86,9 +94,10 @@ final class PgConnection {
         session.setSchema(PgCommands.schemaOf(settings.get("search_path")));
     }
 
-    /** The client asked to cancel what runs now (CancelRequest). */
+    /** The client asked to cancel what runs now (CancelRequest), or its statement_timeout passed. */
     void cancel() {
         cancelRequested = true;
+        session.cancel();
     }
 
     /** The channel closed: rolls back whatever is open and releases the session. */
@@ -363,6 +372,22 @@ final class PgConnection {
             portal.completedTag = commands.run(statement.command, statement.tag);
             return;
         }
+        final long timeout = settings.statementTimeoutMillis();
+        final ScheduledFuture<?> timer = timeout <= 0 ? null : timers.schedule(() -> {
+            timedOut = true;
+            cancel();
+        }, timeout, TimeUnit.MILLISECONDS);
+        try {
+            executePortal(portal, maxRows);
+        } finally {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+        }
+    }
+
+    private void executePortal(final PgPortal portal, final int maxRows) {
+        final PgStatement statement = portal.statement;
         if (portal.result == null) {
             block.beforeStatement(statement.writes());
             portal.result = session.execute(statement.prepared, portal.parameters);
@@ -410,7 +435,6 @@ final class PgConnection {
                 output.flushAndAwaitWritable();
             }
             if (cancelRequested) {
-                cancelRequested = false;
                 throw new SqlStateException("57014", "canceling statement due to user request");
             }
         }
@@ -434,7 +458,12 @@ final class PgConnection {
 
     /** Sends the error of a failed statement and fails the transaction block it ran in. */
     private void failStatement(final Throwable e) {
-        final SqlErrors.Described d = SqlErrors.describe(e);
+        SqlErrors.Described d = SqlErrors.describe(e);
+        if (d.sqlState().equals("57014") && timedOut) {
+            d = new SqlErrors.Described("57014", "canceling statement due to statement timeout");
+        }
+        timedOut = false;
+        cancelRequested = false;
         if (d.sqlState().equals("XX000")) {
             LOG.warn("internal error in a PostgreSQL connection", e);
         } else {

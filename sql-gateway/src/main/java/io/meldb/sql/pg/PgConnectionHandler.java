@@ -69,6 +69,10 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(final ChannelHandlerContext ctx) {
+        final PgConnection c = connection;
+        if (c != null) {
+            c.cancel(); // a statement whose client went away stops
+        }
         inbox.add(CLOSED);
         waiting.incrementAndGet();
         schedule();

@@ -21,6 +21,8 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +41,8 @@ public final class PgServer implements AutoCloseable {
     private final PgServerConfig config;
     private final EventLoopGroup loops;
     private final ExecutorService workers;
+    /** Fires statement timeouts. */
+    private final ScheduledExecutorService timers;
     private final Channel serverChannel;
     private final SecureRandom random = new SecureRandom();
     private final Map<String, PgScram.Verifier> verifiers = new HashMap<>();
@@ -54,6 +58,7 @@ public final class PgServer implements AutoCloseable {
         }
         this.loops = new MultiThreadIoEventLoopGroup(Math.min(2, Runtime.getRuntime().availableProcessors()),
                 new DefaultThreadFactory("meldb-pg-io", true), NioIoHandler.newFactory());
+        this.timers = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("meldb-pg-timer", true));
         this.workers = new ThreadPoolExecutor(0, config.maxConnections() + 16, 60, TimeUnit.SECONDS,
                 new SynchronousQueue<>(), new DefaultThreadFactory("meldb-pg-worker", true));
         try {
@@ -103,6 +108,10 @@ public final class PgServer implements AutoCloseable {
 
     ExecutorService workers() {
         return workers;
+    }
+
+    ScheduledExecutorService timers() {
+        return timers;
     }
 
     SecureRandom random() {
@@ -157,6 +166,7 @@ public final class PgServer implements AutoCloseable {
             h.closeChannel();
         }
         loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        timers.shutdownNow();
         workers.shutdown();
         try {
             if (!workers.awaitTermination(5, TimeUnit.SECONDS)) {

@@ -23,6 +23,8 @@ public final class PgSettings {
 
     private static final Map<String, String> DEFAULTS = defaults();
 
+    /** statement_timeout in milliseconds (0 = none), kept parsed: it is read at every execution. */
+    private long statementTimeoutMillis;
     /** Current values by canonical name (case as PostgreSQL spells it). */
     private final Map<String, String> values = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
 
@@ -147,7 +149,16 @@ public final class PgSettings {
                 return key;
             }
             case "statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout" -> {
-                values.put(key, value);
+                final String old = values.put(key, value);
+                try {
+                    final long ms = millis(key);
+                    if (key.equals("statement_timeout")) {
+                        statementTimeoutMillis = ms;
+                    }
+                } catch (SqlStateException e) {
+                    values.put(key, old);
+                    throw e;
+                }
                 return key;
             }
             default -> {
@@ -162,6 +173,9 @@ public final class PgSettings {
         final String key = canonical(name);
         if (!key.equals("session_authorization")) {
             values.put(key, DEFAULTS.getOrDefault(key, ""));
+        }
+        if (key.equals("statement_timeout")) {
+            statementTimeoutMillis = 0;
         }
         return key;
     }
@@ -179,6 +193,28 @@ public final class PgSettings {
             case "default" -> "serializable";
             default -> throw new SqlStateException("22023", "invalid value for parameter "
                     + "\"transaction_isolation\": \"" + value + "\"");
+        };
+    }
+
+    long statementTimeoutMillis() {
+        return statementTimeoutMillis;
+    }
+
+    /** A duration setting (statement_timeout, ...) in milliseconds: "0", "250" (ms), "250ms", "5s", "2min", "1h". */
+    long millis(final String name) {
+        final String v = get(name).trim().toLowerCase(Locale.ROOT);
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|min|h|d)?").matcher(v);
+        if (!m.matches()) {
+            throw new SqlStateException("22023", "invalid value for parameter \"" + name + "\": \"" + v + "\"");
+        }
+        final long n = Long.parseLong(m.group(1));
+        final String unit = m.group(2) == null ? "ms" : m.group(2);
+        return switch (unit) {
+            case "s" -> n * 1000;
+            case "min" -> n * 60_000;
+            case "h" -> n * 3_600_000;
+            case "d" -> n * 86_400_000;
+            default -> n;
         };
     }
 

@@ -29,6 +29,8 @@ public final class SqlSession implements AutoCloseable {
     private final Connection calcite;
     /** The schema unqualified names resolve in. */
     private String schema = SqlEngine.SCHEMA;
+    /** The Calcite statement running now, so that another thread can cancel it. */
+    private volatile PreparedStatement running;
     /** Whether key accesses take the fast path (off only to compare it with Calcite's answers). */
     private boolean fastPath = true;
     /** Ids of executions, for the snapshots autocommit queries keep until their cursor is closed. */
@@ -119,12 +121,17 @@ public final class SqlSession implements AutoCloseable {
                 for (int i = 0; i < parameters.length; i++) {
                     ps.setObject(i + 1, parameters[i]);
                 }
+                running = ps;
                 if (p.kind() == StatementKind.READ) {
                     return new Result(executionId, new ResultSetCursor(ps.executeQuery()), -1);
                 }
                 return new Result(executionId, null, ps.executeLargeUpdate());
             } catch (SQLException e) {
                 throw SqlErrors.toSqlState(e);
+            } finally {
+                if (p.kind() != StatementKind.READ) {
+                    running = null;
+                }
             }
         });
     }
@@ -182,8 +189,24 @@ public final class SqlSession implements AutoCloseable {
     public record CopyTarget(int tableId, int[] columns, int[] jdbcTypes) {
     }
 
+    /**
+     * Cancels the Calcite statement that runs now, from any thread: its scans stop at their next row with 57014.
+     * The flag stays set until the statement runs again.
+     */
+    public void cancel() {
+        final PreparedStatement ps = running;
+        if (ps != null) {
+            try {
+                ps.cancel();
+            } catch (SQLException e) {
+                // a closed statement has nothing left to cancel
+            }
+        }
+    }
+
     /** A query's cursor is done: closes it and releases its snapshot. */
     public void closeResult(final Result result) {
+        running = null;
         if (result.rows() != null) {
             result.rows().close();
         }
