@@ -1,6 +1,9 @@
 package io.meldb.sql.server;
 
 import io.meldb.sql.catalog.Catalog;
+import io.meldb.sql.catalog.TableDef;
+import io.meldb.sql.fast.FastPlan;
+import io.meldb.sql.fast.FastPlanner;
 import org.apache.calcite.avatica.ConnectionPropertiesImpl;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.avatica.MissingResultsException;
@@ -15,9 +18,16 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Calendar;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -40,8 +50,12 @@ public final class MeldMeta extends JdbcMeta {
     private final Map<Integer, Prepared> prepared = new ConcurrentHashMap<>();
     private final Map<String, ConnectionPropertiesImpl> properties = new ConcurrentHashMap<>();
 
-    private record Prepared(StatementKind kind, String sql) {
+    /** A prepared statement: what it does, its SQL, and its fast-path plan (null: Calcite runs it). */
+    private record Prepared(StatementKind kind, String sql, FastPlan fast, Signature signature) {
     }
+
+    /** Connections opened with {@code meldb.fast_path=off}: every statement through Calcite. */
+    private final Set<String> slowConnections = ConcurrentHashMap.newKeySet();
 
     public MeldMeta(final SqlEngine engine) throws SQLException {
         super("jdbc:calcite:", cacheSettings());
@@ -70,6 +84,9 @@ public final class MeldMeta extends JdbcMeta {
     public void openConnection(final ConnectionHandle ch, final Map<String, String> info) {
         try {
             super.openConnection(ch, info);
+            if (info != null && "off".equalsIgnoreCase(info.get("meldb.fast_path"))) {
+                slowConnections.add(ch.id);
+            }
             final Connection c = getConnection(ch.id);
             final GatewayConnection state = pending.remove(c);
             state.bind(ch.id);
@@ -96,6 +113,7 @@ public final class MeldMeta extends JdbcMeta {
     public void closeConnection(final ConnectionHandle ch) {
         final GatewayConnection state = connections.remove(ch.id);
         properties.remove(ch.id);
+        slowConnections.remove(ch.id);
         if (state != null) {
             state.close();
         }
@@ -159,7 +177,7 @@ public final class MeldMeta extends JdbcMeta {
                         CursorFactory.ARRAY, kind == StatementKind.DDL ? StatementType.OTHER_DDL
                                 : StatementType.OTHER_DML));
             }
-            prepared.put(h.id, new Prepared(kind, sql));
+            prepared.put(h.id, new Prepared(kind, sql, fastPlan(ch, kind, sql), h.signature));
             return h;
         } catch (RuntimeException e) {
             throw SqlErrors.toAvatica(e);
@@ -180,12 +198,65 @@ public final class MeldMeta extends JdbcMeta {
         });
     }
 
+    /** The fast-path plan of a query or DML statement, or null when Calcite must run it. */
+    private FastPlan fastPlan(final ConnectionHandle ch, final StatementKind kind, final String sql) {
+        if ((kind != StatementKind.READ && kind != StatementKind.WRITE) || slowConnections.contains(ch.id)) {
+            return null;
+        }
+        final ConnectionPropertiesImpl props = properties.get(ch.id);
+        final String schema = props == null || props.getSchema() == null ? SCHEMA : props.getSchema();
+        final FastPlan fast = FastPlanner.plan(sql, state(ch.id).catalog(), SqlEngine.DATABASE, schema);
+        return fast != null && fast.reads() == (kind == StatementKind.READ) ? fast : null;
+    }
+
+    /** Runs a fast-path plan: its rows in one frame, in the forms Avatica's JDBC frames carry. */
+    private ExecuteResult fastExecute(final StatementHandle h, final Prepared p, final List<TypedValue> values) {
+        final GatewayConnection state = state(h.connectionId);
+        final Calendar local = Calendar.getInstance(Locale.ROOT);
+        final Object[] parameters = new Object[values.size()];
+        for (int i = 0; i < parameters.length; i++) {
+            parameters[i] = values.get(i) == null ? null : values.get(i).toJdbc(local);
+        }
+        final FastPlan fast = p.fast();
+        final TableDef current = state.catalog().tableById(fast.tableId());
+        if (!fast.reads()) {
+            return count(h, fast.update(state.session(), current, parameters));
+        }
+        final List<Object> rows = new ArrayList<>();
+        try (RowCursor cursor = fast.query(state.session(), current, parameters)) {
+            final int n = fast.columns().size();
+            while (cursor.next()) {
+                final Object[] row = new Object[n];
+                for (int i = 0; i < n; i++) {
+                    row[i] = frameValue(cursor.value(i));
+                }
+                rows.add(row);
+            }
+        }
+        return new ExecuteResult(List.of(MetaResultSet.create(h.connectionId, h.id, false, p.signature(),
+                Frame.create(0, true, rows))));
+    }
+
+    /** A value as JdbcMeta puts it in a frame: DATE as days, TIMESTAMP as milliseconds (both UTC-based). */
+    private static Object frameValue(final Object v) {
+        if (v instanceof LocalDate d) {
+            return (int) d.toEpochDay();
+        }
+        if (v instanceof LocalDateTime t) {
+            return t.toInstant(ZoneOffset.UTC).toEpochMilli();
+        }
+        return v;
+    }
+
     @Override
     public ExecuteResult execute(final StatementHandle h, final List<TypedValue> parameterValues,
                                  final int maxRowsInFirstFrame) throws NoSuchStatementException {
         final Prepared p = prepared.get(h.id);
         if (p == null) {
             throw new NoSuchStatementException(h);
+        }
+        if (p.fast() != null) {
+            return run(h, p.kind(), p.sql(), () -> fastExecute(h, p, parameterValues));
         }
         return run(h, p.kind(), p.sql(), () -> {
             try {

@@ -5,9 +5,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -43,28 +46,39 @@ class FastPathDifferentialTest {
     private static final String COLUMNS = "k INTEGER, s VARCHAR(8), n BIGINT NOT NULL, d DECIMAL(8, 2), "
             + "f DOUBLE, b BOOLEAN, dt DATE, ts TIMESTAMP, PRIMARY KEY (k, s)";
 
-    @Test
-    void shouldGiveTheSameAnswersWithAndWithoutTheFastPath() throws SQLException {
-        try (Connection fast = db.connectPg("prepareThreshold=1");
-             Connection slow = db.connectPg("prepareThreshold=1")) {
-            try (Statement s = slow.createStatement()) {
-                s.execute("SET meldb.fast_path = off");
+    /** Both front ends: PostgreSQL's protocol (SET meldb.fast_path) and Avatica's (a connection property). */
+    @ParameterizedTest
+    @ValueSource(strings = {"PG", "AVATICA"})
+    void shouldGiveTheSameAnswersWithAndWithoutTheFastPath(final String protocol) throws SQLException {
+        final boolean pg = protocol.equals("PG");
+        final java.util.Properties off = new java.util.Properties();
+        off.setProperty("meldb.fast_path", "off");
+        try (Connection fast = pg ? db.connectPg("prepareThreshold=1") : DriverManager.getConnection(
+                db.gateway.meldJdbcUrl());
+             Connection slow = pg ? db.connectPg("prepareThreshold=1") : DriverManager.getConnection(
+                db.gateway.meldJdbcUrl(), off)) {
+            if (pg) {
+                try (Statement s = slow.createStatement()) {
+                    s.execute("SET meldb.fast_path = off");
+                }
             }
+            final String fa = "FA_" + protocol;
+            final String sa = "SA_" + protocol;
             try (Statement s = fast.createStatement()) {
-                s.execute("CREATE TABLE FA (" + COLUMNS + ")");
-                s.execute("CREATE TABLE SA (" + COLUMNS + ")");
-                s.execute("CREATE INDEX FA_N ON FA (n)");
-                s.execute("CREATE INDEX SA_N ON SA (n)");
+                s.execute("CREATE TABLE " + fa + " (" + COLUMNS + ")");
+                s.execute("CREATE TABLE " + sa + " (" + COLUMNS + ")");
+                s.execute("CREATE INDEX " + fa + "_N ON " + fa + " (n)");
+                s.execute("CREATE INDEX " + sa + "_N ON " + sa + " (n)");
             }
             final Random random = new Random(42);
             for (int i = 0; i < 600; i++) {
                 final Op op = Op.random(random);
-                final String a = run(fast, op, "FA");
-                final String b = run(slow, op, "SA");
+                final String a = run(fast, op, fa);
+                final String b = run(slow, op, sa);
                 assertEquals(b, a, () -> "operation " + op);
             }
-            assertEquals(contents(slow, "SA"), contents(fast, "FA"));
-            assertTrue(contents(fast, "FA").size() > 10, "the run left rows to compare");
+            assertEquals(contents(slow, sa), contents(fast, fa));
+            assertTrue(contents(fast, fa).size() > 10, "the run left rows to compare");
         }
     }
 
@@ -81,6 +95,30 @@ class FastPathDifferentialTest {
                     "a range is Calcite's");
             s.execute("SET meldb.fast_path = off");
             assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id = 7").contains("MeldTableScan"));
+        }
+    }
+
+    @Test
+    void shouldTakeTheFastPathThroughAvaticaUnlessTheConnectionTurnsItOff() throws SQLException {
+        final java.util.Properties off = new java.util.Properties();
+        off.setProperty("meldb.fast_path", "off");
+        try (Connection c = DriverManager.getConnection(db.gateway.meldJdbcUrl());
+             Connection slow = DriverManager.getConnection(db.gateway.meldJdbcUrl(), off);
+             Statement s = c.createStatement(); Statement t = slow.createStatement()) {
+            s.execute("CREATE TABLE EXA (id INTEGER PRIMARY KEY, v VARCHAR(10))");
+            // prepared statements take the fast path; a one-off Statement is planned by Calcite
+            assertEquals("FastPath(PointRead table=[PUBLIC, EXA] key=[ID])",
+                    preparedPlan(c, "EXPLAIN PLAN FOR SELECT v FROM EXA WHERE id = 7"));
+            assertTrue(preparedPlan(slow, "EXPLAIN PLAN FOR SELECT v FROM EXA WHERE id = 7")
+                    .contains("MeldTableScan"));
+            assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EXA WHERE id = 7").contains("MeldTableScan"));
+        }
+    }
+
+    private static String preparedPlan(final Connection c, final String sql) throws SQLException {
+        try (PreparedStatement p = c.prepareStatement(sql); ResultSet r = p.executeQuery()) {
+            assertTrue(r.next());
+            return r.getString(1).trim();
         }
     }
 
