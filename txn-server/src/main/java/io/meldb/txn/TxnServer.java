@@ -22,7 +22,7 @@ import io.meldb.log.LogException;
 import io.meldb.log.client.BlockListener;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
-import io.meldb.log.client.LogSubscription;
+import io.meldb.log.client.LogService;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -85,7 +85,7 @@ public final class TxnServer implements TxnService {
 
     private final TxnServerConfig config;
     private final int serverId;
-    private final LogClient log;
+    private final LogService log;
     private final ClusterConfig cluster;
     private final TxnMetrics metrics;
     private final MeterRegistry registry;
@@ -189,7 +189,7 @@ public final class TxnServer implements TxnService {
 
     private final long incarnation;
     private final CountDownLatch caughtUp = new CountDownLatch(1);
-    private LogSubscription subscription;
+    private LogService.Subscription subscription;
     private volatile boolean paused;
     /** Resume position of the newest checkpoint this server wrote, and of the one before it (for trim). */
     private long previousCheckpointResume;
@@ -267,7 +267,15 @@ public final class TxnServer implements TxnService {
      * incarnation of this server, and returns once this server has melded the log up to its own fence.
      */
     public static TxnServer start(final TxnServerConfig config) {
-        final LogClient log = LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort()));
+        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())));
+    }
+
+    /**
+     * As {@link #start(TxnServerConfig)}, over a log this server then owns (closes): a {@link LogClient}, or an
+     * {@link io.meldb.log.client.InProcessLog} when the log lives in this process (the embedded database). The
+     * configuration's log address is not used.
+     */
+    public static TxnServer start(final TxnServerConfig config, final LogService log) {
         try {
             return new TxnServer(config, log);
         } catch (RuntimeException | Error e) {
@@ -276,7 +284,7 @@ public final class TxnServer implements TxnService {
         }
     }
 
-    private TxnServer(final TxnServerConfig config, final LogClient log) {
+    private TxnServer(final TxnServerConfig config, final LogService log) {
         this.config = config;
         this.serverId = config.serverId();
         this.log = log;
@@ -398,7 +406,7 @@ public final class TxnServer implements TxnService {
     }
 
     /** Reads the cluster configuration from the log, creating the log with it if the log is empty. */
-    private static ClusterConfig joinCluster(final TxnServerConfig config, final LogClient log) {
+    private static ClusterConfig joinCluster(final TxnServerConfig config, final LogService log) {
         final long tail = join(log.status()).tail();
         if (tail == 0) {
             final ClusterConfig wanted = config.cluster() != null ? config.cluster() : ClusterConfig.DEFAULT;
