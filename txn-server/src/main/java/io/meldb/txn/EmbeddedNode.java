@@ -1,6 +1,7 @@
 package io.meldb.txn;
 
 import io.meldb.log.Durability;
+import io.meldb.log.client.InProcessLog;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 
@@ -10,9 +11,11 @@ import java.nio.file.Path;
 import java.util.function.UnaryOperator;
 
 /**
- * A whole MeldDB below SQL in one process: a log server on loopback (its data under {@code dataDir/log}, which
- * survives restarts) and one txn-server reading it. The embedded database and tests start this; the cluster form
- * runs the same two as separate processes.
+ * A whole MeldDB below SQL in one process: a log server (its data under {@code dataDir/log}, which survives
+ * restarts) and one txn-server on it. The txn-server reaches the log's store directly ({@link InProcessLog}): no
+ * socket, frames or I/O threads between them. The log server still listens on a loopback port, so that tools or
+ * further txn-servers can join the same log over the network. The embedded database and tests start this; the
+ * cluster form runs the same two as separate processes.
  */
 public final class EmbeddedNode implements AutoCloseable {
     private final LogServer logServer;
@@ -44,7 +47,8 @@ public final class EmbeddedNode implements AutoCloseable {
             throw new UncheckedIOException("cannot open the log under " + dataDir, e);
         }
         try {
-            final TxnServer txn = TxnServer.start(tune.apply(TxnServerConfig.log("127.0.0.1", log.port())));
+            final TxnServer txn = TxnServer.start(tune.apply(TxnServerConfig.log("127.0.0.1", log.port())),
+                InProcessLog.over(log.store(), log.config().blockSize()));
             return new EmbeddedNode(log, txn);
         } catch (RuntimeException | Error e) {
             log.close();

@@ -8,7 +8,7 @@ import io.meldb.core.CorruptBlockException;
 import io.meldb.core.IntentionFormatException;
 import io.meldb.core.MeldPipeline;
 import io.meldb.core.NodeDirectory;
-import io.meldb.log.client.LogClient;
+import io.meldb.log.client.LogService;
 import io.meldb.log.client.LogStatus;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -35,7 +35,7 @@ final class Recovery {
     private Recovery() {
     }
 
-    static Result run(final LogClient log, final ClusterConfig cluster) {
+    static Result run(final LogService log, final ClusterConfig cluster) {
         final LogStatus status = TxnServer.join(log.status());
         final long lowest = Math.max(1, status.trimPoint());
         final int blockSize = cluster.blockSize();
@@ -63,7 +63,7 @@ final class Recovery {
         return new Result(new NodeDirectory(), null, null, null, 0, 0);
     }
 
-    private static List<byte[]> readAll(final LogClient log, final long from, final int count) {
+    private static List<byte[]> readAll(final LogService log, final long from, final int count) {
         final java.util.ArrayList<byte[]> out = new java.util.ArrayList<>(count);
         while (out.size() < count) {
             final List<byte[]> got = TxnServer.join(log.read(from + out.size(), count - out.size()));
@@ -89,7 +89,7 @@ final class Recovery {
         return b.getByte(record) == LogRecords.CHECKPOINT && LogRecords.checkpointLast(b, record);
     }
 
-    private static Result load(final LogClient log, final ClusterConfig cluster, final DirectBuffer lastStart,
+    private static Result load(final LogService log, final ClusterConfig cluster, final DirectBuffer lastStart,
                                final long lastStartPosition, final long tail) {
         final int record = BlockFormat.HEADER_LENGTH + BlockFormat.RECORD_LENGTH_FIELD;
         final long id = LogRecords.checkpointId(lastStart, record);

@@ -22,7 +22,7 @@ import io.meldb.log.LogException;
 import io.meldb.log.client.BlockListener;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
-import io.meldb.log.client.LogSubscription;
+import io.meldb.log.client.LogService;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -31,8 +31,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.LongArrayList;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -56,8 +54,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A transaction server (Hyder II §5.2-5.3; DESIGN.md "Data flow of one update transaction"): it runs client
@@ -87,7 +85,7 @@ public final class TxnServer implements TxnService {
 
     private final TxnServerConfig config;
     private final int serverId;
-    private final LogClient log;
+    private final LogService log;
     private final ClusterConfig cluster;
     private final TxnMetrics metrics;
     private final MeterRegistry registry;
@@ -141,6 +139,15 @@ public final class TxnServer implements TxnService {
     private final OneToOneConcurrentArrayQueue<Job>[] decodeQueues;
     /** The generation deserializer threads decode into; replaced at every compaction. */
     private volatile Generation decodeGeneration;
+    /**
+     * How each pipeline thread waits for work (see {@link StageIdler}): it parks when idle, and the thread that
+     * makes work for it wakes it. The reader's idler also serves the meld stage when there is no separate decoder.
+     */
+    private final StageIdler readerIdler = new StageIdler();
+    private final StageIdler meldIdler;
+    private final StageIdler replyIdler = new StageIdler();
+    private final StageIdler[] decodeIdlers;
+    private final StageIdler[] premeldIdlers;
     /** Decode stage to meld stage: one producer, one consumer, no allocation per hand-over. */
     private final OneToOneConcurrentArrayQueue<Job> jobs = new OneToOneConcurrentArrayQueue<>(4096);
     /** CSN of the newest state the meld stage has published; the decode stage waits on it. */
@@ -182,7 +189,7 @@ public final class TxnServer implements TxnService {
 
     private final long incarnation;
     private final CountDownLatch caughtUp = new CountDownLatch(1);
-    private LogSubscription subscription;
+    private LogService.Subscription subscription;
     private volatile boolean paused;
     /** Resume position of the newest checkpoint this server wrote, and of the one before it (for trim). */
     private long previousCheckpointResume;
@@ -260,7 +267,15 @@ public final class TxnServer implements TxnService {
      * incarnation of this server, and returns once this server has melded the log up to its own fence.
      */
     public static TxnServer start(final TxnServerConfig config) {
-        final LogClient log = LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort()));
+        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())));
+    }
+
+    /**
+     * As {@link #start(TxnServerConfig)}, over a log this server then owns (closes): a {@link LogClient}, or an
+     * {@link io.meldb.log.client.InProcessLog} when the log lives in this process (the embedded database). The
+     * configuration's log address is not used.
+     */
+    public static TxnServer start(final TxnServerConfig config, final LogService log) {
         try {
             return new TxnServer(config, log);
         } catch (RuntimeException | Error e) {
@@ -269,7 +284,7 @@ public final class TxnServer implements TxnService {
         }
     }
 
-    private TxnServer(final TxnServerConfig config, final LogClient log) {
+    private TxnServer(final TxnServerConfig config, final LogService log) {
         this.config = config;
         this.serverId = config.serverId();
         this.log = log;
@@ -331,6 +346,11 @@ public final class TxnServer implements TxnService {
         this.premeldPipeline = pipeline;
         this.decodeGeneration = generation;
         final int n = decodeThreadCount(config);
+        final int t = separateDecoder && config.premeldOnThreads() ? cluster.premeldThreads() : 0;
+        // every idler exists before any pipeline thread starts: each wakes the others
+        this.meldIdler = separateDecoder ? new StageIdler() : readerIdler;
+        this.decodeIdlers = newIdlers(n);
+        this.premeldIdlers = newIdlers(t);
         this.decodeThreads = new Thread[n];
         @SuppressWarnings("unchecked")
         final OneToOneConcurrentArrayQueue<Job>[] dq = new OneToOneConcurrentArrayQueue[n];
@@ -342,7 +362,6 @@ public final class TxnServer implements TxnService {
             decodeThreads[i].setDaemon(true);
             decodeThreads[i].start();
         }
-        final int t = separateDecoder && config.premeldOnThreads() ? cluster.premeldThreads() : 0;
         this.premeldThreads = new Thread[t];
         @SuppressWarnings("unchecked")
         final OneToOneConcurrentArrayQueue<Job>[] queues = new OneToOneConcurrentArrayQueue[t];
@@ -387,7 +406,7 @@ public final class TxnServer implements TxnService {
     }
 
     /** Reads the cluster configuration from the log, creating the log with it if the log is empty. */
-    private static ClusterConfig joinCluster(final TxnServerConfig config, final LogClient log) {
+    private static ClusterConfig joinCluster(final TxnServerConfig config, final LogService log) {
         final long tail = join(log.status()).tail();
         if (tail == 0) {
             final ClusterConfig wanted = config.cluster() != null ? config.cluster() : ClusterConfig.DEFAULT;
@@ -909,7 +928,20 @@ public final class TxnServer implements TxnService {
                 }
             }
             caughtUp.countDown();
+            wakeAllStages();
         }
+    }
+
+    /** Wakes every pipeline thread, to notice that the server stopped or failed. */
+    private void wakeAllStages() {
+        if (decodeIdlers == null || premeldIdlers == null) {
+            return; // still starting: no pipeline thread runs yet
+        }
+        readerIdler.wake();
+        meldIdler.wake();
+        replyIdler.wake();
+        StageIdler.wakeAll(decodeIdlers);
+        StageIdler.wakeAll(premeldIdlers);
     }
 
     // ------------------------------------------------------------------------------------------ log reader
@@ -1084,15 +1116,17 @@ public final class TxnServer implements TxnService {
             buffer.getBytes(offset + LogRecords.INTENTION_HEADER, job.record);
             job.snapshotCsn = snapshotCsn;
             job.position = position;
-            handOff(decodeQueues[(int) (c % decodeQueues.length)], job);
+            final int worker = (int) (c % decodeQueues.length);
+            handOff(decodeQueues[worker], decodeIdlers[worker], job);
             if (premeldQueues.length > 0) {
-                handOff(premeldQueues[(int) (c % premeldQueues.length)], job);
+                final int slot = (int) (c % premeldQueues.length);
+                handOff(premeldQueues[slot], premeldIdlers[slot], job);
             }
             emit(job);
             return;
         }
         // its pointers name nodes of its snapshot, which exist once meld has produced that state
-        awaitMelded(snapshotCsn);
+        awaitMelded(snapshotCsn, readerIdler);
         final Intention intention;
         try {
             intention = decoder.decode(buffer, offset + LogRecords.INTENTION_HEADER,
@@ -1106,18 +1140,22 @@ public final class TxnServer implements TxnService {
         final Job job = Job.intention(c, intention, new Origin(server, inc, seq, null));
         job.decoded = true;
         if (premeldQueues.length > 0) {
-            handOff(premeldQueues[(int) (c % premeldQueues.length)], job);
+            final int slot = (int) (c % premeldQueues.length);
+            handOff(premeldQueues[slot], premeldIdlers[slot], job);
         }
         emit(job);
     }
 
-    private void handOff(final OneToOneConcurrentArrayQueue<Job> queue, final Job job) {
+    /** Reader thread: queues a job for a stage thread and wakes it; waits (woken by it) while its queue is full. */
+    private void handOff(final OneToOneConcurrentArrayQueue<Job> queue, final StageIdler consumer, final Job job) {
         while (!queue.offer(job)) {
             if (closed || failure != null) {
                 throw new IllegalStateException("a pipeline stage stopped");
             }
-            LockSupport.parkNanos(50_000);
+            readerIdler.idle();
         }
+        readerIdler.reset();
+        consumer.wake();
     }
 
     /**
@@ -1125,11 +1163,12 @@ public final class TxnServer implements TxnService {
      * of the current generation, each once meld has produced the state its snapshot names.
      */
     private void runDecoder(final int worker) {
-        runStage("deserializer thread " + worker, decodeQueues[worker], job -> decode(worker, job), null);
+        runStage("deserializer thread " + worker, decodeQueues[worker], decodeIdlers[worker], readerIdler,
+            job -> decode(worker, job), null);
     }
 
     private void decode(final int worker, final Job job) {
-        awaitMelded(job.snapshotCsn);
+        awaitMelded(job.snapshotCsn, decodeIdlers[worker]);
         final IntentionDecoder d = decodeGeneration.workerDecoders[worker];
         try {
             job.intention = d.decode(new UnsafeBuffer(job.record), 0, job.record.length, job.csn, new Intention());
@@ -1140,26 +1179,30 @@ public final class TxnServer implements TxnService {
         }
         job.record = null;
         job.decoded = true;
+        // the meld thread, and the premeld thread of the job's slot, may wait for it
+        meldIdler.wake();
+        if (premeldIdlers.length > 0) {
+            premeldIdlers[(int) (job.csn % premeldIdlers.length)].wake();
+        }
     }
 
     /**
-     * The loop of every stage thread: takes the stage's jobs in order, idling with backoff (spin, yield, then
-     * short parks) when there are none; an error stops the server, as any pipeline error does.
+     * The loop of every stage thread: takes the stage's jobs in order, idling on its {@link StageIdler} (spin,
+     * yield, then park until the producer wakes it) when there are none, and waking the producer, which may wait
+     * for room in the queue, after each job it takes. {@code whenIdle}, if any, runs at every idle step and returns
+     * how long the thread may park. An error stops the server, as any pipeline error does.
      */
-    private void runStage(final String stage, final OneToOneConcurrentArrayQueue<Job> queue, final Consumer<Job> step,
-                          final Runnable whenIdle) {
-        final IdleStrategy idle = new BackoffIdleStrategy(20, 10, 1_000, 200_000);
+    private void runStage(final String stage, final OneToOneConcurrentArrayQueue<Job> queue, final StageIdler idler,
+                          final StageIdler producer, final Consumer<Job> step, final LongSupplier whenIdle) {
         try {
             while (!closed && failure == null) {
                 final Job job = queue.poll();
                 if (job == null) {
-                    if (whenIdle != null) {
-                        whenIdle.run();
-                    }
-                    idle.idle();
+                    idler.idle(whenIdle == null ? StageIdler.MAX_PARK_NANOS : whenIdle.getAsLong());
                     continue;
                 }
-                idle.reset();
+                idler.reset();
+                producer.wake();
                 step.accept(job);
             }
         } catch (RuntimeException | Error e) {
@@ -1170,26 +1213,38 @@ public final class TxnServer implements TxnService {
         }
     }
 
-    private void awaitDecoded(final Job job) {
+    /** Meld or premeld thread: waits for a deserializer thread, which wakes both when it has decoded the job. */
+    private void awaitDecoded(final Job job, final StageIdler idler) {
         while (!job.decoded) {
             if (closed || failure != null) {
                 throw new IllegalStateException("the decode stage stopped");
             }
-            LockSupport.parkNanos(10_000);
+            idler.idle();
         }
+        idler.reset();
     }
 
     private static int decodeThreadCount(final TxnServerConfig config) {
         return config.separateDecoder() ? config.decodeThreads() : 0;
     }
 
-    private void awaitMelded(final long snapshotCsn) {
-        while (meldedCsn < snapshotCsn) {
+    /** Waits until meld has published the state at {@code csn}; {@link #publishLcs} wakes the waiting threads. */
+    private void awaitMelded(final long csn, final StageIdler idler) {
+        while (meldedCsn < csn) {
             if (closed || failure != null) {
                 throw new IllegalStateException("the meld stage stopped");
             }
-            LockSupport.parkNanos(20_000);
+            idler.idle();
         }
+        idler.reset();
+    }
+
+    private static StageIdler[] newIdlers(final int count) {
+        final StageIdler[] idlers = new StageIdler[count];
+        for (int i = 0; i < count; i++) {
+            idlers[i] = new StageIdler();
+        }
+        return idlers;
     }
 
     /** Hands a job to the meld stage: queued for its thread, or run right here without a separate decoder. */
@@ -1202,8 +1257,10 @@ public final class TxnServer implements TxnService {
             if (closed || failure != null) {
                 throw new IllegalStateException("the meld stage stopped");
             }
-            LockSupport.parkNanos(50_000);
+            readerIdler.idle();
         }
+        readerIdler.reset();
+        meldIdler.wake();
     }
 
     // ------------------------------------------------------------------------------------------ meld stage
@@ -1278,25 +1335,36 @@ public final class TxnServer implements TxnService {
 
     /** The meld stage's thread (only with a separate decoder): premeld, group meld and final meld in log order. */
     private void runMeld() {
-        runStage("the meld pipeline", jobs, job -> {
+        runStage("the meld pipeline", jobs, meldIdler, readerIdler, job -> {
             meldIdleSince = 0;
             handle(job);
         }, this::meldIdle);
     }
 
-    /** Idle meld thread: once the log has been quiet a while, nudges a held group-meld intention. */
-    private void meldIdle() {
+    /**
+     * Idle meld thread: once the log has been quiet a while, nudges a held group-meld intention. Returns how long
+     * the thread may park: until the nudge is due while one is, else the idler's safety bound.
+     */
+    private long meldIdle() {
+        final long now = System.nanoTime();
         if (meldIdleSince == 0) {
-            meldIdleSince = System.nanoTime();
-        } else if (pipeline.holding() && System.nanoTime() - meldIdleSince > NUDGE_AFTER_NANOS) {
-            nudgeIfHolding();
+            meldIdleSince = now;
         }
+        if (!pipeline.holding()) {
+            return StageIdler.MAX_PARK_NANOS;
+        }
+        final long quiet = now - meldIdleSince;
+        if (quiet <= NUDGE_AFTER_NANOS) {
+            return NUDGE_AFTER_NANOS - quiet + 1;
+        }
+        nudgeIfHolding();
+        return StageIdler.MAX_PARK_NANOS;
     }
 
     private void handle(final Job job) {
         switch (job.kind) {
             case Job.INTENTION -> {
-                awaitDecoded(job);
+                awaitDecoded(job, meldIdler);
                 if (job.malformed) {
                     job.origin = new Origin(job.origin.serverId(), job.origin.incarnation(), job.origin.sequence(),
                         "malformed");
@@ -1348,13 +1416,15 @@ public final class TxnServer implements TxnService {
         }
     }
 
+    /** Meld thread: waits for the premeld thread of the job's slot, which wakes it when done. */
     private void awaitPremeld(final Job job) {
         while (!job.premeldDone) {
             if (closed || failure != null) {
                 throw new IllegalStateException("the premeld stage stopped");
             }
-            LockSupport.parkNanos(10_000);
+            meldIdler.idle();
         }
+        meldIdler.reset();
     }
 
     /**
@@ -1363,17 +1433,13 @@ public final class TxnServer implements TxnService {
      */
     private void runPremeld(final int slot) {
         final long reach = (long) cluster.premeldThreads() * cluster.premeldDistance() + 1;
-        runStage("premeld thread " + slot, premeldQueues[slot], job -> {
-            final long m = job.csn - reach;
-            while (meldedCsn < m) {
-                if (closed || failure != null) {
-                    throw new IllegalStateException("the meld stage stopped");
-                }
-                LockSupport.parkNanos(10_000);
-            }
-            awaitDecoded(job);
+        final StageIdler idler = premeldIdlers[slot];
+        runStage("premeld thread " + slot, premeldQueues[slot], idler, readerIdler, job -> {
+            awaitMelded(job.csn - reach, idler);
+            awaitDecoded(job, idler);
             job.premelded = job.malformed ? null : premeldPipeline.premeldAhead(job.intention);
             job.premeldDone = true;
+            meldIdler.wake();
         }, null);
     }
 
@@ -1426,6 +1492,9 @@ public final class TxnServer implements TxnService {
                 lcsCsn = c;
             }
             meldedCsn = c;
+            // deserializer and premeld threads may wait for this state
+            StageIdler.wakeAll(decodeIdlers);
+            StageIdler.wakeAll(premeldIdlers);
         }
     }
 
@@ -1467,12 +1536,14 @@ public final class TxnServer implements TxnService {
             if (closed) {
                 return;
             }
-            LockSupport.parkNanos(50_000);
+            meldIdler.idle();
         }
+        meldIdler.reset();
+        replyIdler.wake();
     }
 
     private void runReplies() {
-        runStage("the reply thread", replies, this::reply, null);
+        runStage("the reply thread", replies, replyIdler, meldIdler, this::reply, null);
     }
 
     private void reply(final Job job) {
@@ -1643,6 +1714,7 @@ public final class TxnServer implements TxnService {
         }
         closed = true;
         ready = false;
+        wakeAllStages();
         for (Long seq : pendingCommits.keySet()) {
             final CompletableFuture<Long> f = pendingCommits.remove(seq);
             if (f != null) {

@@ -53,8 +53,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import static io.meldb.log.protocol.LogProtocol.*;
 
 /**
- * Client of the log service (Hyder II §5.1): asynchronous, pipelined requests over one connection, and
- * subscriptions over connections of their own.
+ * Client of the log service (Hyder II §5.1) over the network: asynchronous, pipelined requests over one connection,
+ * and subscriptions over connections of their own. ({@link InProcessLog} is the same service without a network, for
+ * a transaction server in the log server's process.)
  *
  * <ul>
  *   <li>Every request returns a {@link CompletableFuture} completed with the answer, or exceptionally with
@@ -75,7 +76,7 @@ import static io.meldb.log.protocol.LogProtocol.*;
  * </ul>
  * Thread-safe.
  */
-public final class LogClient implements AutoCloseable {
+public final class LogClient implements LogService {
     private static final Logger LOG = LoggerFactory.getLogger(LogClient.class);
 
     private final LogClientOptions options;

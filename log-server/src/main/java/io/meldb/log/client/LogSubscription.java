@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * {@link ErrorCode#TRIMMED}, or when the server turns out to hold another log than the one the client is bound to
  * (checked before every subscribe, as the client checks its own connections).
  */
-public final class LogSubscription implements AutoCloseable {
+public final class LogSubscription implements LogService.Subscription {
     private static final Logger LOG = LoggerFactory.getLogger(LogSubscription.class);
 
     private final LogClient client;

@@ -69,6 +69,8 @@ final class PageToucher implements Runnable, AutoCloseable {
     private static final int ENOSPC = 28;
     private static final int SEEK_END = 2;
     private static final Unsafe UNSAFE = unsafe();
+    /** Longest park while there is nothing to touch (it was 20 ms: 50 wake-ups a second of an idle log). */
+    private static final long IDLE_PARK_NANOS = 1_000_000_000L;
 
     private final IntFunction<File> fileOfCycle;
     private final Thread thread;
@@ -123,8 +125,9 @@ final class PageToucher implements Runnable, AutoCloseable {
         while (running) {
             try {
                 if (!touchAhead()) {
-                    // the writer unparks us when it has used up a step of its runway
-                    LockSupport.parkNanos(20_000_000);
+                    // the writer unparks us when it has used up a step of its runway (and close() does): the bound
+                    // is a safety net, long so that an idle log costs no wake-ups
+                    LockSupport.parkNanos(IDLE_PARK_NANOS);
                 }
             } catch (IOException | RuntimeException e) {
                 // the file may have rolled away or been trimmed; start over at the writer's next report

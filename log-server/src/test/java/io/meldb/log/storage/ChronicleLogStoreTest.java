@@ -191,6 +191,22 @@ class ChronicleLogStoreTest {
         }
     }
 
+    /** The idle writer waits up to a second for work; close() must wake it rather than wait that out. */
+    @Test
+    void shouldCloseAnIdleStoreWithoutWaitingOutTheWritersIdlePoll() throws Exception {
+        ChronicleLogStore store = open(StoreOptions.at(dir));
+        store.create(BLOCK, CONFIG);
+        assertEquals(1, append(store, block(1)));
+        Thread.sleep(100); // the writer is back in its idle wait
+        long start = System.nanoTime();
+        store.close();
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(tookMillis < 500, "close took " + tookMillis + " ms");
+        try (ChronicleLogStore reopened = open(StoreOptions.at(dir))) {
+            assertEquals(2, reopened.tail(), "the append before close is kept");
+        }
+    }
+
     @Test
     void shouldAssignDensePositionsFromOneAfterTheConfigBlock() throws IOException {
         try (ChronicleLogStore store = open(StoreOptions.at(dir))) {
