@@ -1,0 +1,215 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.EmbeddedGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Bad input on the PostgreSQL port gets a clear error and never stops the server: garbage, a message larger
+ * than the limit, an unknown message type, an SSLRequest (answered 'N'); SCRAM refuses a wrong password. After
+ * each, a real client still connects and works.
+ */
+@Timeout(60)
+class PgWireRobustnessTest {
+    private static EmbeddedGateway db;
+
+    @BeforeAll
+    static void start() {
+        db = new EmbeddedGateway();
+    }
+
+    @AfterAll
+    static void stop() {
+        db.close();
+    }
+
+    @Test
+    void shouldAnswerGarbageWithAFatalErrorAndGoOnServing() throws Exception {
+        final Random random = new Random(7);
+        for (int i = 0; i < 20; i++) {
+            final byte[] junk = new byte[1 + random.nextInt(200)];
+            random.nextBytes(junk);
+            try (Socket s = socket()) {
+                s.setSoTimeout(300);
+                s.getOutputStream().write(junk);
+                s.getOutputStream().flush();
+                drain(s); // an error or a close, never a hang (the test's timeout) or a dead server
+            }
+        }
+        assertServerWorks();
+    }
+
+    @Test
+    void shouldRefuseAMessageOverTheSizeLimitWith54000() throws Exception {
+        try (Socket s = socket()) {
+            final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            startup(out);
+            final DataInputStream in = new DataInputStream(s.getInputStream());
+            readUntilReady(in);
+            out.writeByte('Q');
+            out.writeInt(Integer.MAX_VALUE); // announces 2 GB
+            out.flush();
+            assertEquals("54000", errorCode(in));
+        }
+        assertServerWorks();
+    }
+
+    @Test
+    void shouldAnswerAnUnknownMessageTypeWithAProtocolErrorAndKeepTheSession() throws Exception {
+        try (Socket s = socket()) {
+            final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            startup(out);
+            final DataInputStream in = new DataInputStream(s.getInputStream());
+            readUntilReady(in);
+            out.writeByte('!');
+            out.writeInt(4);
+            out.writeByte('S'); // Sync
+            out.writeInt(4);
+            out.flush();
+            assertEquals("08P01", errorCode(in));
+            readUntilReady(in);
+            query(out, "SELECT 41 + 1");
+            assertEquals('T', in.readByte());
+        }
+    }
+
+    @Test
+    void shouldAnswerAnSslRequestWithNoAndThenServePlainText() throws Exception {
+        try (Socket s = socket()) {
+            final DataOutputStream out = new DataOutputStream(s.getOutputStream());
+            out.writeInt(8);
+            out.writeInt(80_877_103);
+            out.flush();
+            assertEquals('N', s.getInputStream().read());
+            startup(out);
+            readUntilReady(new DataInputStream(s.getInputStream()));
+        }
+    }
+
+    @Test
+    void shouldAuthenticateWithScramAndRefuseAWrongPassword() throws Exception {
+        try (var gateway = io.meldb.sql.server.Gateway.start(db.gateway.router(), "127.0.0.1", 0,
+                PgServerConfig.loopback(0).withUsers(Map.of("alice", "s3cret")))) {
+            final String url = gateway.pgJdbcUrl();
+            final java.util.Properties good = new java.util.Properties();
+            good.setProperty("user", "alice");
+            good.setProperty("password", "s3cret");
+            try (Connection c = java.sql.DriverManager.getConnection(url, good); Statement st = c.createStatement();
+                 ResultSet r = st.executeQuery("SELECT 1")) {
+                assertTrue(r.next());
+            }
+            final java.util.Properties bad = new java.util.Properties();
+            bad.setProperty("user", "alice");
+            bad.setProperty("password", "wrong");
+            final SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                    () -> java.sql.DriverManager.getConnection(url, bad));
+            assertEquals("28P01", e.getSQLState());
+            bad.setProperty("user", "mallory");
+            assertEquals("28P01", org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                    () -> java.sql.DriverManager.getConnection(url, bad)).getSQLState());
+        }
+    }
+
+    private static Socket socket() throws IOException {
+        final Socket s = new Socket("127.0.0.1", db.gateway.pgPort());
+        s.setSoTimeout(10_000);
+        return s;
+    }
+
+    private static void startup(final DataOutputStream out) throws IOException {
+        final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        final DataOutputStream b = new DataOutputStream(body);
+        b.writeInt(196_608);
+        for (String s : new String[] {"user", "raw", "database", "meldb", ""}) {
+            b.write(s.getBytes(StandardCharsets.UTF_8));
+            b.writeByte(0);
+        }
+        out.writeInt(body.size() + 4);
+        out.write(body.toByteArray());
+        out.flush();
+    }
+
+    private static void query(final DataOutputStream out, final String sql) throws IOException {
+        final byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        out.writeByte('Q');
+        out.writeInt(4 + text.length + 1);
+        out.write(text);
+        out.writeByte(0);
+        out.flush();
+    }
+
+    private static void readUntilReady(final DataInputStream in) throws IOException {
+        while (true) {
+            final byte type = in.readByte();
+            final byte[] body = new byte[in.readInt() - 4];
+            in.readFully(body);
+            if (type == 'Z') {
+                return;
+            }
+        }
+    }
+
+    /** Reads messages until an ErrorResponse; answers its SQLSTATE. */
+    private static String errorCode(final DataInputStream in) throws IOException {
+        while (true) {
+            final byte type = in.readByte();
+            final byte[] body = new byte[in.readInt() - 4];
+            in.readFully(body);
+            if (type != 'E') {
+                continue;
+            }
+            int i = 0;
+            while (i < body.length && body[i] != 0) {
+                final byte field = body[i++];
+                final int start = i;
+                while (body[i] != 0) {
+                    i++;
+                }
+                if (field == 'C') {
+                    return new String(body, start, i - start, StandardCharsets.UTF_8);
+                }
+                i++;
+            }
+            return "";
+        }
+    }
+
+    private static void drain(final Socket s) throws IOException {
+        try {
+            final byte[] buf = new byte[4096];
+            while (s.getInputStream().read(buf) >= 0) {
+                // until the server closes
+            }
+        } catch (EOFException | java.net.SocketException e) {
+            // closed
+        } catch (java.net.SocketTimeoutException e) {
+            // waiting for more of a startup packet: the client gives up, as a real one would
+        }
+    }
+
+    private static void assertServerWorks() throws SQLException {
+        try (Connection c = db.connectPg(); Statement st = c.createStatement();
+             ResultSet r = st.executeQuery("SELECT 1")) {
+            assertTrue(r.next());
+        }
+    }
+}
