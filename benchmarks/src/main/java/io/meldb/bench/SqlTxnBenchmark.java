@@ -184,9 +184,28 @@ public final class SqlTxnBenchmark {
                         + "%d rounds, variants %s; JVM %s, %d CPUs%n", rows, threads, seconds, warmup, rounds,
                 variants, Runtime.version(), Runtime.getRuntime().availableProcessors());
 
-        final List<AutoCloseable> resources = new ArrayList<>();
-        final List<Path> dirs = new ArrayList<>();
+        final List<AutoCloseable> resources = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<Path> dirs = new java.util.concurrent.CopyOnWriteArrayList<>();
         final List<Target> targets = new ArrayList<>();
+        final java.util.concurrent.atomic.AtomicBoolean cleaned = new java.util.concurrent.atomic.AtomicBoolean();
+        final Runnable cleanup = () -> {
+            if (!cleaned.compareAndSet(false, true)) {
+                return;
+            }
+            for (int i = resources.size() - 1; i >= 0; i--) {
+                try {
+                    resources.get(i).close();
+                } catch (Exception e) {
+                    System.err.println("while stopping a server: " + e);
+                }
+            }
+            for (Path dir : dirs) {
+                deleteTree(dir);
+            }
+        };
+        // also on SIGTERM / Ctrl-C: stop the servers and delete the temp dirs
+        final Thread hook = new Thread(cleanup, "sqlbench-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
             // ---- start what runs in this JVM ----
             Gateway gateway = null;
@@ -325,15 +344,11 @@ public final class SqlTxnBenchmark {
 
             report(targets, variants, rounds, consistency);
         } finally {
-            for (int i = resources.size() - 1; i >= 0; i--) {
-                try {
-                    resources.get(i).close();
-                } catch (Exception e) {
-                    System.err.println("while stopping a server: " + e);
-                }
-            }
-            for (Path dir : dirs) {
-                deleteTree(dir);
+            cleanup.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // already shutting down
             }
         }
     }
