@@ -94,8 +94,10 @@ public final class SqlTxnBenchmark {
     private static final List<String> VARIANTS = List.of("update", "readonly");
     /** CPU groups by thread-name prefix, in print order; the rest is "other". */
     private static final String[][] CPU_GROUPS = {
-        {"PostgreSQL protocol (meldb-pg-io, meldb-pg-worker)", "meldb-pg-"},
-        {"Avatica/Jetty (avatica_qtp*, Connector-Scheduler*)", "avatica_qtp", "qtp", "Connector-Scheduler"},
+        {"PostgreSQL protocol: meldb-pg-io (Netty, messages)", "meldb-pg-io"},
+        {"PostgreSQL protocol: meldb-pg-worker (statements, Calcite)", "meldb-pg-worker"},
+        {"Avatica/Jetty (avatica_qtp*, Connector-Scheduler*; HTTP, protobuf, statements, Calcite)", "avatica_qtp",
+            "qtp", "Connector-Scheduler"},
         {"txn-server (meldb-reader/decode/premeld/meld/reply/checkpoint/compaction)", "meldb-reader-",
             "meldb-decode-", "meldb-premeld-", "meldb-meld-", "meldb-reply-", "meldb-checkpoint-",
             "meldb-compaction-"},
