@@ -2,7 +2,13 @@ package io.meldb.bench;
 
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;
+import io.meldb.log.server.LogServer;
+import io.meldb.log.server.LogServerConfig;
+import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.TxnServer;
+import io.meldb.txn.TxnServerConfig;
+import io.meldb.txn.TxnService;
 import org.HdrHistogram.Histogram;
 
 import java.lang.management.ManagementFactory;
@@ -78,6 +84,7 @@ public final class SqlTxnBenchmark {
         {"targets", "meld-pg,meld-avatica,h2,postgres", "comma list of meld-pg, meld-avatica, h2, postgres"},
         {"pg-url", "", "pgjdbc URL of a PostgreSQL server for target postgres (skipped when empty)"},
         {"load-batch", "500", "rows per load transaction"},
+        {"meld-durability", "page-cache", "MeldDB's log: page-cache (EmbeddedNode's default) | fsync (per batch)"},
         {"cpu-detail", "false", "also print each window's busiest server threads (name: ms CPU)"},
     };
     private static final String USAGE = "usage: java $(cat bin/jvm-flags) -Xmx2g -cp benchmarks/target/benchmarks.jar "
@@ -155,6 +162,7 @@ public final class SqlTxnBenchmark {
     public static void main(final String[] args) throws Exception {
         final Map<String, String> opts = DriverOptions.parseOrExit("SqlTxnBenchmark", USAGE, "SQLBENCH_", FLAGS, args,
                 o -> {
+                    Durability.parse(o.get("meld-durability"));
                     if (!List.of("update", "readonly", "both").contains(o.get("variant"))) {
                         throw new IllegalArgumentException("--variant must be update, readonly or both");
                     }
@@ -176,6 +184,7 @@ public final class SqlTxnBenchmark {
         final List<String> variants = opts.get("variant").equals("both") ? VARIANTS : List.of(opts.get("variant"));
         final List<String> wanted = Arrays.stream(opts.get("targets").split(",")).map(String::trim).toList();
         final String pgUrl = opts.get("pg-url").trim();
+        final Durability durability = Durability.parse(opts.get("meld-durability"));
         cpuDetail = Boolean.parseBoolean(opts.get("cpu-detail"));
 
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
@@ -216,9 +225,23 @@ public final class SqlTxnBenchmark {
                 try {
                     final Path dir = Files.createTempDirectory("meldb-sqlbench");
                     dirs.add(dir);
-                    final EmbeddedNode node = EmbeddedNode.start(dir);
-                    resources.add(node);
-                    gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0);
+                    final TxnService txn;
+                    if (durability == Durability.PAGE_CACHE) {
+                        final EmbeddedNode node = EmbeddedNode.start(dir);
+                        resources.add(node);
+                        txn = node.txnService();
+                    } else {
+                        // EmbeddedNode's parts, with the log's durability changed
+                        final LogServerConfig logConfig = LogServerConfig.at(dir.resolve("log")).port(0)
+                                .metricsPort(-1);
+                        logConfig.store().durability(durability);
+                        final LogServer log = LogServer.start(logConfig);
+                        resources.add(log);
+                        final TxnServer server = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()));
+                        resources.add(server);
+                        txn = server;
+                    }
+                    gateway = Gateway.start(new TxnRouter(List.of(txn)), 0);
                     resources.add(gateway);
                 } catch (Exception | Error e) {
                     meldError = "embedded MeldDB did not start: " + describe(e);
@@ -265,7 +288,8 @@ public final class SqlTxnBenchmark {
                 }
             }
             if (gateway != null) {
-                System.out.println("MeldDB gateway: " + gateway.pgJdbcUrl() + " and " + gateway.meldJdbcUrl());
+                System.out.println("MeldDB gateway: " + gateway.pgJdbcUrl() + " and " + gateway.meldJdbcUrl()
+                        + "; log durability " + durability);
             }
 
             // ---- load (the two MeldDB targets share one database) ----
