@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# The SQL benchmark of issue 16, with PostgreSQL 15 as a peer:
+#   1. creates a throwaway PostgreSQL 15 cluster (initdb as the postgres OS user, default durable settings, a free
+#      loopback port, its unix socket in the temp dir) if the binaries are there; installs nothing;
+#   2. runs io.meldb.bench.SqlTxnBenchmark (MeldDB via pgjdbc and Avatica, H2 TCP server, and that cluster) with the
+#      arguments given to this script;
+#   3. unless PGBENCH_SECONDS=0: pgbench -c 4 -j 2 against MeldDB's PostgreSQL port (a MeldDB started from the
+#      benchmarks jar, data in the temp dir) and against the cluster, in simple and prepared query mode;
+#   4. always stops both servers and deletes the temp dir (trap), also on failure or Ctrl-C.
+# Usage (after ./mvnw -B -q -pl benchmarks -am package -DskipTests):
+#   benchmarks/run-sql-benchmark.sh --rows 100000 --seconds 8 --rounds 3
+# Environment: PG_BIN (/usr/lib/postgresql/15/bin), PGBENCH_SECONDS (30; 0 skips pgbench), JAVA_OPTS (-Xmx2g).
+set -uo pipefail # no -e: a failing step is reported and the next one runs; the trap always cleans up
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jar="$root/benchmarks/target/benchmarks.jar"
+pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
+pgbench_seconds="${PGBENCH_SECONDS:-30}"
+# shellcheck disable=SC2207  # bin/jvm-flags is a whitespace-separated list of flags
+java_flags=($(cat "$root/bin/jvm-flags") ${JAVA_OPTS:--Xmx2g})
+
+if [[ ! -f "$jar" ]]; then
+  echo "run-sql-benchmark: $jar is missing; build it: ./mvnw -B -q -pl benchmarks -am package -DskipTests" >&2
+  exit 2
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/meldb-sql-bench.XXXXXX")"
+chmod 755 "$work" # the postgres user must reach its data dir inside
+pg_data="$work/pg/data"
+pg_started=0
+meld_pid=""
+java_pid=""
+
+# Runs a command as the postgres OS user when we are root (initdb and postgres refuse to run as root).
+as_pg() {
+  if [[ "$(id -u)" != 0 ]]; then
+    (cd "$work/pg" && "$@")
+  elif command -v runuser >/dev/null; then
+    (cd "$work/pg" && runuser -u postgres -- "$@")
+  else
+    (cd "$work/pg" && su postgres -s /bin/sh -c "$(printf '%q ' "$@")")
+  fi
+}
+
+cleanup() {
+  if [[ -n "$java_pid" ]] && kill -0 "$java_pid" 2>/dev/null; then
+    kill "$java_pid" 2>/dev/null # its shutdown hook stops its servers and deletes its temp dirs
+    wait "$java_pid" 2>/dev/null
+  fi
+  if [[ -n "$meld_pid" ]]; then
+    kill "$meld_pid" 2>/dev/null
+    wait "$meld_pid" 2>/dev/null
+    echo "stopped MeldDB (pid $meld_pid)"
+  fi
+  if (( pg_started )); then
+    as_pg "$pg_bin/pg_ctl" -D "$pg_data" -m fast -w stop >/dev/null 2>&1 && echo "stopped PostgreSQL"
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A TCP port nothing listens on, on loopback.
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 30000))
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# ---------------------------------------------------------------------------------------------- PostgreSQL
+pg_url=""
+pg_port=""
+if [[ -x "$pg_bin/initdb" && -x "$pg_bin/pg_ctl" ]] && { [[ "$(id -u)" != 0 ]] || id postgres >/dev/null 2>&1; }; then
+  mkdir -p "$work/pg"
+  [[ "$(id -u)" == 0 ]] && chown postgres: "$work/pg"
+  pg_port="$(free_port)"
+  echo "PostgreSQL: $("$pg_bin/postgres" --version), throwaway cluster in $pg_data on 127.0.0.1:$pg_port"
+  if as_pg "$pg_bin/initdb" -D "$pg_data" -U postgres -A trust -E UTF8 --locale=C >"$work/pg/initdb.log" 2>&1; then
+    pg_started=1
+    if as_pg "$pg_bin/pg_ctl" -D "$pg_data" -l "$work/pg/server.log" -w -t 60 \
+        -o "-p $pg_port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$work/pg" start >/dev/null; then
+      pg_url="jdbc:postgresql://127.0.0.1:$pg_port/postgres?user=postgres"
+      as_pg "$pg_bin/psql" -X -q -h 127.0.0.1 -p "$pg_port" -U postgres -d postgres -At \
+        -c "SELECT 'PostgreSQL settings: fsync=' || current_setting('fsync') || ', synchronous_commit=' \
+            || current_setting('synchronous_commit') || ', shared_buffers=' || current_setting('shared_buffers')"
+    else
+      echo "PostgreSQL did not start; running without it. Its log:"
+      cat "$work/pg/server.log"
+    fi
+  else
+    echo "initdb failed; running without PostgreSQL:"
+    cat "$work/pg/initdb.log"
+  fi
+else
+  echo "PostgreSQL 15 not found in $pg_bin (or no postgres OS user): running without the PostgreSQL target;" \
+    "this script installs nothing"
+fi
+
+# ---------------------------------------------------------------------------------------------- Java benchmark
+echo
+echo "== java ${java_flags[*]} -cp benchmarks/target/benchmarks.jar io.meldb.bench.SqlTxnBenchmark" \
+  "${pg_url:+--pg-url $pg_url }$*"
+# in the background, so that a signal reaches the trap (and the cleanup) at once
+java "${java_flags[@]}" -cp "$jar" io.meldb.bench.SqlTxnBenchmark ${pg_url:+--pg-url "$pg_url"} "$@" &
+java_pid=$!
+wait "$java_pid"
+java_rc=$?
+java_pid=""
+echo "SqlTxnBenchmark exit status: $java_rc"
+
+# ---------------------------------------------------------------------------------------------- pgbench
+if [[ "$pgbench_seconds" == 0 ]]; then
+  exit "$java_rc"
+fi
+pgbench="$(command -v pgbench || true)"
+[[ -x "$pg_bin/pgbench" ]] && pgbench="$pg_bin/pgbench"
+psql="$(command -v psql || true)"
+[[ -x "$pg_bin/psql" ]] && psql="$pg_bin/psql"
+if [[ -z "$pgbench" || -z "$psql" ]]; then
+  echo "pgbench or psql not found: skipping pgbench"
+  exit "$java_rc"
+fi
+
+echo
+echo "== pgbench: MeldDB (GatewayMain from the benchmarks jar, embedded, data in the temp dir) and PostgreSQL"
+meld_pg_port="$(free_port)"
+mkdir -p "$work/meldb"
+java "${java_flags[@]}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$jar" io.meldb.sql.server.GatewayMain \
+  --port 0 --pg-port "$meld_pg_port" --data-dir "$work/meldb/data" >"$work/meldb/out.log" 2>&1 &
+meld_pid=$!
+for _ in $(seq 1 120); do
+  grep -q "MeldDB PostgreSQL" "$work/meldb/out.log" && break
+  kill -0 "$meld_pid" 2>/dev/null || break
+  sleep 0.5
+done
+if ! grep -q "MeldDB PostgreSQL" "$work/meldb/out.log"; then
+  echo "MeldDB did not start:"
+  cat "$work/meldb/out.log"
+  exit 1
+fi
+grep "MeldDB PostgreSQL" "$work/meldb/out.log"
+
+# pgbench's tables with primary keys (MeldDB stores rows by key; pgbench_history gets a random hid key) and
+# scale 1 (1 branch, 10 tellers, 100,000 accounts) as plain INSERTs of 1000 rows each.
+cat >"$work/schema.sql" <<'EOF'
+CREATE TABLE pgbench_branches (bid INTEGER PRIMARY KEY, bbalance INTEGER, filler CHAR(88));
+CREATE TABLE pgbench_tellers (tid INTEGER PRIMARY KEY, bid INTEGER, tbalance INTEGER, filler CHAR(84));
+CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84));
+CREATE TABLE pgbench_history (hid BIGINT PRIMARY KEY, tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER,
+  mtime TIMESTAMP, filler CHAR(22));
+EOF
+awk 'BEGIN {
+  print "INSERT INTO pgbench_branches (bid, bbalance, filler) VALUES (1, 0, NULL);"
+  printf "INSERT INTO pgbench_tellers (tid, bid, tbalance, filler) VALUES "
+  for (t = 1; t <= 10; t++) printf "%s(%d, 1, 0, NULL)", (t > 1 ? ", " : ""), t
+  print ";"
+  for (a = 1; a <= 100000; a++) {
+    if (a % 1000 == 1) printf "INSERT INTO pgbench_accounts (aid, bid, abalance, filler) VALUES "
+    printf "%s(%d, 1, 0, %s)", (a % 1000 == 1 ? "" : ", "), a, "'\'''\''"
+    if (a % 1000 == 0) print ";"
+  }
+}' >"$work/data.sql"
+# The built-in tpcb-like script, with the history row's key added.
+cat >"$work/tpcb-like.sql" <<'EOF'
+\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+\set hid random(1, 9000000000000000000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (hid, tid, bid, aid, delta, mtime) VALUES (:hid, :tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+END;
+EOF
+
+meld_conn=(-h 127.0.0.1 -p "$meld_pg_port" -U bench meldb)
+pg_conn=(-h 127.0.0.1 -p "$pg_port" -U postgres postgres)
+
+echo "-- pgbench -i -s 1 on MeldDB:"
+if timeout 300 "$pgbench" -i -s 1 "${meld_conn[@]}" >"$work/meld-init.log" 2>&1; then
+  sed 's/^/   /' "$work/meld-init.log"
+  script=(-b tpcb-like)
+  echo "-- pgbench -i worked on MeldDB: built-in tpcb-like on both"
+else
+  sed 's/^/   /' "$work/meld-init.log"
+  echo "-- pgbench -i failed on MeldDB (above, verbatim): creating pgbench's tables with primary keys and plain" \
+    "INSERTs on both servers; tpcb-like as a -f script with pgbench_history's key"
+  script=(-f "$work/tpcb-like.sql")
+fi
+
+# init NAME PSQL-URL PGBENCH-CONN...: the same tables on one server
+init() {
+  local name="$1" url="$2"
+  shift 2
+  if [[ "${script[0]}" == -b ]]; then
+    [[ "$name" == MeldDB ]] && return 0
+    "$pgbench" -i -s 1 -q "$@" >"$work/init-$name.log" 2>&1 || { cat "$work/init-$name.log"; return 1; }
+  else
+    local start=$SECONDS
+    "$psql" -X -q -v ON_ERROR_STOP=1 "$url" -f "$work/schema.sql" -f "$work/data.sql" \
+      || { echo "-- loading pgbench's tables on $name failed"; return 1; }
+    echo "-- $name: pgbench tables loaded in $((SECONDS - start)) s"
+  fi
+}
+
+summary=()
+# run NAME MODE CONN...: one pgbench window; SERIALIZABLE on both (MeldDB's only level; PGOPTIONS for PostgreSQL)
+run() {
+  local name="$1" mode="$2"
+  shift 2
+  local opts=""
+  [[ "$name" == PostgreSQL ]] && opts="-c default_transaction_isolation=serializable"
+  local cmd=("$pgbench" -n -c 4 -j 2 -T "$pgbench_seconds" -M "$mode" --max-tries=10 --failures-detailed
+    "${script[@]}" "$@")
+  echo "-- $name, -M $mode: ${opts:+PGOPTIONS='$opts' }${cmd[*]/#$work\//}"
+  PGOPTIONS="$opts" timeout $((pgbench_seconds + 120)) "${cmd[@]}" >"$work/pgbench.log" 2>&1
+  local rc=$?
+  grep -v '^pgbench (' "$work/pgbench.log" | sed 's/^/   /'
+  local tps failed retried
+  tps="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$work/pgbench.log")"
+  failed="$(sed -n 's/^number of failed transactions: \(.*\)/\1/p' "$work/pgbench.log")"
+  retried="$(sed -n 's/^total number of retries: \(.*\)/\1/p' "$work/pgbench.log")"
+  summary+=("| $name | $mode | ${tps:-FAILED (exit $rc)} | ${failed:-} | ${retried:-} |")
+}
+
+meld_ok=0
+pg_ok=0
+init MeldDB "postgresql://bench@127.0.0.1:$meld_pg_port/meldb" "${meld_conn[@]}" && meld_ok=1
+if [[ -n "$pg_port" && -n "$pg_url" ]]; then
+  init PostgreSQL "postgresql://postgres@127.0.0.1:$pg_port/postgres" "${pg_conn[@]}" && pg_ok=1
+fi
+for mode in simple prepared; do
+  (( meld_ok )) && run MeldDB "$mode" "${meld_conn[@]}"
+  (( pg_ok )) && run PostgreSQL "$mode" "${pg_conn[@]}"
+done
+
+echo
+echo "pgbench, 4 clients, 2 threads, ${pgbench_seconds} s, scale 1, SERIALIZABLE, --max-tries=10:"
+echo "| server | query mode | tps | failed transactions | retries |"
+echo "| --- | --- | ---: | ---: | ---: |"
+printf '%s\n' "${summary[@]}"
+exit "$java_rc"
