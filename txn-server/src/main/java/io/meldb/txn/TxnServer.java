@@ -456,6 +456,11 @@ public final class TxnServer implements TxnService {
     // ------------------------------------------------------------------------------------------ client side
 
     @Override
+    public boolean inProcess() {
+        return true;
+    }
+
+    @Override
     public TxnSession begin(final Isolation isolation, final boolean readOnly) {
         if (isolation == null) {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");

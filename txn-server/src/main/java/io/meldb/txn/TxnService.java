@@ -23,6 +23,14 @@ public interface TxnService extends AutoCloseable {
      */
     TxnOutcome outcome(TxnId id);
 
+    /**
+     * Whether the server runs in this process, so that reads and writes of its sessions are memory accesses, not
+     * network calls (a front end may then run short statements on its I/O threads).
+     */
+    default boolean inProcess() {
+        return false;
+    }
+
     /** CSN and state hash of this server's last committed state, and its load. */
     ServerStatus status();
 

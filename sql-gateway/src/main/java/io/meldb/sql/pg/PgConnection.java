@@ -89,6 +89,41 @@ final class PgConnection {
         }
     }
 
+    /**
+     * Whether a message may run on the connection's I/O thread rather than a worker: only when the session's
+     * transactions live in this process, and only what cannot wait (no admission wait for a new transaction, no
+     * commit that waits for meld, no Calcite planning or execution). Binding, describing, closing, a fast-path
+     * statement in an open transaction, session commands and a read-only COMMIT qualify; a round trip then costs
+     * no thread hand-off. Decided without consuming the message.
+     */
+    boolean runsInline(final PgMessage m) {
+        if (!session.inProcess() || copyIn != null || skipUntilSync) {
+            return false;
+        }
+        switch (m.type()) {
+            case 'B', 'D', 'C', 'H':
+                return true;
+            case 'S':
+                return !block.commitPending();
+            case 'E': {
+                final String name = m.peekCString();
+                final PgPortal portal = name == null ? null : portals.get(name);
+                if (portal == null || portal.completedTag != null || portal.statement.sql.isEmpty()) {
+                    return true;
+                }
+                final PgStatement statement = portal.statement;
+                final io.meldb.txn.TxnSession txn = session.state().currentTransaction();
+                if (statement.command != null) {
+                    return !(statement.command instanceof PgCommand.Commit) || txn == null || txn.readOnly();
+                }
+                return statement.prepared != null && statement.prepared.fast() != null && portal.result == null
+                        && txn != null && !block.beginsTransaction(statement.writes());
+            }
+            default:
+                return false;
+        }
+    }
+
     /** Points unqualified names at the first schema of the session's search_path. */
     void applySearchPath() {
         session.setSchema(PgCommands.schemaOf(settings.get("search_path")));

@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The Netty side of one PostgreSQL connection: hands the decoded messages, in order, to the connection's worker
  * (one task at a time on the server's pool), stops reading the socket while too many wait, and turns a broken
  * stream (a message over the size limit, a bad length) into a FATAL error and a close. The worker runs
- * {@link PgStartup} until the session is open, then {@link PgConnection}.
+ * {@link PgStartup} until the session is open, then {@link PgConnection}; messages that cannot wait
+ * ({@link PgConnection#runsInline}) run on the I/O thread itself while no worker is busy with the connection.
  */
 final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(PgConnectionHandler.class);
@@ -60,6 +61,12 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
+        final PgConnection c = connection;
+        // with no worker running for this connection, what cannot wait runs right here, in order
+        if (c != null && !scheduled.get() && inbox.isEmpty() && c.runsInline((PgMessage) msg)) {
+            process(msg);
+            return;
+        }
         inbox.add(msg);
         if (waiting.incrementAndGet() >= PAUSE_AT) {
             ctx.channel().config().setAutoRead(false);

@@ -31,6 +31,12 @@ public record PgMessage(byte type, ByteBuf body) {
         return s;
     }
 
+    /** The NUL-terminated string at the reader index, without moving it (null when not terminated). */
+    public String peekCString() {
+        final int end = body.indexOf(body.readerIndex(), body.writerIndex(), (byte) 0);
+        return end < 0 ? null : body.toString(body.readerIndex(), end - body.readerIndex(), StandardCharsets.UTF_8);
+    }
+
     public int readInt() {
         need(4);
         return body.readInt();

@@ -37,12 +37,20 @@ final class PgOutput {
             }
             return;
         }
-        channel.writeAndFlush(b, channel.voidPromise());
+        if (channel.eventLoop().inEventLoop()) {
+            // behind any answer a worker handed to the event loop before: the task queue keeps them in order
+            channel.eventLoop().execute(() -> channel.writeAndFlush(b, channel.voidPromise()));
+        } else {
+            channel.writeAndFlush(b, channel.voidPromise());
+        }
     }
 
     /** Sends what has collected and waits while the client is behind in reading (or until it goes away). */
     void flushAndAwaitWritable() {
         flush();
+        if (channel.eventLoop().inEventLoop()) {
+            return; // never block the I/O thread: Netty buffers the rest
+        }
         synchronized (writable) {
             while (channel.isActive() && !channel.isWritable()) {
                 try {

@@ -42,6 +42,16 @@ final class PgTransactionBlock {
         return explicit;
     }
 
+    /** Whether ending the implicit block commits writes, and so waits for meld. */
+    boolean commitPending() {
+        return implicit && !implicitReadOnly;
+    }
+
+    /** Whether a statement would begin a new transaction before it runs (which may wait for admission). */
+    boolean beginsTransaction(final boolean writes) {
+        return !explicit && (!implicit || (writes && implicitReadOnly));
+    }
+
     String isolation() {
         return isolation;
     }

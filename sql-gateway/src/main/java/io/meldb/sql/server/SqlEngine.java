@@ -63,6 +63,16 @@ public final class SqlEngine {
         return router;
     }
 
+    /** Whether every txn-server the gateway routes to runs in this process (the embedded database). */
+    public boolean inProcess() {
+        for (var service : router.services()) {
+            if (!service.inProcess()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     public CatalogStore catalogStore() {
         return catalogStore;
     }

@@ -27,6 +27,7 @@ public final class SqlSession implements AutoCloseable {
     private final SqlEngine engine;
     private final GatewayConnection state;
     private final Connection calcite;
+    private final boolean inProcess;
     /** The schema unqualified names resolve in. */
     private String schema = SqlEngine.SCHEMA;
     /** The Calcite statement running now, so that another thread can cancel it. */
@@ -39,6 +40,7 @@ public final class SqlSession implements AutoCloseable {
     public SqlSession(final SqlEngine engine, final String id) {
         this.engine = engine;
         this.state = engine.newConnectionState(id, "pg");
+        this.inProcess = engine.inProcess();
         try {
             this.calcite = engine.calciteConnection(state);
         } catch (SQLException e) {
@@ -48,6 +50,11 @@ public final class SqlSession implements AutoCloseable {
 
     public GatewayConnection state() {
         return state;
+    }
+
+    /** Whether the session's transactions live in this process: their reads and writes never wait on a network. */
+    public boolean inProcess() {
+        return inProcess;
     }
 
     /** The schema unqualified names resolve in from now on. */
