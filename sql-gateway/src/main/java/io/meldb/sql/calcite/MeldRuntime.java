@@ -87,7 +87,8 @@ public final class MeldRuntime {
         return new AbstractEnumerable<>() {
             @Override
             public Enumerator<Object[]> enumerator() {
-                return Linq4j.iterableEnumerator(() -> new RangeIterator(txn, store, index, from, to, cancel));
+                return Linq4j.iterableEnumerator(() -> new RangeIterator(txn, store, index, from, to, cancel,
+                        context));
             }
         };
     }
@@ -175,9 +176,12 @@ public final class MeldRuntime {
         /** Set when the statement is cancelled (Statement.cancel, a timeout): checked at every row. */
         private final AtomicBoolean cancel;
 
+        private final MeldTxnContext context;
+
         RangeIterator(final TxnSession txn, final TableStore store, final IndexDef index, final byte[] from,
-                      final byte[] to, final AtomicBoolean cancel) {
+                      final byte[] to, final AtomicBoolean cancel, final MeldTxnContext context) {
             this.cancel = cancel;
+            this.context = context;
             this.txn = txn;
             this.store = store;
             this.index = index;
@@ -187,7 +191,7 @@ public final class MeldRuntime {
 
         @Override
         public boolean hasNext() {
-            if (cancel != null && cancel.get()) {
+            if ((cancel != null && cancel.get()) || context.cancelled()) {
                 throw new SqlStateException("57014", "canceling statement due to user request");
             }
             while (pending == null) {

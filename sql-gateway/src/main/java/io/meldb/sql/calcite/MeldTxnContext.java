@@ -16,4 +16,9 @@ public interface MeldTxnContext {
 
     /** The transaction of the running statement. */
     TxnSession session();
+
+    /** Whether the running statement was asked to stop (a cancel request, a timeout): scans check it per row. */
+    default boolean cancelled() {
+        return false;
+    }
 }

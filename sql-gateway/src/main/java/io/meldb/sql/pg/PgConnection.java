@@ -374,19 +374,19 @@ final class PgConnection {
     /** Prepares one statement: a command of the protocol layer, or the SQL engine's prepared statement. */
     private PgStatement prepare(final String sql, final int[] declared) {
         if (sql.isEmpty()) {
-            return new PgStatement(sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE, new int[0], 0);
+            return new PgStatement(session::release, sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE, new int[0], 0);
         }
         final PgCommand command = PgCommand.parse(sql);
         if (command != null) {
-            return new PgStatement(sql, command, null, declared, commands.columns(command), new int[0], 0);
+            return new PgStatement(session::release, sql, command, null, declared, commands.columns(command), new int[0], 0);
         }
         final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
         final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
         try {
-            return new PgStatement(sql, null, prepared, declared, PgColumns.of(prepared.columns()),
+            return new PgStatement(session::release, sql, null, prepared, declared, PgColumns.of(prepared.columns()),
                     rewritten.parameterOf(), rewritten.parameterCount());
         } catch (RuntimeException e) {
-            prepared.close();
+            session.release(prepared);
             throw e;
         }
     }

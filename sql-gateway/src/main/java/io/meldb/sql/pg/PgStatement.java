@@ -31,8 +31,13 @@ final class PgStatement implements AutoCloseable {
      *                      {@link PgSqlRewriter}); empty when they are the same
      * @param parameterCount the number of the client's parameters ($1 ... $n)
      */
-    PgStatement(final String sql, final PgCommand command, final PreparedSql prepared, final int[] declared,
+    /** Gives the engine's statement back when this one is closed (the engine may keep its plan). */
+    private final java.util.function.Consumer<PreparedSql> release;
+
+    PgStatement(final java.util.function.Consumer<PreparedSql> release, final String sql, final PgCommand command,
+                final PreparedSql prepared, final int[] declared,
                 final PgColumns columns, final int[] rewrittenSlots, final int parameterCount) {
+        this.release = release;
         this.sql = sql;
         this.command = command;
         this.prepared = prepared;
@@ -70,7 +75,7 @@ final class PgStatement implements AutoCloseable {
     @Override
     public void close() {
         if (prepared != null) {
-            prepared.close();
+            release.accept(prepared);
         }
     }
 

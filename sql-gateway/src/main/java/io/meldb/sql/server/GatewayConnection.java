@@ -149,6 +149,7 @@ public final class GatewayConnection implements MeldTxnContext {
     public <T> T runStatement(final int statementId, final StatementKind kind, final Supplier<T> body) {
         boolean began = false;
         Throwable error = null;
+        cancelled = false;
         try {
             beginStatement(statementId, kind);
             began = true;
@@ -340,6 +341,19 @@ public final class GatewayConnection implements MeldTxnContext {
     /** The open transaction, or null. */
     public synchronized TxnSession currentTransaction() {
         return txn;
+    }
+
+    /** Set by another thread to stop the running statement; cleared when the next one starts. */
+    private volatile boolean cancelled;
+
+    /** Asks the running statement to stop (its scans end with 57014 at their next row). */
+    public void cancel() {
+        cancelled = true;
+    }
+
+    @Override
+    public boolean cancelled() {
+        return cancelled;
     }
 
     /** The transaction's own DDL changed the catalog: read it again. */

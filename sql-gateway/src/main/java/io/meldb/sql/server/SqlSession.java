@@ -1,6 +1,7 @@
 package io.meldb.sql.server;
 
 import io.meldb.sql.SqlStateException;
+import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
@@ -15,7 +16,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One client connection of a front end that is not Avatica (the PostgreSQL protocol): its transaction state
@@ -30,8 +34,25 @@ public final class SqlSession implements AutoCloseable {
     private final boolean inProcess;
     /** The schema unqualified names resolve in. */
     private String schema = SqlEngine.SCHEMA;
-    /** The Calcite statement running now, so that another thread can cancel it. */
-    private volatile PreparedStatement running;
+    /** Plans kept per SQL text (the unnamed statements and simple queries of PostgreSQL clients), LRU. */
+    private static final int PLAN_CACHE_SIZE = 256;
+    private final Map<String, Cached> plans = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(final Map.Entry<String, Cached> eldest) {
+            if (size() > PLAN_CACHE_SIZE && !openCursors.containsKey(eldest.getValue().prepared())) {
+                eldest.getValue().prepared().close();
+                return true;
+            }
+            return false;
+        }
+    };
+    /** Statements with a cursor open, and how many: such a statement cannot run again until they close. */
+    private final Map<PreparedSql, Integer> openCursors = new IdentityHashMap<>();
+
+    /** A cached plan and the catalog it was planned against (a DDL makes a new catalog, and a new plan). */
+    private record Cached(PreparedSql prepared, Catalog catalog) {
+    }
+
     /** Whether key accesses take the fast path (off only to compare it with Calcite's answers). */
     private boolean fastPath = true;
     /** Ids of executions, for the snapshots autocommit queries keep until their cursor is closed. */
@@ -70,6 +91,13 @@ public final class SqlSession implements AutoCloseable {
     /** Turns the fast path on or off for statements prepared from now on. */
     public void fastPath(final boolean on) {
         fastPath = on;
+        plans.values().removeIf(c -> {
+            if (openCursors.containsKey(c.prepared())) {
+                return false;
+            }
+            c.prepared().close();
+            return true;
+        });
     }
 
     /**
@@ -79,6 +107,36 @@ public final class SqlSession implements AutoCloseable {
      */
     public PreparedSql prepare(final String sql) {
         final StatementKind kind = StatementKind.of(sql);
+        if (kind != StatementKind.READ && kind != StatementKind.WRITE) {
+            return prepareNew(sql, kind);
+        }
+        final Catalog catalog = state.catalog();
+        final Cached cached = plans.get(sql);
+        if (cached != null && cached.catalog() == catalog && !openCursors.containsKey(cached.prepared())) {
+            return cached.prepared();
+        }
+        final PreparedSql fresh = prepareNew(sql, kind);
+        if (cached == null || !openCursors.containsKey(cached.prepared())) {
+            final Cached old = plans.put(sql, new Cached(fresh, catalog));
+            if (old != null && old.prepared() != fresh) {
+                old.prepared().close();
+            }
+        }
+        return fresh;
+    }
+
+    /**
+     * A statement is no longer needed by its front end: closes it unless the plan cache keeps it for the next
+     * time the same SQL comes.
+     */
+    public void release(final PreparedSql p) {
+        final Cached cached = plans.get(p.sql());
+        if (cached == null || cached.prepared() != p) {
+            p.close();
+        }
+    }
+
+    private PreparedSql prepareNew(final String sql, final StatementKind kind) {
         switch (kind) {
             case DDL:
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
@@ -111,14 +169,14 @@ public final class SqlSession implements AutoCloseable {
         return state.runStatement(executionId, p.kind(), () -> {
             if (p.ddl() != null) {
                 engine.runDdl(state, p.ddl());
-                return new Result(executionId, null, 0);
+                return new Result(executionId, null, 0, p);
             }
             final FastPlan fast = p.fast();
             if (fast != null) {
                 final TxnSession txn = state.session();
                 final TableDef current = state.catalog().tableById(fast.tableId());
-                return fast.reads() ? new Result(executionId, fast.query(txn, current, parameters), -1)
-                        : new Result(executionId, null, fast.update(txn, current, parameters));
+                return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, parameters), -1, p))
+                        : new Result(executionId, null, fast.update(txn, current, parameters), p);
             }
             final PreparedStatement ps = p.statement();
             if (ps == null) {
@@ -128,17 +186,12 @@ public final class SqlSession implements AutoCloseable {
                 for (int i = 0; i < parameters.length; i++) {
                     ps.setObject(i + 1, parameters[i]);
                 }
-                running = ps;
                 if (p.kind() == StatementKind.READ) {
-                    return new Result(executionId, new ResultSetCursor(ps.executeQuery()), -1);
+                    return opened(p, new Result(executionId, new ResultSetCursor(ps.executeQuery()), -1, p));
                 }
-                return new Result(executionId, null, ps.executeLargeUpdate());
+                return new Result(executionId, null, ps.executeLargeUpdate(), p);
             } catch (SQLException e) {
                 throw SqlErrors.toSqlState(e);
-            } finally {
-                if (p.kind() != StatementKind.READ) {
-                    running = null;
-                }
             }
         });
     }
@@ -196,32 +249,26 @@ public final class SqlSession implements AutoCloseable {
     public record CopyTarget(int tableId, int[] columns, int[] jdbcTypes) {
     }
 
-    /**
-     * Cancels the Calcite statement that runs now, from any thread: its scans stop at their next row with 57014.
-     * The flag stays set until the statement runs again.
-     */
+    /** Stops the statement that runs now, from any thread: its scans end at their next row with 57014. */
     public void cancel() {
-        final PreparedStatement ps = running;
-        if (ps != null) {
-            try {
-                ps.cancel();
-            } catch (SQLException e) {
-                // a closed statement has nothing left to cancel
-            }
-        }
+        state.cancel();
     }
 
     /** A query's cursor is done: closes it and releases its snapshot. */
     public void closeResult(final Result result) {
-        running = null;
         if (result.rows() != null) {
             result.rows().close();
+            openCursors.computeIfPresent(result.statement(), (k, n) -> n == 1 ? null : n - 1);
         }
         state.closeSnapshot(result.executionId());
     }
 
     @Override
     public void close() {
+        for (Cached c : plans.values()) {
+            c.prepared().close();
+        }
+        plans.clear();
         try {
             state.close();
         } finally {
@@ -295,7 +342,12 @@ public final class SqlSession implements AutoCloseable {
         }
     }
 
-    /** What an execution produced: an open cursor ({@code rows}), or the count of rows changed. */
-    public record Result(int executionId, RowCursor rows, long updateCount) {
+    private Result opened(final PreparedSql p, final Result result) {
+        openCursors.merge(p, 1, Integer::sum);
+        return result;
+    }
+
+    /** What an execution of {@code statement} produced: an open cursor ({@code rows}), or the count of rows changed. */
+    public record Result(int executionId, RowCursor rows, long updateCount, PreparedSql statement) {
     }
 }

@@ -371,6 +371,33 @@ class PgJdbcTest {
         }
     }
 
+    /** Simple queries and unnamed statements reuse their plans by SQL text; a DDL in between plans them anew. */
+    @ParameterizedTest
+    @ValueSource(strings = {"preferQueryMode=simple", "prepareThreshold=0"})
+    void shouldPlanAgainWhenTheTableChangesUnderACachedPlan(final String mode) throws SQLException {
+        try (Connection c = db.connectPg(mode); Statement s = c.createStatement()) {
+            final String t = "PC" + TABLES.incrementAndGet();
+            s.execute("CREATE TABLE " + t + " (id INTEGER PRIMARY KEY, a VARCHAR(5))");
+            s.execute("INSERT INTO " + t + " VALUES (1, 'x')");
+            final String query = "SELECT * FROM " + t + " WHERE id >= 0";
+            for (int i = 0; i < 3; i++) {
+                try (ResultSet r = s.executeQuery(query)) {
+                    assertEquals(2, r.getMetaData().getColumnCount());
+                    assertTrue(r.next());
+                    assertEquals("x", r.getString(2));
+                }
+            }
+            s.execute("DROP TABLE " + t);
+            s.execute("CREATE TABLE " + t + " (id INTEGER PRIMARY KEY, b INTEGER, c INTEGER)");
+            s.execute("INSERT INTO " + t + " VALUES (1, 2, 3)");
+            try (ResultSet r = s.executeQuery(query)) {
+                assertEquals(3, r.getMetaData().getColumnCount());
+                assertTrue(r.next());
+                assertEquals(3, r.getInt(3));
+            }
+        }
+    }
+
     @Test
     void shouldReturnNullForAnEmptyResultColumnValue() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement();
