@@ -50,9 +50,11 @@ public enum PgType {
         return typeName;
     }
 
+    private static final PgType[] ALL = values();
+
     /** The type of an OID, or null when MeldDB has no such type. */
     public static PgType ofOid(final int oid) {
-        for (PgType t : values()) {
+        for (PgType t : ALL) {
             if (t.oid == oid) {
                 return t;
             }
