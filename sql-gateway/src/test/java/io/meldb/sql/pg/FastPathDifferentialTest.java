@@ -93,6 +93,10 @@ class FastPathDifferentialTest {
             assertEquals("FastPath(Insert table=[PUBLIC, EX])", plan(s, "EXPLAIN PLAN FOR INSERT INTO EX VALUES (1, 'a')"));
             assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id > 7").contains("MeldTableScan"),
                     "a range is Calcite's");
+            assertEquals("FastPath(PointRead table=[PUBLIC, EX] key=[ID])",
+                    plan(s, "explain SELECT v FROM EX WHERE id = 7"), "PostgreSQL's spelling of EXPLAIN");
+            assertEquals("0A000", org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                    () -> plan(s, "EXPLAIN ANALYZE SELECT v FROM EX WHERE id = 7")).getSQLState());
             s.execute("SET meldb.fast_path = off");
             assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id = 7").contains("MeldTableScan"));
         }
