@@ -134,7 +134,10 @@ public final class CatalogStore {
         return true;
     }
 
-    /** Creates a table; returns false (and changes nothing) when it exists and {@code ifNotExists}. */
+    /**
+     * Creates a table; returns false (and changes nothing) when it exists and {@code ifNotExists}. An empty
+     * {@code primaryKey} makes a table whose rows are keyed by a hidden row id ({@link RowIds}).
+     */
     public boolean createTable(final TxnSession txn, final String db, final String schema, final String name,
                                final List<ColumnDef> columns, final int[] primaryKey, final boolean ifNotExists) {
         ensureDatabase(txn, db);
@@ -206,7 +209,7 @@ public final class CatalogStore {
         final TableDef changed = def.withIndexes(indexes);
         final TableStore store = new TableStore(changed);
         final byte[] empty = new byte[0];
-        store.forEachRow(txn, row -> txn.put(store.indexKey(index, row), empty));
+        store.forEachRow(txn, (key, row) -> txn.put(store.indexKey(index, key, row), empty));
         txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(changed));
         bumpVersion(txn);
         return true;
