@@ -134,8 +134,8 @@ public final class MeldFilterRule extends RelRule<MeldFilterRule.Config> {
             hi = upper.get(columns[k]);
         }
         int score = 4 * k + (lo != null ? 1 : 0) + (hi != null ? 1 : 0);
-        if (index == null && k == columns.length) {
-            score += 2; // a point lookup by primary key beats any index
+        if (index == null && columns.length > 0 && k == columns.length) {
+            score += 2; // a point lookup by primary key beats any index (a table without one has no such lookup)
         }
         return new Path(index, columns, equalities, lo, hi, score);
     }

@@ -19,6 +19,7 @@ import org.apache.calcite.linq4j.Linq4j;
 import org.apache.calcite.schema.SchemaPlus;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -109,19 +110,32 @@ public final class MeldRuntime {
             rows.add(o instanceof Object[] a ? a : new Object[] {o});
         }
         final TxnSession txn = context.session();
+        if (operation.equals("INSERT")) {
+            for (Object[] row : rows) {
+                store.insert(txn, row);
+            }
+            return Linq4j.singletonEnumerable((long) rows.size());
+        }
+        if (!operation.equals("DELETE") && !operation.equals("UPDATE")) {
+            throw new SqlStateException("0A000", operation + " is not supported");
+        }
+        final List<Object[]> oldRows = new ArrayList<>(rows.size());
         for (Object[] row : rows) {
-            switch (operation) {
-                case "INSERT" -> store.insert(txn, row);
-                case "DELETE" -> store.delete(txn, java.util.Arrays.copyOf(row, width));
-                case "UPDATE" -> {
-                    final Object[] old = java.util.Arrays.copyOf(row, width);
-                    final Object[] changed = old.clone();
-                    for (int j = 0; j < updateColumns.length; j++) {
-                        changed[updateColumns[j]] = row[width + j];
-                    }
-                    store.update(txn, old, changed);
+            oldRows.add(Arrays.copyOf(row, width));
+        }
+        // a table without a primary key: its rows are found by what they hold (TableStore.locate)
+        final List<byte[]> keys = store.hiddenRowId() ? store.locate(txn, oldRows) : null;
+        for (int i = 0; i < rows.size(); i++) {
+            final Object[] old = oldRows.get(i);
+            final byte[] key = keys != null ? keys.get(i) : store.primaryKey(old);
+            if (operation.equals("DELETE")) {
+                store.deleteAt(txn, key, old);
+            } else {
+                final Object[] changed = old.clone();
+                for (int j = 0; j < updateColumns.length; j++) {
+                    changed[updateColumns[j]] = rows.get(i)[width + j];
                 }
-                default -> throw new SqlStateException("0A000", operation + " is not supported");
+                store.updateAt(txn, key, old, changed);
             }
         }
         return Linq4j.singletonEnumerable((long) rows.size());

@@ -134,7 +134,10 @@ public final class CatalogStore {
         return true;
     }
 
-    /** Creates a table; returns false (and changes nothing) when it exists and {@code ifNotExists}. */
+    /**
+     * Creates a table; returns false (and changes nothing) when it exists and {@code ifNotExists}. An empty
+     * {@code primaryKey} makes a table whose rows are keyed by a hidden row id ({@link RowIds}).
+     */
     public boolean createTable(final TxnSession txn, final String db, final String schema, final String name,
                                final List<ColumnDef> columns, final int[] primaryKey, final boolean ifNotExists) {
         ensureDatabase(txn, db);
@@ -176,6 +179,131 @@ public final class CatalogStore {
         return true;
     }
 
+    /**
+     * Drops several tables in one transaction, as {@code DROP TABLE a, b, c} does: every name is checked before
+     * anything is dropped (SQLState 42P01 for a missing one unless {@code ifExists}, which skips it). Nothing
+     * depends on a table in MeldDB (no views, no foreign keys), so CASCADE and RESTRICT drop the same. Answers how
+     * many tables it dropped.
+     */
+    public int dropTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
+                          final boolean ifExists) {
+        ensureDatabase(txn, db);
+        final Catalog catalog = read(txn);
+        final List<Ddl.TableName> present = new ArrayList<>();
+        for (Ddl.TableName t : tables) {
+            if (!catalog.schemaNames(db).contains(t.schema())) {
+                if (!ifExists) {
+                    throw unknownSchema(t.schema());
+                }
+            } else if (catalog.table(db, t.schema(), t.name()) != null) {
+                present.add(t);
+            } else if (!ifExists) {
+                throw unknownTable(t.name());
+            }
+        }
+        int dropped = 0;
+        for (Ddl.TableName t : present) {
+            if (dropTable(txn, db, t.schema(), t.name(), true)) {
+                dropped++; // false only for a table named twice
+            }
+        }
+        return dropped;
+    }
+
+    /**
+     * Deletes every row and index entry of each table ({@code TRUNCATE a, b}), as an ordinary transaction: the
+     * tables' definitions and ids stay. Every key is read and deleted, so a large table takes as long as a DELETE
+     * of all its rows (and its keys are held in memory until then); MeldDB has no storage-level truncate. Every
+     * name is checked first (SQLState 42P01).
+     */
+    public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables) {
+        final Catalog catalog = read(txn);
+        final Map<Integer, TableDef> defs = new LinkedHashMap<>();
+        for (Ddl.TableName t : tables) {
+            requireSchema(catalog, db, t.schema());
+            final TableDef def = catalog.table(db, t.schema(), t.name());
+            if (def == null) {
+                throw unknownTable(t.name());
+            }
+            defs.put(def.id(), def);
+        }
+        for (TableDef def : defs.values()) {
+            deleteRange(txn, Keys.dataPrefix(def.id()));
+            for (IndexDef index : def.indexes()) {
+                deleteRange(txn, Keys.dataPrefix(index.id()));
+            }
+        }
+    }
+
+    /**
+     * {@code ALTER TABLE t ADD [CONSTRAINT name] PRIMARY KEY (columns)} on a table created without one: rewrites
+     * every row (and index entry) from its hidden row id to the new key in this transaction, and makes the key's
+     * columns NOT NULL. SQLState 42P16 when the table has a primary key already, 42703 for an unknown column,
+     * 42701 for a column named twice, 23502 when a key column of some row is NULL, 23505 when two rows have the
+     * same key. The constraint's name ({@code constraint}, or null for PostgreSQL's default {@code table_PKEY})
+     * only names it in errors; it is not kept. Returns false (and changes nothing) when the table does not exist
+     * and {@code ifExists}.
+     */
+    public boolean addPrimaryKey(final TxnSession txn, final String db, final String schema, final String table,
+                                 final String constraint, final List<String> columnNames, final boolean ifExists) {
+        ensureDatabase(txn, db);
+        final Catalog catalog = read(txn);
+        final TableDef def = catalog.schemaNames(db).contains(schema) ? catalog.table(db, schema, table) : null;
+        if (def == null) {
+            if (ifExists) {
+                return false;
+            }
+            requireSchema(catalog, db, schema);
+            throw unknownTable(table);
+        }
+        if (!def.hiddenRowId()) {
+            throw new SqlStateException("42P16", "multiple primary keys for table \"" + table
+                    + "\" are not allowed");
+        }
+        final int[] pk = new int[columnNames.size()];
+        for (int i = 0; i < pk.length; i++) {
+            pk[i] = def.columnIndex(columnNames.get(i));
+            if (pk[i] < 0) {
+                throw new SqlStateException("42703", "column \"" + columnNames.get(i) + "\" named in key does not "
+                        + "exist");
+            }
+            for (int j = 0; j < i; j++) {
+                if (pk[j] == pk[i]) {
+                    throw new SqlStateException("42701", "column \"" + columnNames.get(i) + "\" appears twice in "
+                            + "primary key constraint");
+                }
+            }
+        }
+        final TableDef keyed = def.withPrimaryKey(pk);
+        final TableStore from = new TableStore(def);
+        final TableStore to = new TableStore(keyed);
+        // the row-id keys are a range of their own (RowIds): the new keys written here never fall into the range
+        // being read
+        final byte[] prefix = Keys.dataPrefix(def.id());
+        TableStore.forEachEntry(txn, RowIds.rangeStart(prefix), RowIds.rangeEnd(prefix), kv -> {
+            final Object[] row = from.decodeRow(kv.key(), kv.value());
+            for (int c : pk) {
+                if (row[c] == null) {
+                    throw new SqlStateException("23502", "column \"" + def.columns().get(c).name() + "\" of table \""
+                            + table + "\" contains null values: it cannot be in the primary key");
+                }
+            }
+            from.deleteAt(txn, kv.key(), row);
+            try {
+                to.insert(txn, row);
+            } catch (SqlStateException e) {
+                if (!e.sqlState().equals("23505")) {
+                    throw e;
+                }
+                throw new SqlStateException("23505", "could not create primary key \""
+                        + (constraint != null ? constraint : table + "_PKEY") + "\": " + e.getMessage(), e);
+            }
+        });
+        txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(keyed));
+        bumpVersion(txn);
+        return true;
+    }
+
     /** Creates an index on {@code table} and fills it from the table's rows, in the same transaction. */
     public boolean createIndex(final TxnSession txn, final String db, final String schema, final String table,
                                final String indexName, final List<String> columnNames, final boolean ifNotExists) {
@@ -206,7 +334,7 @@ public final class CatalogStore {
         final TableDef changed = def.withIndexes(indexes);
         final TableStore store = new TableStore(changed);
         final byte[] empty = new byte[0];
-        store.forEachRow(txn, row -> txn.put(store.indexKey(index, row), empty));
+        store.forEachRow(txn, (key, row) -> txn.put(store.indexKey(index, key, row), empty));
         txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(changed));
         bumpVersion(txn);
         return true;

@@ -12,13 +12,44 @@ public sealed interface Ddl {
     record DropSchema(String name, boolean ifExists, boolean cascade) implements Ddl {
     }
 
-    /** {@code CREATE TABLE [IF NOT EXISTS] [schema.]name (columns..., PRIMARY KEY (...))}. */
+    /**
+     * {@code CREATE TABLE [IF NOT EXISTS] [schema.]name (columns..., [PRIMARY KEY (...)]) [WITH (storage
+     * parameters)]}; an empty {@code primaryKey} for a table without one (rows keyed by a hidden row id).
+     */
     record CreateTable(String schema, String name, List<ColumnDef> columns, int[] primaryKey, boolean ifNotExists)
             implements Ddl {
     }
 
-    /** {@code DROP TABLE [IF EXISTS] [schema.]name}; {@code schema} is null for an unqualified name. */
-    record DropTable(String schema, String name, boolean ifExists) implements Ddl {
+    /** A table's name as written: {@code schema} is null for an unqualified name. */
+    record TableName(String schema, String name) {
+    }
+
+    /**
+     * {@code DROP TABLE [IF EXISTS] name [, name ...] [CASCADE | RESTRICT]}; nothing depends on a table in MeldDB,
+     * so {@code cascade} changes nothing.
+     */
+    record DropTable(List<TableName> tables, boolean ifExists, boolean cascade) implements Ddl {
+        public DropTable {
+            tables = List.copyOf(tables);
+        }
+    }
+
+    /** {@code TRUNCATE [TABLE] [ONLY] name [, name ...] [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]}. */
+    record Truncate(List<TableName> tables) implements Ddl {
+        public Truncate {
+            tables = List.copyOf(tables);
+        }
+    }
+
+    /**
+     * {@code ALTER TABLE [IF EXISTS] [ONLY] name ADD [CONSTRAINT constraint] PRIMARY KEY (columns)};
+     * {@code constraint} is null when not named.
+     */
+    record AddPrimaryKey(TableName table, String constraint, List<String> columns, boolean ifExists)
+            implements Ddl {
+        public AddPrimaryKey {
+            columns = List.copyOf(columns);
+        }
     }
 
     /** {@code CREATE INDEX [IF NOT EXISTS] name ON [schema.]table (columns...)}. */

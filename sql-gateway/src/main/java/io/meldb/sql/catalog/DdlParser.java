@@ -11,7 +11,8 @@ import java.util.Set;
 
 /**
  * Parses MeldDB's DDL: CREATE SCHEMA, DROP SCHEMA, CREATE TABLE (columns, types, NOT NULL, PRIMARY KEY inline or
- * as a table constraint), DROP TABLE, CREATE INDEX, DROP INDEX. Names may be qualified: {@code schema.name}, or
+ * as a table constraint or none, storage parameters), DROP TABLE (several at once), TRUNCATE, ALTER TABLE ... ADD
+ * PRIMARY KEY, CREATE INDEX, DROP INDEX. Types take PostgreSQL's spellings too (INT4, INT8, FLOAT8, BOOL, ...). Names may be qualified: {@code schema.name}, or
  * {@code MELDB.schema.name} with the one database's name ({@link Catalog#DATABASE}; another is SQLState 3D000). Calcite's core parser has no DDL, and its DDL parser module is not
  * released for our Calcite version, so this small recursive-descent parser does it, with PostgreSQL-style
  * errors (SQLState 42601 for syntax, 0A000 for what MeldDB does not support).
@@ -24,10 +25,10 @@ public final class DdlParser {
         this.tokens = SqlLexer.tokenize(sql);
     }
 
-    /** Whether {@code sql} is DDL this parser handles (starts with CREATE or DROP). */
+    /** Whether {@code sql} is DDL this parser handles (starts with CREATE, DROP, ALTER or TRUNCATE). */
     public static boolean isDdl(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
-        return first.equals("CREATE") || first.equals("DROP");
+        return first.equals("CREATE") || first.equals("DROP") || first.equals("ALTER") || first.equals("TRUNCATE");
     }
 
     public static Ddl parse(final String sql) {
@@ -41,6 +42,18 @@ public final class DdlParser {
     }
 
     private Ddl statement() {
+        if (acceptWord("TRUNCATE")) {
+            acceptWord("TABLE");
+            final List<Ddl.TableName> tables = tableNames();
+            if (acceptWord("RESTART") || acceptWord("CONTINUE")) {
+                expectWord("IDENTITY"); // MeldDB has no sequences: nothing to restart
+            }
+            cascadeOrRestrict();
+            return new Ddl.Truncate(tables);
+        }
+        if (acceptWord("ALTER")) {
+            return alter();
+        }
         if (acceptWord("CREATE")) {
             if (acceptWord("SCHEMA")) {
                 final boolean ifNotExists = ifNotExists();
@@ -77,8 +90,12 @@ public final class DdlParser {
         }
         if (acceptWord("TABLE")) {
             final boolean ifExists = ifExists();
-            final String[] name = qualifiedName();
-            return new Ddl.DropTable(name[0], name[1], ifExists);
+            final List<Ddl.TableName> tables = new ArrayList<>();
+            do {
+                final String[] name = qualifiedName();
+                tables.add(new Ddl.TableName(name[0], name[1]));
+            } while (accept(","));
+            return new Ddl.DropTable(tables, ifExists, cascadeOrRestrict());
         }
         if (acceptWord("INDEX")) {
             final boolean ifExists = ifExists();
@@ -87,6 +104,86 @@ public final class DdlParser {
         }
         throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE and INDEX are supported, not DROP "
                 + peek().text());
+    }
+
+    /** {@code ALTER TABLE [IF EXISTS] [ONLY] name ADD [CONSTRAINT name] PRIMARY KEY (columns)}, nothing else. */
+    private Ddl alter() {
+        if (!acceptWord("TABLE")) {
+            throw new SqlStateException("0A000", "only ALTER TABLE is supported, not ALTER " + peek().text());
+        }
+        final boolean ifExists = ifExists();
+        acceptWord("ONLY");
+        final String[] name = qualifiedName();
+        accept("*");
+        if (!acceptWord("ADD")) {
+            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY is supported, not ALTER TABLE "
+                    + "... " + peek().text());
+        }
+        String constraint = null;
+        if (acceptWord("CONSTRAINT")) {
+            constraint = identifier();
+        }
+        if (!acceptWord("PRIMARY")) {
+            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY is supported, not ADD "
+                    + peek().text());
+        }
+        expectWord("KEY");
+        final List<String> columns = identifierList();
+        if (peek().is("USING") || peek().is("WITH") || peek().is("DEFERRABLE") || peek().is("INITIALLY")) {
+            throw new SqlStateException("0A000", "PRIMARY KEY ... " + peek().text() + " is not supported");
+        }
+        return new Ddl.AddPrimaryKey(new Ddl.TableName(name[0], name[1]), constraint, columns, ifExists);
+    }
+
+    /** [ONLY] name [*] [, ...] as TRUNCATE writes them. */
+    private List<Ddl.TableName> tableNames() {
+        final List<Ddl.TableName> tables = new ArrayList<>();
+        do {
+            acceptWord("ONLY");
+            final String[] name = qualifiedName();
+            accept("*");
+            tables.add(new Ddl.TableName(name[0], name[1]));
+        } while (accept(","));
+        return tables;
+    }
+
+    /** An optional CASCADE or RESTRICT; whether it was CASCADE. */
+    private boolean cascadeOrRestrict() {
+        if (acceptWord("CASCADE")) {
+            return true;
+        }
+        acceptWord("RESTRICT");
+        return false;
+    }
+
+    /**
+     * {@code WITH (name [= value] [, ...])} after CREATE TABLE or CREATE INDEX: PostgreSQL's storage parameters
+     * (fillfactor, autovacuum_*, ...). They tune PostgreSQL's heap and vacuum, which MeldDB does not have, so
+     * they are read and ignored, whatever their names.
+     */
+    private void storageParameters() {
+        if (!acceptWord("WITH")) {
+            return;
+        }
+        expect("(");
+        do {
+            identifier();
+            while (accept(".")) {
+                identifier(); // toast.fillfactor
+            }
+            if (accept("=")) {
+                final SqlLexer.Token value = peek();
+                if (value.kind() == SqlLexer.Kind.END || value.kind() == SqlLexer.Kind.SYMBOL
+                        && !value.text().equals("-") && !value.text().equals("+")) {
+                    throw syntax("a storage parameter's value");
+                }
+                pos++;
+                if (value.kind() == SqlLexer.Kind.SYMBOL) {
+                    number();
+                }
+            }
+        } while (accept(","));
+        expect(")");
     }
 
     private Ddl createTable() {
@@ -148,10 +245,11 @@ public final class DdlParser {
             columns.add(new ColumnDef(column, type, nullable));
         } while (accept(","));
         expect(")");
-        if (pkNames.isEmpty()) {
-            throw new SqlStateException("0A000", "table \"" + name[1] + "\" needs a PRIMARY KEY: MeldDB stores rows "
-                    + "by primary key");
+        storageParameters();
+        if (acceptWord("WITHOUT")) {
+            expectWord("OIDS");
         }
+        // no PRIMARY KEY: the rows are keyed by a hidden row id (RowIds), pk stays empty
         final int[] pk = new int[pkNames.size()];
         for (int i = 0; i < pk.length; i++) {
             pk[i] = -1;
@@ -184,6 +282,7 @@ public final class DdlParser {
             acceptWord("ASC");
         } while (accept(","));
         expect(")");
+        storageParameters();
         return new Ddl.CreateIndex(table[0] != null ? table[0] : name[0], name[1], table[1], columns, ifNotExists);
     }
 
@@ -194,18 +293,18 @@ public final class DdlParser {
         }
         pos++;
         switch (t.text()) {
-            case "INT", "INTEGER":
+            case "INT", "INTEGER", "INT4":
                 return ColumnType.of(SqlType.INTEGER);
-            case "BIGINT":
+            case "BIGINT", "INT8":
                 return ColumnType.of(SqlType.BIGINT);
-            case "SMALLINT", "TINYINT":
+            case "SMALLINT", "TINYINT", "INT2":
                 return ColumnType.of(SqlType.SMALLINT);
             case "DOUBLE":
                 acceptWord("PRECISION");
                 return ColumnType.of(SqlType.DOUBLE);
-            case "FLOAT", "REAL":
+            case "FLOAT", "REAL", "FLOAT4", "FLOAT8":
                 return ColumnType.of(SqlType.DOUBLE);
-            case "BOOLEAN":
+            case "BOOLEAN", "BOOL":
                 return ColumnType.of(SqlType.BOOLEAN);
             case "DATE":
                 return ColumnType.of(SqlType.DATE);

@@ -16,7 +16,8 @@ import java.nio.charset.StandardCharsets;
  * 0x00 'T' db schema table          → table definition ({@link TableDefCodec})
  * 0x00 'V'                          → catalog version: a token every DDL transaction replaces
  * 0x01 id(4) encoded primary key    → row payload (non-key columns)
- * 0x01 id(4) encoded index key, pk  → empty payload
+ * 0x01 id(4) 0x00 row id(16)        → row payload (every column) of a table without primary key ({@link RowIds})
+ * 0x01 id(4) encoded index key, pk  → empty payload (pk: the encoded primary key, or 0x00 and the row id)
  * </pre>
  * Names are encoded as VARCHAR keys, so each kind of catalog entry sorts by its path: databases by name,
  * schemas by (db, schema), tables by (db, schema, table); the schemas of one database and the tables of one

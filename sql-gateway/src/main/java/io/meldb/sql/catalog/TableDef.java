@@ -10,13 +10,27 @@ import java.util.Locale;
 /**
  * A table's definition as stored in the catalog: columns, primary key (positions in the column list), indexes
  * and the id under which its rows live. Immutable; DDL makes a changed copy.
+ *
+ * <p>A table created without a primary key has {@code hiddenRowId}: its rows are keyed by a row id that
+ * {@link RowIds} hands out, which is no column (neither {@code SELECT *} nor an INSERT's column list sees it), and
+ * {@code primaryKey} is empty. ALTER TABLE ... ADD PRIMARY KEY turns such a table into a keyed one.
  */
 public record TableDef(String db, String schema, String name, int id, List<ColumnDef> columns, int[] primaryKey,
-                       List<IndexDef> indexes) {
+                       List<IndexDef> indexes, boolean hiddenRowId) {
 
     public TableDef {
         columns = List.copyOf(columns);
         indexes = List.copyOf(indexes);
+        if (hiddenRowId != (primaryKey.length == 0)) {
+            throw new IllegalArgumentException("table " + name + ": a table has either a primary key or a hidden "
+                    + "row id");
+        }
+    }
+
+    /** A table keyed by its primary key ({@code primaryKey} not empty), or by a hidden row id when it is empty. */
+    public TableDef(final String db, final String schema, final String name, final int id,
+                    final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes) {
+        this(db, schema, name, id, columns, primaryKey, indexes, primaryKey.length == 0);
     }
 
     public List<ColumnType> columnTypes() {
@@ -58,6 +72,16 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
     }
 
     public TableDef withIndexes(final List<IndexDef> newIndexes) {
-        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes);
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId);
+    }
+
+    /** This table keyed by {@code newPrimaryKey} instead of its hidden row id; the key's columns become NOT NULL. */
+    public TableDef withPrimaryKey(final int[] newPrimaryKey) {
+        final List<ColumnDef> changed = new ArrayList<>(columns);
+        for (int c : newPrimaryKey) {
+            final ColumnDef col = changed.get(c);
+            changed.set(c, new ColumnDef(col.name(), col.type(), false));
+        }
+        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false);
     }
 }

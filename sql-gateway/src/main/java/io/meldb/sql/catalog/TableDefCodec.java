@@ -13,22 +13,28 @@ import java.util.List;
  * The payload of a catalog entry: a {@link TableDef} in a small versioned binary form.
  *
  * <pre>
- * version(1)=1  db schema name (strings)  id(4)
+ * version(1)=1|2  db schema name (strings)  id(4)
  * ncolumns(varint) { name  type ordinal(1)  precision(varint)  scale(varint)  nullable(1) }
  * npk(varint) { column(varint) }
  * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) } }
+ * version 2 only: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
  * string = length(varint) UTF-8
  * </pre>
+ * A definition without flags is written as version 1, exactly as before version 2 existed, so gateways of the
+ * previous version still read every table that has a primary key; both versions are read.
  */
 public final class TableDefCodec {
-    private static final int VERSION = 1;
+    private static final int VERSION_1 = 1;
+    private static final int VERSION_2 = 2;
+    private static final int FLAG_HIDDEN_ROW_ID = 1;
 
     private TableDefCodec() {
     }
 
     public static byte[] encode(final TableDef t) {
         final ByteWriter out = new ByteWriter(128);
-        out.write(VERSION);
+        final int flags = t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0;
+        out.write(flags == 0 ? VERSION_1 : VERSION_2);
         string(out, t.db());
         string(out, t.schema());
         string(out, t.name());
@@ -48,13 +54,16 @@ public final class TableDefCodec {
             out.writeInt(i.id());
             ints(out, i.columns());
         }
+        if (flags != 0) {
+            out.writeVarInt(flags);
+        }
         return out.toByteArray();
     }
 
     public static TableDef decode(final byte[] bytes) {
         final ByteReader in = new ByteReader(bytes, 0);
         final int version = in.read();
-        if (version != VERSION) {
+        if (version != VERSION_1 && version != VERSION_2) {
             throw new IllegalArgumentException("unknown table definition version " + version);
         }
         final String db = string(in);
@@ -79,7 +88,11 @@ public final class TableDefCodec {
             final int iid = in.readInt();
             indexes.add(new IndexDef(iname, iid, ints(in)));
         }
-        return new TableDef(db, schema, name, id, columns, pk, indexes);
+        final int flags = version == VERSION_1 ? 0 : in.readVarInt();
+        if ((flags & ~FLAG_HIDDEN_ROW_ID) != 0) {
+            throw new IllegalArgumentException("unknown table definition flags " + flags);
+        }
+        return new TableDef(db, schema, name, id, columns, pk, indexes, (flags & FLAG_HIDDEN_ROW_ID) != 0);
     }
 
     private static void string(final ByteWriter out, final String s) {

@@ -9,13 +9,22 @@ import io.meldb.sql.codec.RowCodec;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.TxnSession;
 
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
  * Rows of one table in the tree: the key and payload of a row, its index entries, and the writes of INSERT,
- * UPDATE and DELETE, each keeping the secondary indexes in step within the same transaction.
+ * UPDATE and DELETE, each keeping the secondary indexes in step within the same transaction. A row's key is its
+ * encoded primary key, or for a table without one ({@link TableDef#hiddenRowId()}) a row id from {@link RowIds};
+ * an index entry ends with what follows the table prefix in the row's key. The payload holds every column that is
+ * not in the key (every column, for a table keyed by row id).
  */
 public final class TableStore {
     /** Rows are read from the tree in batches of this many keys. */
@@ -42,7 +51,17 @@ public final class TableStore {
         return prefix;
     }
 
+    /** Whether rows are keyed by a hidden row id ({@link RowIds}) rather than by a primary key. */
+    public boolean hiddenRowId() {
+        return def.hiddenRowId();
+    }
+
+    /** The key of a row of a table with a primary key. */
     public byte[] primaryKey(final Object[] row) {
+        if (def.hiddenRowId()) {
+            throw new IllegalStateException("table " + def.name() + " has no primary key: its rows are found by "
+                    + "their hidden row id");
+        }
         final ByteWriter out = new ByteWriter(prefix.length + 16);
         out.write(prefix);
         for (int c : def.primaryKey()) {
@@ -51,15 +70,19 @@ public final class TableStore {
         return out.toByteArray();
     }
 
+    /** The index entry of a row of a table with a primary key. */
     public byte[] indexKey(final IndexDef index, final Object[] row) {
+        return indexKey(index, primaryKey(row), row);
+    }
+
+    /** The index entry of the row stored at {@code rowKey}: the encoded index columns, then the row key's suffix. */
+    public byte[] indexKey(final IndexDef index, final byte[] rowKey, final Object[] row) {
         final ByteWriter out = new ByteWriter(32);
         out.write(Keys.dataPrefix(index.id()));
         for (int c : index.columns()) {
             KeyCodec.encode(out, types.get(c).type(), row[c]);
         }
-        for (int c : def.primaryKey()) {
-            KeyCodec.encode(out, types.get(c).type(), row[c]);
-        }
+        out.write(rowKey, prefix.length, rowKey.length - prefix.length);
         return out.toByteArray();
     }
 
@@ -87,13 +110,8 @@ public final class TableStore {
 
     /** Coerces every value to its column's type and checks NOT NULL. */
     public Object[] checkRow(final Object[] row) {
-        if (row.length != types.size()) {
-            throw new SqlStateException("21S01", "table " + def.name() + " has " + types.size()
-                    + " columns, the row has " + row.length);
-        }
-        final Object[] out = new Object[row.length];
-        for (int i = 0; i < row.length; i++) {
-            out[i] = types.get(i).coerce(row[i]);
+        final Object[] out = coerce(row);
+        for (int i = 0; i < out.length; i++) {
             if (out[i] == null && !def.columns().get(i).nullable()) {
                 throw new SqlStateException("23502", "null value in column \"" + def.columns().get(i).name()
                         + "\" of table \"" + def.name() + "\" violates not-null constraint");
@@ -102,29 +120,64 @@ public final class TableStore {
         return out;
     }
 
+    private Object[] coerce(final Object[] row) {
+        if (row.length != types.size()) {
+            throw new SqlStateException("21S01", "table " + def.name() + " has " + types.size()
+                    + " columns, the row has " + row.length);
+        }
+        final Object[] out = new Object[row.length];
+        for (int i = 0; i < row.length; i++) {
+            out[i] = types.get(i).coerce(row[i]);
+        }
+        return out;
+    }
+
+    /**
+     * Inserts a row: at its primary key (SQLState 23505 when taken), or at a fresh hidden row id, which nothing
+     * else can hold (no read of the key, so concurrent inserts do not conflict in meld).
+     */
     public void insert(final TxnSession txn, final Object[] row) {
         final Object[] checked = checkRow(row);
-        final byte[] key = primaryKey(checked);
-        if (txn.get(key) != null) {
-            throw duplicateKey(checked);
+        final byte[] key;
+        if (def.hiddenRowId()) {
+            key = RowIds.next(prefix);
+        } else {
+            key = primaryKey(checked);
+            if (txn.get(key) != null) {
+                throw duplicateKey(checked);
+            }
         }
         txn.put(key, RowCodec.encode(checked, types, valueColumns));
         for (IndexDef index : def.indexes()) {
-            txn.put(indexKey(index, checked), EMPTY);
+            txn.put(indexKey(index, key, checked), EMPTY);
         }
     }
 
+    /** Deletes a row of a table with a primary key. */
     public void delete(final TxnSession txn, final Object[] oldRow) {
-        txn.delete(primaryKey(oldRow));
+        deleteAt(txn, primaryKey(oldRow), oldRow);
+    }
+
+    /** Deletes the row {@code oldRow} stored at {@code key}, with its index entries. */
+    public void deleteAt(final TxnSession txn, final byte[] key, final Object[] oldRow) {
+        txn.delete(key);
         for (IndexDef index : def.indexes()) {
-            txn.delete(indexKey(index, oldRow));
+            txn.delete(indexKey(index, key, oldRow));
         }
     }
 
+    /** Updates a row of a table with a primary key (moving it when its key changes). */
     public void update(final TxnSession txn, final Object[] oldRow, final Object[] newRow) {
+        updateAt(txn, primaryKey(oldRow), oldRow, newRow);
+    }
+
+    /**
+     * Replaces the row {@code oldRow} stored at {@code oldKey} by {@code newRow}: at its new primary key, or at the
+     * same hidden row id.
+     */
+    public void updateAt(final TxnSession txn, final byte[] oldKey, final Object[] oldRow, final Object[] newRow) {
         final Object[] checked = checkRow(newRow);
-        final byte[] oldKey = primaryKey(oldRow);
-        final byte[] newKey = primaryKey(checked);
+        final byte[] newKey = def.hiddenRowId() ? oldKey : primaryKey(checked);
         final boolean keyChanged = !Arrays.equals(oldKey, newKey);
         if (keyChanged) {
             if (txn.get(newKey) != null) {
@@ -134,8 +187,8 @@ public final class TableStore {
         }
         txn.put(newKey, RowCodec.encode(checked, types, valueColumns));
         for (IndexDef index : def.indexes()) {
-            final byte[] oldEntry = indexKey(index, oldRow);
-            final byte[] newEntry = indexKey(index, checked);
+            final byte[] oldEntry = indexKey(index, oldKey, oldRow);
+            final byte[] newEntry = indexKey(index, newKey, checked);
             if (!Arrays.equals(oldEntry, newEntry)) {
                 txn.delete(oldEntry);
                 txn.put(newEntry, EMPTY);
@@ -143,9 +196,47 @@ public final class TableStore {
         }
     }
 
-    /** Calls {@code action} with every row of the table, in primary-key order. */
+    /**
+     * The keys of {@code rows}, rows of this table without a primary key as a statement read them: one distinct key
+     * per row, found by the row's stored form (rows alike in every column cannot be told apart, so any one of them
+     * does). Reads the whole table once (as the statement that found the rows will mostly have done: such a table
+     * has no key to narrow a scan with). SQLState 40001 when a row is no longer there.
+     */
+    public List<byte[]> locate(final TxnSession txn, final List<Object[]> rows) {
+        final Map<ByteBuffer, ArrayDeque<byte[]>> wanted = new HashMap<>();
+        final List<ByteBuffer> payloads = new ArrayList<>(rows.size());
+        for (Object[] row : rows) {
+            final ByteBuffer payload = ByteBuffer.wrap(RowCodec.encode(coerce(row), types, valueColumns));
+            payloads.add(payload);
+            wanted.put(payload, new ArrayDeque<>());
+        }
+        forEachEntry(txn, prefix, KeyCodec.prefixEnd(prefix), kv -> {
+            final ArrayDeque<byte[]> keys = wanted.get(ByteBuffer.wrap(kv.value()));
+            if (keys != null) {
+                keys.add(kv.key());
+            }
+        });
+        final List<byte[]> out = new ArrayList<>(rows.size());
+        for (ByteBuffer payload : payloads) {
+            final byte[] key = wanted.get(payload).poll();
+            if (key == null) {
+                throw new SqlStateException("40001", "a row of table \"" + def.name() + "\" changed while this "
+                        + "statement ran; retry it");
+            }
+            out.add(key);
+        }
+        return out;
+    }
+
+    /** Calls {@code action} with every row of the table, in key order (primary key or hidden row id). */
     public void forEachRow(final TxnSession txn, final Consumer<Object[]> action) {
         forEachEntry(txn, prefix, KeyCodec.prefixEnd(prefix), kv -> action.accept(decodeRow(kv.key(), kv.value())));
+    }
+
+    /** Calls {@code action} with the key and the row of every row of the table, in key order. */
+    public void forEachRow(final TxnSession txn, final BiConsumer<byte[], Object[]> action) {
+        forEachEntry(txn, prefix, KeyCodec.prefixEnd(prefix),
+                kv -> action.accept(kv.key(), decodeRow(kv.key(), kv.value())));
     }
 
     /** Calls {@code action} with every entry whose key is in [lo, hi), in batches of {@link #SCAN_BATCH}. */

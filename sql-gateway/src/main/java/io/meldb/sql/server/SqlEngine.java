@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -144,13 +146,27 @@ public final class SqlEngine {
             catalogStore.createTable(txn, DATABASE, schema(c.schema()), c.name(), c.columns(), c.primaryKey(),
                     c.ifNotExists());
         } else if (ddl instanceof Ddl.DropTable d) {
-            catalogStore.dropTable(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
+            catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists());
+        } else if (ddl instanceof Ddl.Truncate t) {
+            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()));
+        } else if (ddl instanceof Ddl.AddPrimaryKey a) {
+            catalogStore.addPrimaryKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.constraint(),
+                    a.columns(), a.ifExists());
         } else if (ddl instanceof Ddl.CreateIndex c) {
             catalogStore.createIndex(txn, DATABASE, schema(c.schema()), c.table(), c.name(), c.columns(),
                     c.ifNotExists());
         } else if (ddl instanceof Ddl.DropIndex d) {
             catalogStore.dropIndex(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
         }
+    }
+
+    /** Table names with their schemas: unqualified names are in {@link #SCHEMA}. */
+    private static List<Ddl.TableName> resolve(final List<Ddl.TableName> names) {
+        final List<Ddl.TableName> out = new ArrayList<>(names.size());
+        for (Ddl.TableName n : names) {
+            out.add(new Ddl.TableName(schema(n.schema()), n.name()));
+        }
+        return out;
     }
 
     /** The schema of a DDL name: the one given, or {@link #SCHEMA} for an unqualified name. */

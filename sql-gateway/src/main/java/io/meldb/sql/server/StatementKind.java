@@ -8,7 +8,7 @@ public enum StatementKind {
     READ,
     /** INSERT, UPDATE, DELETE, MERGE, UPSERT. */
     WRITE,
-    /** CREATE / DROP, run by the gateway itself. */
+    /** CREATE / DROP / ALTER / TRUNCATE, run by the gateway itself ({@link io.meldb.sql.catalog.DdlParser}). */
     DDL,
     /** COMMIT or ROLLBACK sent as SQL text. */
     COMMIT,
@@ -17,7 +17,7 @@ public enum StatementKind {
     public static StatementKind of(final String sql) {
         return switch (SqlLexer.firstKeyword(sql)) {
             case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT" -> WRITE;
-            case "CREATE", "DROP" -> DDL;
+            case "CREATE", "DROP", "ALTER", "TRUNCATE" -> DDL;
             case "COMMIT" -> COMMIT;
             case "ROLLBACK" -> ROLLBACK;
             default -> READ;

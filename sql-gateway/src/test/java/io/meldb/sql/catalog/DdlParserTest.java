@@ -1,0 +1,100 @@
+package io.meldb.sql.catalog;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.codec.SqlType;
+import io.meldb.sql.server.StatementKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The DDL that {@code pgbench -i} (PostgreSQL 15) sends, as {@link DdlParser} reads it. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class DdlParserTest {
+    @Test
+    void shouldParseDropOfSeveralTables() {
+        final Ddl.DropTable d = assertInstanceOf(Ddl.DropTable.class, DdlParser.parse(
+                "drop table if exists pgbench_accounts, pgbench_branches, public.pgbench_history, pgbench_tellers"));
+        assertTrue(d.ifExists());
+        assertEquals(List.of(new Ddl.TableName(null, "PGBENCH_ACCOUNTS"), new Ddl.TableName(null, "PGBENCH_BRANCHES"),
+                new Ddl.TableName("PUBLIC", "PGBENCH_HISTORY"), new Ddl.TableName(null, "PGBENCH_TELLERS")),
+                d.tables());
+        assertTrue(assertInstanceOf(Ddl.DropTable.class, DdlParser.parse("DROP TABLE a, b CASCADE")).cascade());
+        assertFalse(assertInstanceOf(Ddl.DropTable.class, DdlParser.parse("DROP TABLE a RESTRICT")).cascade());
+    }
+
+    @Test
+    void shouldParseATableWithoutPrimaryKeyAndPostgresTypeSpellings() {
+        final Ddl.CreateTable c = assertInstanceOf(Ddl.CreateTable.class, DdlParser.parse(
+                "create table pgbench_history(tid int,bid int,aid    int,delta int,mtime timestamp,filler char(22))"));
+        assertEquals(0, c.primaryKey().length);
+        assertEquals(6, c.columns().size());
+        assertEquals(SqlType.INTEGER, c.columns().get(0).type().type());
+        assertEquals(SqlType.TIMESTAMP, c.columns().get(4).type().type());
+        assertEquals(SqlType.CHAR, c.columns().get(5).type().type());
+        assertEquals(22, c.columns().get(5).type().precision());
+        final Ddl.CreateTable d = assertInstanceOf(Ddl.CreateTable.class, DdlParser.parse(
+                "CREATE TABLE IF NOT EXISTS t (a int4, b int8, c int2, d float8, e bool)"));
+        assertTrue(d.ifNotExists());
+        assertEquals(List.of(SqlType.INTEGER, SqlType.BIGINT, SqlType.SMALLINT, SqlType.DOUBLE, SqlType.BOOLEAN),
+                d.columns().stream().map(col -> col.type().type()).toList());
+    }
+
+    @Test
+    void shouldAcceptAndIgnoreStorageParameters() {
+        final Ddl.CreateTable c = assertInstanceOf(Ddl.CreateTable.class, DdlParser.parse(
+                "create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84)) "
+                        + "with (fillfactor=100)"));
+        assertFalse(c.columns().get(0).nullable());
+        assertEquals(0, c.primaryKey().length);
+        DdlParser.parse("CREATE TABLE t (a INT PRIMARY KEY) WITH (fillfactor = 70, autovacuum_enabled = false, "
+                + "toast.autovacuum_enabled = off, parallel_workers = 4, log_autovacuum_min_duration = -1)");
+        DdlParser.parse("CREATE INDEX i ON t (a) WITH (fillfactor=90)");
+        assertEquals("42601", assertThrows(SqlStateException.class,
+                () -> DdlParser.parse("CREATE TABLE t (a INT) WITH (fillfactor=)")).sqlState());
+    }
+
+    @Test
+    void shouldParseTruncateOfSeveralTables() {
+        final Ddl.Truncate t = assertInstanceOf(Ddl.Truncate.class, DdlParser.parse(
+                "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"));
+        assertEquals(4, t.tables().size());
+        assertEquals(List.of(new Ddl.TableName(null, "A")), assertInstanceOf(Ddl.Truncate.class,
+                DdlParser.parse("TRUNCATE ONLY a RESTART IDENTITY CASCADE")).tables());
+    }
+
+    @Test
+    void shouldParseAlterTableAddPrimaryKey() {
+        final Ddl.AddPrimaryKey a = assertInstanceOf(Ddl.AddPrimaryKey.class,
+                DdlParser.parse("alter table pgbench_branches add primary key (bid)"));
+        assertEquals(new Ddl.TableName(null, "PGBENCH_BRANCHES"), a.table());
+        assertEquals(List.of("BID"), a.columns());
+        assertNull(a.constraint());
+        final Ddl.AddPrimaryKey named = assertInstanceOf(Ddl.AddPrimaryKey.class, DdlParser.parse(
+                "ALTER TABLE IF EXISTS ONLY s.t ADD CONSTRAINT t_pk PRIMARY KEY (a, b)"));
+        assertEquals("T_PK", named.constraint());
+        assertTrue(named.ifExists());
+        assertEquals(List.of("A", "B"), named.columns());
+        assertEquals("0A000", assertThrows(SqlStateException.class,
+                () -> DdlParser.parse("ALTER TABLE t ADD COLUMN c INT")).sqlState());
+        assertEquals("0A000", assertThrows(SqlStateException.class,
+                () -> DdlParser.parse("ALTER TABLE t DROP CONSTRAINT t_pkey")).sqlState());
+    }
+
+    @Test
+    void shouldClassifyTruncateAndAlterAsDdl() {
+        assertEquals(StatementKind.DDL, StatementKind.of("truncate table a"));
+        assertEquals(StatementKind.DDL, StatementKind.of("ALTER TABLE a ADD PRIMARY KEY (x)"));
+        assertEquals(StatementKind.DDL, StatementKind.of("drop table a, b"));
+        assertTrue(DdlParser.isDdl("TRUNCATE a"));
+        assertTrue(DdlParser.isDdl("alter table a add primary key (b)"));
+    }
+}

@@ -1,0 +1,79 @@
+package io.meldb.sql.catalog;
+
+import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.SqlType;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The catalog's table entries: entries written before tables without a primary key existed still read. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class TableDefCodecTest {
+    /**
+     * MELDB.PUBLIC.OLD_T (ID INTEGER NOT NULL PRIMARY KEY, NAME VARCHAR(10)), id 7, index OLD_T_NAME (NAME) id 8,
+     * as the codec wrote it before version 2 (captured from that code, commit e286443).
+     */
+    private static final String OLD_ENTRY = "01054d454c4442065055424c4943054f4c445f5400000007020249440100000004"
+            + "4e414d45060a00010100010a4f4c445f545f4e414d45000000080101";
+
+    private static TableDef oldTable() {
+        return new TableDef("MELDB", "PUBLIC", "OLD_T", 7,
+                List.of(new ColumnDef("ID", ColumnType.of(SqlType.INTEGER), false),
+                        new ColumnDef("NAME", new ColumnType(SqlType.VARCHAR, 10, 0), true)),
+                new int[] {0}, List.of(new IndexDef("OLD_T_NAME", 8, new int[] {1})));
+    }
+
+    @Test
+    void shouldReadAnEntryWrittenBeforeVersionTwo() {
+        final TableDef t = TableDefCodec.decode(HexFormat.of().parseHex(OLD_ENTRY));
+        final TableDef expected = oldTable();
+        assertEquals("OLD_T", t.name());
+        assertEquals(7, t.id());
+        assertEquals(expected.columns(), t.columns());
+        assertArrayEquals(new int[] {0}, t.primaryKey());
+        assertEquals("OLD_T_NAME", t.indexes().get(0).name());
+        assertArrayEquals(new int[] {1}, t.indexes().get(0).columns());
+        assertFalse(t.hiddenRowId());
+    }
+
+    @Test
+    void shouldWriteATableWithAPrimaryKeyExactlyAsVersionOneDid() {
+        assertEquals(OLD_ENTRY, HexFormat.of().formatHex(TableDefCodec.encode(oldTable())));
+    }
+
+    @Test
+    void shouldRoundTripATableWithoutAPrimaryKeyAsVersionTwo() {
+        final TableDef keyless = new TableDef("MELDB", "PUBLIC", "HIST", 9,
+                List.of(new ColumnDef("TID", ColumnType.of(SqlType.INTEGER), true)), new int[0], List.of());
+        assertTrue(keyless.hiddenRowId());
+        final byte[] bytes = TableDefCodec.encode(keyless);
+        assertEquals(2, bytes[0]);
+        final TableDef back = TableDefCodec.decode(bytes);
+        assertTrue(back.hiddenRowId());
+        assertEquals(0, back.primaryKey().length);
+        assertEquals(keyless.columns(), back.columns());
+
+        final TableDef keyed = TableDefCodec.decode(TableDefCodec.encode(back.withPrimaryKey(new int[] {0})));
+        assertFalse(keyed.hiddenRowId());
+        assertFalse(keyed.columns().get(0).nullable(), "a key column becomes NOT NULL");
+    }
+
+    @Test
+    void shouldRefuseUnknownFlagsAndVersions() {
+        final byte[] bytes = TableDefCodec.encode(new TableDef("MELDB", "PUBLIC", "H", 9,
+                List.of(new ColumnDef("A", ColumnType.of(SqlType.INTEGER), true)), new int[0], List.of()));
+        bytes[bytes.length - 1] = 3;
+        assertThrows(IllegalArgumentException.class, () -> TableDefCodec.decode(bytes));
+        bytes[0] = 3;
+        assertThrows(IllegalArgumentException.class, () -> TableDefCodec.decode(bytes));
+    }
+}
