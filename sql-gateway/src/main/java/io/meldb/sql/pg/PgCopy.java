@@ -146,7 +146,11 @@ final class PgCopy {
                     }
                 }
                 case "FREEZE" -> {
-                    // no meaning for MeldDB
+                    // no meaning for MeldDB; its optional boolean too
+                    if (t.get(i).is("TRUE") || t.get(i).is("ON") || t.get(i).is("FALSE") || t.get(i).is("OFF")
+                            || t.get(i).kind() == Kind.NUMBER) {
+                        i++;
+                    }
                 }
                 default -> throw syntax(option);
             }

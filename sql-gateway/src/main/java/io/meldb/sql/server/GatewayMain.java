@@ -41,7 +41,7 @@ public final class GatewayMain {
             usage: meldb [--port P] [--data-dir DIR] [--txn-servers host:port,...] [--local-cluster N]
               --port P              HTTP port of the JDBC (Avatica) endpoint; 0 = any free port (default 8765)
               --pg-port P           port of the PostgreSQL protocol; 0 = any free port (default 5432, or any
-                                    free port when 5432 is taken)
+                                    free port when 5432 is taken or --port is 0)
               --pg-users-file F     users and passwords of the PostgreSQL protocol, one user:password a line
                                     (also MELDB_PG_USERS=user:password,...); without users only clients on
                                     loopback connect, without a password
@@ -103,6 +103,9 @@ public final class GatewayMain {
         }
         if (metricsPort == METRICS_PORT_DEFAULT) {
             metricsPort = port == 0 ? 0 : port + 1;
+        }
+        if (pgPort < 0 && port == 0) {
+            pgPort = 0; // --port 0 asks for free ports: the PostgreSQL port too
         }
         final PgServerConfig pg;
         try {
