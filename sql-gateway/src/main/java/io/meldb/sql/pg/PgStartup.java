@@ -137,7 +137,7 @@ final class PgStartup {
         } catch (RuntimeException e) {
             throw fatal(e);
         }
-        final PgConnection connection = new PgConnection(channel, output, session, settings);
+        final PgConnection connection = new PgConnection(channel, output, session, settings, processId);
         final ByteBuf out = output.buffer();
         PgBackend.authenticationOk(out);
         for (String name : PgSettings.REPORTED) {
