@@ -28,6 +28,13 @@ public final class PgColumns {
         return new PgColumns(names.toArray(new String[0]), types, mods);
     }
 
+    /** Columns of the given names and types, without type modifiers (answers of the system catalog queries). */
+    public static PgColumns of(final String[] names, final PgType[] types) {
+        final int[] mods = new int[names.length];
+        java.util.Arrays.fill(mods, -1);
+        return new PgColumns(names.clone(), types.clone(), mods);
+    }
+
     static PgColumns of(final List<ResultColumn> columns) {
         final int n = columns.size();
         if (n == 0) {

@@ -1,6 +1,9 @@
 package io.meldb.sql.pg;
 
 import io.meldb.sql.SqlStateException;
+import io.meldb.sql.pg.catalog.PgCatalogView;
+import io.meldb.sql.pg.catalog.PgMetaQueries;
+import io.meldb.sql.pg.catalog.PgMetaQuery;
 import io.meldb.sql.server.RowCursor;
 import io.meldb.sql.server.SqlErrors;
 import io.meldb.sql.server.SqlSession;
@@ -33,6 +36,7 @@ final class PgConnection {
     private final PgSettings settings;
     private final PgTransactionBlock block;
     private final PgCommands commands;
+    private final int processId;
     private final Map<String, PgStatement> statements = new HashMap<>();
     private final Map<String, PgPortal> portals = new HashMap<>();
     private boolean skipUntilSync;
@@ -44,9 +48,10 @@ final class PgConnection {
     private final ScheduledExecutorService timers;
 
     PgConnection(final Channel channel, final PgOutput output, final SqlSession session, final PgSettings settings,
-                 final ScheduledExecutorService timers) {
+                 final ScheduledExecutorService timers, final int processId) {
         this.timers = timers;
         this.channel = channel;
+        this.processId = processId;
         this.output = output;
         this.session = session;
         this.settings = settings;
@@ -371,7 +376,11 @@ final class PgConnection {
 
     // ------------------------------------------------------------------------------------------ running
 
-    /** Prepares one statement: a command of the protocol layer, or the SQL engine's prepared statement. */
+    /**
+     * Prepares one statement: a command of the protocol layer, a system catalog query of psql or pgjdbc
+     * ({@link PgMetaQueries}), or the SQL engine's prepared statement (with PostgreSQL's session functions,
+     * {@link PgSessionFunctions}, replaced by their values).
+     */
     private PgStatement prepare(final String sql, final int[] declared) {
         if (sql.isEmpty()) {
             return new PgStatement(session::release, sql, new PgCommand.NoOp(""), null, declared, PgColumns.NONE, new int[0], 0);
@@ -380,7 +389,13 @@ final class PgConnection {
         if (command != null) {
             return new PgStatement(session::release, sql, command, null, declared, commands.columns(command), new int[0], 0);
         }
-        final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
+        final PgMetaQuery meta = PgMetaQueries.recognize(sql);
+        if (meta != null) {
+            LOG.debug("answering {} from the catalog", meta.family());
+            return PgStatement.meta(sql, meta, declared);
+        }
+        final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(PgSessionFunctions.rewrite(sql,
+                new PgSessionFunctions.Values(settings.get("session_authorization"), currentSchema(), processId)));
         final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
         try {
             return new PgStatement(session::release, sql, null, prepared, declared, PgColumns.of(prepared.columns()),
@@ -423,6 +438,11 @@ final class PgConnection {
 
     private void executePortal(final PgPortal portal, final int maxRows) {
         final PgStatement statement = portal.statement;
+        if (statement.meta != null && portal.result == null) {
+            final PgCatalogView view = PgCatalogView.of(session.state().catalog(),
+                    settings.get("session_authorization"), currentSchema());
+            portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters), -1, null);
+        }
         if (portal.result == null) {
             block.beforeStatement(statement.writes());
             portal.result = session.execute(statement.prepared, portal.parameters);
@@ -442,6 +462,11 @@ final class PgConnection {
         portal.completedTag = "SELECT " + portal.rowsSent;
         closeCursor(portal);
         PgBackend.commandComplete(output.buffer(), portal.completedTag);
+    }
+
+    /** The schema unqualified names resolve in (the first of search_path). */
+    private String currentSchema() {
+        return PgCommands.schemaOf(settings.get("search_path"));
     }
 
     /** Sends rows of the cursor; answers true when it stopped at {@code maxRows} with rows left. */

@@ -137,7 +137,8 @@ final class PgStartup {
         } catch (RuntimeException e) {
             throw fatal(e);
         }
-        final PgConnection connection = new PgConnection(channel, output, session, settings, server.timers());
+        final PgConnection connection = new PgConnection(channel, output, session, settings, server.timers(),
+                processId);
         final ByteBuf out = output.buffer();
         PgBackend.authenticationOk(out);
         for (String name : PgSettings.REPORTED) {

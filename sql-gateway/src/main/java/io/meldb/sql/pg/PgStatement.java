@@ -1,21 +1,26 @@
 package io.meldb.sql.pg;
 
 import io.meldb.sql.catalog.SqlLexer;
+import io.meldb.sql.pg.catalog.PgMetaQuery;
 import io.meldb.sql.server.SqlSession.PreparedSql;
 import io.meldb.sql.server.StatementKind;
 
 import java.sql.Types;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * A statement of the extended query protocol (named, or the unnamed one) or of a simple Query: its SQL, what runs
- * it (a {@link PgCommand} of the protocol layer or a {@link PreparedSql} of the SQL engine), its parameter types
+ * it (a {@link PgCommand} of the protocol layer, a {@link PgMetaQuery} on the system catalogs, or a
+ * {@link PreparedSql} of the SQL engine), its parameter types
  * and its result columns ({@link PgColumns#NONE} for a statement that returns no rows).
  */
 final class PgStatement implements AutoCloseable {
     final String sql;
     final PgCommand command;
     final PreparedSql prepared;
+    /** A system catalog query the front end answers itself, or null. */
+    final PgMetaQuery meta;
     /** Parameter types as PostgreSQL OIDs: what the client declared, or what the statement infers. */
     final int[] parameterOids;
     /** For each parameter slot ({@code ?}) of the engine's statement, the client's parameter it takes. */
@@ -25,25 +30,41 @@ final class PgStatement implements AutoCloseable {
     final PgColumns columns;
     /** The first word(s) of the command tag: "SELECT", "INSERT 0", "CREATE TABLE", ... */
     final String tag;
+    /** Gives the engine's statement back when this one is closed (the engine may keep its plan). */
+    private final Consumer<PreparedSql> release;
 
     /**
      * @param rewrittenSlots the client's parameter of each {@code ?} of the rewritten SQL (see
      *                      {@link PgSqlRewriter}); empty when they are the same
      * @param parameterCount the number of the client's parameters ($1 ... $n)
      */
-    /** Gives the engine's statement back when this one is closed (the engine may keep its plan). */
-    private final java.util.function.Consumer<PreparedSql> release;
+    PgStatement(final Consumer<PreparedSql> release, final String sql, final PgCommand command,
+                final PreparedSql prepared, final int[] declared, final PgColumns columns, final int[] rewrittenSlots,
+                final int parameterCount) {
+        this(release, sql, command, prepared, null, declared, columns, rewrittenSlots, parameterCount,
+                prepared == null ? new int[0] : prepared.parameterTypes());
+    }
 
-    PgStatement(final java.util.function.Consumer<PreparedSql> release, final String sql, final PgCommand command,
-                final PreparedSql prepared, final int[] declared,
-                final PgColumns columns, final int[] rewrittenSlots, final int parameterCount) {
+    /** A system catalog query: its parameters ($1 ... $n, each once) are text. */
+    static PgStatement meta(final String sql, final PgMetaQuery meta, final int[] declared) {
+        final int[] slotTypes = new int[meta.parameterCount()];
+        java.util.Arrays.fill(slotTypes, Types.VARCHAR);
+        return new PgStatement(p -> { }, sql, null, null, meta, declared, meta.columns(), new int[0],
+                meta.parameterCount(), slotTypes);
+    }
+
+    private PgStatement(final Consumer<PreparedSql> release, final String sql, final PgCommand command,
+                        final PreparedSql prepared, final PgMetaQuery meta, final int[] declared,
+                        final PgColumns columns, final int[] rewrittenSlots, final int parameterCount,
+                        final int[] slotTypes) {
         this.release = release;
         this.sql = sql;
         this.command = command;
         this.prepared = prepared;
+        this.meta = meta;
         this.columns = columns;
         this.tag = tag(sql, command);
-        this.slotTypes = prepared == null ? new int[0] : prepared.parameterTypes();
+        this.slotTypes = slotTypes;
         final int slots = slotTypes.length;
         this.slotParameter = new int[slots];
         for (int i = 0; i < slots; i++) {

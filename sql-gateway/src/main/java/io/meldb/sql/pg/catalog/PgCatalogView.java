@@ -1,0 +1,162 @@
+package io.meldb.sql.pg.catalog;
+
+import io.meldb.sql.catalog.Catalog;
+import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.catalog.IndexDef;
+import io.meldb.sql.catalog.TableDef;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * MeldDB's catalog as PostgreSQL's system catalogs number and name it, for one statement: schemas are
+ * namespaces ({@code pg_namespace}), tables and indexes are relations ({@code pg_class}, relkind 'r' and 'i'),
+ * the primary key is an index named {@code <TABLE>_PKEY}. Names are MeldDB's as stored (unquoted identifiers
+ * upper case). OIDs follow from catalog ids, so they stay the same while a table exists: a table's is
+ * {@code 16384 + 2 * id}, its primary key's one more, a secondary index's {@code 16384 + 2 * index id} (tables
+ * and indexes share one id sequence). PUBLIC is namespace 2200 as in PostgreSQL.
+ */
+public final class PgCatalogView {
+    /** The name PostgreSQL clients see for MeldDB's one database. */
+    public static final String DATABASE = "meldb";
+    private static final int FIRST_OID = 16384;
+    private static final Pattern PLAIN_NAME = Pattern.compile("[A-Z_][A-Z0-9_$]*");
+
+    /** A schema; pg_catalog and information_schema are listed too (they hold no relations here). */
+    record Namespace(int oid, String name) {
+    }
+
+    /**
+     * A table (kind 'r') or an index (kind 'i') of {@code table}; an index's key columns are positions in the
+     * table's column list.
+     */
+    record Relation(int oid, Namespace namespace, String name, char kind, TableDef table, boolean primary,
+                    int[] keyColumns) {
+        boolean isTable() {
+            return kind == 'r';
+        }
+    }
+
+    private final String user;
+    private final String currentSchema;
+    private final List<Namespace> namespaces = new ArrayList<>();
+    private final List<Relation> relations = new ArrayList<>();
+    private final Map<Integer, Relation> byOid = new HashMap<>();
+
+    private PgCatalogView(final String user, final String currentSchema) {
+        this.user = user;
+        this.currentSchema = currentSchema;
+    }
+
+    /** The view of {@code catalog} for a session of {@code user} whose unqualified names resolve in a schema. */
+    public static PgCatalogView of(final Catalog catalog, final String user, final String currentSchema) {
+        final PgCatalogView v = new PgCatalogView(user, currentSchema);
+        final Map<String, Namespace> byName = new HashMap<>();
+        int next = 1_000_000;
+        for (String name : catalog.schemaNames(Catalog.DATABASE)) {
+            final Namespace n = new Namespace(name.equals(Catalog.PUBLIC) ? 2200 : next++, name);
+            v.namespaces.add(n);
+            byName.put(name, n);
+        }
+        v.namespaces.add(new Namespace(11, "pg_catalog"));
+        v.namespaces.add(new Namespace(13_000, "information_schema"));
+        for (TableDef t : catalog.all()) {
+            final Namespace n = byName.get(t.schema());
+            if (n == null || !t.db().equals(Catalog.DATABASE)) {
+                continue;
+            }
+            v.add(new Relation(FIRST_OID + 2 * t.id(), n, t.name(), 'r', t, false, t.primaryKey()));
+            v.add(new Relation(FIRST_OID + 2 * t.id() + 1, n, t.name() + "_PKEY", 'i', t, true, t.primaryKey()));
+            for (IndexDef i : t.indexes()) {
+                v.add(new Relation(FIRST_OID + 2 * i.id(), n, i.name(), 'i', t, false, i.columns()));
+            }
+        }
+        v.relations.sort((a, b) -> a.namespace.name().equals(b.namespace.name()) ? a.name.compareTo(b.name)
+                : a.namespace.name().compareTo(b.namespace.name()));
+        return v;
+    }
+
+    private void add(final Relation r) {
+        relations.add(r);
+        byOid.put(r.oid(), r);
+    }
+
+    String user() {
+        return user;
+    }
+
+    List<Namespace> namespaces() {
+        return Collections.unmodifiableList(namespaces);
+    }
+
+    /** Tables and indexes sorted by schema and name. */
+    List<Relation> relations() {
+        return Collections.unmodifiableList(relations);
+    }
+
+    /** The relation of an OID, or null. */
+    Relation relation(final int oid) {
+        return byOid.get(oid);
+    }
+
+    /** The table of a relation: itself, or the table an index belongs to. */
+    Relation tableOf(final Relation r) {
+        return r.isTable() ? r : byOid.get(FIRST_OID + 2 * r.table().id());
+    }
+
+    /** The indexes of a table: its primary key first, then the others by name. */
+    List<Relation> indexesOf(final Relation table) {
+        final List<Relation> out = new ArrayList<>();
+        for (Relation r : relations) {
+            if (!r.isTable() && r.table().id() == table.table().id()) {
+                out.add(r);
+            }
+        }
+        out.sort((a, b) -> a.primary() != b.primary() ? (a.primary() ? -1 : 1) : a.name().compareTo(b.name()));
+        return out;
+    }
+
+    /** {@code pg_table_is_visible}: whether unqualified names find the relation (its schema is the current). */
+    boolean visible(final Relation r) {
+        return r.namespace().name().equals(currentSchema);
+    }
+
+    /** {@code pg_get_indexdef(oid)}: {@code CREATE [UNIQUE] INDEX name ON schema.table USING btree (columns)}. */
+    static String indexDef(final Relation index) {
+        return "CREATE " + (index.primary() ? "UNIQUE " : "") + "INDEX " + quote(index.name()) + " ON "
+                + quote(index.namespace().name()) + "." + quote(index.table().name()) + " USING btree ("
+                + keyList(index) + ")";
+    }
+
+    /** The key columns of an index, comma-separated and quoted where MeldDB's SQL needs it. */
+    static String keyList(final Relation index) {
+        final StringBuilder b = new StringBuilder();
+        for (int k : index.keyColumns()) {
+            b.append(b.length() == 0 ? "" : ", ").append(quote(index.table().columns().get(k).name()));
+        }
+        return b.toString();
+    }
+
+    /** A name as MeldDB's SQL reads it back: plain upper-case names bare, others in double quotes. */
+    static String quote(final String name) {
+        return PLAIN_NAME.matcher(name).matches() ? name : '"' + name.replace("\"", "\"\"") + '"';
+    }
+
+    /** Whether column {@code i} of a table is NOT NULL (primary key columns always are). */
+    static boolean notNull(final TableDef t, final int i) {
+        final ColumnDef c = t.columns().get(i);
+        if (!c.nullable()) {
+            return true;
+        }
+        for (int k : t.primaryKey()) {
+            if (k == i) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

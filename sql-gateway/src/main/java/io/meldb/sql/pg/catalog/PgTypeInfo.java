@@ -1,0 +1,28 @@
+package io.meldb.sql.pg.catalog;
+
+import io.meldb.sql.codec.ColumnType;
+
+/**
+ * How a MeldDB column type reads in PostgreSQL's catalog: the {@code pg_type} OID and name, {@code typlen}, the
+ * column's {@code atttypmod}, and the text {@code pg_catalog.format_type(atttypid, atttypmod)} gives.
+ */
+record PgTypeInfo(int oid, String typname, int typlen, int typmod, String formatted) {
+
+    static PgTypeInfo of(final ColumnType t) {
+        return switch (t.type()) {
+            case SMALLINT -> new PgTypeInfo(21, "int2", 2, -1, "smallint");
+            case INTEGER -> new PgTypeInfo(23, "int4", 4, -1, "integer");
+            case BIGINT -> new PgTypeInfo(20, "int8", 8, -1, "bigint");
+            case DECIMAL -> new PgTypeInfo(1700, "numeric", -1, ((t.precision() << 16) | t.scale()) + 4,
+                    "numeric(" + t.precision() + "," + t.scale() + ")");
+            case DOUBLE -> new PgTypeInfo(701, "float8", 8, -1, "double precision");
+            case CHAR -> new PgTypeInfo(1042, "bpchar", -1, t.precision() + 4, "character(" + t.precision() + ")");
+            case VARCHAR -> new PgTypeInfo(1043, "varchar", -1, t.precision() + 4,
+                    "character varying(" + t.precision() + ")");
+            case BOOLEAN -> new PgTypeInfo(16, "bool", 1, -1, "boolean");
+            case DATE -> new PgTypeInfo(1082, "date", 4, -1, "date");
+            // MeldDB keeps milliseconds
+            case TIMESTAMP -> new PgTypeInfo(1114, "timestamp", 8, 3, "timestamp(3) without time zone");
+        };
+    }
+}

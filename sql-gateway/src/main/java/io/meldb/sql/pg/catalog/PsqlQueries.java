@@ -1,0 +1,241 @@
+package io.meldb.sql.pg.catalog;
+
+import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.pg.PgType;
+import io.meldb.sql.pg.catalog.PgCatalogView.Namespace;
+import io.meldb.sql.pg.catalog.PgCatalogView.Relation;
+import io.meldb.sql.pg.catalog.PgMetaQuery.Field;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.meldb.sql.pg.catalog.PgMetaQuery.Field.constant;
+import static io.meldb.sql.pg.catalog.PgMetaQuery.Field.of;
+
+/**
+ * The catalog queries psql 15 sends for {@code \d name} (the lookup by pattern, the relation's flags, its
+ * columns, its indexes), {@code \d}, {@code \dt}, {@code \di} (and the other relation lists), {@code \dn} and
+ * {@code \l}, recognized by their FROM clauses and answered column by column from the names in their select
+ * lists, so that the verbose forms ({@code \d+}) get the columns they ask for (NULL where MeldDB has nothing
+ * to say). Patterns ({@code \dt t*}, {@code \d public.t}) are psql's regular expressions on names.
+ */
+final class PsqlQueries {
+    private static final Pattern RELKINDS = Pattern.compile("c\\.relkind IN \\(([^)]*)\\)");
+
+    private PsqlQueries() {
+    }
+
+    /** The psql query {@code sql} (whitespace collapsed) is, or null. */
+    static PgMetaQuery recognize(final String sql) {
+        if (sql.contains("SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c LEFT JOIN "
+                + "pg_catalog.pg_namespace n ON n.oid = c.relnamespace")) {
+            return lookup(sql);
+        }
+        if (sql.contains("c.relchecks, c.relkind, c.relhasindex")) {
+            return relationFlags(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_attribute a WHERE a.attrelid =")) {
+            return attributes(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i")) {
+            return indexes(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, "
+                + "pg_catalog.pg_am a")) {
+            return indexFlags(sql);
+        }
+        if (sql.contains("CASE c.relkind WHEN 'r' THEN 'table'") && sql.contains("FROM pg_catalog.pg_class c")) {
+            return relationList(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_namespace n") && sql.contains("AS \"Name\"")) {
+            return schemas(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_database d") && sql.contains("as \"Name\"")) {
+            return databases(sql);
+        }
+        return null;
+    }
+
+    /** {@code \d pattern}, step 1: the relations whose names match. */
+    private static PgMetaQuery lookup(final String sql) {
+        final Map<String, Field<Relation>> f = new HashMap<>();
+        f.put("oid", of(PgType.OID, Relation::oid));
+        f.put("nspname", of(PgType.NAME, r -> r.namespace().name()));
+        f.put("relname", of(PgType.NAME, Relation::name));
+        return PgMetaQuery.of("psql \\d lookup", sql, PgSelectList.names(sql), f, relations(sql, null));
+    }
+
+    /** {@code \d name}, step 2: the relation's flags (relkind, relhasindex, ...). */
+    private static PgMetaQuery relationFlags(final String sql) {
+        final Map<String, Field<Relation>> f = new HashMap<>();
+        f.put("relchecks", constant(PgType.INT2, 0));
+        f.put("relkind", of(PgType.TEXT, r -> String.valueOf(r.kind())));
+        f.put("relhasindex", of(PgType.BOOL, Relation::isTable));
+        for (String no : List.of("relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
+                "relhasoids", "relispartition")) {
+            f.put(no, constant(PgType.BOOL, false));
+        }
+        f.put("?column?", constant(PgType.TEXT, ""));
+        f.put("reltablespace", constant(PgType.OID, 0));
+        f.put("relpersistence", constant(PgType.TEXT, "p"));
+        f.put("relreplident", constant(PgType.TEXT, "d"));
+        f.put("amname", of(PgType.NAME, r -> r.isTable() ? "heap" : "btree"));
+        final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "c.oid");
+        return PgMetaQuery.of("psql \\d flags", sql, PgSelectList.names(sql), f, (view, p) -> one(view, oid));
+    }
+
+    /** A column of a table, or a key column of an index ({@code position} in the table's columns). */
+    record Attribute(Relation relation, int position, int attnum) {
+        ColumnDef column() {
+            return relation.table().columns().get(position);
+        }
+    }
+
+    /** {@code \d name}, step 3: the columns (of a table, or the key columns of an index). */
+    private static PgMetaQuery attributes(final String sql) {
+        final Map<String, Field<Attribute>> f = new HashMap<>();
+        f.put("attname", of(PgType.NAME, a -> a.column().name()));
+        f.put("format_type", of(PgType.TEXT, a -> PgTypeInfo.of(a.column().type()).formatted()));
+        f.put("attnotnull", of(PgType.BOOL, a -> PgCatalogView.notNull(a.relation().table(), a.position())));
+        f.put("attidentity", constant(PgType.TEXT, ""));
+        f.put("attgenerated", constant(PgType.TEXT, ""));
+        f.put("attstorage", constant(PgType.TEXT, "p"));
+        f.put("indexdef", of(PgType.TEXT, a -> PgCatalogView.quote(a.column().name())));
+        f.put("is_key", constant(PgType.TEXT, "yes"));
+        final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "a.attrelid");
+        return PgMetaQuery.of("psql \\d columns", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final List<Attribute> out = new ArrayList<>();
+            final Relation r = view.relation(oid);
+            if (r != null && r.isTable()) {
+                for (int i = 0; i < r.table().columns().size(); i++) {
+                    out.add(new Attribute(r, i, i + 1));
+                }
+            } else if (r != null) {
+                for (int k = 0; k < r.keyColumns().length; k++) {
+                    out.add(new Attribute(r, r.keyColumns()[k], k + 1));
+                }
+            }
+            return out;
+        });
+    }
+
+    /** {@code \d table}, step 4: its indexes, the primary key first. */
+    private static PgMetaQuery indexes(final String sql) {
+        final Map<String, Field<Relation>> f = new HashMap<>();
+        f.put("relname", of(PgType.NAME, Relation::name));
+        f.put("indisprimary", of(PgType.BOOL, Relation::primary));
+        f.put("indisunique", of(PgType.BOOL, Relation::primary));
+        f.put("indisclustered", constant(PgType.BOOL, false));
+        f.put("indisvalid", constant(PgType.BOOL, true));
+        f.put("pg_get_indexdef", of(PgType.TEXT, PgCatalogView::indexDef));
+        f.put("pg_get_constraintdef", of(PgType.TEXT,
+                r -> r.primary() ? "PRIMARY KEY (" + PgCatalogView.keyList(r) + ")" : null));
+        f.put("contype", of(PgType.TEXT, r -> r.primary() ? "p" : null));
+        f.put("condeferrable", constant(PgType.BOOL, false));
+        f.put("condeferred", constant(PgType.BOOL, false));
+        f.put("indisreplident", constant(PgType.BOOL, false));
+        f.put("reltablespace", constant(PgType.OID, 0));
+        final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "c.oid");
+        return PgMetaQuery.of("psql \\d indexes", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final Relation r = view.relation(oid);
+            return r == null || !r.isTable() ? List.of() : view.indexesOf(r);
+        });
+    }
+
+    /** {@code \d index}, step 4: the index's flags and its table. */
+    private static PgMetaQuery indexFlags(final String sql) {
+        final Map<String, Field<Relation>> f = new HashMap<>();
+        f.put("indisunique", of(PgType.BOOL, Relation::primary));
+        f.put("indisprimary", of(PgType.BOOL, Relation::primary));
+        f.put("indisvalid", constant(PgType.BOOL, true));
+        for (String no : List.of("indisclustered", "condeferrable", "condeferred", "indisreplident",
+                "indnullsnotdistinct")) {
+            f.put(no, constant(PgType.BOOL, false));
+        }
+        f.put("amname", constant(PgType.NAME, "btree"));
+        f.put("relname", of(PgType.NAME, r -> r.table().name()));
+        final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "c.oid");
+        return PgMetaQuery.of("psql \\d index", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final Relation r = view.relation(oid);
+            return r == null || r.isTable() ? List.of() : List.of(r);
+        });
+    }
+
+    /** {@code \d}, {@code \dt}, {@code \di}, {@code \dv} ... with an optional pattern: the relations of the kinds. */
+    private static PgMetaQuery relationList(final String sql) {
+        final Matcher kinds = RELKINDS.matcher(sql);
+        final String wanted = kinds.find() ? kinds.group(1) : "'r','i'";
+        final Map<String, Field<Relation>> f = new HashMap<>();
+        f.put("schema", of(PgType.NAME, r -> r.namespace().name()));
+        f.put("name", of(PgType.NAME, Relation::name));
+        f.put("type", of(PgType.TEXT, r -> r.isTable() ? "table" : "index"));
+        f.put("owner", Field.owner());
+        f.put("table", of(PgType.NAME, r -> r.isTable() ? null : r.table().name()));
+        f.put("persistence", constant(PgType.TEXT, "permanent"));
+        f.put("access method", of(PgType.NAME, r -> r.isTable() ? "heap" : "btree"));
+        return PgMetaQuery.of("psql relation list", sql, PgSelectList.names(sql), f, relations(sql, wanted));
+    }
+
+    /** {@code \dn}: the schemas but PostgreSQL's own. */
+    private static PgMetaQuery schemas(final String sql) {
+        final Map<String, Field<Namespace>> f = new HashMap<>();
+        f.put("name", of(PgType.NAME, Namespace::name));
+        final PgNameFilter name = PgNameFilter.find(PgNameFilter.whereOf(sql), "n.nspname");
+        f.put("owner", Field.owner());
+        return PgMetaQuery.of("psql \\dn", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final List<Namespace> own = new ArrayList<>();
+            for (Namespace n : view.namespaces()) {
+                if (!n.name().startsWith("pg_") && !n.name().equals("information_schema")) {
+                    own.add(n);
+                }
+            }
+            own.sort((a, b) -> a.name().compareTo(b.name()));
+            return PgNameFilter.select(name, own, Namespace::name, p);
+        });
+    }
+
+    /** {@code \l}: the one database. */
+    private static PgMetaQuery databases(final String sql) {
+        final Map<String, Field<String>> f = new HashMap<>();
+        f.put("name", of(PgType.NAME, d -> d));
+        f.put("encoding", constant(PgType.NAME, "UTF8"));
+        f.put("collate", constant(PgType.NAME, "C"));
+        f.put("ctype", constant(PgType.NAME, "C"));
+        f.put("locale provider", constant(PgType.TEXT, "libc"));
+        final PgNameFilter name = PgNameFilter.find(PgNameFilter.whereOf(sql), "d.datname");
+        f.put("owner", Field.owner());
+        return PgMetaQuery.of("psql \\l", sql, PgSelectList.names(sql), f,
+                (view, p) -> PgNameFilter.select(name, List.of(PgCatalogView.DATABASE), d -> d, p));
+    }
+
+    /** The relation of an OID as a list of one, or an empty list. */
+    private static List<Relation> one(final PgCatalogView view, final int oid) {
+        final Relation r = view.relation(oid);
+        return r == null ? List.of() : List.of(r);
+    }
+
+    /**
+     * The relations a psql query lists: of the kinds in {@code kinds} (a list of quoted letters; null for all),
+     * whose names pass the WHERE clause's patterns; visible ones only unless it names a schema.
+     */
+    private static PgMetaQuery.Source<Relation> relations(final String sql, final String kinds) {
+        final String where = PgNameFilter.whereOf(sql);
+        final PgNameFilter schema = PgNameFilter.find(where, "n.nspname");
+        final PgNameFilter name = PgNameFilter.find(where, "c.relname");
+        final boolean visibleOnly = schema == null && where.contains("pg_table_is_visible");
+        return (view, p) -> {
+            final List<Relation> candidates = new ArrayList<>();
+            for (Relation r : view.relations()) {
+                if ((kinds == null || kinds.contains("'" + r.kind() + "'")) && (!visibleOnly || view.visible(r))) {
+                    candidates.add(r);
+                }
+            }
+            final List<Relation> inSchema = PgNameFilter.select(schema, candidates, r -> r.namespace().name(), p);
+            return PgNameFilter.select(name, inSchema, Relation::name, p);
+        };
+    }
+}

@@ -1,0 +1,128 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.server.EmbeddedGateway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The real psql (15) against MeldDB's PostgreSQL port, as a child process running a script: its describe
+ * commands ({@code \d t}, {@code \dt}, {@code \di}, {@code \dn}, {@code \l}) print the catalog, and after a
+ * failed statement the session goes on. Skipped when psql is not on the PATH (.ci/run installs it).
+ */
+@Timeout(120)
+class PsqlTest {
+    private static EmbeddedGateway db;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void start() {
+        assumeTrue(psql() != null, "psql is not on the PATH");
+        db = new EmbeddedGateway();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (db != null) {
+            db.close();
+        }
+    }
+
+    private static Path psql() {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            final Path p = Path.of(d, "psql");
+            if (Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** Runs psql on a script; answers what it printed (standard output and errors, in order). */
+    private String runPsql(final String... lines) throws IOException, InterruptedException {
+        final Path script = dir.resolve("script.sql");
+        Files.write(script, List.of(lines), StandardCharsets.UTF_8);
+        final ProcessBuilder pb = new ProcessBuilder(psql().toString(), "-X", "-v", "ON_ERROR_STOP=0",
+                "-f", script.toString(), db.gateway.pgUrl()).redirectErrorStream(true);
+        pb.environment().put("PGUSER", "test");
+        pb.environment().put("PGCONNECT_TIMEOUT", "10");
+        pb.environment().remove("PGPASSWORD");
+        final Process p = pb.start();
+        try {
+            final byte[] out = p.getInputStream().readAllBytes();
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), "psql did not finish");
+            final String text = new String(out, StandardCharsets.UTF_8);
+            assertEquals(0, p.exitValue(), text);
+            return text;
+        } finally {
+            p.destroyForcibly();
+        }
+    }
+
+    @Test
+    void shouldDescribeTablesIndexesSchemasAndDatabasesAndGoOnAfterAnError() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE t (id INTEGER PRIMARY KEY, name VARCHAR(20) NOT NULL, price DECIMAL(10, 2));",
+                "CREATE INDEX t_name ON t (name);",
+                "\\d t",
+                "\\dt",
+                "\\di",
+                "\\l",
+                "SELECT * FROM no_such_table;",
+                "SELECT 41 + 1 AS answer;",
+                "\\dn",
+                "SELECT current_database(), current_user;");
+        assertTrue(out.contains(String.join("\n",
+                "Table \"PUBLIC.T\"",
+                " Column |         Type          | Collation | Nullable | Default ",
+                "--------+-----------------------+-----------+----------+---------",
+                " ID     | integer               |           | not null | ",
+                " NAME   | character varying(20) |           | not null | ",
+                " PRICE  | numeric(10,2)         |           |          | ",
+                "Indexes:",
+                "    \"T_PKEY\" PRIMARY KEY, btree (ID)",
+                "    \"T_NAME\" btree (NAME)")), out);
+        assertTrue(out.contains(" PUBLIC | T    | table | test\n(1 row)"), out);
+        assertTrue(out.contains(" PUBLIC | T_NAME | index | test  | T\n PUBLIC | T_PKEY | index | test  | T\n(2 rows)"),
+                out);
+        assertTrue(out.contains(" meldb | test  | UTF8     |"), out);
+        final int error = out.indexOf("ERROR:");
+        assertTrue(error > 0 && out.indexOf("NO_SUCH_TABLE", error) > 0, out);
+        // MeldDB folds the unquoted alias to upper case, as it folds every unquoted name
+        final int answer = out.indexOf(" ANSWER \n--------\n     42\n(1 row)");
+        assertTrue(answer > error, out);
+        assertTrue(out.indexOf(" PUBLIC | test\n", out.indexOf("List of schemas", answer)) > answer, out);
+        assertTrue(out.contains(" meldb            | test\n"), out);
+    }
+
+    @Test
+    void shouldFindRelationsByPatternAndSchema() throws Exception {
+        final String out = runPsql(
+                "CREATE SCHEMA IF NOT EXISTS other;",
+                "CREATE TABLE other.pattern_a (k BIGINT PRIMARY KEY, v CHAR(3));",
+                "\\dt other.*",
+                "\\d other.pattern_a",
+                "\\d nothing_here");
+        assertTrue(out.contains(" OTHER  | PATTERN_A | table | test\n(1 row)"), out);
+        assertTrue(out.contains("Table \"OTHER.PATTERN_A\""), out);
+        assertTrue(out.contains(" K      | bigint       |           | not null | "), out);
+        assertTrue(out.contains(" V      | character(3) |           |          | "), out);
+        assertTrue(out.contains("Did not find any relation named \"nothing_here\"."), out);
+    }
+}
