@@ -9,7 +9,8 @@
 #   4. always stops both servers and deletes the temp dir (trap), also on failure or Ctrl-C.
 # Usage (after ./mvnw -B -q -pl benchmarks -am package -DskipTests):
 #   benchmarks/run-sql-benchmark.sh --rows 100000 --seconds 8 --rounds 3
-# Environment: PG_BIN (/usr/lib/postgresql/15/bin), PGBENCH_SECONDS (30; 0 skips pgbench), JAVA_OPTS (-Xmx2g).
+# Environment: PG_BIN (/usr/lib/postgresql/15/bin), PGBENCH_SECONDS (30; 0 skips pgbench), JAVA_BENCH (1; 0 skips
+# SqlTxnBenchmark, for a pgbench-only run), JAVA_OPTS (-Xmx2g).
 set -uo pipefail # no -e: a failing step is reported and the next one runs; the trap always cleans up
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -107,12 +108,15 @@ echo
 echo "== java ${java_flags[*]} -cp benchmarks/target/benchmarks.jar io.meldb.bench.SqlTxnBenchmark" \
   "${pg_url:+--pg-url $pg_url }$*"
 # in the background, so that a signal reaches the trap (and the cleanup) at once
-java "${java_flags[@]}" -cp "$jar" io.meldb.bench.SqlTxnBenchmark ${pg_url:+--pg-url "$pg_url"} "$@" &
-java_pid=$!
-wait "$java_pid"
-java_rc=$?
-java_pid=""
-echo "SqlTxnBenchmark exit status: $java_rc"
+java_rc=0
+if [[ "${JAVA_BENCH:-1}" != 0 ]]; then
+  java "${java_flags[@]}" -cp "$jar" io.meldb.bench.SqlTxnBenchmark ${pg_url:+--pg-url "$pg_url"} "$@" &
+  java_pid=$!
+  wait "$java_pid"
+  java_rc=$?
+  java_pid=""
+  echo "SqlTxnBenchmark exit status: $java_rc"
+fi
 
 # ---------------------------------------------------------------------------------------------- pgbench
 if [[ "$pgbench_seconds" == 0 ]]; then
@@ -149,6 +153,7 @@ grep "MeldDB PostgreSQL" "$work/meldb/out.log"
 # pgbench's tables with primary keys (MeldDB stores rows by key; pgbench_history gets a random hid key) and
 # scale 1 (1 branch, 10 tellers, 100,000 accounts) as plain INSERTs of 1000 rows each.
 cat >"$work/schema.sql" <<'EOF'
+DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers;
 CREATE TABLE pgbench_branches (bid INTEGER PRIMARY KEY, bbalance INTEGER, filler CHAR(88));
 CREATE TABLE pgbench_tellers (tid INTEGER PRIMARY KEY, bid INTEGER, tbalance INTEGER, filler CHAR(84));
 CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84));
