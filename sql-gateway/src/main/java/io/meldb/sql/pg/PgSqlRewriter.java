@@ -61,7 +61,7 @@ final class PgSqlRewriter {
                 i = stop;
             } else if (c == '\'' || c == '"') {
                 final boolean escapes = c == '\'' && i > 0 && (sql.charAt(i - 1) == 'E' || sql.charAt(i - 1) == 'e');
-                final int stop = skipQuoted(sql, i, c, escapes);
+                final int stop = PgSqlSplitter.skipQuoted(sql, i, c, escapes);
                 operandStart = escapes ? out.length() - 1 : out.length();
                 out.append(sql, i, stop);
                 i = stop;
@@ -224,25 +224,5 @@ final class PgSqlRewriter {
             case "bytea" -> "VARBINARY";
             default -> name.toUpperCase(Locale.ROOT) + args;
         };
-    }
-
-    private static int skipQuoted(final String sql, final int open, final char quote, final boolean escapes) {
-        int i = open + 1;
-        final int n = sql.length();
-        while (i < n) {
-            final char c = sql.charAt(i);
-            if (escapes && c == '\\') {
-                i += 2;
-            } else if (c == quote) {
-                if (i + 1 < n && sql.charAt(i + 1) == quote) {
-                    i += 2;
-                } else {
-                    return i + 1;
-                }
-            } else {
-                i++;
-            }
-        }
-        return n;
     }
 }

@@ -79,7 +79,8 @@ final class PgSqlSplitter {
         return out;
     }
 
-    private static int skipQuoted(final String sql, final int open, final char quote, final boolean escapes) {
+    /** The index after the literal or quoted identifier that opens at {@code open} (doubled quotes stay inside). */
+    static int skipQuoted(final String sql, final int open, final char quote, final boolean escapes) {
         int i = open + 1;
         final int n = sql.length();
         while (i < n) {
