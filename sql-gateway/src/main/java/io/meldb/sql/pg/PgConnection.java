@@ -43,6 +43,8 @@ final class PgConnection {
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
     private volatile boolean cancelRequested;
+    /** Ends the session when it sits idle inside a transaction block (idle_in_transaction_session_timeout). */
+    private volatile ScheduledFuture<?> idleTimer;
     /** Set when statement_timeout cancelled the running statement. */
     private volatile boolean timedOut;
     private final ScheduledExecutorService timers;
@@ -547,8 +549,34 @@ final class PgConnection {
     }
 
     private void readyForQuery() {
-        PgBackend.readyForQuery(output.buffer(), block.status());
+        final byte status = block.status();
+        PgBackend.readyForQuery(output.buffer(), status);
         output.flush();
+        final long idle = settings.idleInTransactionMillis();
+        if (idle > 0 && status != PgBackend.IDLE) {
+            idleTimer = timers.schedule(this::idleInTransactionTimedOut, idle, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** A message arrived: the session is not idle (called on the I/O thread, before the message runs). */
+    void messageArrived() {
+        final ScheduledFuture<?> timer = idleTimer;
+        if (timer != null) {
+            idleTimer = null;
+            timer.cancel(false);
+        }
+    }
+
+    /**
+     * idle_in_transaction_session_timeout passed with a transaction block open and no message: the session ends
+     * (FATAL 25P03, as in PostgreSQL), which rolls its transaction back and frees its admission slot.
+     */
+    private void idleInTransactionTimedOut() {
+        final io.netty.buffer.ByteBuf out = channel.alloc().buffer(128);
+        PgBackend.error(out, 'E', "FATAL", "25P03", "terminating connection due to idle-in-transaction timeout",
+                null, null);
+        channel.eventLoop().execute(() -> channel.writeAndFlush(out).addListener(
+                io.netty.channel.ChannelFutureListener.CLOSE));
     }
 
     private static short[] readShorts(final PgMessage m) {

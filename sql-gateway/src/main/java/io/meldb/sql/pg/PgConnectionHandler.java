@@ -62,6 +62,9 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(final ChannelHandlerContext ctx, final Object msg) {
         final PgConnection c = connection;
+        if (c != null) {
+            c.messageArrived();
+        }
         // with no worker running for this connection, what cannot wait runs right here, in order
         if (c != null && !scheduled.get() && inbox.isEmpty() && c.runsInline((PgMessage) msg)) {
             process(msg);

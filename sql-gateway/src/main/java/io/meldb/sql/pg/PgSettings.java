@@ -25,6 +25,8 @@ public final class PgSettings {
 
     /** statement_timeout in milliseconds (0 = none), kept parsed: it is read at every execution. */
     private long statementTimeoutMillis;
+    /** idle_in_transaction_session_timeout in milliseconds (0 = none), likewise read at every ReadyForQuery. */
+    private long idleInTransactionMillis;
     /** Current values by canonical name (case as PostgreSQL spells it). */
     private final Map<String, String> values = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
 
@@ -154,6 +156,8 @@ public final class PgSettings {
                     final long ms = millis(key);
                     if (key.equals("statement_timeout")) {
                         statementTimeoutMillis = ms;
+                    } else if (key.equals("idle_in_transaction_session_timeout")) {
+                        idleInTransactionMillis = ms;
                     }
                 } catch (SqlStateException e) {
                     values.put(key, old);
@@ -176,6 +180,8 @@ public final class PgSettings {
         }
         if (key.equals("statement_timeout")) {
             statementTimeoutMillis = 0;
+        } else if (key.equals("idle_in_transaction_session_timeout")) {
+            idleInTransactionMillis = 0;
         }
         return key;
     }
@@ -198,6 +204,10 @@ public final class PgSettings {
 
     long statementTimeoutMillis() {
         return statementTimeoutMillis;
+    }
+
+    long idleInTransactionMillis() {
+        return idleInTransactionMillis;
     }
 
     /** A duration setting (statement_timeout, ...) in milliseconds: "0", "250" (ms), "250ms", "5s", "2min", "1h". */

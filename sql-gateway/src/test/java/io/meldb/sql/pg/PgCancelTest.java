@@ -68,6 +68,33 @@ class PgCancelTest {
     }
 
     @Test
+    void shouldEndASessionThatSitsIdleInATransactionBlockAndFreeWhatItHeld() throws Exception {
+        final Connection c = db.connectPg();
+        try (Statement s = c.createStatement()) {
+            s.execute("SET idle_in_transaction_session_timeout = '300ms'");
+            c.setAutoCommit(false);
+            s.executeUpdate("UPDATE BIG SET v = v + 1 WHERE id = 1");
+            Thread.sleep(1500);
+            final SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT 1"));
+            assertTrue(e.getSQLState().equals("25P03") || e.getSQLState().startsWith("08"), e.getSQLState());
+        } finally {
+            c.close();
+        }
+        try (Connection other = db.connectPg(); Statement s = other.createStatement();
+             ResultSet r = s.executeQuery("SELECT v FROM BIG WHERE id = 1")) {
+            assertTrue(r.next());
+            assertEquals(1, r.getInt(1), "the idle transaction's update was rolled back");
+        }
+        try (Connection idleOutside = db.connectPg(); Statement s = idleOutside.createStatement()) {
+            s.execute("SET idle_in_transaction_session_timeout = '200ms'");
+            Thread.sleep(600); // idle, but not in a transaction block: the session stays
+            try (ResultSet r = s.executeQuery("SELECT 1")) {
+                assertTrue(r.next());
+            }
+        }
+    }
+
+    @Test
     void shouldCancelARunningStatementOnACancelRequest() throws Exception {
         try (Connection c = db.connectPg(); PreparedStatement p = c.prepareStatement(SLOW)) {
             final Thread canceller = new Thread(() -> {
