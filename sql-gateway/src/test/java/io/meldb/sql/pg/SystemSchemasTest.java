@@ -180,6 +180,24 @@ class SystemSchemasTest {
     }
 
     @Test
+    void shouldSeeTheCatalogAsTheTransactionSeesIt() throws SQLException {
+        try (Connection c = db.connectPg(); Connection other = db.connectPg(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            s.execute("CREATE TABLE sys_in_txn (k BIGINT PRIMARY KEY)");
+            final String sql = "SELECT table_name FROM information_schema.tables WHERE table_name = 'SYS_IN_TXN'";
+            assertEquals(List.of("SYS_IN_TXN"), column(c, sql));
+            assertEquals(List.of(), column(other, sql));
+            // a user's table of a pg_catalog name wins over the unqualified system table; qualified finds pg_catalog's
+            s.execute("CREATE TABLE pg_database (x INTEGER PRIMARY KEY)");
+            assertEquals(List.of(), column(c, "SELECT * FROM pg_database"));
+            assertEquals(List.of("meldb"), column(c, "SELECT datname FROM pg_catalog.pg_database"));
+            c.rollback();
+            assertEquals(List.of(), column(c, sql));
+            assertEquals(List.of("meldb"), column(c, "SELECT datname FROM pg_database"));
+        }
+    }
+
+    @Test
     void shouldRefuseSystemSchemaNames() throws SQLException {
         for (Connection c : connections()) {
             try (c; Statement s = c.createStatement()) {
