@@ -1,26 +1,50 @@
 package io.meldb.sql.calcite;
 
 import io.meldb.sql.catalog.Catalog;
+import io.meldb.sql.pg.catalog.SystemSchemas;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.linq4j.tree.Expression;
+import org.apache.calcite.linq4j.tree.Expressions;
 import org.apache.calcite.schema.Schema;
+import org.apache.calcite.schema.SchemaPlus;
+import org.apache.calcite.util.BuiltInMethod;
+import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.lookup.CompatibilityLookup;
+import org.apache.calcite.schema.lookup.Lookup;
 
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The root of a connection's Calcite schema tree: every schema of the catalog's database is a sub-schema, read
  * from the catalog as the connection's transaction sees it at every lookup (a cheap version check), so a schema
  * created or dropped through any gateway is visible to the next statement. Unqualified names resolve in
  * {@link Catalog#PUBLIC} (the connection's default schema).
+ *
+ * <p>The read-only system schemas {@code information_schema} and {@code pg_catalog} ({@link SystemSchemas}) are
+ * sub-schemas too, found by their name in either case ({@code information_schema} and {@code INFORMATION_SCHEMA},
+ * quoted or not); users cannot create schemas of those names. The root also answers pg_catalog's tables by their
+ * unqualified names without listing them, so that {@code SELECT relname FROM pg_class} finds
+ * {@code pg_catalog.pg_class} when the default schema has no table {@code PG_CLASS} (Calcite searches the
+ * default schema, then the root).
  */
 public final class MeldRootSchema extends AbstractSchema {
     private final MeldTxnContext context;
     /** Calcite schema objects by name, reused while the schema exists (they cache their table objects). */
     private final Map<String, MeldSchema> schemas = new HashMap<>();
+    private final Map<String, Schema> system;
+    private final Lookup<Schema> subSchemas;
+    private final Lookup<Table> tables;
 
     public MeldRootSchema(final MeldTxnContext context) {
         this.context = context;
+        this.system = SystemSchemas.create(context);
+        this.subSchemas = new CompatibilityLookup<>(this::subSchema, () -> getSubSchemaMap().keySet());
+        this.tables = SystemSchemas.lookup(
+                SystemSchemas.pgCatalogTables(system.get(SystemSchemas.PG_CATALOG)), Set.of());
     }
 
     @Override
@@ -30,10 +54,43 @@ public final class MeldRootSchema extends AbstractSchema {
             final var names = context.catalog().schemaNames(context.database());
             schemas.keySet().retainAll(names);
             for (String name : names) {
-                out.put(name, schemas.computeIfAbsent(name, n -> new MeldSchema(context, n)));
+                if (!SystemSchemas.isSystemSchema(name)) {
+                    out.put(name, schemas.computeIfAbsent(name, n -> new MeldSchema(context, n)));
+                }
             }
         }
+        out.putAll(system);
         return out;
+    }
+
+    /** A sub-schema by name: a system schema in any case, a user schema exactly. */
+    private Schema subSchema(final String name) {
+        if (SystemSchemas.isSystemSchema(name)) {
+            return system.get(name.toUpperCase(java.util.Locale.ROOT));
+        }
+        return getSubSchemaMap().get(name);
+    }
+
+    @Override
+    public Lookup<? extends Schema> subSchemas() {
+        return subSchemas;
+    }
+
+    @Override
+    public Lookup<Table> tables() {
+        return tables;
+    }
+
+    /**
+     * How generated code reaches the root: {@code DataContext.ROOT.getRootSchema()}, as Calcite's own root schema
+     * does (the system tables are scanned by generated code that looks them up by name from here).
+     */
+    @Override
+    public Expression getExpression(final SchemaPlus parentSchema, final String name) {
+        if (parentSchema == null) {
+            return Expressions.call(DataContext.ROOT, BuiltInMethod.DATA_CONTEXT_GET_ROOT_SCHEMA.method);
+        }
+        return super.getExpression(parentSchema, name);
     }
 
     @Override

@@ -35,6 +35,11 @@ public final class PgSettings {
         values.put("session_authorization", user);
     }
 
+    /** Every parameter MeldDB knows with the value a new session starts with, by name (pg_settings lists them). */
+    public static Map<String, String> defaultValues() {
+        return java.util.Collections.unmodifiableMap(DEFAULTS);
+    }
+
     private static Map<String, String> defaults() {
         final Map<String, String> d = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         d.put("server_version", SERVER_VERSION);

@@ -7,6 +7,7 @@ import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.DdlParser;
+import io.meldb.sql.pg.catalog.SystemSchemas;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnSession;
@@ -139,6 +140,10 @@ public final class SqlEngine {
 
     private void runDdl(final TxnSession txn, final Ddl ddl) {
         if (ddl instanceof Ddl.CreateSchema c) {
+            if (c.ifNotExists() && SystemSchemas.isSystemSchema(c.name())) {
+                return; // it exists (PostgreSQL: a notice, "already exists, skipping")
+            }
+            SystemSchemas.checkSchemaName(c.name());
             catalogStore.createSchema(txn, DATABASE, c.name(), c.ifNotExists());
         } else if (ddl instanceof Ddl.DropSchema d) {
             catalogStore.dropSchema(txn, DATABASE, d.name(), d.ifExists(), d.cascade());

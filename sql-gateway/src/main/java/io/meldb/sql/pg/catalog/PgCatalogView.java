@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 public final class PgCatalogView {
     /** The name PostgreSQL clients see for MeldDB's one database. */
     public static final String DATABASE = "meldb";
-    private static final int FIRST_OID = 16384;
+    static final int FIRST_OID = 16384;
     private static final Pattern PLAIN_NAME = Pattern.compile("[A-Z_][A-Z0-9_$]*");
 
     /** A schema; pg_catalog and information_schema are listed too (they hold no relations here). */

@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * {@code \dt}, {@code \di}, {@code \dn}, {@code \l} and pgjdbc's getTables, getColumns, getPrimaryKeys,
  * getIndexInfo, getSchemas, getCatalogs; and queries of the catalogs MeldDB has nothing in (policies,
  * statistics objects, publications, inheritance, triggers, rules), which answer no rows. Anything else naming
- * {@code pg_catalog} or {@code information_schema} goes to the SQL engine as before (and fails there).
+ * {@code pg_catalog} or {@code information_schema} goes to the SQL engine, which answers plain queries of those
+ * catalogs from the same {@link PgCatalogView} ({@link SystemSchemas}).
  */
 public final class PgMetaQueries {
     private static final Pattern MENTIONS_CATALOG = Pattern.compile("(?i)\\b(pg_catalog|information_schema)\\s*\\.");

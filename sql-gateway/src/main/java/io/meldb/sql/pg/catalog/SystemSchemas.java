@@ -1,0 +1,533 @@
+package io.meldb.sql.pg.catalog;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.calcite.MeldTxnContext;
+import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.pg.PgSettings;
+import io.meldb.sql.pg.PgType;
+import io.meldb.sql.pg.catalog.PgCatalogView.Namespace;
+import io.meldb.sql.pg.catalog.PgCatalogView.Relation;
+import io.meldb.sql.pg.catalog.PsqlQueries.Attribute;
+import org.apache.calcite.schema.Schema;
+import org.apache.calcite.schema.Table;
+import org.apache.calcite.schema.impl.AbstractSchema;
+import org.apache.calcite.schema.lookup.CompatibilityLookup;
+import org.apache.calcite.schema.lookup.Lookup;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The read-only schemas {@code information_schema} and {@code pg_catalog} as Calcite sees them, so that ad-hoc
+ * queries of the system catalogs ({@code SELECT table_name FROM information_schema.tables}, {@code SELECT relname
+ * FROM pg_catalog.pg_class WHERE relkind = 'r'}) run through the SQL engine over both front ends. Every table is
+ * computed at each scan from the catalog as the statement's transaction sees it, through {@link PgCatalogView},
+ * so the values are the ones psql's and pgjdbc's recognized queries get ({@link PgMetaQueries}): the same OIDs,
+ * type names ({@link PgTypeInfo}) and nullability.
+ *
+ * <p><b>Names.</b> Table and column names are PostgreSQL's ({@code table_name}, {@code relname}, ...), but Calcite
+ * resolves identifiers case-sensitively for the whole connection after folding unquoted ones to upper case, and
+ * has no per-schema case-insensitivity for columns (the connection's name matcher decides, and making it
+ * case-insensitive would change how users' quoted names resolve). So these names are registered as an unquoted
+ * identifier folds, upper case, exactly as MeldDB stores the names users write unquoted: {@code SELECT table_name
+ * FROM information_schema.tables} works as written, result columns are labelled {@code TABLE_NAME} (pgjdbc's
+ * {@code getString("table_name")} finds them), and the quoted lower-case spelling of a <em>column</em>
+ * ({@code "table_name"}) does not resolve, as for user tables. The two schema names and their table names do
+ * resolve in both cases, quoted or not ({@code "pg_catalog"."pg_class"} too): {@link #lookup} answers either.
+ *
+ * <p><b>Values</b> are MeldDB's names as stored (user schemas and tables upper case: {@code WHERE table_schema =
+ * 'PUBLIC'}). Only users' tables and indexes are listed: the system tables themselves are in neither
+ * {@code information_schema.tables} nor {@code pg_class} (as in {@link PgCatalogView}). Constraints are primary
+ * keys only (no NOT NULL CHECK constraints, no foreign keys: MeldDB has none). {@code pg_settings} lists the
+ * defaults of a PostgreSQL session ({@link PgSettings#defaultValues()}), not the values the session has SET.
+ *
+ * <p><b>Clashes.</b> Users cannot create schemas named {@code information_schema} or starting with {@code pg_}
+ * ({@link #checkSchemaName}, 42939). An unqualified {@code pg_class} resolves to {@code pg_catalog.pg_class} only
+ * when the default schema has no table of that name: the root schema answers pg_catalog's tables after the
+ * default schema has been searched (PostgreSQL searches pg_catalog first; MeldDB lets users' tables win, which
+ * never changes what an existing user query means).
+ */
+public final class SystemSchemas {
+    public static final String INFORMATION_SCHEMA = "INFORMATION_SCHEMA";
+    public static final String PG_CATALOG = "PG_CATALOG";
+    /** PostgreSQL's bootstrap superuser, the owner of everything. */
+    private static final int OWNER_OID = 10;
+    private static final int HEAP_AM = 2;
+    private static final int BTREE_AM = 403;
+    /** OID of MeldDB's one database (PostgreSQL's {@code postgres} database has it). */
+    static final int DATABASE_OID = 5;
+
+    private SystemSchemas() {
+    }
+
+    /** Whether {@code name} (any case) is one of the two system schemas. */
+    public static boolean isSystemSchema(final String name) {
+        return name.equalsIgnoreCase(INFORMATION_SCHEMA) || name.equalsIgnoreCase(PG_CATALOG);
+    }
+
+    /** Refuses, as PostgreSQL does, a user schema named information_schema or pg_... (42939). */
+    public static void checkSchemaName(final String name) {
+        if (name.equalsIgnoreCase(INFORMATION_SCHEMA) || name.toLowerCase(Locale.ROOT).startsWith("pg_")) {
+            throw new SqlStateException("42939", "unacceptable schema name \"" + name + "\": the name "
+                    + "information_schema and the prefix pg_ are reserved for system schemas");
+        }
+    }
+
+    /** Both system schemas of one connection, by their upper-case names. */
+    public static Map<String, Schema> create(final MeldTxnContext context) {
+        final Map<String, Schema> out = new LinkedHashMap<>();
+        out.put(INFORMATION_SCHEMA, new SystemSchema(informationSchema(context)));
+        out.put(PG_CATALOG, new SystemSchema(pgCatalog(context)));
+        return out;
+    }
+
+    /**
+     * A lookup answering {@code map}'s entries (upper-case keys) by their name in any case; {@code listed} are the
+     * names it lists (metadata), which may be none of them.
+     */
+    public static <T> Lookup<T> lookup(final Map<String, ? extends T> map, final Set<String> listed) {
+        return new CompatibilityLookup<>(name -> map.get(name.toUpperCase(Locale.ROOT)), () -> listed);
+    }
+
+    /** The tables of pg_catalog, for resolving unqualified names after the default schema. */
+    public static Map<String, Table> pgCatalogTables(final Schema pgCatalog) {
+        return ((SystemSchema) pgCatalog).tables;
+    }
+
+    /** One of the two schemas: its tables by upper-case name, found in any case. */
+    private static final class SystemSchema extends AbstractSchema {
+        private final Map<String, Table> tables;
+        private final Lookup<Table> lookup;
+
+        SystemSchema(final Map<String, Table> tables) {
+            this.tables = Collections.unmodifiableMap(tables);
+            this.lookup = lookup(this.tables, this.tables.keySet());
+        }
+
+        @Override
+        protected Map<String, Table> getTableMap() {
+            return tables;
+        }
+
+        @Override
+        public Lookup<Table> tables() {
+            return lookup;
+        }
+
+        @Override
+        public boolean isMutable() {
+            return false;
+        }
+    }
+
+    // ---------------------------------------------------------------- information_schema
+
+    private static Map<String, Table> informationSchema(final MeldTxnContext cx) {
+        final Map<String, Table> t = new LinkedHashMap<>();
+        t.put("SCHEMATA", SystemTable.of(cx, SystemTable.<Namespace>columns()
+                .constant("catalog_name", PgCatalogView.DATABASE)
+                .text("schema_name", Namespace::name)
+                .constant("schema_owner", PgCatalogView.DATABASE)
+                .nullText("default_character_set_catalog")
+                .nullText("default_character_set_schema")
+                .nullText("default_character_set_name")
+                .nullText("sql_path"), v -> sorted(v.namespaces())));
+        t.put("TABLES", SystemTable.of(cx, SystemTable.<Relation>columns()
+                .constant("table_catalog", PgCatalogView.DATABASE)
+                .text("table_schema", r -> r.namespace().name())
+                .text("table_name", Relation::name)
+                .constant("table_type", "BASE TABLE")
+                .nullText("self_referencing_column_name")
+                .nullText("reference_generation")
+                .nullText("user_defined_type_catalog")
+                .nullText("user_defined_type_schema")
+                .nullText("user_defined_type_name")
+                .constant("is_insertable_into", "YES")
+                .constant("is_typed", "NO")
+                .nullText("commit_action"), SystemSchemas::tablesOf));
+        t.put("COLUMNS", SystemTable.of(cx, SystemTable.<Attribute>columns()
+                .constant("table_catalog", PgCatalogView.DATABASE)
+                .text("table_schema", a -> a.relation().namespace().name())
+                .text("table_name", a -> a.relation().name())
+                .text("column_name", a -> a.column().name())
+                .integer("ordinal_position", Attribute::attnum)
+                .nullText("column_default")
+                .text("is_nullable", a -> notNull(a) ? "NO" : "YES")
+                .text("data_type", a -> dataType(a.column().type()))
+                .nullableInteger("character_maximum_length", a -> charLength(a.column().type()))
+                .nullableInteger("character_octet_length", a -> {
+                    final Integer n = charLength(a.column().type());
+                    return n == null ? null : (int) Math.min(4L * n, 1_073_741_824L);
+                })
+                .nullableInteger("numeric_precision", a -> numericPrecision(a.column().type()))
+                .nullableInteger("numeric_precision_radix", a -> numericPrecision(a.column().type()) == null
+                        ? null : a.column().type().type() == io.meldb.sql.codec.SqlType.DECIMAL ? 10 : 2)
+                .nullableInteger("numeric_scale", a -> numericScale(a.column().type()))
+                .nullableInteger("datetime_precision", a -> switch (a.column().type().type()) {
+                    case DATE -> 0;
+                    case TIMESTAMP -> 3;
+                    default -> null;
+                })
+                .nullText("interval_type")
+                .nullableInteger("interval_precision", a -> null)
+                .nullText("character_set_catalog")
+                .nullText("character_set_schema")
+                .nullText("character_set_name")
+                .nullText("collation_catalog")
+                .nullText("collation_schema")
+                .nullText("collation_name")
+                .nullText("domain_catalog")
+                .nullText("domain_schema")
+                .nullText("domain_name")
+                .constant("udt_catalog", PgCatalogView.DATABASE)
+                .constant("udt_schema", "pg_catalog")
+                .text("udt_name", a -> PgTypeInfo.of(a.column().type()).typname())
+                .text("dtd_identifier", a -> String.valueOf(a.attnum()))
+                .constant("is_self_referencing", "NO")
+                .constant("is_identity", "NO")
+                .constant("is_generated", "NEVER")
+                .constant("is_updatable", "YES"), SystemSchemas::columnsOf));
+        t.put("VIEWS", SystemTable.empty(cx, SystemTable.columns()
+                .text("table_catalog", x -> null).text("table_schema", x -> null).text("table_name", x -> null)
+                .nullText("view_definition").nullText("check_option").text("is_updatable", x -> null)
+                .text("is_insertable_into", x -> null).text("is_trigger_updatable", x -> null)
+                .text("is_trigger_deletable", x -> null).text("is_trigger_insertable_into", x -> null)));
+        t.put("TABLE_CONSTRAINTS", SystemTable.of(cx, SystemTable.<Relation>columns()
+                .constant("constraint_catalog", PgCatalogView.DATABASE)
+                .text("constraint_schema", r -> r.namespace().name())
+                .text("constraint_name", Relation::name)
+                .constant("table_catalog", PgCatalogView.DATABASE)
+                .text("table_schema", r -> r.namespace().name())
+                .text("table_name", r -> r.table().name())
+                .constant("constraint_type", "PRIMARY KEY")
+                .constant("is_deferrable", "NO")
+                .constant("initially_deferred", "NO")
+                .constant("enforced", "YES")
+                .nullText("nulls_distinct"), SystemSchemas::primaryKeysOf));
+        t.put("KEY_COLUMN_USAGE", SystemTable.of(cx, SystemTable.<Attribute>columns()
+                .constant("constraint_catalog", PgCatalogView.DATABASE)
+                .text("constraint_schema", a -> a.relation().namespace().name())
+                .text("constraint_name", a -> a.relation().name())
+                .constant("table_catalog", PgCatalogView.DATABASE)
+                .text("table_schema", a -> a.relation().namespace().name())
+                .text("table_name", a -> a.relation().table().name())
+                .text("column_name", a -> a.column().name())
+                .integer("ordinal_position", Attribute::attnum)
+                .nullableInteger("position_in_unique_constraint", a -> null), v -> {
+                    final List<Attribute> out = new ArrayList<>();
+                    for (Relation pk : primaryKeysOf(v)) {
+                        out.addAll(keyColumns(pk));
+                    }
+                    return out;
+                }));
+        t.put("REFERENTIAL_CONSTRAINTS", SystemTable.empty(cx, SystemTable.columns()
+                .text("constraint_catalog", x -> null).text("constraint_schema", x -> null)
+                .text("constraint_name", x -> null).text("unique_constraint_catalog", x -> null)
+                .text("unique_constraint_schema", x -> null).text("unique_constraint_name", x -> null)
+                .text("match_option", x -> null).text("update_rule", x -> null).text("delete_rule", x -> null)));
+        t.put("SEQUENCES", SystemTable.empty(cx, SystemTable.columns()
+                .text("sequence_catalog", x -> null).text("sequence_schema", x -> null)
+                .text("sequence_name", x -> null).text("data_type", x -> null)
+                .integer("numeric_precision", x -> null).integer("numeric_precision_radix", x -> null)
+                .integer("numeric_scale", x -> null).text("start_value", x -> null)
+                .text("minimum_value", x -> null).text("maximum_value", x -> null).text("increment", x -> null)
+                .text("cycle_option", x -> null)));
+        return t;
+    }
+
+    private static List<Namespace> sorted(final List<Namespace> namespaces) {
+        final List<Namespace> out = new ArrayList<>(namespaces);
+        out.sort((a, b) -> a.name().compareTo(b.name()));
+        return out;
+    }
+
+    /** The tables (not indexes), by schema and name. */
+    private static List<Relation> tablesOf(final PgCatalogView v) {
+        final List<Relation> out = new ArrayList<>();
+        for (Relation r : v.relations()) {
+            if (r.isTable()) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** Every column of every table, in table then column order; attnum is the 1-based position. */
+    private static List<Attribute> columnsOf(final PgCatalogView v) {
+        final List<Attribute> out = new ArrayList<>();
+        for (Relation r : tablesOf(v)) {
+            for (int i = 0; i < r.table().columns().size(); i++) {
+                out.add(new Attribute(r, i, i + 1));
+            }
+        }
+        return out;
+    }
+
+    /** Every relation's attributes as pg_attribute has them: a table's columns, an index's key columns. */
+    private static List<Attribute> attributesOf(final PgCatalogView v) {
+        final List<Attribute> out = new ArrayList<>();
+        for (Relation r : v.relations()) {
+            if (r.isTable()) {
+                for (int i = 0; i < r.table().columns().size(); i++) {
+                    out.add(new Attribute(r, i, i + 1));
+                }
+            } else {
+                out.addAll(keyColumns(r));
+            }
+        }
+        return out;
+    }
+
+    /** The key columns of an index, attnum their 1-based place in the key. */
+    private static List<Attribute> keyColumns(final Relation index) {
+        final List<Attribute> out = new ArrayList<>();
+        for (int k = 0; k < index.keyColumns().length; k++) {
+            out.add(new Attribute(index, index.keyColumns()[k], k + 1));
+        }
+        return out;
+    }
+
+    /** The primary key indexes of tables that have a primary key (not a hidden row id). */
+    private static List<Relation> primaryKeysOf(final PgCatalogView v) {
+        final List<Relation> out = new ArrayList<>();
+        for (Relation r : v.relations()) {
+            if (r.primary() && r.keyColumns().length > 0) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static boolean notNull(final Attribute a) {
+        return PgCatalogView.notNull(a.relation().table(), a.position());
+    }
+
+    /** information_schema's data_type: format_type without the modifiers ({@code character varying}). */
+    static String dataType(final ColumnType t) {
+        return PgTypeInfo.of(t).formatted().replaceAll("\\(\\d+(,\\d+)?\\)", "");
+    }
+
+    private static Integer charLength(final ColumnType t) {
+        return switch (t.type()) {
+            case CHAR, VARCHAR -> t.precision();
+            default -> null;
+        };
+    }
+
+    private static Integer numericPrecision(final ColumnType t) {
+        return switch (t.type()) {
+            case SMALLINT -> 16;
+            case INTEGER -> 32;
+            case BIGINT -> 64;
+            case DOUBLE -> 53;
+            case DECIMAL -> t.precision();
+            default -> null;
+        };
+    }
+
+    private static Integer numericScale(final ColumnType t) {
+        return switch (t.type()) {
+            case SMALLINT, INTEGER, BIGINT -> 0;
+            case DECIMAL -> t.scale();
+            default -> null;
+        };
+    }
+
+    // ---------------------------------------------------------------- pg_catalog
+
+    /** A pg_settings row. */
+    private record Setting(String name, String value) {
+    }
+
+    private static Map<String, Table> pgCatalog(final MeldTxnContext cx) {
+        final Map<String, Table> t = new LinkedHashMap<>();
+        t.put("PG_NAMESPACE", SystemTable.of(cx, SystemTable.<Namespace>columns()
+                .integer("oid", Namespace::oid)
+                .text("nspname", Namespace::name)
+                .constant("nspowner", OWNER_OID)
+                .nullText("nspacl"), v -> v.namespaces()));
+        t.put("PG_CLASS", SystemTable.of(cx, SystemTable.<Relation>columns()
+                .integer("oid", Relation::oid)
+                .text("relname", Relation::name)
+                .integer("relnamespace", r -> r.namespace().oid())
+                .constant("reltype", 0)
+                .constant("reloftype", 0)
+                .constant("relowner", OWNER_OID)
+                .integer("relam", r -> r.isTable() ? HEAP_AM : BTREE_AM)
+                .integer("relfilenode", Relation::oid)
+                .constant("reltablespace", 0)
+                .constant("relpages", 0)
+                .constant("reltuples", -1)
+                .constant("relallvisible", 0)
+                .constant("reltoastrelid", 0)
+                .bool("relhasindex", Relation::isTable)
+                .constant("relisshared", false)
+                .constant("relpersistence", "p")
+                .text("relkind", r -> String.valueOf(r.kind()))
+                .smallint("relnatts", r -> (short) (r.isTable() ? r.table().columns().size()
+                        : r.keyColumns().length))
+                .smallint("relchecks", r -> (short) 0)
+                .constant("relhasrules", false)
+                .constant("relhastriggers", false)
+                .constant("relhassubclass", false)
+                .constant("relrowsecurity", false)
+                .constant("relforcerowsecurity", false)
+                .constant("relispopulated", true)
+                .text("relreplident", r -> r.isTable() ? "d" : "n")
+                .constant("relispartition", false)
+                .constant("relrewrite", 0)
+                .nullText("relacl")
+                .nullText("reloptions"), v -> v.relations()));
+        t.put("PG_ATTRIBUTE", SystemTable.of(cx, SystemTable.<Attribute>columns()
+                .integer("attrelid", a -> a.relation().oid())
+                .text("attname", a -> a.column().name())
+                .integer("atttypid", a -> PgTypeInfo.of(a.column().type()).oid())
+                .smallint("attlen", a -> (short) PgTypeInfo.of(a.column().type()).typlen())
+                .smallint("attnum", a -> (short) a.attnum())
+                .integer("attndims", a -> 0)
+                .integer("atttypmod", a -> PgTypeInfo.of(a.column().type()).typmod())
+                .bool("attbyval", a -> byValue(PgTypeInfo.of(a.column().type()).typlen()))
+                .constant("attstorage", "p")
+                .bool("attnotnull", SystemSchemas::notNull)
+                .constant("atthasdef", false)
+                .constant("atthasmissing", false)
+                .constant("attidentity", "")
+                .constant("attgenerated", "")
+                .constant("attisdropped", false)
+                .constant("attislocal", true)
+                .constant("attinhcount", 0)
+                .integer("attcollation", a -> collation(PgTypeInfo.of(a.column().type()).oid()))
+                .nullText("attacl")
+                .nullText("attoptions"), SystemSchemas::attributesOf));
+        t.put("PG_TYPE", SystemTable.of(cx, SystemTable.<PgType>columns()
+                .integer("oid", PgType::oid)
+                .text("typname", PgType::typeName)
+                .constant("typnamespace", 11)
+                .constant("typowner", OWNER_OID)
+                .smallint("typlen", p -> (short) p.length())
+                .bool("typbyval", p -> byValue(p.length()))
+                .constant("typtype", "b")
+                .text("typcategory", SystemSchemas::category)
+                .constant("typisdefined", true)
+                .constant("typdelim", ",")
+                .constant("typrelid", 0)
+                .constant("typelem", 0)
+                .constant("typbasetype", 0)
+                .constant("typtypmod", -1)
+                .constant("typndims", 0)
+                .integer("typcollation", p -> collation(p.oid()))
+                .constant("typnotnull", false), v -> List.of(PgType.values())));
+        t.put("PG_INDEX", SystemTable.of(cx, SystemTable.<Relation>columns()
+                .integer("indexrelid", Relation::oid)
+                .integer("indrelid", SystemSchemas::tableOid)
+                .smallint("indnatts", r -> (short) r.keyColumns().length)
+                .smallint("indnkeyatts", r -> (short) r.keyColumns().length)
+                .bool("indisunique", Relation::primary)
+                .constant("indnullsnotdistinct", false)
+                .bool("indisprimary", Relation::primary)
+                .constant("indisexclusion", false)
+                .constant("indimmediate", true)
+                .constant("indisclustered", false)
+                .constant("indisvalid", true)
+                .constant("indcheckxmin", false)
+                .constant("indisready", true)
+                .constant("indislive", true)
+                .constant("indisreplident", false)
+                .text("indkey", SystemSchemas::indkey)
+                .nullText("indexprs")
+                .nullText("indpred"), SystemSchemas::indexesOf));
+        t.put("PG_DATABASE", SystemTable.of(cx, SystemTable.<String>columns()
+                .constant("oid", DATABASE_OID)
+                .text("datname", d -> d)
+                .constant("datdba", OWNER_OID)
+                .constant("encoding", 6)
+                .constant("datlocprovider", "c")
+                .constant("datistemplate", false)
+                .constant("datallowconn", true)
+                .constant("datconnlimit", -1)
+                .constant("dattablespace", 1663)
+                .constant("datcollate", "C")
+                .constant("datctype", "C")
+                .nullText("datacl"), v -> List.of(PgCatalogView.DATABASE)));
+        t.put("PG_SETTINGS", SystemTable.of(cx, SystemTable.<Setting>columns()
+                .text("name", Setting::name)
+                .text("setting", Setting::value)
+                .nullText("unit")
+                .constant("category", "")
+                .constant("short_desc", "")
+                .constant("context", "user")
+                .constant("vartype", "string")
+                .constant("source", "default")
+                .text("boot_val", Setting::value)
+                .text("reset_val", Setting::value)
+                .constant("pending_restart", false), v -> settings()));
+        t.put("PG_AM", SystemTable.of(cx, SystemTable.<Object[]>columns()
+                .integer("oid", a -> a[0])
+                .text("amname", a -> a[1])
+                .text("amhandler", a -> a[2])
+                .text("amtype", a -> a[3]), v -> List.of(
+                        new Object[] {HEAP_AM, "heap", "heap_tableam_handler", "t"},
+                        new Object[] {BTREE_AM, "btree", "bthandler", "i"})));
+        return t;
+    }
+
+    /** The OID of an index's table. */
+    private static int tableOid(final Relation index) {
+        return PgCatalogView.FIRST_OID + 2 * index.table().id();
+    }
+
+    private static List<Relation> indexesOf(final PgCatalogView v) {
+        final List<Relation> out = new ArrayList<>();
+        for (Relation r : v.relations()) {
+            if (!r.isTable()) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** int2vector's text form: the key columns' attnums separated by blanks. */
+    private static String indkey(final Relation index) {
+        final StringBuilder b = new StringBuilder();
+        for (int k : index.keyColumns()) {
+            b.append(b.length() == 0 ? "" : " ").append(k + 1);
+        }
+        return b.toString();
+    }
+
+    private static List<Setting> settings() {
+        final List<Setting> out = new ArrayList<>();
+        for (Map.Entry<String, String> e : PgSettings.defaultValues().entrySet()) {
+            out.add(new Setting(e.getKey(), e.getValue()));
+        }
+        return out;
+    }
+
+    private static boolean byValue(final int typlen) {
+        return typlen > 0 && typlen <= 8;
+    }
+
+    /** PostgreSQL's default collation for the string types, none for the others. */
+    private static int collation(final int typeOid) {
+        return switch (typeOid) {
+            case 25, 1042, 1043, 19 -> typeOid == 19 ? 950 : 100;
+            default -> 0;
+        };
+    }
+
+    private static String category(final PgType t) {
+        return switch (t) {
+            case BOOL -> "B";
+            case INT2, INT4, INT8, OID, FLOAT4, FLOAT8, NUMERIC -> "N";
+            case TEXT, NAME, BPCHAR, VARCHAR -> "S";
+            case DATE, TIME, TIMESTAMP, TIMESTAMPTZ -> "D";
+            case UNKNOWN -> "X";
+            default -> "U";
+        };
+    }
+}
