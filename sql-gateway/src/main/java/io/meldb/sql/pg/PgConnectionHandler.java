@@ -100,7 +100,10 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
         final Throwable c = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         final String sqlState;
         final String message;
-        if (c instanceof TooLongFrameException) {
+        if (c instanceof io.netty.handler.timeout.ReadTimeoutException) {
+            sqlState = "57014";
+            message = "canceling authentication due to timeout";
+        } else if (c instanceof TooLongFrameException) {
             sqlState = "54000";
             message = c.getMessage();
         } else if (c instanceof PgProtocolException p) {

@@ -11,6 +11,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class PgServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PgServer.class);
+    /** Name of the handler that closes connections whose start-up does not finish in time. */
+    static final String STARTUP_TIMEOUT = "startup-timeout";
 
     private final SqlEngine engine;
     private final PgServerConfig config;
@@ -70,6 +73,10 @@ public final class PgServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(final SocketChannel ch) {
+                            // PostgreSQL's authentication_timeout: a client that has not finished its start-up
+                            // within it (a silent or half-sent connection) is closed; removed once the session opens
+                            ch.pipeline().addLast(STARTUP_TIMEOUT, new ReadTimeoutHandler(
+                                    config.startupTimeout().toMillis(), TimeUnit.MILLISECONDS));
                             ch.pipeline().addLast("decoder", new PgFrontendDecoder(config.maxMessageBytes()));
                             ch.pipeline().addLast("handler", new PgConnectionHandler(PgServer.this));
                         }

@@ -1,5 +1,6 @@
 package io.meldb.sql.pg;
 
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -11,17 +12,23 @@ import java.util.Map;
  *                        and clients elsewhere are refused
  * @param maxConnections  connections served at once; more are refused with 53300
  * @param maxMessageBytes largest frontend message; a larger one closes the connection with 54000
+ * @param startupTimeout  how long a client may take to finish its start-up and authentication (PostgreSQL's
+ *                        authentication_timeout); a silent or half-sent connection is closed after it
  */
 public record PgServerConfig(String host, int port, Map<String, String> users, int maxConnections,
-                             int maxMessageBytes) {
+                             int maxMessageBytes, Duration startupTimeout) {
     public static final int DEFAULT_PORT = 5432;
     public static final int DEFAULT_MAX_CONNECTIONS = 512;
     public static final int DEFAULT_MAX_MESSAGE_BYTES = 64 << 20;
+    public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(60);
 
     public PgServerConfig {
         users = Map.copyOf(users);
         if (maxConnections < 1) {
             throw new IllegalArgumentException("maxConnections must be at least 1");
+        }
+        if (startupTimeout.isNegative() || startupTimeout.isZero()) {
+            throw new IllegalArgumentException("startupTimeout must be positive");
         }
         if (maxMessageBytes < 1024) {
             throw new IllegalArgumentException("maxMessageBytes must be at least 1024");
@@ -30,14 +37,19 @@ public record PgServerConfig(String host, int port, Map<String, String> users, i
 
     /** Loopback only, trusted, on {@code port}. */
     public static PgServerConfig loopback(final int port) {
-        return new PgServerConfig("127.0.0.1", port, Map.of(), DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES);
+        return new PgServerConfig("127.0.0.1", port, Map.of(), DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_MESSAGE_BYTES,
+                DEFAULT_STARTUP_TIMEOUT);
     }
 
     public PgServerConfig withUsers(final Map<String, String> newUsers) {
-        return new PgServerConfig(host, port, newUsers, maxConnections, maxMessageBytes);
+        return new PgServerConfig(host, port, newUsers, maxConnections, maxMessageBytes, startupTimeout);
     }
 
     public PgServerConfig withHost(final String newHost) {
-        return new PgServerConfig(newHost, port, users, maxConnections, maxMessageBytes);
+        return new PgServerConfig(newHost, port, users, maxConnections, maxMessageBytes, startupTimeout);
+    }
+
+    public PgServerConfig withStartupTimeout(final Duration timeout) {
+        return new PgServerConfig(host, port, users, maxConnections, maxMessageBytes, timeout);
     }
 }

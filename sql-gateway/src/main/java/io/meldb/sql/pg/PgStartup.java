@@ -153,6 +153,11 @@ final class PgStartup {
         }
         PgBackend.readyForQuery(out, PgBackend.IDLE);
         output.flush();
+        channel.eventLoop().execute(() -> {
+            if (channel.pipeline().get(PgServer.STARTUP_TIMEOUT) != null) {
+                channel.pipeline().remove(PgServer.STARTUP_TIMEOUT); // an open session may sit idle
+            }
+        });
         return connection;
     }
 

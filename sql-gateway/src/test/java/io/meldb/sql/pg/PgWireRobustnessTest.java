@@ -129,6 +129,31 @@ class PgWireRobustnessTest {
         }
     }
 
+    @Test
+    void shouldCloseAConnectionThatDoesNotFinishItsStartUpInTime() throws Exception {
+        try (var gateway = io.meldb.sql.server.Gateway.start(db.gateway.router(), "127.0.0.1", 0,
+                PgServerConfig.loopback(0).withStartupTimeout(java.time.Duration.ofMillis(500)));
+             Socket silent = new Socket("127.0.0.1", gateway.pgPort());
+             Socket halfSent = new Socket("127.0.0.1", gateway.pgPort())) {
+            halfSent.getOutputStream().write(new byte[] {0, 0, 0, 40, 0, 3}); // a start-up packet cut short
+            for (Socket s : new Socket[] {silent, halfSent}) {
+                s.setSoTimeout(10_000);
+                final DataInputStream in = new DataInputStream(s.getInputStream());
+                assertEquals("57014", errorCode(in), "a FATAL error, then the close");
+                assertEquals(-1, in.read());
+            }
+            final java.util.Properties p = new java.util.Properties();
+            p.setProperty("user", "late");
+            try (Connection c = java.sql.DriverManager.getConnection(gateway.pgJdbcUrl(), p);
+                 Statement st = c.createStatement()) {
+                Thread.sleep(800); // an open session may sit idle past the start-up timeout
+                try (ResultSet r = st.executeQuery("SELECT 1")) {
+                    assertTrue(r.next());
+                }
+            }
+        }
+    }
+
     private static Socket socket() throws IOException {
         final Socket s = new Socket("127.0.0.1", db.gateway.pgPort());
         s.setSoTimeout(10_000);
