@@ -172,6 +172,18 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldRefuseGeneratedKeysWithFeatureNotSupported() throws SQLException {
+        try (Connection c = db.connectPg()) {
+            final String t = newTable(c, "id INTEGER PRIMARY KEY");
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO " + t + " VALUES (?)",
+                    Statement.RETURN_GENERATED_KEYS)) {
+                p.setInt(1, 1);
+                assertEquals("0A000", assertThrows(SQLException.class, p::executeUpdate).getSQLState());
+            }
+        }
+    }
+
+    @Test
     void shouldKeepTheSessionUsableAfterErrors() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
             SQLException e = assertThrows(SQLException.class, () -> s.executeQuery("SELECT * FROM NO_SUCH_TABLE"));
