@@ -62,7 +62,7 @@ public final class TableStore {
             throw new IllegalStateException("table " + def.name() + " has no primary key: its rows are found by "
                     + "their hidden row id");
         }
-        final ByteWriter out = new ByteWriter(prefix.length + 16);
+        final ByteWriter out = KEY_SCRATCH.get().reset();
         out.write(prefix);
         for (int c : def.primaryKey()) {
             KeyCodec.encode(out, types.get(c).type(), row[c]);
@@ -75,7 +75,8 @@ public final class TableStore {
      * #writeKeyColumn} for each primary-key column in order; the key is then {@code out.toByteArray()}, the same
      * bytes {@link #primaryKey} makes, without a row array.
      */
-    public ByteWriter beginKey(final ByteWriter out) {
+    public ByteWriter beginKey() {
+        final ByteWriter out = KEY_SCRATCH.get();
         if (def.hiddenRowId()) {
             throw new IllegalStateException("table " + def.name() + " has no primary key: its rows are found by "
                     + "their hidden row id");
@@ -87,6 +88,9 @@ public final class TableStore {
     public void writeKeyColumn(final ByteWriter out, final int column, final Object value) {
         KeyCodec.encode(out, types.get(column).type(), value);
     }
+
+    /** Each thread's scratch space for the keys it encodes; the key itself is a new exact array (the txn keeps it). */
+    private static final ThreadLocal<ByteWriter> KEY_SCRATCH = ThreadLocal.withInitial(() -> new ByteWriter(64));
 
     /** The index entry of a row of a table with a primary key. */
     public byte[] indexKey(final IndexDef index, final Object[] row) {

@@ -92,7 +92,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
     static byte[] key(final TableStore store, final FastOperand[] key, final Object[] parameters) {
         final TableDef def = store.def();
         final int[] pk = def.primaryKey();
-        final ByteWriter out = store.beginKey(KEY_SCRATCH.get());
+        final ByteWriter out = store.beginKey();
         for (int i = 0; i < pk.length; i++) {
             final Object v = def.columns().get(pk[i]).type().coerce(key[i].value(parameters));
             if (v == null) {
@@ -103,8 +103,6 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         return out.toByteArray();
     }
 
-    /** Each thread's scratch space for the keys it encodes (the key itself must be a new array: the txn keeps it). */
-    private static final ThreadLocal<ByteWriter> KEY_SCRATCH = ThreadLocal.withInitial(() -> new ByteWriter(64));
 
     /** A value of the in-flight form (DATE as days, TIMESTAMP as milliseconds) as a {@link RowCursor} value. */
     static Object external(final ColumnType type, final Object v) {
@@ -183,7 +181,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
             for (FastAssignment a : assignments) {
                 changed[a.column()] = a.evaluate(old, parameters, columns.get(a.column()).type());
             }
-            store.update(txn, old, changed);
+            store.updateAt(txn, k, old, changed); // k is the old row's key: not encoded again
             return 1;
         }
     }

@@ -308,7 +308,7 @@ final class PgConnection {
         final Object[] values;
         if (portalName.isEmpty()) {
             // as PostgreSQL does, a Bind to the unnamed portal drops the one there before reading the values
-            final PgPortal old = portals.remove("");
+            final PgPortal old = portals.get("");
             if (old != null) {
                 closeCursor(old);
             }
@@ -337,6 +337,11 @@ final class PgConnection {
                 values[slot] = PgValues.readParameter(raw, PgBackend.format(formats, p) == 1,
                         PgType.ofOid(statement.parameterOids[p]), statement.slotTypes[slot]);
             }
+        } catch (RuntimeException | Error e) {
+            if (portal == unnamedPortal) {
+                portals.remove(""); // half bound
+            }
+            throw e;
         } finally {
             body.setIndex(readerIndex, writerIndex);
         }
