@@ -62,13 +62,35 @@ public final class TableStore {
             throw new IllegalStateException("table " + def.name() + " has no primary key: its rows are found by "
                     + "their hidden row id");
         }
-        final ByteWriter out = new ByteWriter(prefix.length + 16);
+        final ByteWriter out = KEY_SCRATCH.get().reset();
         out.write(prefix);
         for (int c : def.primaryKey()) {
             KeyCodec.encode(out, types.get(c).type(), row[c]);
         }
         return out.toByteArray();
     }
+
+    /**
+     * Starts the primary key of a row in {@code out} (emptied first): the table's prefix. Follow with {@link
+     * #writeKeyColumn} for each primary-key column in order; the key is then {@code out.toByteArray()}, the same
+     * bytes {@link #primaryKey} makes, without a row array.
+     */
+    public ByteWriter beginKey() {
+        final ByteWriter out = KEY_SCRATCH.get();
+        if (def.hiddenRowId()) {
+            throw new IllegalStateException("table " + def.name() + " has no primary key: its rows are found by "
+                    + "their hidden row id");
+        }
+        return out.reset().write(prefix);
+    }
+
+    /** Appends the value of primary-key column {@code column} (see {@link #beginKey}). */
+    public void writeKeyColumn(final ByteWriter out, final int column, final Object value) {
+        KeyCodec.encode(out, types.get(column).type(), value);
+    }
+
+    /** Each thread's scratch space for the keys it encodes; the key itself is a new exact array (the txn keeps it). */
+    private static final ThreadLocal<ByteWriter> KEY_SCRATCH = ThreadLocal.withInitial(() -> new ByteWriter(64));
 
     /** The index entry of a row of a table with a primary key. */
     public byte[] indexKey(final IndexDef index, final Object[] row) {

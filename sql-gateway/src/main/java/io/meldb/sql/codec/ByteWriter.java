@@ -60,6 +60,12 @@ public final class ByteWriter {
         return write(rest);
     }
 
+    /** Empties the writer, keeping its array (for a writer reused as scratch space). */
+    public ByteWriter reset() {
+        length = 0;
+        return this;
+    }
+
     public int length() {
         return length;
     }

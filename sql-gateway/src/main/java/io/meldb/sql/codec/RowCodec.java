@@ -10,12 +10,15 @@ import java.util.List;
  * is a presence byte (0 = NULL, 1 = value) and the value in a fixed or length-prefixed form.
  */
 public final class RowCodec {
+    /** Each thread's scratch space for the payloads it encodes; the payload itself is a new exact array. */
+    private static final ThreadLocal<ByteWriter> SCRATCH = ThreadLocal.withInitial(() -> new ByteWriter(128));
+
     private RowCodec() {
     }
 
     /** Encodes {@code row[i]} for every i in {@code columns}, in that order. */
     public static byte[] encode(final Object[] row, final List<ColumnType> types, final int[] columns) {
-        final ByteWriter out = new ByteWriter(16 * columns.length + 8);
+        final ByteWriter out = SCRATCH.get().reset();
         for (int c : columns) {
             final Object v = row[c];
             if (v == null) {

@@ -4,6 +4,7 @@ import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
+import io.meldb.sql.codec.ByteWriter;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
 import io.meldb.sql.server.ResultColumn;
@@ -90,17 +91,18 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
     /** The primary key of the row named by the key operands, or null when one of them is NULL (no row). */
     static byte[] key(final TableStore store, final FastOperand[] key, final Object[] parameters) {
         final TableDef def = store.def();
-        final Object[] row = new Object[def.columns().size()];
         final int[] pk = def.primaryKey();
+        final ByteWriter out = store.beginKey();
         for (int i = 0; i < pk.length; i++) {
             final Object v = def.columns().get(pk[i]).type().coerce(key[i].value(parameters));
             if (v == null) {
                 return null;
             }
-            row[pk[i]] = v;
+            store.writeKeyColumn(out, pk[i], v);
         }
-        return store.primaryKey(row);
+        return out.toByteArray();
     }
+
 
     /** A value of the in-flight form (DATE as days, TIMESTAMP as milliseconds) as a {@link RowCursor} value. */
     static Object external(final ColumnType type, final Object v) {
@@ -179,7 +181,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
             for (FastAssignment a : assignments) {
                 changed[a.column()] = a.evaluate(old, parameters, columns.get(a.column()).type());
             }
-            store.update(txn, old, changed);
+            store.updateAt(txn, k, old, changed); // k is the old row's key: not encoded again
             return 1;
         }
     }

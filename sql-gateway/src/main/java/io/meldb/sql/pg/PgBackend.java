@@ -100,6 +100,27 @@ public final class PgBackend {
         end(out, at);
     }
 
+    /** CommandComplete with the tag {@code tag + " " + count} (e.g. {@code UPDATE 1}), written without a String. */
+    public static void commandComplete(final ByteBuf out, final CharSequence tag, final long count) {
+        final int at = begin(out, 'C');
+        ByteBufUtil.writeUtf8(out, tag);
+        out.writeByte(' ');
+        writeDecimal(out, count);
+        out.writeByte(0);
+        end(out, at);
+    }
+
+    /** The decimal digits of a non-negative number. */
+    private static void writeDecimal(final ByteBuf out, final long v) {
+        long div = 1;
+        while (v / div >= 10) {
+            div *= 10;
+        }
+        for (; div > 0; div /= 10) {
+            out.writeByte((int) ('0' + (v / div) % 10));
+        }
+    }
+
     public static void parameterDescription(final ByteBuf out, final int[] oids) {
         final int at = begin(out, 't');
         out.writeShort(oids.length);

@@ -39,6 +39,18 @@ final class PgConnection {
     private final int processId;
     private final Map<String, PgStatement> statements = new HashMap<>();
     private final Map<String, PgPortal> portals = new HashMap<>();
+    /** No formats, and one format for all: text or binary (shared; never written to). */
+    private static final short[] NO_FORMATS = {};
+    private static final short[] ALL_TEXT = {0};
+    private static final short[] ALL_BINARY = {1};
+    /** The portal object the unnamed portal reuses (Bind to "" on every statement is the common case). */
+    private PgPortal unnamedPortal;
+    /** The statement a Bind or Describe named last, so that the next one finds it without making a String. */
+    private String lastStatementName;
+    private PgStatement lastStatement;
+    /** Where each parameter value of the Bind being read starts in its message, and its length (-1: NULL). */
+    private int[] parameterAt = new int[8];
+    private int[] parameterLength = new int[8];
     private boolean skipUntilSync;
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
@@ -113,7 +125,7 @@ final class PgConnection {
             case 'S':
                 return !block.commitPending();
             case 'E': {
-                final String name = m.peekCString();
+                final String name = m.peekEmptyCString() ? "" : m.peekCString();
                 final PgPortal portal = name == null ? null : portals.get(name);
                 if (portal == null || portal.completedTag != null || portal.statement.sql.isEmpty()) {
                     return true;
@@ -152,6 +164,7 @@ final class PgConnection {
             s.close();
         }
         statements.clear();
+        forgetStatementName();
         block.close();
         session.close();
     }
@@ -181,7 +194,7 @@ final class PgConnection {
                     return; // ReadyForQuery comes after CopyDone or CopyFail
                 }
                 try (PgStatement statement = prepare(part, new int[0])) {
-                    final PgPortal portal = new PgPortal(statement, new Object[0], new short[0]);
+                    final PgPortal portal = new PgPortal(statement, new Object[0], NO_FORMATS);
                     if (statement.columns.size() > 0) {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
                     }
@@ -253,6 +266,7 @@ final class PgConnection {
         }
         final PgStatement statement = prepare(parts.isEmpty() ? "" : parts.get(0), declared);
         final PgStatement old = statements.put(name, statement);
+        forgetStatementName();
         if (old != null) {
             old.close();
         }
@@ -260,12 +274,9 @@ final class PgConnection {
     }
 
     private void bind(final PgMessage m) {
-        final String portalName = m.readCString();
-        final String statementName = m.readCString();
-        final PgStatement statement = statements.get(statementName);
-        if (statement == null) {
-            throw new SqlStateException("26000", "prepared statement \"" + statementName + "\" does not exist");
-        }
+        final String portalName = readName(m);
+        final PgStatement statement = readStatement(m);
+        final String statementName = lastStatementName;
         final short[] formats = readShorts(m);
         final int count = m.readShort();
         if (count != statement.parameterOids.length) {
@@ -276,28 +287,68 @@ final class PgConnection {
             throw new PgProtocolException("bind message has " + formats.length + " parameter formats but "
                     + count + " parameters");
         }
-        final ByteBuf[] raw = new ByteBuf[count];
+        if (parameterAt.length < count) {
+            parameterAt = new int[count];
+            parameterLength = new int[count];
+        }
+        final ByteBuf body = m.body();
         for (int i = 0; i < count; i++) {
             final int length = m.readInt();
-            raw[i] = length < 0 ? null : m.readSlice(length);
-        }
-        final Object[] values = new Object[statement.slotTypes.length];
-        for (int slot = 0; slot < values.length; slot++) {
-            final int p = statement.slotParameter[slot];
-            if (p < 0 || p >= count) {
-                throw new SqlStateException("08P01", "the statement uses parameter $" + (p + 1) + " but the bind "
-                        + "message supplies " + count);
+            parameterAt[i] = body.readerIndex();
+            parameterLength[i] = length;
+            if (length > 0) {
+                m.skip(length);
             }
-            values[slot] = PgValues.readParameter(raw[p], PgBackend.format(formats, p) == 1,
-                    PgType.ofOid(statement.parameterOids[p]), statement.slotTypes[slot]);
         }
         final short[] resultFormats = readShorts(m);
         if (resultFormats.length > 1 && resultFormats.length != statement.columns.size()) {
             throw new PgProtocolException("bind message has " + resultFormats.length + " result formats but the "
                     + "query has " + statement.columns.size() + " columns");
         }
-        final PgPortal old = portals.put(portalName, new PgPortal(statement, values, resultFormats));
-        if (old != null) {
+        final int slots = statement.slotTypes.length;
+        final PgPortal portal;
+        final Object[] values;
+        if (portalName.isEmpty()) {
+            // as PostgreSQL does, a Bind to the unnamed portal drops the one there before reading the values
+            final PgPortal old = portals.get("");
+            if (old != null) {
+                closeCursor(old);
+            }
+            if (unnamedPortal == null) {
+                unnamedPortal = new PgPortal(statement, new Object[slots], resultFormats);
+            }
+            portal = unnamedPortal;
+            values = portal.parameters.length == slots ? portal.parameters : new Object[slots];
+            portal.rebind(statement, values, resultFormats);
+        } else {
+            values = new Object[slots];
+            portal = new PgPortal(statement, values, resultFormats);
+        }
+        final int readerIndex = body.readerIndex();
+        final int writerIndex = body.writerIndex();
+        try {
+            for (int slot = 0; slot < slots; slot++) {
+                final int p = statement.slotParameter[slot];
+                if (p < 0 || p >= count) {
+                    throw new SqlStateException("08P01", "the statement uses parameter $" + (p + 1) + " but the bind "
+                            + "message supplies " + count);
+                }
+                // the value's bytes as a window of the message body (no slice object)
+                final ByteBuf raw = parameterLength[p] < 0 ? null
+                        : body.setIndex(parameterAt[p], parameterAt[p] + parameterLength[p]);
+                values[slot] = PgValues.readParameter(raw, PgBackend.format(formats, p) == 1,
+                        PgType.ofOid(statement.parameterOids[p]), statement.slotTypes[slot]);
+            }
+        } catch (RuntimeException | Error e) {
+            if (portal == unnamedPortal) {
+                portals.remove(""); // half bound
+            }
+            throw e;
+        } finally {
+            body.setIndex(readerIndex, writerIndex);
+        }
+        final PgPortal old = portals.put(portalName, portal);
+        if (old != null && old != portal) {
             closeCursor(old);
         }
         PgBackend.bindComplete(output.buffer());
@@ -305,16 +356,13 @@ final class PgConnection {
 
     private void describe(final PgMessage m) {
         final byte what = m.readByte();
-        final String name = m.readCString();
         final ByteBuf out = output.buffer();
         if (what == 'S') {
-            final PgStatement statement = statements.get(name);
-            if (statement == null) {
-                throw new SqlStateException("26000", "prepared statement \"" + name + "\" does not exist");
-            }
+            final PgStatement statement = readStatement(m);
             PgBackend.parameterDescription(out, statement.parameterOids);
-            describeRows(statement, new short[0]);
+            describeRows(statement, NO_FORMATS);
         } else if (what == 'P') {
+            final String name = readName(m);
             final PgPortal portal = portals.get(name);
             if (portal == null) {
                 throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
@@ -334,7 +382,7 @@ final class PgConnection {
     }
 
     private void execute(final PgMessage m) {
-        final String name = m.readCString();
+        final String name = readName(m);
         final int maxRows = m.readInt();
         final PgPortal portal = portals.get(name);
         if (portal == null) {
@@ -359,8 +407,9 @@ final class PgConnection {
 
     private void close(final PgMessage m) {
         final byte what = m.readByte();
-        final String name = m.readCString();
+        final String name = readName(m);
         if (what == 'S') {
+            forgetStatementName();
             final PgStatement s = statements.remove(name);
             if (s != null) {
                 s.close();
@@ -430,8 +479,11 @@ final class PgConnection {
     private void run(final PgPortal portal, final int maxRows) {
         final PgStatement statement = portal.statement;
         if (portal.completedTag != null) {
-            PgBackend.commandComplete(output.buffer(), statement.prepared != null
-                    && statement.columns.size() > 0 ? "SELECT 0" : portal.completedTag);
+            if (statement.prepared != null && statement.columns.size() > 0) {
+                PgBackend.commandComplete(output.buffer(), "SELECT 0");
+            } else {
+                complete(portal);
+            }
             return;
         }
         if (statement.sql.isEmpty()) {
@@ -469,19 +521,58 @@ final class PgConnection {
         }
         final RowCursor rows = portal.result.rows();
         if (rows == null) {
-            portal.completedTag = statement.prepared.ddl() != null ? statement.tag
-                    : statement.tag + " " + portal.result.updateCount();
+            portal.completedTag = statement.tag;
+            portal.completedCount = statement.prepared.ddl() != null ? -1 : portal.result.updateCount();
             portal.result = null;
-            PgBackend.commandComplete(output.buffer(), portal.completedTag);
+            complete(portal);
             return;
         }
         if (sendRows(portal, rows, maxRows)) {
             PgBackend.portalSuspended(output.buffer());
             return;
         }
-        portal.completedTag = "SELECT " + portal.rowsSent;
+        portal.completedTag = "SELECT";
+        portal.completedCount = portal.rowsSent;
         closeCursor(portal);
-        PgBackend.commandComplete(output.buffer(), portal.completedTag);
+        complete(portal);
+    }
+
+    /** CommandComplete of a portal that completed: its tag, and its count if it has one. */
+    private void complete(final PgPortal portal) {
+        if (portal.completedCount < 0) {
+            PgBackend.commandComplete(output.buffer(), portal.completedTag);
+        } else {
+            PgBackend.commandComplete(output.buffer(), portal.completedTag, portal.completedCount);
+        }
+    }
+
+    /** Reads a portal or statement name: the empty one, the commonest, without making a String. */
+    private static String readName(final PgMessage m) {
+        return m.readEmptyCString() ? "" : m.readCString();
+    }
+
+    /**
+     * Reads a statement name and answers its statement (26000 when there is none); the name is then in
+     * {@link #lastStatementName}. The name the previous call found is compared in place, without a String.
+     */
+    private PgStatement readStatement(final PgMessage m) {
+        if (lastStatement != null && m.readCStringIf(lastStatementName)) {
+            return lastStatement;
+        }
+        final String name = readName(m);
+        final PgStatement statement = statements.get(name);
+        if (statement == null) {
+            throw new SqlStateException("26000", "prepared statement \"" + name + "\" does not exist");
+        }
+        lastStatementName = name;
+        lastStatement = statement;
+        return statement;
+    }
+
+    /** The statements changed: the next lookup goes through the map. */
+    private void forgetStatementName() {
+        lastStatementName = null;
+        lastStatement = null;
     }
 
     /** The schema unqualified names resolve in (the first of search_path). */
@@ -601,6 +692,16 @@ final class PgConnection {
         final int n = m.readShort();
         if (n < 0) {
             throw new PgProtocolException("negative count in a Bind message");
+        }
+        if (n == 0) {
+            return NO_FORMATS;
+        }
+        if (n == 1) {
+            final short f = m.readShort();
+            if (f != 0 && f != 1) {
+                throw new PgProtocolException("unsupported format code " + f);
+            }
+            return f == 0 ? ALL_TEXT : ALL_BINARY;
         }
         final short[] out = new short[n];
         for (int i = 0; i < n; i++) {

@@ -31,6 +31,46 @@ public record PgMessage(byte type, ByteBuf body) {
         return s;
     }
 
+    /** Whether the NUL-terminated string at the reader index is empty; moves past it when it is. */
+    public boolean readEmptyCString() {
+        if (body.isReadable() && body.getByte(body.readerIndex()) == 0) {
+            body.skipBytes(1);
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether the next byte is the NUL of an empty string (not moving). */
+    public boolean peekEmptyCString() {
+        return body.isReadable() && body.getByte(body.readerIndex()) == 0;
+    }
+
+    /**
+     * Whether the NUL-terminated string at the reader index is {@code s} (compared byte by byte, which holds for
+     * ASCII; any other {@code s} answers false); moves past it when it is.
+     */
+    public boolean readCStringIf(final String s) {
+        final int at = body.readerIndex();
+        final int n = s.length();
+        if (body.readableBytes() < n + 1 || body.getByte(at + n) != 0) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            final char c = s.charAt(i);
+            if (c >= 0x80 || body.getByte(at + i) != c) {
+                return false;
+            }
+        }
+        body.readerIndex(at + n + 1);
+        return true;
+    }
+
+    /** Moves past {@code n} bytes (checked like the other reads). */
+    public void skip(final int n) {
+        need(n);
+        body.skipBytes(n);
+    }
+
     /** The NUL-terminated string at the reader index, without moving it (null when not terminated). */
     public String peekCString() {
         final int end = body.indexOf(body.readerIndex(), body.writerIndex(), (byte) 0);

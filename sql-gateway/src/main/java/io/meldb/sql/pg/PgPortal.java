@@ -8,18 +8,31 @@ import io.meldb.sql.server.SqlSession;
  * the next Execute go on where it stopped.
  */
 final class PgPortal {
-    final PgStatement statement;
-    final Object[] parameters;
-    final short[] resultFormats;
+    PgStatement statement;
+    Object[] parameters;
+    short[] resultFormats;
     /** The execution's result once the portal ran; its cursor stays open until the portal completes. */
     SqlSession.Result result;
     long rowsSent;
     /** The command tag of a portal that completed; a completed portal answers it again without running. */
     String completedTag;
+    /** With {@link #completedTag}, the count its CommandComplete carries ({@code UPDATE 1}), or -1 for none. */
+    long completedCount = -1;
 
     PgPortal(final PgStatement statement, final Object[] parameters, final short[] resultFormats) {
         this.statement = statement;
         this.parameters = parameters;
         this.resultFormats = resultFormats;
+    }
+
+    /** Binds this (closed) portal object again: the connection reuses one for the unnamed portal. */
+    void rebind(final PgStatement statement, final Object[] parameters, final short[] resultFormats) {
+        this.statement = statement;
+        this.parameters = parameters;
+        this.resultFormats = resultFormats;
+        this.result = null;
+        this.rowsSent = 0;
+        this.completedTag = null;
+        this.completedCount = -1;
     }
 }

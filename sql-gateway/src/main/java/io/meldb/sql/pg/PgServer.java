@@ -2,6 +2,7 @@ package io.meldb.sql.pg;
 
 import io.meldb.sql.server.SqlEngine;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -69,6 +70,9 @@ public final class PgServer implements AutoCloseable {
                     .group(loops)
                     .channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    // the pooled allocator recycles its buffers, their slices and their NIO views; Netty 4.2's
+                    // default (adaptive) allocates a DirectByteBuffer view per socket read and write
+                    .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override

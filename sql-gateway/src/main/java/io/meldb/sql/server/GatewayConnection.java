@@ -307,6 +307,9 @@ public final class GatewayConnection implements MeldTxnContext {
 
     /** The statement's result was closed: its snapshot is no longer needed. */
     public synchronized void closeSnapshot(final int statementId) {
+        if (openSnapshots.isEmpty()) {
+            return; // the common case, without boxing the id
+        }
         final TxnSession snapshot = openSnapshots.remove(statementId);
         if (snapshot != null) {
             snapshot.close();

@@ -20,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * One client connection of a front end that is not Avatica (the PostgreSQL protocol): its transaction state
@@ -166,6 +167,18 @@ public final class SqlSession implements AutoCloseable {
      */
     public Result execute(final PreparedSql p, final Object[] parameters) {
         final int executionId = nextExecutionId++;
+        if (p.ddl() == null && p.fast() != null && fastExecution.plan == null) {
+            final FastExecution f = fastExecution;
+            f.executionId = executionId;
+            f.plan = p;
+            f.parameters = parameters;
+            try {
+                return state.runStatement(executionId, p.kind(), f);
+            } finally {
+                f.plan = null;
+                f.parameters = null;
+            }
+        }
         return state.runStatement(executionId, p.kind(), () -> {
             if (p.ddl() != null) {
                 engine.runDdl(state, p.ddl());
@@ -346,6 +359,25 @@ public final class SqlSession implements AutoCloseable {
         openCursors.merge(p, 1, Integer::sum);
         return result;
     }
+
+    /** The body of a fast-path statement, one object per session reused by every execution (no lambda each time). */
+    private final class FastExecution implements Supplier<Result> {
+        int executionId;
+        /** The statement running, or null when the object is free. */
+        PreparedSql plan;
+        Object[] parameters;
+
+        @Override
+        public Result get() {
+            final FastPlan fast = plan.fast();
+            final TxnSession txn = state.session();
+            final TableDef current = state.catalog().tableById(fast.tableId());
+            return fast.reads() ? opened(plan, new Result(executionId, fast.query(txn, current, parameters), -1, plan))
+                    : new Result(executionId, null, fast.update(txn, current, parameters), plan);
+        }
+    }
+
+    private final FastExecution fastExecution = new FastExecution();
 
     /** What an execution of {@code statement} produced: an open cursor ({@code rows}), or the count of rows changed. */
     public record Result(int executionId, RowCursor rows, long updateCount, PreparedSql statement) {
