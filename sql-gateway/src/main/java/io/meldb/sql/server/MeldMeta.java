@@ -162,7 +162,8 @@ public final class MeldMeta extends JdbcMeta {
     }
 
     @Override
-    public StatementHandle prepare(final ConnectionHandle ch, final String sql, final long maxRowCount) {
+    public StatementHandle prepare(final ConnectionHandle ch, final String text, final long maxRowCount) {
+        final String sql = SqlEngine.withoutTrailingSemicolons(text);
         final StatementKind kind = kindOf(sql);
         try {
             final StatementHandle h;
@@ -185,9 +186,10 @@ public final class MeldMeta extends JdbcMeta {
     }
 
     @Override
-    public ExecuteResult prepareAndExecute(final StatementHandle h, final String sql, final long maxRowCount,
+    public ExecuteResult prepareAndExecute(final StatementHandle h, final String text, final long maxRowCount,
                                            final int maxRowsInFirstFrame, final PrepareCallback callback)
             throws NoSuchStatementException {
+        final String sql = SqlEngine.withoutTrailingSemicolons(text);
         final StatementKind kind = kindOf(sql);
         return run(h, kind, sql, () -> {
             try (Hook.Closeable program = SqlEngine.withMeldProgram()) {

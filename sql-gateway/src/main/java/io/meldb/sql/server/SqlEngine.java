@@ -123,6 +123,18 @@ public final class SqlEngine {
         }
     }
 
+    /**
+     * The statement without the semicolons (and blanks) that end it: "SELECT 1;" is one statement, as every SQL
+     * shell writes it, but Calcite's parser refuses the semicolon.
+     */
+    public static String withoutTrailingSemicolons(final String sql) {
+        int end = sql.length();
+        while (end > 0 && (sql.charAt(end - 1) == ';' || Character.isWhitespace(sql.charAt(end - 1)))) {
+            end--;
+        }
+        return end == sql.length() ? sql : sql.substring(0, end);
+    }
+
     /** Parses a DDL statement (SQLState 42601 for bad syntax, 0A000 for what MeldDB does not support). */
     public static Ddl parseDdl(final String sql) {
         return DdlParser.parse(sql);

@@ -62,6 +62,21 @@ class SqlGatewayTest {
     }
 
     @Test
+    void shouldAcceptTheSemicolonThatEndsAStatement() throws SQLException {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM emp WHERE id > 0;  ")) {
+                assertTrue(r.next());
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT name FROM emp WHERE id = ?;")) {
+                ps.setInt(1, 1);
+                try (ResultSet r = ps.executeQuery()) {
+                    assertTrue(r.next());
+                }
+            }
+        }
+    }
+
+    @Test
     void shouldPushPrimaryKeyEqualityIntoAKeyRangeScan() throws SQLException {
         final String plan = explain("SELECT name FROM emp WHERE id = 3");
         assertTrue(plan.contains("MeldTableScan(table=[[PUBLIC, EMP]], index=[PRIMARY KEY], range=[ID = 3])"), plan);
