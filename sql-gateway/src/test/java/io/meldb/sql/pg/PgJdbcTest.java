@@ -172,6 +172,25 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldRaiseOutOfRangeOnIntegerOverflowInsteadOfWrappingAround() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            assertEquals("22003", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT 2147483647 + 1")).getSQLState());
+            final String t = newTable(c, "id INTEGER PRIMARY KEY, n INTEGER, b BIGINT");
+            s.executeUpdate("INSERT INTO " + t + " VALUES (1, 2147483647, 9223372036854775807)");
+            assertEquals("22003", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT n * 2 FROM " + t + " WHERE id >= 1")).getSQLState());
+            assertEquals("22003", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT b + 1 FROM " + t + " WHERE id >= 1")).getSQLState());
+            try (ResultSet r = s.executeQuery("SELECT n - 1, b - 1 FROM " + t + " WHERE id >= 1")) {
+                assertTrue(r.next());
+                assertEquals(2147483646, r.getInt(1));
+                assertEquals(9223372036854775806L, r.getLong(2));
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseGeneratedKeysWithFeatureNotSupported() throws SQLException {
         try (Connection c = db.connectPg()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY");
