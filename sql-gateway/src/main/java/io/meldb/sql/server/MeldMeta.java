@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.fast.FastPlan;
@@ -163,7 +164,10 @@ public final class MeldMeta extends JdbcMeta {
 
     @Override
     public StatementHandle prepare(final ConnectionHandle ch, final String text, final long maxRowCount) {
-        final String sql = SqlEngine.withoutTrailingSemicolons(text);
+        final String sql = SqlEngine.withoutTrailingSemicolons(text == null ? "" : text);
+        if (sql.isBlank()) {
+            throw SqlErrors.toAvatica(new SqlStateException("42601", "cannot prepare an empty statement"));
+        }
         final StatementKind kind = kindOf(sql);
         try {
             final StatementHandle h;
@@ -189,7 +193,10 @@ public final class MeldMeta extends JdbcMeta {
     public ExecuteResult prepareAndExecute(final StatementHandle h, final String text, final long maxRowCount,
                                            final int maxRowsInFirstFrame, final PrepareCallback callback)
             throws NoSuchStatementException {
-        final String sql = SqlEngine.withoutTrailingSemicolons(text);
+        final String sql = SqlEngine.withoutTrailingSemicolons(text == null ? "" : text);
+        if (sql.isBlank()) {
+            return count(h, 0); // an empty statement does nothing, as in PostgreSQL
+        }
         final StatementKind kind = kindOf(sql);
         return run(h, kind, sql, () -> {
             try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
@@ -198,6 +205,18 @@ public final class MeldMeta extends JdbcMeta {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    /** A parameter the client never set would run as NULL; PostgreSQL's drivers refuse it, and so does MeldDB. */
+    private static void requireEveryParameter(final Prepared p, final List<TypedValue> values) {
+        final int expected = p.signature() == null || p.signature().parameters == null ? 0
+                : p.signature().parameters.size();
+        for (int i = 0; i < expected; i++) {
+            if (values == null || i >= values.size() || values.get(i) == null) {
+                throw SqlErrors.toAvatica(new SqlStateException("07001", "no value specified for parameter "
+                        + (i + 1)));
+            }
+        }
     }
 
     /** The fast-path plan of a query or DML statement, or null when Calcite must run it. */
@@ -257,6 +276,7 @@ public final class MeldMeta extends JdbcMeta {
         if (p == null) {
             throw new NoSuchStatementException(h);
         }
+        requireEveryParameter(p, parameterValues);
         if (p.fast() != null) {
             return run(h, p.kind(), p.sql(), () -> fastExecute(h, p, parameterValues));
         }

@@ -62,6 +62,21 @@ class MeldDriverTest {
         return DriverManager.getConnection(db.gateway.meldJdbcUrl());
     }
 
+    @Test
+    void shouldRefuseAParameterNeverSetAndAcceptAnEmptyStatement() throws SQLException {
+        try (Connection c = meld(); Statement s = c.createStatement()) {
+            s.execute(""); // does nothing, as in PostgreSQL
+            try (java.sql.PreparedStatement p = c.prepareStatement("INSERT INTO account VALUES (?, ?)")) {
+                p.setInt(1, 77);
+                final SQLException e = org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
+                        p::executeUpdate);
+                assertEquals("07001", e.getSQLState());
+            }
+            assertEquals(List.of(), column(s.executeQuery("SELECT balance FROM account WHERE id = 77")),
+                    "nothing was stored with a NULL in place of the missing value");
+        }
+    }
+
     /** Two SERIALIZABLE transactions both read and write account 1; the first commits. */
     private static void raceOnAccountOne(final Connection first, final Connection second) throws SQLException {
         for (Connection c : List.of(first, second)) {
