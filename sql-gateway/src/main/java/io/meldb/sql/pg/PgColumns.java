@@ -64,6 +64,11 @@ public final class PgColumns {
         }
     }
 
+    /** The same columns under other names. */
+    PgColumns withNames(final String[] newNames) {
+        return new PgColumns(newNames.clone(), types, typeModifiers);
+    }
+
     public int size() {
         return names.length;
     }

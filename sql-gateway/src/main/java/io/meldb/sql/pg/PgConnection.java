@@ -450,7 +450,8 @@ final class PgConnection {
                 new PgSessionFunctions.Values(settings.get("session_authorization"), currentSchema(), processId)));
         final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
         try {
-            return new PgStatement(session::release, sql, null, prepared, declared, PgColumns.of(prepared.columns()),
+            return new PgStatement(session::release, sql, null, prepared, declared,
+                    PgColumnNames.rename(rewritten.sql(), PgColumns.of(prepared.columns())),
                     rewritten.parameterOf(), rewritten.parameterCount());
         } catch (RuntimeException e) {
             session.release(prepared);

@@ -62,6 +62,26 @@ public enum PgType {
         return null;
     }
 
+    /** PostgreSQL's name of a SQL type as written in a CAST ("INTEGER" is int4, "VARCHAR(20)" is varchar). */
+    static String ofJdbcName(final String sqlType) {
+        final String t = sqlType.toUpperCase(java.util.Locale.ROOT).replaceAll("\\(.*", "").trim();
+        return switch (t) {
+            case "SMALLINT" -> INT2.typeName;
+            case "INTEGER", "INT" -> INT4.typeName;
+            case "BIGINT" -> INT8.typeName;
+            case "REAL" -> FLOAT4.typeName;
+            case "DOUBLE", "FLOAT" -> FLOAT8.typeName;
+            case "DECIMAL", "NUMERIC" -> NUMERIC.typeName;
+            case "CHAR", "CHARACTER" -> BPCHAR.typeName;
+            case "VARCHAR" -> VARCHAR.typeName;
+            case "BOOLEAN" -> BOOL.typeName;
+            case "DATE" -> DATE.typeName;
+            case "TIME" -> TIME.typeName;
+            case "TIMESTAMP" -> TIMESTAMP.typeName;
+            default -> t.toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
     /** How a value of a JDBC type ({@link java.sql.Types}) travels. */
     public static PgType ofJdbc(final int jdbcType) {
         return switch (jdbcType) {

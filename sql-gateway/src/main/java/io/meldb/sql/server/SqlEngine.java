@@ -89,6 +89,9 @@ public final class SqlEngine {
     public Connection calciteConnection(final GatewayConnection state) throws SQLException {
         final Properties calcite = new Properties();
         calcite.setProperty("timeZone", "UTC");
+        // PostgreSQL's function library on top of the standard one (length, left, right, concat, date_trunc, ...):
+        // the dialect the PostgreSQL front end's clients write
+        calcite.setProperty("fun", "standard,postgresql");
         // no caching: the sub-schemas and their tables come from the catalog at every lookup
         final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
         final CalciteConnection cc = CALCITE.connect(root, calcite);

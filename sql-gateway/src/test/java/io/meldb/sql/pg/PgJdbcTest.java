@@ -191,6 +191,25 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldNameUnnamedResultColumnsAsPostgreSqlDoes() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            final String t = newTable(c, "id INTEGER PRIMARY KEY, n INTEGER");
+            s.executeUpdate("INSERT INTO " + t + " VALUES (1, 5)");
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*), SUM(n), 1 + 1, CAST(n AS BIGINT), n AS given, n, "
+                    + "LENGTH('abc') FROM " + t + " GROUP BY n")) {
+                final java.sql.ResultSetMetaData md = r.getMetaData();
+                final List<String> labels = new ArrayList<>();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    labels.add(md.getColumnLabel(i));
+                }
+                assertEquals(List.of("count", "sum", "?column?", "int8", "GIVEN", "N", "length"), labels);
+                assertTrue(r.next());
+                assertEquals(1, r.getLong("count"));
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseGeneratedKeysWithFeatureNotSupported() throws SQLException {
         try (Connection c = db.connectPg()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY");
