@@ -18,7 +18,8 @@ import java.sql.Statement;
  * Avatica throws into SQLExceptions (see {@link ClientErrors}). Objects reached through a proxy are proxies too,
  * and {@code getConnection()} / {@code getStatement()} answer the proxy the program holds, never Avatica's object.
  * {@code setAutoCommit(true)} reaches the server at once (Avatica would defer it to the next request), so that the
- * commit it implies happens, or fails, in that call.
+ * commit it implies happens, or fails, in that call. Database metadata tells what MeldDB supports where Avatica's
+ * client answers for itself (transactions, isolation levels).
  */
 final class JdbcProxy implements InvocationHandler {
     private final Object target;
@@ -80,6 +81,29 @@ final class JdbcProxy implements InvocationHandler {
                 if (method.getParameterCount() == 0 && type == ResultSet.class && parent instanceof Statement) {
                     call(method, args);
                     return parent;
+                }
+                break;
+            case "supportsTransactionIsolationLevel":
+                if (type == DatabaseMetaData.class && args != null && args[0] instanceof Integer level) {
+                    // Avatica's client says only TRANSACTION_NONE. MeldDB runs SERIALIZABLE as meld's serializable
+                    // and the weaker levels as snapshot isolation, stronger than asked, as JDBC allows
+                    return level != Connection.TRANSACTION_NONE;
+                }
+                break;
+            case "getDatabaseProductName":
+                if (type == DatabaseMetaData.class && method.getParameterCount() == 0) {
+                    return io.meldb.sql.MeldVersion.PRODUCT; // Avatica's client names itself
+                }
+                break;
+            case "getDatabaseProductVersion":
+                if (type == DatabaseMetaData.class && method.getParameterCount() == 0) {
+                    return io.meldb.sql.MeldVersion.VERSION;
+                }
+                break;
+            case "supportsTransactions":
+            case "supportsDataDefinitionAndDataManipulationTransactions":
+                if (type == DatabaseMetaData.class && method.getParameterCount() == 0) {
+                    return true; // DDL is an ordinary transaction on the catalog tree
                 }
                 break;
             case "setAutoCommit":

@@ -17,7 +17,7 @@ import java.util.Locale;
  */
 final class PgSessionFunctions {
     /** The MeldDB version clients see after PostgreSQL's in {@code version()}. */
-    static final String MELDB_VERSION = "0.1.0";
+    static final String MELDB_VERSION = io.meldb.sql.MeldVersion.VERSION;
 
     private PgSessionFunctions() {
     }

@@ -104,8 +104,8 @@ public final class MeldMeta extends JdbcMeta {
     @Override
     public Map<DatabaseProperty, Object> getDatabaseProperties(final ConnectionHandle ch) {
         final Map<DatabaseProperty, Object> props = new java.util.HashMap<>(super.getDatabaseProperties(ch));
-        props.put(DatabaseProperty.GET_DATABASE_PRODUCT_NAME, "MeldDB");
-        props.put(DatabaseProperty.GET_DATABASE_PRODUCT_VERSION, "0.1.0");
+        props.put(DatabaseProperty.GET_DATABASE_PRODUCT_NAME, io.meldb.sql.MeldVersion.PRODUCT);
+        props.put(DatabaseProperty.GET_DATABASE_PRODUCT_VERSION, io.meldb.sql.MeldVersion.VERSION);
         props.put(DatabaseProperty.GET_DEFAULT_TRANSACTION_ISOLATION, Connection.TRANSACTION_SERIALIZABLE);
         return props;
     }

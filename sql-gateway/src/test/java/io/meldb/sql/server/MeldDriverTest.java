@@ -63,6 +63,23 @@ class MeldDriverTest {
     }
 
     @Test
+    void shouldTellInItsMetadataWhichTransactionsAndIsolationLevelsMeldDbSupports() throws SQLException {
+        try (Connection c = meld()) {
+            final java.sql.DatabaseMetaData md = c.getMetaData();
+            assertEquals("MeldDB", md.getDatabaseProductName());
+            org.junit.jupiter.api.Assertions.assertTrue(md.supportsTransactions());
+            org.junit.jupiter.api.Assertions.assertTrue(md.supportsDataDefinitionAndDataManipulationTransactions());
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    md.supportsTransactionIsolationLevel(Connection.TRANSACTION_SERIALIZABLE));
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    md.supportsTransactionIsolationLevel(Connection.TRANSACTION_REPEATABLE_READ));
+            org.junit.jupiter.api.Assertions.assertFalse(
+                    md.supportsTransactionIsolationLevel(Connection.TRANSACTION_NONE));
+            assertEquals(Connection.TRANSACTION_SERIALIZABLE, md.getDefaultTransactionIsolation());
+        }
+    }
+
+    @Test
     void shouldRefuseAParameterNeverSetAndAcceptAnEmptyStatement() throws SQLException {
         try (Connection c = meld(); Statement s = c.createStatement()) {
             s.execute(""); // does nothing, as in PostgreSQL
