@@ -1,10 +1,23 @@
 package io.meldb.sql.fast;
 
 /**
- * A value in a fast-path statement: a literal, fixed when the statement is planned, or a parameter, taken from
- * the execution's parameter values ({@code parameter} is 0-based; -1 for a literal).
+ * A value in a fast-path statement: a literal, fixed when the statement is planned, a parameter, taken from
+ * the execution's parameter values ({@code parameter} is 0-based; -1 for a literal), or the clock
+ * ({@code CURRENT_TIMESTAMP}/{@code LOCALTIMESTAMP} and {@code CURRENT_DATE}, read at execution in UTC, the time
+ * zone of MeldDB's SQL sessions; the value goes into the intention, so meld's decisions never see a clock).
  */
 record FastOperand(int parameter, Object literal) {
+    private static final int NOW = -2;
+    private static final int TODAY = -3;
+
+    static FastOperand now() {
+        return new FastOperand(NOW, null);
+    }
+
+    static FastOperand today() {
+        return new FastOperand(TODAY, null);
+    }
+
     static FastOperand parameter(final int index) {
         return new FastOperand(index, null);
     }
@@ -14,6 +27,13 @@ record FastOperand(int parameter, Object literal) {
     }
 
     Object value(final Object[] parameters) {
-        return parameter < 0 ? literal : parameters[parameter];
+        if (parameter >= 0) {
+            return parameters[parameter];
+        }
+        return switch (parameter) {
+            case NOW -> System.currentTimeMillis();
+            case TODAY -> (int) Math.floorDiv(System.currentTimeMillis(), 86_400_000L);
+            default -> literal;
+        };
     }
 }

@@ -297,6 +297,19 @@ public final class FastPlanner {
                 parameterTypes.set(p.getIndex(), type.type().jdbcType());
                 return FastOperand.parameter(p.getIndex());
             }
+            // niladic functions parse as identifiers (Calcite's validator resolves them later)
+            final String fn = node instanceof SqlIdentifier id && id.isSimple() && !id.isComponentQuoted(0)
+                    && column(id.getSimple()) < 0 ? id.getSimple()
+                    : node instanceof SqlCall call && call.operandCount() == 0 ? call.getOperator().getName() : null;
+            if (fn != null) {
+                if ((fn.equals("CURRENT_TIMESTAMP") || fn.equals("LOCALTIMESTAMP"))
+                        && type.type() == SqlType.TIMESTAMP) {
+                    return FastOperand.now();
+                }
+                if (fn.equals("CURRENT_DATE") && type.type() == SqlType.DATE) {
+                    return FastOperand.today();
+                }
+            }
             if (node.getKind() == SqlKind.MINUS_PREFIX && ((SqlCall) node).operand(0) instanceof SqlNumericLiteral n
                     && numeric(type.type())) {
                 return literal(n.bigDecimalValue().negate(), type);
@@ -362,6 +375,16 @@ public final class FastPlanner {
 
         private boolean qualifies(final String qualifier) {
             return alias != null ? qualifier.equals(alias) : qualifier.equals(table.name());
+        }
+
+        /** The position of the table's column of exactly this name, or -1. */
+        private int column(final String name) {
+            for (int c = 0; c < table.columns().size(); c++) {
+                if (table.columns().get(c).name().equals(name)) {
+                    return c;
+                }
+            }
+            return -1;
         }
 
         /** A column of the statement's table, named exactly (as Calcite's case-sensitive lookup does). */

@@ -103,6 +103,28 @@ class FastPathDifferentialTest {
     }
 
     @Test
+    void shouldStoreTheSameClockReadingsAsCalciteDoes() throws SQLException {
+        try (Connection fast = db.connectPg(); Connection slow = db.connectPg();
+             Statement f = fast.createStatement(); Statement sl = slow.createStatement()) {
+            sl.execute("SET meldb.fast_path = off");
+            f.execute("CREATE TABLE CLK (id INTEGER PRIMARY KEY, ts TIMESTAMP, d DATE)");
+            final String insert = "INSERT INTO CLK VALUES (%d, CURRENT_TIMESTAMP, CURRENT_DATE)";
+            assertEquals("FastPath(Insert table=[PUBLIC, CLK])", plan(f, "EXPLAIN PLAN FOR " + String.format(insert, 0)));
+            f.executeUpdate(String.format(insert, 1));
+            sl.executeUpdate(String.format(insert, 2));
+            try (ResultSet r = f.executeQuery("SELECT ts, d FROM CLK ORDER BY id")) {
+                assertTrue(r.next());
+                final java.sql.Timestamp a = r.getTimestamp(1);
+                final java.sql.Date da = r.getDate(2);
+                assertTrue(r.next());
+                final java.sql.Timestamp b = r.getTimestamp(1);
+                assertTrue(Math.abs(a.getTime() - b.getTime()) < 10_000, a + " against " + b);
+                assertEquals(r.getDate(2).toLocalDate(), da.toLocalDate());
+            }
+        }
+    }
+
+    @Test
     void shouldTakeTheFastPathThroughAvaticaUnlessTheConnectionTurnsItOff() throws SQLException {
         final java.util.Properties off = new java.util.Properties();
         off.setProperty("meldb.fast_path", "off");
