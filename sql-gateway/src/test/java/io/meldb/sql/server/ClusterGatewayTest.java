@@ -46,6 +46,7 @@ class ClusterGatewayTest {
             assertEquals(3, servers.size(), "1 log server + 2 txn-servers: " + servers);
             assertTrue(meldb.output().contains("over 2 txn-server(s)"), meldb.output());
             exerciseSqlAcrossServers(meldb.meldUrl(), meldb.url());
+            exercisePostgreSqlProtocolAcrossServers(meldb.pgJdbcUrl());
         } finally {
             for (ProcessHandle p : servers) {
                 p.onExit().get(30, TimeUnit.SECONDS);
@@ -53,6 +54,53 @@ class ClusterGatewayTest {
             EmbeddedGateway.deleteTree(dataDir);
         }
         assertFalse(servers.stream().anyMatch(ProcessHandle::isAlive), "the gateway left servers running");
+    }
+
+    /**
+     * The PostgreSQL front end over remote txn-servers (no statement runs on the I/O thread then): prepared
+     * writes in a transaction block, reads on fresh connections that land on both servers and see them, and a
+     * write conflict between two servers' transactions answered 40001.
+     */
+    private static void exercisePostgreSqlProtocolAcrossServers(final String pgUrl) throws SQLException {
+        final java.util.Properties p = new java.util.Properties();
+        p.setProperty("user", "cluster");
+        try (Connection c = DriverManager.getConnection(pgUrl, p)) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE pg_cluster (id INTEGER PRIMARY KEY, n BIGINT NOT NULL)");
+            }
+            c.setAutoCommit(false);
+            try (java.sql.PreparedStatement ins = c.prepareStatement("INSERT INTO pg_cluster VALUES (?, ?)")) {
+                for (int i = 0; i < 50; i++) {
+                    ins.setInt(1, i);
+                    ins.setLong(2, i);
+                    ins.executeUpdate();
+                }
+            }
+            c.commit();
+        }
+        for (int r = 0; r < READERS; r++) {
+            try (Connection c = DriverManager.getConnection(pgUrl, p);
+                 java.sql.PreparedStatement q = c.prepareStatement("SELECT n FROM pg_cluster WHERE id = ?")) {
+                q.setInt(1, 49);
+                try (java.sql.ResultSet rs = q.executeQuery()) {
+                    assertTrue(rs.next(), "every server sees the committed rows");
+                    assertEquals(49, rs.getLong(1));
+                }
+            }
+        }
+        try (Connection a = DriverManager.getConnection(pgUrl, p); Connection b = DriverManager.getConnection(pgUrl, p)) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            try (Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+                sa.executeQuery("SELECT n FROM pg_cluster WHERE id = 1").close();
+                sb.executeQuery("SELECT n FROM pg_cluster WHERE id = 1").close();
+                sa.executeUpdate("UPDATE pg_cluster SET n = n + 1 WHERE id = 1");
+                sb.executeUpdate("UPDATE pg_cluster SET n = n + 10 WHERE id = 1");
+                a.commit();
+                assertEquals("40001", org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, b::commit)
+                        .getSQLState());
+            }
+        }
     }
 
     @Test

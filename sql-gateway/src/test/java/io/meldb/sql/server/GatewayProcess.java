@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /**
  * The {@code meldb} command as a real process for tests (see {@link JavaProcess}), port 0; the JDBC URLs are read
- * from its "MeldDB ready:" and "MeldDB JDBC (MeldDB driver):" lines. Closing stops it and anything it started.
+ * from its "MeldDB ready:", "MeldDB JDBC (MeldDB driver):" and "MeldDB PostgreSQL:" lines. Closing stops it and anything it started.
  */
 final class GatewayProcess implements AutoCloseable {
     private static final Pattern READY = Pattern.compile(
@@ -15,35 +15,49 @@ final class GatewayProcess implements AutoCloseable {
     private final JavaProcess process;
     private final String url;
     private final String meldUrl;
+    private final String pgJdbcUrl;
 
-    private GatewayProcess(final JavaProcess process, final String url, final String meldUrl) {
+    private GatewayProcess(final JavaProcess process, final String url, final String meldUrl,
+                           final String pgJdbcUrl) {
         this.process = process;
         this.url = url;
         this.meldUrl = meldUrl;
+        this.pgJdbcUrl = pgJdbcUrl;
     }
 
     static GatewayProcess start(final String... args) throws IOException {
-        // the ready line comes first, the MeldDB driver's line right after it: wait for the second
-        final JavaProcess p = JavaProcess.start("meldb", Pattern.compile("^MeldDB JDBC \\(MeldDB driver\\): (\\S+)"),
+        // the ready line comes first, the MeldDB driver's line and the PostgreSQL line right after it: wait for the
+        // last
+        final JavaProcess p = JavaProcess.start("meldb", Pattern.compile("^MeldDB PostgreSQL: (\\S+)"),
                 "io.meldb.sql.server.GatewayMain", args);
         String avatica = null;
+        String meld = null;
         for (String line : p.output().split("\n")) {
             final var m = READY.matcher(line);
-            if (m.find() && m.group(1) != null) {
-                avatica = m.group(1);
+            if (m.find()) {
+                if (m.group(1) != null) {
+                    avatica = m.group(1);
+                } else {
+                    meld = m.group(2);
+                }
             }
         }
-        if (avatica == null) {
+        if (avatica == null || meld == null) {
             p.close();
-            throw new IOException("meldb printed no 'MeldDB ready:' line before its MeldDB driver line:\n"
-                    + p.output());
+            throw new IOException("meldb printed no 'MeldDB ready:' or MeldDB driver line before its PostgreSQL "
+                    + "line:\n" + p.output());
         }
-        return new GatewayProcess(p, avatica, p.group(1));
+        return new GatewayProcess(p, avatica, meld, "jdbc:" + p.group(1));
     }
 
     /** The URL of the "MeldDB ready:" line (Avatica's remote driver). */
     String url() {
         return url;
+    }
+
+    /** pgjdbc's URL of the "MeldDB PostgreSQL:" line. */
+    String pgJdbcUrl() {
+        return pgJdbcUrl;
     }
 
     /** The URL for MeldDB's driver. */
