@@ -336,7 +336,7 @@ final class PgConnection {
                 // the value's bytes as a window of the message body (no slice object)
                 final ByteBuf raw = parameterLength[p] < 0 ? null
                         : body.setIndex(parameterAt[p], parameterAt[p] + parameterLength[p]);
-                values[slot] = PgValues.readParameter(raw, PgBackend.format(formats, p) == 1,
+                values[slot] = PgParameters.readParameter(raw, PgBackend.format(formats, p) == 1,
                         PgType.ofOid(statement.parameterOids[p]), statement.slotTypes[slot]);
             }
         } catch (RuntimeException | Error e) {

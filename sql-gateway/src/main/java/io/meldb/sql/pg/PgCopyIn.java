@@ -79,7 +79,7 @@ final class PgCopyIn {
             }
             final Object[] values = new Object[types.length];
             for (int i = 0; i < types.length; i++) {
-                values[i] = fields[i] == null ? null : PgValues.convertText(fields[i], types[i]);
+                values[i] = fields[i] == null ? null : PgParameters.convertText(fields[i], types[i]);
             }
             batch.add(values);
             if (batch.size() >= BATCH_ROWS) {

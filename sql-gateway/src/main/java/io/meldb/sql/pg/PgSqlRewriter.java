@@ -138,10 +138,10 @@ final class PgSqlRewriter {
                         // numeric without a precision keeps every digit: the exact literal, not DECIMAL(19, 0)
                         return "(" + new java.math.BigDecimal(text.trim()).toPlainString() + ")";
                     case "DATE":
-                        return "DATE '" + ((java.sql.Date) PgValues.convertText(text, java.sql.Types.DATE))
+                        return "DATE '" + ((java.sql.Date) PgParameters.convertText(text, java.sql.Types.DATE))
                                 .toLocalDate() + "'";
                     case "TIMESTAMP":
-                        return "TIMESTAMP '" + PgValues.timestampText(((java.sql.Timestamp) PgValues.convertText(
+                        return "TIMESTAMP '" + PgValues.timestampText(((java.sql.Timestamp) PgParameters.convertText(
                                 text, java.sql.Types.TIMESTAMP)).toLocalDateTime()) + "'";
                     default:
                         break;
