@@ -491,6 +491,11 @@ public final class TxnServer implements TxnService {
         return new LocalSession(id, isolation, readOnly, snapshot, w, pinned);
     }
 
+    @Override
+    public boolean beginsWithoutWaiting(final long requiredCsn) {
+        return ready && failure == null && !closed && meldedCsn >= requiredCsn && admission.availablePermits() > 0;
+    }
+
     private void checkAvailable() {
         if (closed) {
             throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " is stopped");

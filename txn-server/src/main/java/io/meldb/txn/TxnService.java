@@ -31,6 +31,15 @@ public interface TxnService extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether {@link #begin} would answer now, without waiting for admission, with a snapshot at least as recent
+     * as {@code requiredCsn}: a hint for a front end that runs a transaction's first statement on an I/O thread,
+     * which must not wait. A server that cannot tell answers false.
+     */
+    default boolean beginsWithoutWaiting(final long requiredCsn) {
+        return false;
+    }
+
     /** CSN and state hash of this server's last committed state, and its load. */
     ServerStatus status();
 

@@ -12,6 +12,8 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -287,6 +289,51 @@ public final class GatewayConnection implements MeldTxnContext {
         } finally {
             metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, failed);
         }
+    }
+
+    /**
+     * {@link #commit()} without waiting for meld: the transaction is over for this connection at once, and the
+     * future completes with its outcome on the thread that learns it (the txn-server's reply thread), failing with
+     * the error {@code commit()} would throw (40001 for a meld abort). For a front end that must not block its
+     * I/O thread on an in-process server.
+     */
+    public synchronized CompletableFuture<Void> commitAsync() {
+        final long start = System.nanoTime();
+        if (txnFailed) {
+            txnFailed = false; // counted as aborted when its statement failed
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
+            return CompletableFuture.failedFuture(new SqlStateException("40000", "the transaction was rolled back "
+                    + "because a statement in it failed"));
+        }
+        final TxnSession t = txn;
+        txn = null;
+        catalogOf = null;
+        if (t == null) {
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, false);
+            return CompletableFuture.completedFuture(null);
+        }
+        final CompletableFuture<Long> decided;
+        try {
+            decided = t.commitAsync();
+        } catch (RuntimeException e) {
+            t.close();
+            metrics.aborted(SqlErrors.describe(e).sqlState());
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
+            return CompletableFuture.failedFuture(e);
+        }
+        return decided.handle((csn, error) -> {
+            t.close();
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, error != null);
+            if (error == null) {
+                router.observed(csn);
+                metrics.committed();
+                return null;
+            }
+            final Throwable cause = error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            metrics.aborted(SqlErrors.describe(cause).sqlState());
+            throw cause instanceof CompletionException ce ? ce : new CompletionException(cause);
+        });
     }
 
     public synchronized void rollback() {
