@@ -81,7 +81,7 @@ public final class SqlTxnBenchmark {
         {"warmup", "3", "seconds of unmeasured load before each window"},
         {"rounds", "3", "rounds; each runs every variant on every target; medians are reported"},
         {"variant", "both", "update | readonly | both"},
-        {"targets", "meld-pg,meld-avatica,h2,postgres", "comma list of meld-pg, meld-avatica, h2, postgres, null-pg "
+        {"targets", "meld-pg,meld-avatica,h2,postgres,null-pg", "comma list of meld-pg, meld-avatica, h2, postgres, null-pg "
             + "(a PostgreSQL-protocol server that does no work: the floor of this machine, PgNullServer)"},
         {"pg-url", "", "pgjdbc URL of a PostgreSQL server for target postgres (skipped when empty)"},
         {"load-batch", "500", "rows per load transaction"},
