@@ -165,6 +165,28 @@ public final class TxnRpcClient implements TxnService {
         }));
     }
 
+    /** OUTCOME with a wait; the request's own timeout is extended by the wait. */
+    @Override
+    public TxnOutcome awaitOutcome(TxnId id, long waitMillis) {
+        if (id == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "transaction id must not be null");
+        }
+        int wait = (int) Math.max(1, Math.min(waitMillis, MAX_OUTCOME_WAIT_MILLIS));
+        Channel ch = connection();
+        return await(send(ch, OUTCOME, null, rid -> TxnFrame.awaitOutcome(ByteBufAllocator.DEFAULT, rid, id, wait),
+                OUTCOME_IS, TxnRpcClient::decodeOutcome, TimeUnit.MILLISECONDS.toNanos(wait)));
+    }
+
+    private static TxnOutcome decodeOutcome(TxnFrame f) {
+        TxnBodyReader r = f.reader();
+        TxnId txn = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
+        TxnOutcome.State state = TxnRpcProtocol.stateOf(r.readByte("state"));
+        long csn = r.readLong("csn");
+        String reason = r.readString("reason");
+        r.end();
+        return new TxnOutcome(txn, state, csn, reason);
+    }
+
     @Override
     public ServerStatus status() {
         Channel ch = connection();
@@ -196,8 +218,8 @@ public final class TxnRpcClient implements TxnService {
             ch.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         for (Pending<?> p : new ArrayList<>(pending.values())) {
-            fail(p, new TxnException(TxnError.SESSION_LOST, "the client was closed with " + p.describe() + " in flight"
-                    + p.outcomeHint()));
+            fail(p, new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST,
+                    "the client was closed with " + p.describe() + " in flight" + p.outcomeHint()));
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -232,8 +254,14 @@ public final class TxnRpcClient implements TxnService {
     /** Sends one request on {@code ch}; {@code txn} names the transaction it belongs to (for error messages). */
     <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
                                   AnswerDecoder<T> decoder) {
+        return send(ch, type, txn, request, answerType, decoder, 0);
+    }
+
+    private <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request,
+                                          byte answerType, AnswerDecoder<T> decoder, long extraNanos) {
         long id = ids.incrementAndGet();
-        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder, System.nanoTime() + timeoutNanos);
+        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder,
+                System.nanoTime() + timeoutNanos + extraNanos);
         pending.put(id, p);
         if (closed) {
             fail(p, new TxnException(TxnError.SESSION_LOST, "the client is closed"));
@@ -292,7 +320,8 @@ public final class TxnRpcClient implements TxnService {
 
     private TxnException lost(Pending<?> p, Throwable cause) {
         String because = cause == null ? "" : " (" + cause.getMessage() + ")";
-        return new TxnException(TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
+        // a COMMIT that was sent may have committed: its outcome is unknown here, not lost
+        return new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
                 + p.describe() + " in flight" + p.outcomeHint());
     }
 
