@@ -676,8 +676,14 @@ public final class TxnServer implements TxnService {
         return failure;
     }
 
+    /** Whether the server takes transactions: started, not failed or stopped, and its log stream sound. */
     public boolean ready() {
-        return ready && failure == null && !closed;
+        return ready && failure == null && !closed && healer.brokenBecause() == null;
+    }
+
+    /** Null while the log stream is sound; otherwise why the server is re-fencing it (see {@link StreamHealer}). */
+    public String refencing() {
+        return healer.brokenBecause();
     }
 
     /** Log position up to which this server has read and melded. */
