@@ -2,8 +2,10 @@ package io.meldb.sql.server;
 
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.rpc.TxnRpcClientOptions;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -152,7 +154,16 @@ public final class GatewayMain {
                         throw new IllegalArgumentException("--txn-servers wants host:port,host:port,..., got '"
                                 + a + "'");
                     }
-                    final TxnRpcClient client = TxnRpcClient.connect(a.substring(0, colon), txnPort);
+                    final TxnRpcClientOptions options = TxnRpcClientOptions.to(a.substring(0, colon), txnPort);
+                    TxnRpcClient client;
+                    try {
+                        client = TxnRpcClient.connect(options);
+                    } catch (TxnException e) {
+                        // start with the servers that are up; this one is picked up once it answers
+                        System.err.println("meldb: txn-server " + a + " is not reachable (" + e.getMessage()
+                                + "); starting without it for now");
+                        client = TxnRpcClient.open(options);
+                    }
                     services.add(client);
                     resources.add(client);
                 }

@@ -72,6 +72,10 @@ public final class TxnRpcClient implements TxnService {
     private final Object connectLock = new Object();
     private final ScheduledFuture<?> sweeper;
     private volatile Channel channel;
+    /** After a failed connect, calls fail at once until {@link #retryConnectAt} (guarded by connectLock). */
+    private static final long RETRY_CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private String lastConnectFailure;
+    private long retryConnectAt;
     private volatile boolean closed;
 
     private TxnRpcClient(TxnRpcClientOptions options) {
@@ -116,6 +120,15 @@ public final class TxnRpcClient implements TxnService {
             throw e;
         }
         return client;
+    }
+
+    /**
+     * A client that connects on first use, so that a server that is down now is picked up once it is back (a
+     * gateway starts with the txn-servers that are up). While the server cannot be reached, calls fail with
+     * {@link TxnError#UNAVAILABLE}, at once for a short while after each failed attempt.
+     */
+    public static TxnRpcClient open(TxnRpcClientOptions options) {
+        return new TxnRpcClient(options);
     }
 
     public TxnRpcClientOptions options() {
@@ -240,13 +253,20 @@ public final class TxnRpcClient implements TxnService {
             if (ch != null && ch.isActive()) {
                 return ch;
             }
+            if (lastConnectFailure != null && System.nanoTime() - retryConnectAt < 0) {
+                throw new TxnException(TxnError.UNAVAILABLE, lastConnectFailure);
+            }
             ChannelFuture f = bootstrap.connect();
             if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
                 f.channel().close();
+                lastConnectFailure = "cannot connect to the transaction server at " + target
+                        + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause());
+                retryConnectAt = System.nanoTime() + RETRY_CONNECT_NANOS;
                 throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target
                         + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()));
             }
             channel = f.channel();
+            lastConnectFailure = null;
             return channel;
         }
     }
