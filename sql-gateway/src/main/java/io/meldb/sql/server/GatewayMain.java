@@ -141,6 +141,7 @@ public final class GatewayMain {
                 } else {
                     addresses = List.of(txnServers.split(","));
                 }
+                final List<String> unreachable = new ArrayList<>();
                 for (String address : addresses) {
                     final String a = address.trim();
                     final int colon = a.lastIndexOf(':');
@@ -160,12 +161,17 @@ public final class GatewayMain {
                         client = TxnRpcClient.connect(options);
                     } catch (TxnException e) {
                         // start with the servers that are up; this one is picked up once it answers
-                        System.err.println("meldb: txn-server " + a + " is not reachable (" + e.getMessage()
-                                + "); starting without it for now");
+                        unreachable.add(e.getMessage());
                         client = TxnRpcClient.open(options);
                     }
                     services.add(client);
                     resources.add(client);
+                }
+                if (unreachable.size() == addresses.size()) {
+                    throw new IllegalStateException("no txn-server is reachable: " + String.join("; ", unreachable));
+                }
+                for (String why : unreachable) {
+                    System.err.println("meldb: " + why + "; starting without it, it is picked up once it answers");
                 }
             }
             Supplier<String> scrape = registry::scrape;
