@@ -2,8 +2,10 @@ package io.meldb.sql.server;
 
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.rpc.TxnRpcClientOptions;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -139,6 +141,7 @@ public final class GatewayMain {
                 } else {
                     addresses = List.of(txnServers.split(","));
                 }
+                final List<String> unreachable = new ArrayList<>();
                 for (String address : addresses) {
                     final String a = address.trim();
                     final int colon = a.lastIndexOf(':');
@@ -152,9 +155,23 @@ public final class GatewayMain {
                         throw new IllegalArgumentException("--txn-servers wants host:port,host:port,..., got '"
                                 + a + "'");
                     }
-                    final TxnRpcClient client = TxnRpcClient.connect(a.substring(0, colon), txnPort);
+                    final TxnRpcClientOptions options = TxnRpcClientOptions.to(a.substring(0, colon), txnPort);
+                    TxnRpcClient client;
+                    try {
+                        client = TxnRpcClient.connect(options);
+                    } catch (TxnException e) {
+                        // start with the servers that are up; this one is picked up once it answers
+                        unreachable.add(e.getMessage());
+                        client = TxnRpcClient.open(options);
+                    }
                     services.add(client);
                     resources.add(client);
+                }
+                if (unreachable.size() == addresses.size()) {
+                    throw new IllegalStateException("no txn-server is reachable: " + String.join("; ", unreachable));
+                }
+                for (String why : unreachable) {
+                    System.err.println("meldb: " + why + "; starting without it, it is picked up once it answers");
                 }
             }
             Supplier<String> scrape = registry::scrape;

@@ -72,6 +72,10 @@ public final class TxnRpcClient implements TxnService {
     private final Object connectLock = new Object();
     private final ScheduledFuture<?> sweeper;
     private volatile Channel channel;
+    /** After a failed connect, calls fail at once until {@link #retryConnectAt} (guarded by connectLock). */
+    private static final long RETRY_CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private String lastConnectFailure;
+    private long retryConnectAt;
     private volatile boolean closed;
 
     private TxnRpcClient(TxnRpcClientOptions options) {
@@ -116,6 +120,15 @@ public final class TxnRpcClient implements TxnService {
             throw e;
         }
         return client;
+    }
+
+    /**
+     * A client that connects on first use, so that a server that is down now is picked up once it is back (a
+     * gateway starts with the txn-servers that are up). While the server cannot be reached, calls fail with
+     * {@link TxnError#UNAVAILABLE}, at once for a short while after each failed attempt.
+     */
+    public static TxnRpcClient open(TxnRpcClientOptions options) {
+        return new TxnRpcClient(options);
     }
 
     public TxnRpcClientOptions options() {
@@ -165,6 +178,28 @@ public final class TxnRpcClient implements TxnService {
         }));
     }
 
+    /** OUTCOME with a wait; the request's own timeout is extended by the wait. */
+    @Override
+    public TxnOutcome awaitOutcome(TxnId id, long waitMillis) {
+        if (id == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "transaction id must not be null");
+        }
+        int wait = (int) Math.max(1, Math.min(waitMillis, MAX_OUTCOME_WAIT_MILLIS));
+        Channel ch = connection();
+        return await(send(ch, OUTCOME, null, rid -> TxnFrame.awaitOutcome(ByteBufAllocator.DEFAULT, rid, id, wait),
+                OUTCOME_IS, TxnRpcClient::decodeOutcome, TimeUnit.MILLISECONDS.toNanos(wait)));
+    }
+
+    private static TxnOutcome decodeOutcome(TxnFrame f) {
+        TxnBodyReader r = f.reader();
+        TxnId txn = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
+        TxnOutcome.State state = TxnRpcProtocol.stateOf(r.readByte("state"));
+        long csn = r.readLong("csn");
+        String reason = r.readString("reason");
+        r.end();
+        return new TxnOutcome(txn, state, csn, reason);
+    }
+
     @Override
     public ServerStatus status() {
         Channel ch = connection();
@@ -196,8 +231,8 @@ public final class TxnRpcClient implements TxnService {
             ch.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         for (Pending<?> p : new ArrayList<>(pending.values())) {
-            fail(p, new TxnException(TxnError.SESSION_LOST, "the client was closed with " + p.describe() + " in flight"
-                    + p.outcomeHint()));
+            fail(p, new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST,
+                    "the client was closed with " + p.describe() + " in flight" + p.outcomeHint()));
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -218,13 +253,20 @@ public final class TxnRpcClient implements TxnService {
             if (ch != null && ch.isActive()) {
                 return ch;
             }
+            if (lastConnectFailure != null && System.nanoTime() - retryConnectAt < 0) {
+                throw new TxnException(TxnError.UNAVAILABLE, lastConnectFailure);
+            }
             ChannelFuture f = bootstrap.connect();
             if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
                 f.channel().close();
+                lastConnectFailure = "cannot connect to the transaction server at " + target
+                        + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause());
+                retryConnectAt = System.nanoTime() + RETRY_CONNECT_NANOS;
                 throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target
                         + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()));
             }
             channel = f.channel();
+            lastConnectFailure = null;
             return channel;
         }
     }
@@ -232,8 +274,14 @@ public final class TxnRpcClient implements TxnService {
     /** Sends one request on {@code ch}; {@code txn} names the transaction it belongs to (for error messages). */
     <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
                                   AnswerDecoder<T> decoder) {
+        return send(ch, type, txn, request, answerType, decoder, 0);
+    }
+
+    private <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request,
+                                          byte answerType, AnswerDecoder<T> decoder, long extraNanos) {
         long id = ids.incrementAndGet();
-        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder, System.nanoTime() + timeoutNanos);
+        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder,
+                System.nanoTime() + timeoutNanos + extraNanos);
         pending.put(id, p);
         if (closed) {
             fail(p, new TxnException(TxnError.SESSION_LOST, "the client is closed"));
@@ -292,7 +340,8 @@ public final class TxnRpcClient implements TxnService {
 
     private TxnException lost(Pending<?> p, Throwable cause) {
         String because = cause == null ? "" : " (" + cause.getMessage() + ")";
-        return new TxnException(TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
+        // a COMMIT that was sent may have committed: its outcome is unknown here, not lost
+        return new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
                 + p.describe() + " in flight" + p.outcomeHint());
     }
 

@@ -48,6 +48,8 @@ public final class TxnRpcServer implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final ThreadPoolExecutor beginExecutor;
+    private final ThreadPoolExecutor outcomeExecutor = new ThreadPoolExecutor(4, 4, 0, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(1024), daemonThreads("txn-rpc-outcome-"));
     private final ChannelGroup connections = new DefaultChannelGroup("txn-rpc-connections", GlobalEventExecutor.INSTANCE);
     private final AtomicInteger openTransactions = new AtomicInteger();
     private Channel serverChannel;
@@ -139,6 +141,11 @@ public final class TxnRpcServer implements AutoCloseable {
         return beginExecutor;
     }
 
+    /** Runs OUTCOME requests that wait for the log (see {@link TxnRpcServerHandler}). */
+    ThreadPoolExecutor outcomeExecutor() {
+        return outcomeExecutor;
+    }
+
     boolean isClosed() {
         return closed;
     }
@@ -167,6 +174,7 @@ public final class TxnRpcServer implements AutoCloseable {
         }
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         beginExecutor.shutdown();
+        outcomeExecutor.shutdownNow();
         try {
             if (!beginExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
                 LOG.warn("BEGIN requests still waiting for admission after 5 s; interrupting them");
