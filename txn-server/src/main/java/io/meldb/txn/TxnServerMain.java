@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 public final class TxnServerMain {
     private static final String[][] FLAGS = {
         {"server-id", "MELDB_TXN_SERVER_ID", "1", "1..65535, unique in the cluster"},
+        {"pod-name", "MELDB_TXN_POD_NAME", null, "a StatefulSet pod's name, NAME-ORDINAL: the server id is then ORDINAL + 1 (overrides --server-id)"},
         {"log", "MELDB_TXN_LOG", "127.0.0.1:7420", "the log server, host:port"},
         {"host", "MELDB_TXN_HOST", "127.0.0.1", "address to listen on"},
         {"port", "MELDB_TXN_PORT", "7430", "transaction RPC port; 0 picks a free one"},
@@ -106,6 +107,10 @@ public final class TxnServerMain {
         stopped.await();
     }
 
+    static String[][] flags() {
+        return FLAGS;
+    }
+
     static MetricsHttpServer.Health health(final TxnServer server) {
         final ServerStatus s = server.status();
         final String failure = server.failure();
@@ -124,7 +129,8 @@ public final class TxnServerMain {
         }
         final TxnServerConfig c = TxnServerConfig.log(log.substring(0, colon),
                 parsePort(log.substring(colon + 1)))
-            .serverId(CommandFlags.intValue(v, "server-id"))
+            .serverId(v.get("pod-name") != null ? serverIdOfPod(v.get("pod-name"))
+                : CommandFlags.intValue(v, "server-id"))
             .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))
             .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
             .trim(CommandFlags.booleanValue(v, "trim"))
@@ -144,6 +150,26 @@ public final class TxnServerMain {
                     : d.maxSnapshotAge()));
         }
         return c;
+    }
+
+    /**
+     * The server id of a StatefulSet pod: its ordinal + 1 (ids start at 1), so that a restarted pod comes back as
+     * the same server and no two pods of the set share an id.
+     */
+    static int serverIdOfPod(final String podName) {
+        final int dash = podName.lastIndexOf('-');
+        final String ordinal = podName.substring(dash + 1);
+        if (dash <= 0 || ordinal.isEmpty() || !ordinal.chars().allMatch(c -> c >= '0' && c <= '9')
+            || ordinal.length() > 5) {
+            throw new IllegalArgumentException("--pod-name must be a StatefulSet pod's name, NAME-ORDINAL, got '"
+                + podName + "'");
+        }
+        final int id = Integer.parseInt(ordinal) + 1;
+        if (id > 65535) {
+            throw new IllegalArgumentException("--pod-name " + podName + ": ordinal " + ordinal
+                + " is past the last server id, 65535");
+        }
+        return id;
     }
 
     private static int parsePort(final String s) {

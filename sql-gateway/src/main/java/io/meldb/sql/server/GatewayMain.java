@@ -204,10 +204,16 @@ public final class GatewayMain {
             return;
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                closeAll(resources);
+                stopped.countDown();
+            }, "meldb-shutdown"));
+        } catch (IllegalStateException shuttingDown) {
+            // SIGTERM arrived while starting (a pod deleted at once): stop what started, without a stack trace
             closeAll(resources);
-            stopped.countDown();
-        }, "meldb-shutdown"));
+            return;
+        }
         if (metrics != null) {
             System.out.println("MeldDB metrics: http://" + gateway.host() + ":" + metrics.port() + "/metrics");
         }
