@@ -56,6 +56,10 @@ public final class GatewayConnection implements MeldTxnContext {
     /** When the running statement began (System.nanoTime). */
     private long statementStart;
     private boolean closed;
+    /** When the connection last began or ended a statement, commit or rollback (System.nanoTime). */
+    private volatile long lastActivity = System.nanoTime();
+    /** Why the connection was ended by the server (25P03), or null. */
+    private SqlStateException terminated;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -183,7 +187,11 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void beginStatement(final int statementId, final StatementKind kind) {
         final long start = System.nanoTime();
+        lastActivity = start;
         try {
+            if (terminated != null) {
+                throw terminated;
+            }
             closeSnapshot(statementId);
             if (autoCommit) {
                 txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
@@ -218,6 +226,7 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void endStatement(final int statementId, final StatementKind kind, final Throwable error,
                                           final boolean executionStarted) {
+        lastActivity = System.nanoTime();
         boolean failed = error != null;
         try {
             if (autoCommit) {
@@ -270,8 +279,12 @@ public final class GatewayConnection implements MeldTxnContext {
 
     public synchronized void commit() {
         final long start = System.nanoTime();
+        lastActivity = start;
         boolean failed = true;
         try {
+            if (terminated != null) {
+                throw terminated;
+            }
             if (txnFailed) {
                 txnFailed = false; // counted as aborted when its statement failed
                 throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
@@ -291,6 +304,7 @@ public final class GatewayConnection implements MeldTxnContext {
 
     public synchronized void rollback() {
         final long start = System.nanoTime();
+        lastActivity = start;
         txnFailed = false;
         final TxnSession t = txn;
         txn = null;
@@ -313,6 +327,31 @@ public final class GatewayConnection implements MeldTxnContext {
         final TxnSession snapshot = openSnapshots.remove(statementId);
         if (snapshot != null) {
             snapshot.close();
+        }
+    }
+
+    /**
+     * Ends the connection's transaction if it has been open without a statement for {@code timeoutNanos}
+     * (PostgreSQL's idle_in_transaction_session_timeout): it is rolled back, which frees its admission slot, and
+     * every later statement, COMMIT included, fails with 25P03. Returns whether it did. A statement running now
+     * holds the connection's lock, so it is never cut off mid-way.
+     */
+    public boolean expireIfIdleInTransaction(final long now, final long timeoutNanos) {
+        if (txn == null || now - lastActivity < timeoutNanos) {
+            return false; // unlocked first look: the sweep passes busy connections without waiting for them
+        }
+        synchronized (this) {
+            if (txn == null || autoCommit || terminated != null || now - lastActivity < timeoutNanos) {
+                return false;
+            }
+            terminated = new SqlStateException("25P03", "terminating connection due to idle-in-transaction timeout: "
+                    + "its transaction was open for more than " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
+                    timeoutNanos) + " s without a statement and was rolled back; open a new connection");
+            txn.abort();
+            txn = null;
+            catalogOf = null;
+            metrics.rolledBack();
+            return true;
         }
     }
 

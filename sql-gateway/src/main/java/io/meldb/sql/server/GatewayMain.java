@@ -3,7 +3,9 @@ package io.meldb.sql.server;
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnService;
+import io.meldb.log.auth.ClusterSecret;
 import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.rpc.TxnRpcClientOptions;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -54,6 +56,9 @@ public final class GatewayMain {
                                     of the process) or fsync (survives power loss)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
+              --cluster-secret-file F  the cluster secret (file content, trimmed; also MELDB_CLUSTER_SECRET_FILE):
+                                    presented to the txn-servers, and required on the embedded log port;
+                                    --local-cluster generates one for its children when none is given
             """;
 
     /** --metrics-port not given: the JDBC port + 1, or any free port when that is 0. */
@@ -72,6 +77,7 @@ public final class GatewayMain {
         String host = "127.0.0.1";
         Durability durability = null;
         int metricsPort = METRICS_PORT_DEFAULT;
+        String secretFlag = null;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -84,6 +90,7 @@ public final class GatewayMain {
                     case "--durability" -> durability = Durability.parse(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
                     case "--local-cluster" -> localCluster = positive(args, ++i);
+                    case "--cluster-secret-file" -> secretFlag = value(args, ++i);
                     case "--help", "-h" -> {
                         System.out.print(USAGE);
                         return;
@@ -108,7 +115,9 @@ public final class GatewayMain {
             pgPort = 0; // --port 0 asks for free ports: the PostgreSQL port too
         }
         final PgServerConfig pg;
+        ClusterSecret secret;
         try {
+            secret = ClusterSecret.fromFlagOrEnvironment(secretFlag);
             pg = pgConfig(host, pgPort, pgUsersFile);
             PortCheck.requireFree(host, List.of(new PortCheck.Port("--port", port),
                     new PortCheck.Port("--metrics-port", metricsPort), new PortCheck.Port("--pg-port", pg.port())));
@@ -132,9 +141,11 @@ public final class GatewayMain {
             if (!embedded) {
                 List<String> addresses;
                 if (localCluster > 0) {
+                    final String secretPath = secretFlag != null ? secretFlag : System.getenv(ClusterSecret.ENVIRONMENT);
                     final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
-                            logDurability);
+                            logDurability, secretPath == null || secretPath.isBlank() ? null : Path.of(secretPath.trim()));
                     resources.add(cluster);
+                    secret = ClusterSecret.fromFile(cluster.secretFile());
                     addresses = cluster.txnServers();
                 } else {
                     addresses = List.of(txnServers.split(","));
@@ -152,7 +163,8 @@ public final class GatewayMain {
                         throw new IllegalArgumentException("--txn-servers wants host:port,host:port,..., got '"
                                 + a + "'");
                     }
-                    final TxnRpcClient client = TxnRpcClient.connect(a.substring(0, colon), txnPort);
+                    final TxnRpcClient client = TxnRpcClient.connect(TxnRpcClientOptions.to(a.substring(0, colon),
+                            txnPort).clusterSecret(secret));
                     services.add(client);
                     resources.add(client);
                 }
@@ -160,8 +172,9 @@ public final class GatewayMain {
             Supplier<String> scrape = registry::scrape;
             if (embedded) {
                 // the txn-server's meters (JVM memory and GC among them) go into the gateway's registry
+                final ClusterSecret embeddedSecret = secret;
                 final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath(), logDurability,
-                        c -> c.registry(registry));
+                        c -> c.registry(registry).clusterSecret(embeddedSecret));
                 resources.add(node);
                 services.add(node.txnService());
                 scrape = () -> registry.scrape() + node.logServer().metrics().scrape();

@@ -58,17 +58,64 @@ public final class MeldMeta extends JdbcMeta {
     /** Connections opened with {@code meldb.fast_path=off}: every statement through Calcite. */
     private final Set<String> slowConnections = ConcurrentHashMap.newKeySet();
 
+    private final JdbcConfig limits;
+    /** Ends transactions left idle ({@link GatewayConnection#expireIfIdleInTransaction}); null when turned off. */
+    private final java.util.concurrent.ScheduledExecutorService sweeper;
+
     public MeldMeta(final SqlEngine engine) throws SQLException {
-        super("jdbc:calcite:", cacheSettings());
-        this.engine = engine;
+        this(engine, JdbcConfig.defaults());
     }
 
-    private static Properties cacheSettings() {
+    public MeldMeta(final SqlEngine engine, final JdbcConfig limits) throws SQLException {
+        super("jdbc:calcite:", cacheSettings(limits));
+        this.engine = engine;
+        this.limits = limits;
+        final long timeout = limits.idleInTransactionTimeout().toNanos();
+        if (timeout > 0) {
+            sweeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                final Thread t = new Thread(r, "jdbc-idle-in-transaction");
+                t.setDaemon(true);
+                return t;
+            });
+            final long period = Math.max(10, Math.min(1000, limits.idleInTransactionTimeout().toMillis() / 4));
+            sweeper.scheduleWithFixedDelay(() -> sweep(timeout), period, period,
+                    java.util.concurrent.TimeUnit.MILLISECONDS);
+        } else {
+            sweeper = null;
+        }
+    }
+
+    /** Sweeper thread: rolls back the transactions idle for longer than the timeout. */
+    private void sweep(final long timeoutNanos) {
+        final long now = System.nanoTime();
+        for (GatewayConnection c : connections.values()) {
+            try {
+                if (c.expireIfIdleInTransaction(now, timeoutNanos)) {
+                    LOG.info("JDBC connection {}: transaction idle for more than {} ms rolled back (25P03)", c.id(),
+                            limits.idleInTransactionTimeout().toMillis());
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("JDBC connection {}: ending its idle transaction failed: {}", c.id(), e.toString());
+            }
+        }
+    }
+
+    /** Stops the idle-in-transaction sweep. */
+    void close() {
+        if (sweeper != null) {
+            sweeper.shutdownNow();
+        }
+    }
+
+    private static Properties cacheSettings(final JdbcConfig limits) {
         final Properties p = new Properties();
         // idle connections and statements expire after an hour rather than Avatica's 10 and 5 minutes
         p.setProperty(ConnectionCacheSettings.EXPIRY_DURATION.key(), "60");
         p.setProperty(StatementCacheSettings.EXPIRY_DURATION.key(), "60");
-        p.setProperty(ConnectionCacheSettings.MAX_CAPACITY.key(), "10000");
+        // room above the connection limit, so the cache never evicts a live connection to take a new one: the
+        // limit refuses it first (53300)
+        p.setProperty(ConnectionCacheSettings.MAX_CAPACITY.key(),
+                String.valueOf(limits.maxConnections() + Math.max(100, limits.maxConnections() / 10)));
         p.setProperty(StatementCacheSettings.MAX_CAPACITY.key(), "100000");
         return p;
     }
@@ -83,6 +130,11 @@ public final class MeldMeta extends JdbcMeta {
 
     @Override
     public void openConnection(final ConnectionHandle ch, final Map<String, String> info) {
+        if (connections.size() >= limits.maxConnections()) {
+            LOG.warn("refused a JDBC connection: {} are open, the limit", connections.size());
+            throw SqlErrors.toAvatica(new io.meldb.sql.SqlStateException("53300", "sorry, too many clients already: "
+                    + connections.size() + " JDBC connections are open (--jdbc-max-connections); close some first"));
+        }
         try {
             super.openConnection(ch, info);
             if (info != null && "off".equalsIgnoreCase(info.get("meldb.fast_path"))) {
