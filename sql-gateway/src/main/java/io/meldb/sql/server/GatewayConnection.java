@@ -58,6 +58,8 @@ public final class GatewayConnection implements MeldTxnContext {
     private boolean closed;
     /** When the connection last began or ended a statement, commit or rollback (System.nanoTime). */
     private volatile long lastActivity = System.nanoTime();
+    /** A statement is between {@link #beginStatement} and {@link #endStatement} (it runs outside the lock). */
+    private boolean running;
     /** Why the connection was ended by the server (25P03), or null. */
     private SqlStateException terminated;
 
@@ -216,6 +218,7 @@ public final class GatewayConnection implements MeldTxnContext {
             metrics.statement(kind, System.nanoTime() - start, true);
             throw e;
         }
+        running = true;
         statementStart = start;
     }
 
@@ -227,6 +230,7 @@ public final class GatewayConnection implements MeldTxnContext {
     public synchronized void endStatement(final int statementId, final StatementKind kind, final Throwable error,
                                           final boolean executionStarted) {
         lastActivity = System.nanoTime();
+        running = false;
         boolean failed = error != null;
         try {
             if (autoCommit) {
@@ -334,14 +338,14 @@ public final class GatewayConnection implements MeldTxnContext {
      * Ends the connection's transaction if it has been open without a statement for {@code timeoutNanos}
      * (PostgreSQL's idle_in_transaction_session_timeout): it is rolled back, which frees its admission slot, and
      * every later statement, COMMIT included, fails with 25P03. Returns whether it did. A statement running now
-     * holds the connection's lock, so it is never cut off mid-way.
+     * is never cut off: only the time between statements counts.
      */
     public boolean expireIfIdleInTransaction(final long now, final long timeoutNanos) {
         if (txn == null || now - lastActivity < timeoutNanos) {
             return false; // unlocked first look: the sweep passes busy connections without waiting for them
         }
         synchronized (this) {
-            if (txn == null || autoCommit || terminated != null || now - lastActivity < timeoutNanos) {
+            if (txn == null || autoCommit || running || terminated != null || now - lastActivity < timeoutNanos) {
                 return false;
             }
             terminated = new SqlStateException("25P03", "terminating connection due to idle-in-transaction timeout: "

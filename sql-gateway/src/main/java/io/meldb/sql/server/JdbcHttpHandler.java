@@ -183,5 +183,6 @@ final class JdbcHttpHandler extends AbstractAvaticaHandler {
         response.setStatus(status);
         response.setContentType("text/plain;charset=utf-8");
         response.getOutputStream().write((message + "\n").getBytes(StandardCharsets.UTF_8));
+        response.flushBuffer(); // sent now, even while an unread body is still on its way
     }
 }
