@@ -44,9 +44,14 @@ public final class GatewayMain {
               --port P              HTTP port of the JDBC (Avatica) endpoint; 0 = any free port (default 8765)
               --pg-port P           port of the PostgreSQL protocol; 0 = any free port (default 5432, or any
                                     free port when 5432 is taken or --port is 0)
-              --pg-users-file F     users and passwords of the PostgreSQL protocol, one user:password a line
-                                    (also MELDB_PG_USERS=user:password,...); without users only clients on
-                                    loopback connect, without a password
+              --users-file F        users and passwords of the PostgreSQL and JDBC ports, one user:password a
+                                    line (also MELDB_PG_USERS=user:password,...; --pg-users-file is the old
+                                    name); without users only clients on loopback connect, without a password
+              --jdbc-max-request-bytes N  largest JDBC request body read (default 64m); larger get HTTP 413
+              --jdbc-idle-timeout S       seconds a JDBC HTTP connection may stay silent or half-sent (default 60)
+              --jdbc-max-connections N    JDBC connections open at once (default 10000); more get 53300
+              --idle-in-transaction-timeout S  seconds a JDBC transaction may stay open without a statement
+                                    before it is rolled back (25P03); default 300, 0 = never
               --host H              address to serve on (default 127.0.0.1; 0.0.0.0 = every interface)
               --metrics-port M      port of /health and /metrics; default the JDBC port + 1 (any free port
                                     when --port is 0); -1 = off
@@ -78,12 +83,18 @@ public final class GatewayMain {
         Durability durability = null;
         int metricsPort = METRICS_PORT_DEFAULT;
         String secretFlag = null;
+        JdbcConfig jdbc = JdbcConfig.defaults();
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--port" -> port = port(args, ++i);
                     case "--pg-port" -> pgPort = port(args, ++i);
-                    case "--pg-users-file" -> pgUsersFile = Path.of(value(args, ++i));
+                    case "--pg-users-file", "--users-file" -> pgUsersFile = Path.of(value(args, ++i));
+                    case "--jdbc-max-request-bytes" -> jdbc = jdbc.withMaxRequestBytes(size(args, ++i));
+                    case "--jdbc-idle-timeout" -> jdbc = jdbc.withIdleTimeout(java.time.Duration.ofSeconds(positive(args, ++i)));
+                    case "--jdbc-max-connections" -> jdbc = jdbc.withMaxConnections(positive(args, ++i));
+                    case "--idle-in-transaction-timeout" -> jdbc = jdbc.withIdleInTransactionTimeout(
+                            java.time.Duration.ofSeconds(nonNegative(args, ++i)));
                     case "--host" -> host = value(args, ++i);
                     case "--metrics-port" -> metricsPort = metricsPort(args, ++i);
                     case "--data-dir" -> dataDir = Path.of(value(args, ++i));
@@ -185,7 +196,7 @@ public final class GatewayMain {
                 resources.add(gc);
             }
             final TxnRouter router = new TxnRouter(services);
-            gateway = Gateway.start(router, host, port, new SqlMetrics(registry), pg);
+            gateway = Gateway.start(router, host, port, new SqlMetrics(registry), pg, jdbc);
             resources.add(gateway);
             if (metricsPort >= 0) {
                 final GatewayHealth health = new GatewayHealth(router);
@@ -236,7 +247,7 @@ public final class GatewayMain {
                     }
                 }
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot read --pg-users-file " + usersFile + ": " + e);
+                throw new IllegalArgumentException("cannot read the users file " + usersFile + ": " + e);
             }
         }
         return PgServerConfig.loopback(port).withHost(host).withUsers(users);
@@ -291,6 +302,20 @@ public final class GatewayMain {
             throw new IllegalArgumentException(args[i - 1] + " wants a number of at least 1, got " + n);
         }
         return n;
+    }
+
+    private static int nonNegative(final String[] args, final int i) {
+        final int n = integer(args, i);
+        if (n < 0) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a number of at least 0, got " + n);
+        }
+        return n;
+    }
+
+    /** A size in bytes, with an optional k, m or g (1024-based). */
+    private static long size(final String[] args, final int i) {
+        final Map<String, String> v = Map.of(args[i - 1].substring(2), value(args, i));
+        return io.meldb.log.server.CommandFlags.sizeValue(v, args[i - 1].substring(2));
     }
 
     private static int integer(final String[] args, final int i) {
