@@ -106,15 +106,18 @@ public final class ClusterAuthServerHandler extends ChannelInboundHandlerAdapter
                     auth.portName()));
             return false;
         }
-        if (n > TYPE_OFFSET && (pending.getByte(VERSION_OFFSET) != auth.version() || pending.getByte(TYPE_OFFSET) != expectedType)) {
-            long requestId = n >= HEADER_LENGTH ? pending.getLong(REQUEST_ID_OFFSET) : 0;
+        if (n < HEADER_LENGTH) {
+            return true; // the rest is judged on the whole header, so a refusal can name the request it answers
+        }
+        if (pending.getByte(VERSION_OFFSET) != auth.version() || pending.getByte(TYPE_OFFSET) != expectedType) {
+            long requestId = pending.getLong(REQUEST_ID_OFFSET);
             refuse(ctx, requestId, pending.getByte(TYPE_OFFSET) == expectedType
                     ? "protocol version " + pending.getByte(VERSION_OFFSET) + " (this side speaks " + auth.version() + ")"
                     : auth.portName() + " requires the cluster secret: this client did not present one"
                     + " (set --cluster-secret-file or " + ClusterSecret.ENVIRONMENT + " to the cluster's secret file)");
             return false;
         }
-        if (n >= LENGTH_FIELD_LENGTH && pending.getInt(LENGTH_OFFSET) != expectedLength) {
+        if (pending.getInt(LENGTH_OFFSET) != expectedLength) {
             refuse(ctx, 0, "a cluster handshake frame of " + totalLengthOf() + " bytes; expected " + (expectedLength
                     + LENGTH_FIELD_LENGTH));
             return false;

@@ -81,7 +81,8 @@ class TxnRpcGuardTest extends RpcTestSupport {
 
     @Test
     void aSilentOrHalfSentConnectionIsClosedButAKeptAliveClientKeepsItsTransaction() throws Exception {
-        TxnRpcServer server = startServer(new TxnRpcServerOptions().idleTimeout(Duration.ofMillis(400)));
+        // keepalives every 0.1 s against a 1.5 s timeout: robust to pauses of a loaded machine
+        TxnRpcServer server = startServer(new TxnRpcServerOptions().idleTimeout(Duration.ofMillis(1500)));
         TxnRpcClient client = closeAfter(TxnRpcClient.connect(TxnRpcClientOptions.to("127.0.0.1", server.port())
                 .keepaliveInterval(Duration.ofMillis(100))));
         RawConnection raw = raw(server);
@@ -89,7 +90,7 @@ class TxnRpcGuardTest extends RpcTestSupport {
         try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
             t.put(b("k"), b("v"));
             raw.assertClosedByServer();
-            Thread.sleep(1000);
+            Thread.sleep(3000);
             t.commit();
         }
         assertTrue(server.connectionsClosedIdle() >= 1);
