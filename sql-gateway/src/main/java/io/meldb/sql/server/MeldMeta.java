@@ -59,8 +59,8 @@ public final class MeldMeta extends JdbcMeta {
     private final Set<String> slowConnections = ConcurrentHashMap.newKeySet();
 
     private final JdbcConfig limits;
-    /** Ends transactions left idle ({@link GatewayConnection#expireIfIdleInTransaction}); null when turned off. */
-    private final java.util.concurrent.ScheduledExecutorService sweeper;
+    /** Ends transactions left idle; null when the timeout is off. */
+    private final IdleTransactionSweeper sweeper;
 
     public MeldMeta(final SqlEngine engine) throws SQLException {
         this(engine, JdbcConfig.defaults());
@@ -70,40 +70,14 @@ public final class MeldMeta extends JdbcMeta {
         super("jdbc:calcite:", cacheSettings(limits));
         this.engine = engine;
         this.limits = limits;
-        final long timeout = limits.idleInTransactionTimeout().toNanos();
-        if (timeout > 0) {
-            sweeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-                final Thread t = new Thread(r, "jdbc-idle-in-transaction");
-                t.setDaemon(true);
-                return t;
-            });
-            final long period = Math.max(10, Math.min(1000, limits.idleInTransactionTimeout().toMillis() / 4));
-            sweeper.scheduleWithFixedDelay(() -> sweep(timeout), period, period,
-                    java.util.concurrent.TimeUnit.MILLISECONDS);
-        } else {
-            sweeper = null;
-        }
-    }
-
-    /** Sweeper thread: rolls back the transactions idle for longer than the timeout. */
-    private void sweep(final long timeoutNanos) {
-        final long now = System.nanoTime();
-        for (GatewayConnection c : connections.values()) {
-            try {
-                if (c.expireIfIdleInTransaction(now, timeoutNanos)) {
-                    LOG.info("JDBC connection {}: transaction idle for more than {} ms rolled back (25P03)", c.id(),
-                            limits.idleInTransactionTimeout().toMillis());
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("JDBC connection {}: ending its idle transaction failed: {}", c.id(), e.toString());
-            }
-        }
+        this.sweeper = limits.idleInTransactionTimeout().isZero() ? null
+                : new IdleTransactionSweeper(connections.values(), limits.idleInTransactionTimeout());
     }
 
     /** Stops the idle-in-transaction sweep. */
     void close() {
         if (sweeper != null) {
-            sweeper.shutdownNow();
+            sweeper.close();
         }
     }
 
