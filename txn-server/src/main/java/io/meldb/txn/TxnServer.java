@@ -284,7 +284,8 @@ public final class TxnServer implements TxnService {
      * incarnation of this server, and returns once this server has melded the log up to its own fence.
      */
     public static TxnServer start(final TxnServerConfig config) {
-        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())));
+        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())
+            .clusterSecret(config.clusterSecret())));
     }
 
     /**

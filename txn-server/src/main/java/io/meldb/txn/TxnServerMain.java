@@ -38,6 +38,9 @@ public final class TxnServerMain {
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
         {"block-size", "MELDB_TXN_BLOCK_SIZE", null, "cluster meld config: block size"},
         {"max-snapshot-age", "MELDB_TXN_MAX_SNAPSHOT_AGE", null, "cluster meld config: intentions a transaction's snapshot may lag its commit (default 10000)"},
+        {"cluster-secret-file", "MELDB_CLUSTER_SECRET_FILE", null, "file holding the cluster secret (trimmed): proven to the log server, and required of every client of the RPC port"},
+        {"idle-timeout", "MELDB_TXN_IDLE_TIMEOUT", "120", "seconds an RPC connection may stay silent (or half-sent) before it is closed; 0 turns it off"},
+        {"max-inflight-frame-bytes", "MELDB_TXN_MAX_INFLIGHT_FRAME_BYTES", "64m", "bytes of partly received frames held for all RPC connections together; beyond it connections wait"},
             {"exit-with-parent", "MELDB_TXN_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
     private static final String USAGE = "usage: txn-server [--flag value]...\n"
@@ -84,7 +87,10 @@ public final class TxnServerMain {
             return;
         }
         final TxnRpcServer rpc = TxnRpcServer.start(server, TxnRpcServerOptions.on(v.get("host"), port)
-            .meterRegistry(registry));
+            .meterRegistry(registry)
+            .clusterSecret(config.clusterSecret())
+            .idleTimeout(java.time.Duration.ofSeconds(CommandFlags.intValue(v, "idle-timeout")))
+            .maxInflightFrameBytes(CommandFlags.sizeValue(v, "max-inflight-frame-bytes")));
         final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("txn-http"), NioIoHandler.newFactory());
         final MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(v.get("host"), metricsPort,
@@ -136,7 +142,8 @@ public final class TxnServerMain {
             .trim(CommandFlags.booleanValue(v, "trim"))
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
-            .decodeThreads(CommandFlags.intValue(v, "decode-threads"));
+            .decodeThreads(CommandFlags.intValue(v, "decode-threads"))
+            .clusterSecret(io.meldb.log.auth.ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")));
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
             || v.get("block-size") != null || v.get("max-snapshot-age") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;

@@ -58,6 +58,12 @@ public final class GatewayConnection implements MeldTxnContext {
     /** When the running statement began (System.nanoTime). */
     private long statementStart;
     private boolean closed;
+    /** When the connection last began or ended a statement, commit or rollback (System.nanoTime). */
+    private volatile long lastActivity = System.nanoTime();
+    /** A statement is between {@link #beginStatement} and {@link #endStatement} (it runs outside the lock). */
+    private boolean running;
+    /** Why the connection was ended by the server (25P03), or null. */
+    private SqlStateException terminated;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -185,7 +191,11 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void beginStatement(final int statementId, final StatementKind kind) {
         final long start = System.nanoTime();
+        lastActivity = start;
         try {
+            if (terminated != null) {
+                throw terminated;
+            }
             closeSnapshot(statementId);
             if (autoCommit) {
                 txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
@@ -210,6 +220,7 @@ public final class GatewayConnection implements MeldTxnContext {
             metrics.statement(kind, System.nanoTime() - start, true);
             throw e;
         }
+        running = true;
         statementStart = start;
     }
 
@@ -220,6 +231,8 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void endStatement(final int statementId, final StatementKind kind, final Throwable error,
                                           final boolean executionStarted) {
+        lastActivity = System.nanoTime();
+        running = false;
         boolean failed = error != null;
         try {
             if (autoCommit) {
@@ -272,8 +285,12 @@ public final class GatewayConnection implements MeldTxnContext {
 
     public synchronized void commit() {
         final long start = System.nanoTime();
+        lastActivity = start;
         boolean failed = true;
         try {
+            if (terminated != null) {
+                throw terminated;
+            }
             if (txnFailed) {
                 txnFailed = false; // counted as aborted when its statement failed
                 throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
@@ -338,6 +355,7 @@ public final class GatewayConnection implements MeldTxnContext {
 
     public synchronized void rollback() {
         final long start = System.nanoTime();
+        lastActivity = start;
         txnFailed = false;
         final TxnSession t = txn;
         txn = null;
@@ -360,6 +378,31 @@ public final class GatewayConnection implements MeldTxnContext {
         final TxnSession snapshot = openSnapshots.remove(statementId);
         if (snapshot != null) {
             snapshot.close();
+        }
+    }
+
+    /**
+     * Ends the connection's transaction if it has been open without a statement for {@code timeoutNanos}
+     * (PostgreSQL's idle_in_transaction_session_timeout): it is rolled back, which frees its admission slot, and
+     * every later statement, COMMIT included, fails with 25P03. Returns whether it did. A statement running now
+     * is never cut off: only the time between statements counts.
+     */
+    public boolean expireIfIdleInTransaction(final long now, final long timeoutNanos) {
+        if (txn == null || now - lastActivity < timeoutNanos) {
+            return false; // unlocked first look: the sweep passes busy connections without waiting for them
+        }
+        synchronized (this) {
+            if (txn == null || autoCommit || running || terminated != null || now - lastActivity < timeoutNanos) {
+                return false;
+            }
+            terminated = new SqlStateException("25P03", "terminating connection due to idle-in-transaction timeout: "
+                    + "its transaction was open for more than " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
+                    timeoutNanos) + " s without a statement and was rolled back; open a new connection");
+            txn.abort();
+            txn = null;
+            catalogOf = null;
+            metrics.rolledBack();
+            return true;
         }
     }
 

@@ -9,7 +9,12 @@ import io.meldb.txn.TxnId;
 import io.meldb.txn.TxnOutcome;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.TxnSession;
+import io.meldb.log.auth.ClusterAuthClientHandler;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Future;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -94,6 +99,14 @@ public final class TxnRpcClient implements TxnService {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (options.clusterSecret() != null) {
+                            ch.pipeline().addLast(new ClusterAuthClientHandler(options.clusterSecret(), TxnRpcProtocol.MAGIC,
+                                    TxnRpcProtocol.VERSION, "the transaction server at " + target, options.connectTimeout()));
+                        }
+                        if (options.keepaliveInterval().toNanos() > 0) {
+                            ch.pipeline().addLast(new IdleStateHandler(0, options.keepaliveInterval().toNanos(), 0,
+                                    TimeUnit.NANOSECONDS));
+                        }
                         ch.pipeline().addLast(new TxnFrameDecoder(options.maxFrameLength()), TxnFrameEncoder.INSTANCE, handler);
                     }
                 });
@@ -264,6 +277,13 @@ public final class TxnRpcClient implements TxnService {
                 retryConnectAt = System.nanoTime() + RETRY_CONNECT_NANOS;
                 throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target
                         + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()));
+            }
+            Future<Void> auth = ClusterAuthClientHandler.ready(f.channel());
+            if (!auth.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !auth.isSuccess()) {
+                f.channel().close();
+                throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target + ": "
+                        + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis()
+                        + " ms" : auth.cause().getMessage()));
             }
             channel = f.channel();
             lastConnectFailure = null;
@@ -459,6 +479,16 @@ public final class TxnRpcClient implements TxnService {
         private void abortOrphan(Channel ch, long handle) {
             LOG.debug("aborting transaction handle {} whose BEGIN was answered after its timeout", handle);
             ch.writeAndFlush(TxnFrame.abort(ch.alloc(), ids.incrementAndGet(), handle), ch.voidPromise());
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
+                // keepalive for the server's idle timeout; the answer matches no request and is dropped
+                ctx.writeAndFlush(TxnFrame.status(ids.incrementAndGet()), ctx.voidPromise());
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
         }
 
         @Override
