@@ -66,7 +66,7 @@ public final class MeldRootSchema extends AbstractSchema {
     /** A sub-schema by name: a system schema in any case, a user schema exactly. */
     private Schema subSchema(final String name) {
         if (SystemSchemas.isSystemSchema(name)) {
-            return system.get(name.toUpperCase(java.util.Locale.ROOT));
+            return system.get(name.toLowerCase(java.util.Locale.ROOT));
         }
         return getSubSchemaMap().get(name);
     }

@@ -16,9 +16,9 @@ import java.util.TreeSet;
  */
 public final class Catalog {
     /** The one database of a MeldDB cluster. */
-    public static final String DATABASE = "MELDB";
+    public static final String DATABASE = "meldb";
     /** The schema that always exists and that unqualified names resolve in. */
-    public static final String PUBLIC = "PUBLIC";
+    public static final String PUBLIC = "public";
 
     public static final Catalog EMPTY = new Catalog(List.of(), List.of(), List.of());
 

@@ -240,7 +240,7 @@ public final class CatalogStore {
      * every row (and index entry) from its hidden row id to the new key in this transaction, and makes the key's
      * columns NOT NULL. SQLState 42P16 when the table has a primary key already, 42703 for an unknown column,
      * 42701 for a column named twice, 23502 when a key column of some row is NULL, 23505 when two rows have the
-     * same key. The constraint's name ({@code constraint}, or null for PostgreSQL's default {@code table_PKEY})
+     * same key. The constraint's name ({@code constraint}, or null for PostgreSQL's default {@code table_pkey})
      * only names it in errors; it is not kept. Returns false (and changes nothing) when the table does not exist
      * and {@code ifExists}.
      */
@@ -296,7 +296,7 @@ public final class CatalogStore {
                     throw e;
                 }
                 throw new SqlStateException("23505", "could not create primary key \""
-                        + (constraint != null ? constraint : table + "_PKEY") + "\": " + e.getMessage(), e);
+                        + (constraint != null ? constraint : table + "_pkey") + "\": " + e.getMessage(), e);
             }
         });
         txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(keyed));

@@ -438,7 +438,7 @@ public final class DdlParser {
             throw syntax("an identifier");
         }
         pos++;
-        return t.text();
+        return t.name();
     }
 
     private SqlLexer.Token peek() {

@@ -5,7 +5,6 @@ import io.meldb.sql.codec.ColumnType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A table's definition as stored in the catalog: columns, primary key (positions in the column list), indexes
@@ -47,15 +46,10 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
                 .filter(i -> Arrays.stream(primaryKey).noneMatch(k -> k == i)).toArray();
     }
 
-    /** Position of the column named {@code name} (exact match first, then ignoring case), or -1. */
+    /** Position of the column named exactly {@code name} (names are case-sensitive once folded), or -1. */
     public int columnIndex(final String name) {
         for (int i = 0; i < columns.size(); i++) {
             if (columns.get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        for (int i = 0; i < columns.size(); i++) {
-            if (columns.get(i).name().toUpperCase(Locale.ROOT).equals(name.toUpperCase(Locale.ROOT))) {
                 return i;
             }
         }

@@ -23,7 +23,6 @@ import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlUpdate;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 import java.math.BigDecimal;
@@ -48,7 +47,7 @@ public final class FastPlanner {
                                 final String defaultSchema) {
         SqlNode node;
         try {
-            node = SqlParser.create(sql).parseStmt();
+            node = io.meldb.sql.calcite.MeldLex.parser(sql).parseStmt();
         } catch (SqlParseException | RuntimeException e) {
             return null; // Calcite reports it
         }
@@ -299,8 +298,9 @@ public final class FastPlanner {
             }
             // niladic functions parse as identifiers (Calcite's validator resolves them later)
             final String fn = node instanceof SqlIdentifier id && id.isSimple() && !id.isComponentQuoted(0)
-                    && column(id.getSimple()) < 0 ? id.getSimple()
-                    : node instanceof SqlCall call && call.operandCount() == 0 ? call.getOperator().getName() : null;
+                    && column(id.getSimple()) < 0 ? id.getSimple().toUpperCase(java.util.Locale.ROOT)
+                    : node instanceof SqlCall call && call.operandCount() == 0
+                    ? call.getOperator().getName().toUpperCase(java.util.Locale.ROOT) : null;
             if (fn != null) {
                 if ((fn.equals("CURRENT_TIMESTAMP") || fn.equals("LOCALTIMESTAMP"))
                         && type.type() == SqlType.TIMESTAMP) {

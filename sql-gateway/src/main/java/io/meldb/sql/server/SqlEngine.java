@@ -2,6 +2,8 @@ package io.meldb.sql.server;
 
 import io.meldb.core.Isolation;
 import io.meldb.sql.calcite.CharComparisons;
+import io.meldb.sql.calcite.FunctionNames;
+import io.meldb.sql.calcite.MeldLex;
 import io.meldb.sql.calcite.MeldRootSchema;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
@@ -58,6 +60,7 @@ public final class SqlEngine {
     }
 
     public SqlEngine(final TxnRouter router, final SqlMetrics metrics) {
+        FunctionNames.install();
         this.router = router;
         this.metrics = metrics;
     }
@@ -89,6 +92,7 @@ public final class SqlEngine {
     public Connection calciteConnection(final GatewayConnection state) throws SQLException {
         final Properties calcite = new Properties();
         calcite.setProperty("timeZone", "UTC");
+        MeldLex.apply(calcite);
         // PostgreSQL's function library on top of the standard one (length, left, right, concat, date_trunc, ...):
         // the dialect the PostgreSQL front end's clients write
         calcite.setProperty("fun", "standard,postgresql");

@@ -211,7 +211,7 @@ public final class SqlSession implements AutoCloseable {
 
     /**
      * The table and columns a bulk load (COPY) fills: all of the table's columns, or the named ones (names as
-     * the client wrote them: unquoted ones upper-cased). SQLState 42P01 / 42703 when they do not exist.
+     * the client wrote them: unquoted ones lower-cased). SQLState 42P01 / 42703 when they do not exist.
      */
     public CopyTarget copyTarget(final String schemaName, final String table, final List<String> columnNames) {
         final TableDef def = state.catalog().table(SqlEngine.DATABASE, schemaName == null ? schema : schemaName,

@@ -202,7 +202,7 @@ class PgJdbcTest {
                 for (int i = 1; i <= md.getColumnCount(); i++) {
                     labels.add(md.getColumnLabel(i));
                 }
-                assertEquals(List.of("count", "sum", "?column?", "int8", "GIVEN", "N", "length"), labels);
+                assertEquals(List.of("count", "sum", "?column?", "int8", "given", "n", "length"), labels);
                 assertTrue(r.next());
                 assertEquals(1, r.getLong("count"));
             }
