@@ -98,6 +98,15 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
         throw new UnsupportedOperationException("MeldDB tables are read through MeldTableScan");
     }
 
+    /** Calcite asks tables for their column defaults through this ({@link MeldDefaults}). */
+    @Override
+    public <C> C unwrap(final Class<C> aClass) {
+        if (aClass == org.apache.calcite.sql2rel.InitializerExpressionFactory.class) {
+            return aClass.cast(new MeldDefaults(def));
+        }
+        return super.unwrap(aClass);
+    }
+
     @Override
     public String toString() {
         return "MeldTable(" + def.name() + ")";

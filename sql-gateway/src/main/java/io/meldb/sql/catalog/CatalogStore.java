@@ -47,17 +47,19 @@ public final class CatalogStore {
         final List<String> databases = new ArrayList<>();
         final List<SchemaDef> schemas = new ArrayList<>();
         final List<TableDef> tables = new ArrayList<>();
+        final List<SequenceDef> sequences = new ArrayList<>();
         TableStore.forEachEntry(txn, Keys.CATALOG_PREFIX, KeyCodec.prefixEnd(Keys.CATALOG_PREFIX), kv -> {
             switch (kv.key()[1]) {
                 case 'D' -> databases.add(CatalogEntryCodec.decodeDatabase(kv.value()));
                 case 'S' -> schemas.add(CatalogEntryCodec.decodeSchema(kv.value()));
                 case 'T' -> tables.add(TableDefCodec.decode(kv.value()));
+                case 'Q' -> sequences.add(CatalogEntryCodec.decodeSequence(kv.value()));
                 default -> {
                     // the id counter and the version token
                 }
             }
         });
-        final Catalog catalog = new Catalog(databases, schemas, tables);
+        final Catalog catalog = new Catalog(databases, schemas, tables, sequences);
         synchronized (cache) {
             cache.put(token, catalog);
         }
@@ -129,6 +131,15 @@ public final class CatalogStore {
                 dropTable(txn, db, name, table, false);
             }
         }
+        for (SequenceDef q : catalog.sequences()) {
+            if (q.db().equals(db) && q.schema().equals(name)) {
+                if (!cascade && q.ownerTable() == null) {
+                    throw new SqlStateException("2BP01", "cannot drop schema \"" + name + "\" because sequence \""
+                            + q.name() + "\" depends on it (drop it first, or use DROP SCHEMA ... CASCADE)");
+                }
+                dropSequence(txn, q);
+            }
+        }
         txn.delete(Keys.schemaKey(db, name));
         bumpVersion(txn);
         return true;
@@ -140,18 +151,124 @@ public final class CatalogStore {
      */
     public boolean createTable(final TxnSession txn, final String db, final String schema, final String name,
                                final List<ColumnDef> columns, final int[] primaryKey, final boolean ifNotExists) {
+        return createTable(txn, db, schema, new Ddl.CreateTable(schema, name, columns, primaryKey, ifNotExists));
+    }
+
+    /**
+     * Creates the table {@code c} describes in {@code schema}, with the sequences its SERIAL and identity columns
+     * own ({@code <table>_<column>_seq}, numbered when the name is taken, as PostgreSQL does); returns false (and
+     * changes nothing) when it exists and {@code ifNotExists}.
+     */
+    public boolean createTable(final TxnSession txn, final String db, final String schema, final Ddl.CreateTable c) {
         ensureDatabase(txn, db);
-        requireSchema(read(txn), db, schema);
-        if (read(txn).table(db, schema, name) != null) {
-            if (ifNotExists) {
+        final Catalog catalog = read(txn);
+        requireSchema(catalog, db, schema);
+        final String name = c.name();
+        if (catalog.table(db, schema, name) != null || catalog.sequence(db, schema, name) != null) {
+            if (ifNotExistsAndTable(catalog, db, schema, name, c.ifNotExists())) {
                 return false;
             }
-            throw new SqlStateException("42P07", "table \"" + name + "\" already exists");
+            throw new SqlStateException("42P07", "relation \"" + name + "\" already exists");
         }
-        final TableDef def = new TableDef(db, schema, name, nextId(txn), columns, primaryKey, List.of());
+        final List<ColumnDef> columns = new ArrayList<>(c.columns());
+        final List<SequenceDef> owned = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            final ColumnDef col = columns.get(i);
+            if (col.dflt() != null && col.dflt().needsSequence()) {
+                final String base = name + "_" + col.name() + "_seq";
+                String seqName = base;
+                for (int n = 1; catalog.sequence(db, schema, seqName) != null
+                        || catalog.table(db, schema, seqName) != null || containsName(owned, seqName); n++) {
+                    seqName = base + n;
+                }
+                final Ddl.SequenceOptions options = c.sequenceOptions().get(i) == null
+                        ? Ddl.SequenceOptions.NONE.withType(col.type().type()) : c.sequenceOptions().get(i);
+                owned.add(Sequences.define(db, schema, seqName, nextId(txn), options, name, col.name()));
+                columns.set(i, col.withDefault(ColumnDefault.nextval(schema, seqName)));
+            } else if (col.dflt() != null && col.dflt().kind() == ColumnDefault.Kind.NEXTVAL) {
+                final String seqSchema = col.dflt().sequenceSchema() == null ? schema : col.dflt().sequenceSchema();
+                if (catalog.sequence(db, seqSchema, col.dflt().sequence()) == null) {
+                    throw Sequences.unknown(col.dflt().sequence());
+                }
+                columns.set(i, col.withDefault(ColumnDefault.nextval(seqSchema, col.dflt().sequence())));
+            }
+        }
+        final TableDef def = new TableDef(db, schema, name, nextId(txn), columns, c.primaryKey(), List.of(),
+                c.primaryKey().length == 0, c.checks());
         txn.put(Keys.tableDefKey(db, schema, name), TableDefCodec.encode(def));
+        for (SequenceDef q : owned) {
+            txn.put(Keys.sequenceKey(db, schema, q.name()), CatalogEntryCodec.encodeSequence(q));
+        }
         bumpVersion(txn);
         return true;
+    }
+
+    private static boolean ifNotExistsAndTable(final Catalog catalog, final String db, final String schema,
+                                               final String name, final boolean ifNotExists) {
+        return ifNotExists && catalog.table(db, schema, name) != null;
+    }
+
+    private static boolean containsName(final List<SequenceDef> sequences, final String name) {
+        for (SequenceDef q : sequences) {
+            if (q.name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** {@code CREATE SEQUENCE}: returns false (and changes nothing) when it exists and {@code ifNotExists}. */
+    public boolean createSequence(final TxnSession txn, final String db, final String schema, final String name,
+                                  final Ddl.SequenceOptions options, final boolean ifNotExists) {
+        ensureDatabase(txn, db);
+        final Catalog catalog = read(txn);
+        requireSchema(catalog, db, schema);
+        if (catalog.sequence(db, schema, name) != null || catalog.table(db, schema, name) != null) {
+            if (ifNotExists && catalog.sequence(db, schema, name) != null) {
+                return false;
+            }
+            throw new SqlStateException("42P07", "relation \"" + name + "\" already exists");
+        }
+        final SequenceDef q = Sequences.define(db, schema, name, nextId(txn), options, null, null);
+        txn.put(Keys.sequenceKey(db, schema, name), CatalogEntryCodec.encodeSequence(q));
+        bumpVersion(txn);
+        return true;
+    }
+
+    /**
+     * {@code DROP SEQUENCE a, b}: every name is checked first (42P01 unless {@code ifExists}); a sequence a column
+     * owns is refused (2BP01: drop its table, as PostgreSQL asks). Deletes the definition and the counter.
+     */
+    public int dropSequences(final TxnSession txn, final String db, final List<Ddl.TableName> names,
+                             final boolean ifExists) {
+        ensureDatabase(txn, db);
+        final Catalog catalog = read(txn);
+        final List<SequenceDef> present = new ArrayList<>();
+        for (Ddl.TableName n : names) {
+            final SequenceDef q = catalog.sequence(db, n.schema(), n.name());
+            if (q == null) {
+                if (!ifExists) {
+                    throw Sequences.unknown(n.name());
+                }
+            } else if (q.ownerTable() != null) {
+                throw new SqlStateException("2BP01", "cannot drop sequence " + q.name() + " because column "
+                        + q.ownerColumn() + " of table " + q.ownerTable() + " requires it (drop the table instead)");
+            } else if (!present.contains(q)) {
+                present.add(q);
+            }
+        }
+        for (SequenceDef q : present) {
+            dropSequence(txn, q);
+        }
+        if (!present.isEmpty()) {
+            bumpVersion(txn);
+        }
+        return present.size();
+    }
+
+    private static void dropSequence(final TxnSession txn, final SequenceDef q) {
+        txn.delete(Keys.sequenceKey(q.db(), q.schema(), q.name()));
+        txn.delete(Keys.dataPrefix(q.id()));
     }
 
     /** Drops a table with its rows and index entries; returns false when absent and {@code ifExists}. */
@@ -173,6 +290,11 @@ public final class CatalogStore {
         deleteRange(txn, Keys.dataPrefix(def.id()));
         for (IndexDef index : def.indexes()) {
             deleteRange(txn, Keys.dataPrefix(index.id()));
+        }
+        for (SequenceDef q : catalog.sequences()) {
+            if (q.db().equals(db) && q.schema().equals(schema) && name.equals(q.ownerTable())) {
+                dropSequence(txn, q); // the sequences its SERIAL and identity columns own go with it
+            }
         }
         txn.delete(Keys.tableDefKey(db, schema, name));
         bumpVersion(txn);

@@ -35,12 +35,18 @@ public final class TableStore {
     private final List<ColumnType> types;
     private final int[] valueColumns;
     private final byte[] prefix;
+    /** The table's CHECK constraints, compiled, in the order of {@link TableDef#checks()}. */
+    private final CheckExpression[] checks;
 
     public TableStore(final TableDef def) {
         this.def = def;
         this.types = def.columnTypes();
         this.valueColumns = def.valueColumns();
         this.prefix = Keys.dataPrefix(def.id());
+        this.checks = new CheckExpression[def.checks().size()];
+        for (int i = 0; i < checks.length; i++) {
+            checks[i] = CheckExpression.of(def.checks().get(i).sql(), def.columns());
+        }
     }
 
     public TableDef def() {
@@ -130,13 +136,22 @@ public final class TableStore {
         return row;
     }
 
-    /** Coerces every value to its column's type and checks NOT NULL. */
+    /**
+     * Coerces every value to its column's type and checks NOT NULL (23502 naming the column) and the CHECK
+     * constraints (23514 naming the constraint).
+     */
     public Object[] checkRow(final Object[] row) {
         final Object[] out = coerce(row);
         for (int i = 0; i < out.length; i++) {
             if (out[i] == null && !def.columns().get(i).nullable()) {
                 throw new SqlStateException("23502", "null value in column \"" + def.columns().get(i).name()
-                        + "\" of table \"" + def.name() + "\" violates not-null constraint");
+                        + "\" of relation \"" + def.name() + "\" violates not-null constraint");
+            }
+        }
+        for (int i = 0; i < checks.length; i++) {
+            if (!checks[i].passes(out)) {
+                throw new SqlStateException("23514", "new row for relation \"" + def.name() + "\" violates check "
+                        + "constraint \"" + def.checks().get(i).name() + "\"");
             }
         }
         return out;

@@ -2,6 +2,7 @@ package io.meldb.sql.fast;
 
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.catalog.ColumnDefault;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
@@ -198,18 +199,47 @@ public final class FastPlanner {
                     throw notFast();
                 }
             }
+            // the DEFAULTs of the columns the statement omits: constants and the clock here; a sequence, and an
+            // identity column given a value (refused unless ...), are Calcite's
+            final List<Integer> defaulted = new ArrayList<>();
+            for (int c = 0; c < table.columns().size(); c++) {
+                final ColumnDef col = table.columns().get(c);
+                final int column = c;
+                final boolean given = Arrays.stream(targets).anyMatch(t -> t == column);
+                if (given && col.identity() == ColumnDef.Identity.ALWAYS) {
+                    throw notFast();
+                }
+                if (!given && col.dflt() != null) {
+                    if (col.dflt().kind() == ColumnDefault.Kind.NEXTVAL) {
+                        throw notFast();
+                    }
+                    defaulted.add(c);
+                }
+            }
+            final int[] all = Arrays.copyOf(targets, targets.length + defaulted.size());
+            for (int d = 0; d < defaulted.size(); d++) {
+                all[targets.length + d] = defaulted.get(d);
+            }
             final FastOperand[][] rows = new FastOperand[values.operandCount()][];
             for (int r = 0; r < rows.length; r++) {
                 final SqlNode row = values.operand(r);
                 if (row.getKind() != SqlKind.ROW || ((SqlCall) row).operandCount() != targets.length) {
                     throw notFast();
                 }
-                rows[r] = new FastOperand[targets.length];
+                rows[r] = new FastOperand[all.length];
                 for (int c = 0; c < targets.length; c++) {
                     rows[r][c] = operand(((SqlCall) row).operand(c), table.columns().get(targets[c]).type());
                 }
+                for (int d = 0; d < defaulted.size(); d++) {
+                    final ColumnDefault dflt = table.columns().get(defaulted.get(d)).dflt();
+                    rows[r][targets.length + d] = switch (dflt.kind()) {
+                        case NOW -> FastOperand.now();
+                        case TODAY -> FastOperand.today();
+                        default -> FastOperand.literal(dflt.value());
+                    };
+                }
             }
-            return new FastPlan.Insert(table, types(), targets, rows);
+            return new FastPlan.Insert(table, types(), all, rows);
         }
 
         /** A condition that names each primary-key column once, each = a parameter or literal, and nothing else. */

@@ -56,10 +56,19 @@ public final class GatewayConnection implements MeldTxnContext {
     /** When the running statement began (System.nanoTime). */
     private long statementStart;
     private boolean closed;
+    private final SessionSequences sequences;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
                              final CatalogStore catalogStore, final SqlMetrics metrics, final String protocol) {
+        this(id, database, router, catalogStore, metrics, protocol, new SequenceCache(router));
+    }
+
+    /** A connection whose sequence values come from {@code sequenceCache} (one per gateway). */
+    public GatewayConnection(final String id, final String database, final TxnRouter router,
+                             final CatalogStore catalogStore, final SqlMetrics metrics, final String protocol,
+                             final SequenceCache sequenceCache) {
+        this.sequences = new SessionSequences(this, sequenceCache);
         this.id = id;
         this.database = database;
         this.router = router;
@@ -76,6 +85,16 @@ public final class GatewayConnection implements MeldTxnContext {
     /** Names the connection once Avatica has given it its id. */
     void bind(final String connectionId) {
         this.id = connectionId;
+    }
+
+    @Override
+    public SessionSequences sequences() {
+        return sequences;
+    }
+
+    /** The schema unqualified sequence names resolve in ({@code SET search_path}, {@code setSchema}). */
+    public void schema(final String schema) {
+        sequences.schema(schema);
     }
 
     @Override

@@ -47,6 +47,7 @@ public final class SqlEngine {
     private final TxnRouter router;
     private final SqlMetrics metrics;
     private final CatalogStore catalogStore = new CatalogStore();
+    private final SequenceCache sequenceCache;
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -61,6 +62,7 @@ public final class SqlEngine {
 
     public SqlEngine(final TxnRouter router, final SqlMetrics metrics) {
         FunctionNames.install();
+        this.sequenceCache = new SequenceCache(router);
         this.router = router;
         this.metrics = metrics;
     }
@@ -85,7 +87,7 @@ public final class SqlEngine {
 
     /** The transaction state of a new client connection of {@code protocol} ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection newConnectionState(final String id, final String protocol) {
-        return new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol);
+        return new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol, sequenceCache);
     }
 
     /** A Calcite connection whose schema tree is the catalog as {@code state}'s transaction sees it. */
@@ -167,8 +169,11 @@ public final class SqlEngine {
         } else if (ddl instanceof Ddl.DropSchema d) {
             catalogStore.dropSchema(txn, DATABASE, d.name(), d.ifExists(), d.cascade());
         } else if (ddl instanceof Ddl.CreateTable c) {
-            catalogStore.createTable(txn, DATABASE, schema(c.schema()), c.name(), c.columns(), c.primaryKey(),
-                    c.ifNotExists());
+            catalogStore.createTable(txn, DATABASE, schema(c.schema()), c);
+        } else if (ddl instanceof Ddl.CreateSequence c) {
+            catalogStore.createSequence(txn, DATABASE, schema(c.schema()), c.name(), c.options(), c.ifNotExists());
+        } else if (ddl instanceof Ddl.DropSequence d) {
+            catalogStore.dropSequences(txn, DATABASE, resolve(d.sequences()), d.ifExists());
         } else if (ddl instanceof Ddl.DropTable d) {
             catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists());
         } else if (ddl instanceof Ddl.Truncate t) {

@@ -84,6 +84,7 @@ public final class SqlSession implements AutoCloseable {
         try {
             calcite.setSchema(newSchema);
             schema = newSchema;
+            state.schema(newSchema);
         } catch (SQLException e) {
             throw SqlErrors.toSqlState(e);
         }
