@@ -5,7 +5,14 @@ import io.meldb.sql.catalog.ColumnDefault;
 import io.meldb.sql.catalog.TableDef;
 import org.apache.calcite.plan.RelOptTable;
 import org.apache.calcite.rel.type.RelDataType;
+import io.meldb.sql.SqlStateException;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.Project;
 import org.apache.calcite.rex.RexBuilder;
+import org.apache.calcite.rex.RexCall;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.validate.SqlUserDefinedFunction;
+import java.util.List;
 import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.schema.ColumnStrategy;
 import org.apache.calcite.sql.SqlNode;
@@ -32,6 +39,40 @@ final class MeldDefaults extends NullInitializerExpressionFactory {
             return ColumnStrategy.DEFAULT;
         }
         return c.nullable() ? ColumnStrategy.NULLABLE : ColumnStrategy.NOT_NULLABLE;
+    }
+
+    /**
+     * Refuses (428C9) an INSERT that gives a GENERATED ALWAYS identity column a value of its own, or an UPDATE
+     * that sets one, as PostgreSQL does: in the planned INSERT, the column's expression must be the default this
+     * class made (a {@code nextval} call), nothing the statement wrote.
+     */
+    static void checkGeneratedAlways(final TableDef def, final RelNode source, final List<String> updateColumns) {
+        for (int i = 0; i < def.columns().size(); i++) {
+            final ColumnDef c = def.columns().get(i);
+            if (c.identity() != ColumnDef.Identity.ALWAYS) {
+                continue;
+            }
+            final boolean explicit;
+            if (updateColumns != null) {
+                explicit = updateColumns.contains(c.name());
+            } else {
+                explicit = !(source instanceof Project p) || !isSequenceCall(p.getProjects().get(i));
+            }
+            if (explicit) {
+                throw new SqlStateException("428C9", "cannot " + (updateColumns != null ? "update" : "insert a "
+                        + "non-DEFAULT value into") + " column \"" + c.name() + "\": it is an identity column "
+                        + "defined as GENERATED ALWAYS");
+            }
+        }
+    }
+
+    private static boolean isSequenceCall(final RexNode e) {
+        RexNode n = e;
+        while (n.getKind() == SqlKind.CAST) {
+            n = ((RexCall) n).getOperands().get(0);
+        }
+        return n instanceof RexCall call && call.getOperator() instanceof SqlUserDefinedFunction f
+                && f.getFunction() instanceof SequenceFunction;
     }
 
     @Override

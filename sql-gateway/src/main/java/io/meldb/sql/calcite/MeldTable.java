@@ -83,6 +83,10 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
                                          final TableModify.Operation operation, final List<String> updateColumnList,
                                          final List<RexNode> sourceExpressionList, final boolean flattened) {
         MeldTableScan.registerRules(cluster.getPlanner());
+        if (operation == TableModify.Operation.INSERT || operation == TableModify.Operation.UPDATE) {
+            MeldDefaults.checkGeneratedAlways(def, child,
+                    operation == TableModify.Operation.UPDATE ? updateColumnList : null);
+        }
         return LogicalTableModify.create(table, catalogReader, child, operation, updateColumnList,
                 sourceExpressionList, flattened);
     }
