@@ -22,6 +22,14 @@ public interface MeldTxnContext {
         throw new io.meldb.sql.SqlStateException("0A000", "sequences are not available on this connection");
     }
 
+    /**
+     * Where the running statement puts the rows it writes (INSERT, UPDATE: as stored; DELETE: as removed), for
+     * its RETURNING clause; null when nobody asks.
+     */
+    default java.util.List<Object[]> writtenRows() {
+        return null;
+    }
+
     /** Whether the running statement was asked to stop (a cancel request, a timeout): scans check it per row. */
     default boolean cancelled() {
         return false;

@@ -173,7 +173,7 @@ public final class TableStore {
      * Inserts a row: at its primary key (SQLState 23505 when taken), or at a fresh hidden row id, which nothing
      * else can hold (no read of the key, so concurrent inserts do not conflict in meld).
      */
-    public void insert(final TxnSession txn, final Object[] row) {
+    public Object[] insert(final TxnSession txn, final Object[] row) {
         final Object[] checked = checkRow(row);
         final byte[] key;
         if (def.hiddenRowId()) {
@@ -188,6 +188,7 @@ public final class TableStore {
         for (IndexDef index : def.indexes()) {
             txn.put(indexKey(index, key, checked), EMPTY);
         }
+        return checked;
     }
 
     /** Deletes a row of a table with a primary key. */
@@ -212,7 +213,8 @@ public final class TableStore {
      * Replaces the row {@code oldRow} stored at {@code oldKey} by {@code newRow}: at its new primary key, or at the
      * same hidden row id.
      */
-    public void updateAt(final TxnSession txn, final byte[] oldKey, final Object[] oldRow, final Object[] newRow) {
+    public Object[] updateAt(final TxnSession txn, final byte[] oldKey, final Object[] oldRow,
+                             final Object[] newRow) {
         final Object[] checked = checkRow(newRow);
         final byte[] newKey = def.hiddenRowId() ? oldKey : primaryKey(checked);
         final boolean keyChanged = !Arrays.equals(oldKey, newKey);
@@ -231,6 +233,7 @@ public final class TableStore {
                 txn.put(newEntry, EMPTY);
             }
         }
+        return checked;
     }
 
     /**

@@ -105,7 +105,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
 
 
     /** A value of the in-flight form (DATE as days, TIMESTAMP as milliseconds) as a {@link RowCursor} value. */
-    static Object external(final ColumnType type, final Object v) {
+    public static Object external(final ColumnType type, final Object v) {
         if (v == null) {
             return null;
         }

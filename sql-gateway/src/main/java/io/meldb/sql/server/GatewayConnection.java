@@ -57,6 +57,8 @@ public final class GatewayConnection implements MeldTxnContext {
     private long statementStart;
     private boolean closed;
     private final SessionSequences sequences;
+    /** The running statement's written rows, while a RETURNING clause wants them. */
+    private java.util.List<Object[]> writtenRows;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -85,6 +87,16 @@ public final class GatewayConnection implements MeldTxnContext {
     /** Names the connection once Avatica has given it its id. */
     void bind(final String connectionId) {
         this.id = connectionId;
+    }
+
+    @Override
+    public java.util.List<Object[]> writtenRows() {
+        return writtenRows;
+    }
+
+    /** Starts (a list) or stops (null) capturing the rows the running statement writes. */
+    public void captureWrittenRows(final java.util.List<Object[]> into) {
+        writtenRows = into;
     }
 
     @Override

@@ -144,6 +144,16 @@ public final class SqlSession implements AutoCloseable {
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
             case WRITE: {
+                final Returning returning = kind == StatementKind.WRITE
+                        ? Returning.of(sql, state.catalog(), SqlEngine.DATABASE, schema) : null;
+                if (returning != null) {
+                    try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                        return new PreparedSql(sql, kind, calcite.prepareStatement(returning.sql()), null, null,
+                                returning);
+                    } catch (SQLException e) {
+                        throw SqlErrors.toSqlState(e);
+                    }
+                }
                 final FastPlan fast = fastPath ? FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema)
                         : null;
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
@@ -202,6 +212,18 @@ public final class SqlSession implements AutoCloseable {
                 }
                 if (p.kind() == StatementKind.READ) {
                     return opened(p, new Result(executionId, new ResultSetCursor(ps.executeQuery()), -1, p));
+                }
+                if (p.returning() != null) {
+                    final List<Object[]> written = new ArrayList<>();
+                    state.captureWrittenRows(written);
+                    final long count;
+                    try {
+                        count = ps.executeLargeUpdate();
+                    } finally {
+                        state.captureWrittenRows(null);
+                    }
+                    final TableDef def = state.catalog().tableById(p.returning().tableId());
+                    return opened(p, new Result(executionId, p.returning().cursor(def, written), count, p));
                 }
                 return new Result(executionId, null, ps.executeLargeUpdate(), p);
             } catch (SQLException e) {
@@ -298,8 +320,13 @@ public final class SqlSession implements AutoCloseable {
      * A statement ready to execute: a fast-path plan for key accesses, a Calcite prepared statement for other
      * queries and DML, parsed DDL, or (for statements a front end runs itself) only its SQL and kind.
      */
-    public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast)
-            implements AutoCloseable {
+    public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast,
+                              Returning returning) implements AutoCloseable {
+        public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
+                           final Ddl ddl, final FastPlan fast) {
+            this(sql, kind, statement, ddl, fast, null);
+        }
+
         /** The JDBC types of the parameters ({@link java.sql.Types}). */
         public int[] parameterTypes() {
             if (fast != null) {
@@ -320,8 +347,11 @@ public final class SqlSession implements AutoCloseable {
             }
         }
 
-        /** The columns of a query's result; empty for other statements. */
+        /** The columns of a query's result (or of a RETURNING clause); empty for other statements. */
         public List<ResultColumn> columns() {
+            if (returning != null) {
+                return returning.result();
+            }
             if (kind != StatementKind.READ) {
                 return List.of();
             }
