@@ -125,4 +125,19 @@ class PsqlTest {
         assertTrue(out.contains(" v      | character(3) |           |          | "), out);
         assertTrue(out.contains("Did not find any relation named \"nothing_here\"."), out);
     }
+
+    @Test
+    void shouldShowColumnDefaultsAndIdentityInDescribe() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE dflt (id SERIAL PRIMARY KEY, status VARCHAR(8) DEFAULT 'new', "
+                        + "at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, n BIGINT GENERATED ALWAYS AS IDENTITY);",
+                "\\d dflt");
+        assertTrue(out.contains(" id     | integer                        |           | not null | "
+                + "nextval('public.dflt_id_seq'::regclass)"), out);
+        assertTrue(out.contains(" status | character varying(8)           |           |          | 'new'"), out);
+        assertTrue(out.contains(" at     | timestamp(3) without time zone |           |          | CURRENT_TIMESTAMP"),
+                out);
+        assertTrue(out.contains(" n      | bigint                         |           | not null | generated always "
+                + "as identity"), out);
+    }
 }

@@ -146,6 +146,20 @@ public final class PgCatalogView {
         return PLAIN_NAME.matcher(name).matches() ? name : '"' + name.replace("\"", "\"\"") + '"';
     }
 
+    /** A column's DEFAULT as PostgreSQL shows it ({@code nextval('t_id_seq'::regclass)}, {@code 5}), or null. */
+    static String columnDefault(final ColumnDef c) {
+        return c.dflt() == null ? null : c.dflt().sql();
+    }
+
+    /** pg_attribute.attidentity: 'a' (ALWAYS), 'd' (BY DEFAULT) or '' for a column that is no identity. */
+    static String attidentity(final ColumnDef c) {
+        return switch (c.identity()) {
+            case ALWAYS -> "a";
+            case BY_DEFAULT -> "d";
+            default -> "";
+        };
+    }
+
     /** Whether column {@code i} of a table is NOT NULL (primary key columns always are). */
     static boolean notNull(final TableDef t, final int i) {
         final ColumnDef c = t.columns().get(i);

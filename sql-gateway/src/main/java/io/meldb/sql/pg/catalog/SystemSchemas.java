@@ -2,6 +2,7 @@ package io.meldb.sql.pg.catalog;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.calcite.MeldTxnContext;
+import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.pg.PgSettings;
 import io.meldb.sql.pg.PgType;
@@ -151,7 +152,7 @@ public final class SystemSchemas {
                 .text("table_name", a -> a.relation().name())
                 .text("column_name", a -> a.column().name())
                 .integer("ordinal_position", Attribute::attnum)
-                .nullText("column_default")
+                .nullableText("column_default", a -> PgCatalogView.columnDefault(a.column()))
                 .text("is_nullable", a -> notNull(a) ? "NO" : "YES")
                 .text("data_type", a -> dataType(a.column().type()))
                 .nullableInteger("character_maximum_length", a -> charLength(a.column().type()))
@@ -184,7 +185,12 @@ public final class SystemSchemas {
                 .text("udt_name", a -> PgTypeInfo.of(a.column().type()).typname())
                 .text("dtd_identifier", a -> String.valueOf(a.attnum()))
                 .constant("is_self_referencing", "NO")
-                .constant("is_identity", "NO")
+                .text("is_identity", a -> a.column().identity() == ColumnDef.Identity.NONE ? "NO" : "YES")
+                .nullableText("identity_generation", a -> switch (a.column().identity()) {
+                    case ALWAYS -> "ALWAYS";
+                    case BY_DEFAULT -> "BY DEFAULT";
+                    default -> null;
+                })
                 .constant("is_generated", "NEVER")
                 .constant("is_updatable", "YES"), SystemSchemas::columnsOf));
         t.put("views", SystemTable.empty(cx, SystemTable.columns()
@@ -389,9 +395,9 @@ public final class SystemSchemas {
                 .bool("attbyval", a -> byValue(PgTypeInfo.of(a.column().type()).typlen()))
                 .constant("attstorage", "p")
                 .bool("attnotnull", SystemSchemas::notNull)
-                .constant("atthasdef", false)
+                .bool("atthasdef", a -> a.column().dflt() != null)
                 .constant("atthasmissing", false)
-                .constant("attidentity", "")
+                .text("attidentity", a -> PgCatalogView.attidentity(a.column()))
                 .constant("attgenerated", "")
                 .constant("attisdropped", false)
                 .constant("attislocal", true)
