@@ -338,7 +338,8 @@ public final class CatalogStore {
      * of all its rows (and its keys are held in memory until then); MeldDB has no storage-level truncate. Every
      * name is checked first (SQLState 42P01).
      */
-    public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables) {
+    public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
+                               final boolean restartIdentity) {
         final Catalog catalog = read(txn);
         final Map<Integer, TableDef> defs = new LinkedHashMap<>();
         for (Ddl.TableName t : tables) {
@@ -346,6 +347,17 @@ public final class CatalogStore {
             final TableDef def = catalog.table(db, t.schema(), t.name());
             if (def == null) {
                 throw unknownTable(t.name());
+            }
+            if (restartIdentity) {
+                for (SequenceDef q : catalog.sequences()) {
+                    if (q.db().equals(db) && q.schema().equals(t.schema()) && t.name().equals(q.ownerTable())) {
+                        // other gateways may still hold reserved ranges of the old run: restarting could hand out
+                        // values they still will
+                        throw new SqlStateException("0A000", "TRUNCATE ... RESTART IDENTITY is not supported for "
+                                + "table \"" + t.name() + "\", which owns sequence \"" + q.name() + "\" (use "
+                                + "CONTINUE IDENTITY)");
+                    }
+                }
             }
             defs.put(def.id(), def);
         }

@@ -39,6 +39,24 @@ public record ColumnDefault(Kind kind, Object value, String sql, String sequence
         return kind == Kind.NEXTVAL && sequence == null;
     }
 
+    /** The sequence's name as {@code nextval} takes it ({@code schema.name}, parts quoted where needed). */
+    public String qualifiedSequence() {
+        return (sequenceSchema == null ? "" : quote(sequenceSchema) + ".") + quote(sequence);
+    }
+
+    /**
+     * The value for a row written now, in the in-flight form (TIMESTAMP as UTC milliseconds, DATE as days), taking
+     * sequence values from {@code nextval} (called with {@link #qualifiedSequence()}).
+     */
+    public Object evaluate(final java.util.function.ToLongFunction<String> nextval) {
+        return switch (kind) {
+            case CONSTANT -> value;
+            case NOW -> System.currentTimeMillis();
+            case TODAY -> (int) Math.floorDiv(System.currentTimeMillis(), 86_400_000L);
+            case NEXTVAL -> nextval.applyAsLong(qualifiedSequence());
+        };
+    }
+
     /** The expression as Calcite reads it (MeldDB's dialect, for the INSERTs Calcite plans). */
     public String calciteSql() {
         return switch (kind) {

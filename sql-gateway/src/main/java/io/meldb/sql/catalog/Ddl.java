@@ -66,9 +66,13 @@ public sealed interface Ddl {
     }
 
     /** {@code TRUNCATE [TABLE] [ONLY] name [, name ...] [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]}. */
-    record Truncate(List<TableName> tables) implements Ddl {
+    record Truncate(List<TableName> tables, boolean restartIdentity) implements Ddl {
         public Truncate {
             tables = List.copyOf(tables);
+        }
+
+        public Truncate(final List<TableName> tables) {
+            this(tables, false);
         }
     }
 

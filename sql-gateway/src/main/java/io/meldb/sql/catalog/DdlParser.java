@@ -43,11 +43,12 @@ public final class DdlParser extends DdlCursor {
         if (acceptWord("TRUNCATE")) {
             acceptWord("TABLE");
             final List<Ddl.TableName> tables = tableNames();
-            if (acceptWord("RESTART") || acceptWord("CONTINUE")) {
-                expectWord("IDENTITY"); // RESTART IDENTITY does not reset owned sequences (values are never reused)
+            final boolean restart = acceptWord("RESTART");
+            if (restart || acceptWord("CONTINUE")) {
+                expectWord("IDENTITY");
             }
             cascadeOrRestrict();
-            return new Ddl.Truncate(tables);
+            return new Ddl.Truncate(tables, restart);
         }
         if (acceptWord("ALTER")) {
             return alter();

@@ -30,6 +30,7 @@ public final class TableStore {
     /** Rows are read from the tree in batches of this many keys. */
     public static final int SCAN_BATCH = 4096;
     private static final byte[] EMPTY = new byte[0];
+    private static final CheckExpression[] NO_CHECKS = new CheckExpression[0];
 
     private final TableDef def;
     private final List<ColumnType> types;
@@ -43,7 +44,7 @@ public final class TableStore {
         this.types = def.columnTypes();
         this.valueColumns = def.valueColumns();
         this.prefix = Keys.dataPrefix(def.id());
-        this.checks = new CheckExpression[def.checks().size()];
+        this.checks = def.checks().isEmpty() ? NO_CHECKS : new CheckExpression[def.checks().size()];
         for (int i = 0; i < checks.length; i++) {
             checks[i] = CheckExpression.of(def.checks().get(i).sql(), def.columns());
         }

@@ -32,13 +32,17 @@ import java.util.List;
  */
 public record Returning(String sql, int tableId, int[] columns, List<ResultColumn> result) {
 
-    /** The statement's RETURNING, or null when it has none. */
-    public static Returning of(final String sql, final Catalog catalog, final String database, final String schema) {
+    /** Whether {@code sql} is an INSERT, UPDATE or DELETE with a RETURNING clause (at the top level). */
+    public static boolean present(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
         if (!first.equals("INSERT") && !first.equals("UPDATE") && !first.equals("DELETE")) {
-            return null;
+            return false;
         }
-        final List<SqlLexer.Token> tokens = SqlLexer.tokenize(sql);
+        return clauseStart(SqlLexer.tokenize(sql)) >= 0;
+    }
+
+    /** The index of the top-level RETURNING token, or -1. */
+    private static int clauseStart(final List<SqlLexer.Token> tokens) {
         int depth = 0;
         int at = -1;
         for (int i = 0; i < tokens.size(); i++) {
@@ -51,6 +55,17 @@ public record Returning(String sql, int tableId, int[] columns, List<ResultColum
                 at = i;
             }
         }
+        return at;
+    }
+
+    /** The statement's RETURNING, or null when it has none. */
+    public static Returning of(final String sql, final Catalog catalog, final String database, final String schema) {
+        final String first = SqlLexer.firstKeyword(sql);
+        if (!first.equals("INSERT") && !first.equals("UPDATE") && !first.equals("DELETE")) {
+            return null;
+        }
+        final List<SqlLexer.Token> tokens = SqlLexer.tokenize(sql);
+        final int at = clauseStart(tokens);
         if (at < 0) {
             return null;
         }

@@ -177,7 +177,7 @@ public final class SqlEngine {
         } else if (ddl instanceof Ddl.DropTable d) {
             catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists());
         } else if (ddl instanceof Ddl.Truncate t) {
-            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()));
+            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()), t.restartIdentity());
         } else if (ddl instanceof Ddl.AddPrimaryKey a) {
             catalogStore.addPrimaryKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.constraint(),
                     a.columns(), a.ifExists());

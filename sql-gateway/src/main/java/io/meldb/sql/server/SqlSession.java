@@ -3,6 +3,7 @@ package io.meldb.sql.server;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.Ddl;
+import io.meldb.sql.catalog.ColumnDefault;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.fast.FastPlan;
@@ -270,10 +271,21 @@ public final class SqlSession implements AutoCloseable {
             }
             final TableStore store = new TableStore(def);
             final TxnSession txn = state.session();
+            // the columns COPY does not fill take their DEFAULTs, as in PostgreSQL
+            final boolean[] given = new boolean[def.columns().size()];
+            for (int c : target.columns()) {
+                given[c] = true;
+            }
             for (Object[] values : rows) {
                 final Object[] row = new Object[def.columns().size()];
                 for (int i = 0; i < values.length; i++) {
                     row[target.columns()[i]] = values[i];
+                }
+                for (int c = 0; c < row.length; c++) {
+                    final ColumnDefault d = def.columns().get(c).dflt();
+                    if (!given[c] && d != null) {
+                        row[c] = d.evaluate(state.sequences()::nextval);
+                    }
                 }
                 store.insert(txn, row);
             }

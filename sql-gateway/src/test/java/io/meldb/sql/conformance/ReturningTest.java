@@ -75,6 +75,19 @@ class ReturningTest {
     }
 
     @Test
+    void shouldRefuseReturningClearlyOverTheMeldDbDriver() throws SQLException {
+        try (Connection c = Conformance.connect(db, Conformance.MELD); Statement s = c.createStatement()) {
+            assertEquals("0A000", failure(s, "INSERT INTO ret (name) VALUES ('m') RETURNING id").getSQLState());
+            assertEquals("0A000", assertThrowsSql(() -> c.prepareStatement("DELETE FROM ret RETURNING id"))
+                    .getSQLState());
+        }
+    }
+
+    private static SQLException assertThrowsSql(final org.junit.jupiter.api.function.Executable e) {
+        return org.junit.jupiter.api.Assertions.assertThrows(SQLException.class, e);
+    }
+
+    @Test
     void shouldAnswerGeneratedKeysThroughPgjdbc() throws SQLException {
         try (Connection c = db.connectPg();
              PreparedStatement p = c.prepareStatement("INSERT INTO ret (name) VALUES (?)",

@@ -94,6 +94,7 @@ class SequencesTest {
                     rows(s, "SELECT id, big, n, name FROM " + t + " ORDER BY id"));
             assertEquals(List.of("5"), rows(s, "SELECT currval('" + t + "_id_seq')"));
             assertEquals("2BP01", failure(s, "DROP SEQUENCE " + t + "_id_seq").getSQLState(), "owned by the column");
+            assertEquals("0A000", failure(s, "TRUNCATE " + t + " RESTART IDENTITY").getSQLState());
             assertEquals("23502", failure(s, "INSERT INTO " + t + " (id, name) VALUES (NULL, 'x')").getSQLState());
             s.execute("DROP TABLE " + t);
             assertEquals("42P01", failure(s, "SELECT nextval('" + t + "_id_seq')").getSQLState(),
