@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * database: version(1)=1  'D'  db (string)
  * schema:   version(1)=1  'S'  db schema (strings)
- * sequence: version(1)=1  'Q'  db schema name (strings)  id(4)  start increment min max cache (8 each)
+ * sequence: version(1)=1  'Q'  db schema name (strings)  id(4)  type(1)  start increment min max cache (8 each)
  *           owner table, owner column (strings, empty when not owned)
  * string = length(varint) UTF-8
  * </pre>
@@ -56,6 +56,7 @@ public final class CatalogEntryCodec {
         string(out, q.schema());
         string(out, q.name());
         out.writeInt(q.id());
+        out.write(q.type().ordinal());
         for (long v : new long[] {q.start(), q.increment(), q.min(), q.max(), q.cache()}) {
             out.writeLong(v);
         }
@@ -70,6 +71,7 @@ public final class CatalogEntryCodec {
         final String schema = string(in);
         final String name = string(in);
         final int id = in.readInt();
+        final io.meldb.sql.codec.SqlType type = io.meldb.sql.codec.SqlType.values()[in.read()];
         final long start = in.readLong();
         final long increment = in.readLong();
         final long min = in.readLong();
@@ -77,7 +79,7 @@ public final class CatalogEntryCodec {
         final long cache = in.readLong();
         final String ownerTable = string(in);
         final String ownerColumn = string(in);
-        return new SequenceDef(db, schema, name, id, start, increment, min, max, cache,
+        return new SequenceDef(db, schema, name, id, type, start, increment, min, max, cache,
                 ownerTable.isEmpty() ? null : ownerTable, ownerColumn.isEmpty() ? null : ownerColumn);
     }
 

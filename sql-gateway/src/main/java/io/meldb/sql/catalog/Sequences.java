@@ -57,7 +57,8 @@ public final class Sequences {
                     ? "less than MINVALUE (" + min + ")" : "greater than MAXVALUE (" + max + ")"));
         }
         final long cache = options.cache() == null ? 1 : options.cache();
-        return new SequenceDef(db, schema, name, id, start, increment, min, max, cache, ownerTable, ownerColumn);
+        return new SequenceDef(db, schema, name, id, type, start, increment, min, max, cache, ownerTable,
+                ownerColumn);
     }
 
     /**

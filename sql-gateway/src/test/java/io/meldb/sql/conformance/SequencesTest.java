@@ -50,6 +50,8 @@ class SequencesTest {
             s.execute("CREATE SEQUENCE " + q + " START WITH 10 INCREMENT BY 5 MAXVALUE 30");
             s.execute("CREATE SEQUENCE IF NOT EXISTS " + q);
             assertEquals("42P07", failure(s, "CREATE SEQUENCE " + q).getSQLState());
+            assertEquals(List.of(q + ":bigint:10:5:30"), rows(s, "SELECT sequence_name, data_type, start_value, "
+                    + "increment, maximum_value FROM information_schema.sequences WHERE sequence_name = '" + q + "'"));
             assertEquals("55000", failure(s, "SELECT currval('" + q + "')").getSQLState());
             assertEquals(List.of("10"), rows(s, "SELECT nextval('" + q + "')"));
             assertEquals(List.of("15:15"), rows(s, "SELECT nextval('" + q + "'), currval('" + q + "')"));
@@ -93,6 +95,9 @@ class SequencesTest {
             assertEquals(List.of("1:1:100:a", "2:2:101:b", "3:3:102:c", "4:4:7:d", "5:5:103:e"),
                     rows(s, "SELECT id, big, n, name FROM " + t + " ORDER BY id"));
             assertEquals(List.of("5"), rows(s, "SELECT currval('" + t + "_id_seq')"));
+            assertEquals(List.of(t + "_big_seq:bigint", t + "_id_seq:integer", t + "_n_seq:integer"),
+                    rows(s, "SELECT sequence_name, data_type FROM information_schema.sequences "
+                            + "WHERE sequence_name LIKE '" + t + "%' ORDER BY sequence_name"));
             assertEquals("2BP01", failure(s, "DROP SEQUENCE " + t + "_id_seq").getSQLState(), "owned by the column");
             assertEquals("0A000", failure(s, "TRUNCATE " + t + " RESTART IDENTITY").getSQLState());
             assertEquals("23502", failure(s, "INSERT INTO " + t + " (id, name) VALUES (NULL, 'x')").getSQLState());

@@ -47,6 +47,13 @@ public final class PgCatalogView {
     private final List<Relation> relations = new ArrayList<>();
     private final Map<Integer, Relation> byOid = new HashMap<>();
 
+    private final List<io.meldb.sql.catalog.SequenceDef> sequences = new ArrayList<>();
+
+    /** The sequences of the database, by schema and name. */
+    List<io.meldb.sql.catalog.SequenceDef> sequences() {
+        return sequences;
+    }
+
     private PgCatalogView(final String user, final String currentSchema) {
         this.user = user;
         this.currentSchema = currentSchema;
@@ -61,6 +68,11 @@ public final class PgCatalogView {
             final Namespace n = new Namespace(name.equals(Catalog.PUBLIC) ? 2200 : next++, name);
             v.namespaces.add(n);
             byName.put(name, n);
+        }
+        for (io.meldb.sql.catalog.SequenceDef q : catalog.sequences()) {
+            if (q.db().equals(Catalog.DATABASE)) {
+                v.sequences.add(q);
+            }
         }
         v.namespaces.add(new Namespace(11, "pg_catalog"));
         v.namespaces.add(new Namespace(13_000, "information_schema"));

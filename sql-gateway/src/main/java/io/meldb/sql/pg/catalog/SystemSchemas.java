@@ -231,13 +231,23 @@ public final class SystemSchemas {
                 .text("constraint_name", x -> null).text("unique_constraint_catalog", x -> null)
                 .text("unique_constraint_schema", x -> null).text("unique_constraint_name", x -> null)
                 .text("match_option", x -> null).text("update_rule", x -> null).text("delete_rule", x -> null)));
-        t.put("sequences", SystemTable.empty(cx, SystemTable.columns()
-                .text("sequence_catalog", x -> null).text("sequence_schema", x -> null)
-                .text("sequence_name", x -> null).text("data_type", x -> null)
-                .integer("numeric_precision", x -> null).integer("numeric_precision_radix", x -> null)
-                .integer("numeric_scale", x -> null).text("start_value", x -> null)
-                .text("minimum_value", x -> null).text("maximum_value", x -> null).text("increment", x -> null)
-                .text("cycle_option", x -> null)));
+        t.put("sequences", SystemTable.of(cx, SystemTable.<io.meldb.sql.catalog.SequenceDef>columns()
+                .constant("sequence_catalog", PgCatalogView.DATABASE)
+                .text("sequence_schema", io.meldb.sql.catalog.SequenceDef::schema)
+                .text("sequence_name", io.meldb.sql.catalog.SequenceDef::name)
+                .text("data_type", q -> dataType(io.meldb.sql.codec.ColumnType.of(q.type())))
+                .integer("numeric_precision", q -> switch (q.type()) {
+                    case SMALLINT -> 16;
+                    case INTEGER -> 32;
+                    default -> 64;
+                })
+                .integer("numeric_precision_radix", q -> 2)
+                .integer("numeric_scale", q -> 0)
+                .text("start_value", q -> String.valueOf(q.start()))
+                .text("minimum_value", q -> String.valueOf(q.min()))
+                .text("maximum_value", q -> String.valueOf(q.max()))
+                .text("increment", q -> String.valueOf(q.increment()))
+                .constant("cycle_option", "NO"), PgCatalogView::sequences));
         return t;
     }
 
