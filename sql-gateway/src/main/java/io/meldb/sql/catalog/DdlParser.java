@@ -207,7 +207,7 @@ public final class DdlParser extends DdlCursor {
         final List<ColumnDef> columns = new ArrayList<>();
         final List<Ddl.SequenceOptions> sequenceOptions = new ArrayList<>();
         final List<String> pkNames = new ArrayList<>();
-        /** CHECK constraints as written: {name or null, text, column or null (a column constraint)}. */
+        // CHECK constraints as written: {name or null, text, column or null (a table constraint)}
         final List<String[]> checks = new ArrayList<>();
         do {
             String constraint = null;

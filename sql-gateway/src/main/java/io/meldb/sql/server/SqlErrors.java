@@ -138,11 +138,6 @@ public final class SqlErrors {
         } else if (m.matches("(?s)Column '.*' not found.*") || m.contains("Unknown target column")
                 || m.matches("(?s)Unknown field.*")) {
             state = "42703";
-        } else if (m.contains("Cannot INSERT into generated column") || m.contains("Cannot UPDATE generated column")) {
-            final java.util.regex.Matcher col = java.util.regex.Pattern.compile("generated column '(.*)'")
-                    .matcher(m);
-            return new Described("428C9", "cannot insert a non-DEFAULT value into column \""
-                    + (col.find() ? col.group(1) : "?") + "\": it is an identity column defined as GENERATED ALWAYS");
         } else if (m.contains("does not allow NULLs")) {
             // PostgreSQL's words, naming the column: "null value in column "c" ... violates not-null constraint"
             final java.util.regex.Matcher col = java.util.regex.Pattern.compile("Column '(.*)' has no default")
