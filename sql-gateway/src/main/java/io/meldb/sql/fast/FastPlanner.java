@@ -199,8 +199,8 @@ public final class FastPlanner {
                     throw notFast();
                 }
             }
-            // the DEFAULTs of the columns the statement omits: constants and the clock here; a sequence, and an
-            // identity column given a value (refused unless ...), are Calcite's
+            // the DEFAULTs of the columns the statement omits (constants, the clock, a sequence's next value); an
+            // identity column given a value is Calcite's to refuse (428C9)
             final List<Integer> defaulted = new ArrayList<>();
             for (int c = 0; c < table.columns().size(); c++) {
                 final ColumnDef col = table.columns().get(c);
@@ -210,9 +210,6 @@ public final class FastPlanner {
                     throw notFast();
                 }
                 if (!given && col.dflt() != null) {
-                    if (col.dflt().kind() == ColumnDefault.Kind.NEXTVAL) {
-                        throw notFast();
-                    }
                     defaulted.add(c);
                 }
             }
@@ -235,6 +232,7 @@ public final class FastPlanner {
                     rows[r][targets.length + d] = switch (dflt.kind()) {
                         case NOW -> FastOperand.now();
                         case TODAY -> FastOperand.today();
+                        case NEXTVAL -> FastOperand.nextval(dflt.qualifiedSequence());
                         default -> FastOperand.literal(dflt.value());
                     };
                 }

@@ -26,8 +26,8 @@ public final class SequenceCache {
     /** Reserved ranges by sequence id (a dropped and re-created sequence has a new id, and a new range). */
     private final Map<Integer, Range> ranges = new HashMap<>();
 
-    /** The unused part of a reserved range: {@code remaining} values from {@code next}, {@code step} apart. */
-    private static final class Range {
+    /** The unused part of a reserved range: {@code remaining} values from {@code next}, increment apart. */
+    static final class Range {
         long next;
         long remaining;
     }
@@ -38,7 +38,11 @@ public final class SequenceCache {
 
     /** The next value of {@code q} from this gateway's range, reserving a new range when it is used up. */
     public long next(final SequenceDef q) {
-        final Range r = range(q);
+        return next(q, range(q));
+    }
+
+    /** As {@link #next(SequenceDef)}, with the range {@link #range} answered for {@code q} (kept by a caller). */
+    long next(final SequenceDef q, final Range r) {
         synchronized (r) {
             if (r.remaining == 0) {
                 final long[] got = inOwnTransaction(txn -> Sequences.reserve(txn, q));
@@ -66,7 +70,7 @@ public final class SequenceCache {
         }
     }
 
-    private Range range(final SequenceDef q) {
+    Range range(final SequenceDef q) {
         synchronized (ranges) {
             return ranges.computeIfAbsent(q.id(), id -> new Range());
         }

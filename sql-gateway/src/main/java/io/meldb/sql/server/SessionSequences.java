@@ -16,8 +16,15 @@ import java.util.Map;
 final class SessionSequences implements SequenceAccess {
     private final GatewayConnection connection;
     private final SequenceCache cache;
-    /** The last value per sequence id. */
-    private final Map<Integer, Long> current = new HashMap<>();
+    /** The last value per sequence id: {value, 1 once set}. */
+    private final Map<Integer, long[]> current = new HashMap<>();
+    /** The sequence {@link #nextval} resolved last (an INSERT loop asks for the same one every time). */
+    private Resolved last;
+
+    /** A name resolved in one catalog version: the definition, the gateway's range and the session's value. */
+    private record Resolved(String name, io.meldb.sql.catalog.Catalog catalog, String schema, SequenceDef def,
+                            SequenceCache.Range range, long[] current) {
+    }
     private volatile String schema = SqlEngine.SCHEMA;
 
     SessionSequences(final GatewayConnection connection, final SequenceCache cache) {
@@ -31,25 +38,41 @@ final class SessionSequences implements SequenceAccess {
 
     @Override
     public long nextval(final String name) {
-        final SequenceDef q = resolve(name);
-        final long v = cache.next(q);
-        synchronized (current) {
-            current.put(q.id(), v);
-        }
+        final Resolved r = resolveCached(name);
+        final long v = cache.next(r.def, r.range);
+        r.current[0] = v;
+        r.current[1] = 1;
         return v;
     }
 
     @Override
     public long currval(final String name) {
         final SequenceDef q = resolve(name);
-        synchronized (current) {
-            final Long v = current.get(q.id());
-            if (v == null) {
-                throw new SqlStateException("55000", "currval of sequence \"" + q.name() + "\" is not yet defined "
-                        + "in this session");
-            }
-            return v;
+        final long[] v = currentOf(q);
+        if (v[1] == 0) {
+            throw new SqlStateException("55000", "currval of sequence \"" + q.name() + "\" is not yet defined "
+                    + "in this session");
         }
+        return v[0];
+    }
+
+    private long[] currentOf(final SequenceDef q) {
+        synchronized (current) {
+            return current.computeIfAbsent(q.id(), id -> new long[2]);
+        }
+    }
+
+    /** {@link #resolve}, remembered for the same name (the same String) in the same catalog version. */
+    private Resolved resolveCached(final String name) {
+        final io.meldb.sql.catalog.Catalog catalog = connection.catalog();
+        final Resolved r = last;
+        if (r != null && r.name == name && r.catalog == catalog && r.schema == schema) {
+            return r;
+        }
+        final SequenceDef q = resolve(name);
+        final Resolved fresh = new Resolved(name, catalog, schema, q, cache.range(q), currentOf(q));
+        last = fresh;
+        return fresh;
     }
 
     @Override
@@ -57,9 +80,9 @@ final class SessionSequences implements SequenceAccess {
         final SequenceDef q = resolve(name);
         cache.set(q, value, isCalled);
         if (isCalled) {
-            synchronized (current) {
-                current.put(q.id(), value);
-            }
+            final long[] v = currentOf(q);
+            v[0] = value;
+            v[1] = 1;
         }
         return value;
     }

@@ -201,7 +201,7 @@ public final class SqlSession implements AutoCloseable {
                 final TxnSession txn = state.session();
                 final TableDef current = state.catalog().tableById(fast.tableId());
                 return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, parameters), -1, p))
-                        : new Result(executionId, null, fast.update(txn, current, parameters), p);
+                        : new Result(executionId, null, fast.update(txn, current, parameters, state.sequences()), p);
             }
             final PreparedStatement ps = p.statement();
             if (ps == null) {
@@ -416,7 +416,7 @@ public final class SqlSession implements AutoCloseable {
             final TxnSession txn = state.session();
             final TableDef current = state.catalog().tableById(fast.tableId());
             return fast.reads() ? opened(plan, new Result(executionId, fast.query(txn, current, parameters), -1, plan))
-                    : new Result(executionId, null, fast.update(txn, current, parameters), plan);
+                    : new Result(executionId, null, fast.update(txn, current, parameters, state.sequences()), plan);
         }
     }
 
