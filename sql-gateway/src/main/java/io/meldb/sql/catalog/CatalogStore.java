@@ -20,6 +20,7 @@ import java.util.UUID;
  * conflict (both read and write the version key). Every DDL first makes sure the database entry and its
  * {@link Catalog#PUBLIC} schema exist ({@link #ensureDatabase}), as the gateway's bootstrap transaction does.
  * Decoded catalogs are cached by version token (one catalog read per statement is then one key lookup).
+ * CREATE and DROP SEQUENCE are {@link SequenceDdl}'s.
  */
 public final class CatalogStore {
     private static final int CACHE_SIZE = 32;
@@ -217,56 +218,7 @@ public final class CatalogStore {
         return false;
     }
 
-    /** {@code CREATE SEQUENCE}: returns false (and changes nothing) when it exists and {@code ifNotExists}. */
-    public boolean createSequence(final TxnSession txn, final String db, final String schema, final String name,
-                                  final Ddl.SequenceOptions options, final boolean ifNotExists) {
-        ensureDatabase(txn, db);
-        final Catalog catalog = read(txn);
-        requireSchema(catalog, db, schema);
-        if (catalog.sequence(db, schema, name) != null || catalog.table(db, schema, name) != null) {
-            if (ifNotExists && catalog.sequence(db, schema, name) != null) {
-                return false;
-            }
-            throw new SqlStateException("42P07", "relation \"" + name + "\" already exists");
-        }
-        final SequenceDef q = Sequences.define(db, schema, name, nextId(txn), options, null, null);
-        txn.put(Keys.sequenceKey(db, schema, name), CatalogEntryCodec.encodeSequence(q));
-        bumpVersion(txn);
-        return true;
-    }
-
-    /**
-     * {@code DROP SEQUENCE a, b}: every name is checked first (42P01 unless {@code ifExists}); a sequence a column
-     * owns is refused (2BP01: drop its table, as PostgreSQL asks). Deletes the definition and the counter.
-     */
-    public int dropSequences(final TxnSession txn, final String db, final List<Ddl.TableName> names,
-                             final boolean ifExists) {
-        ensureDatabase(txn, db);
-        final Catalog catalog = read(txn);
-        final List<SequenceDef> present = new ArrayList<>();
-        for (Ddl.TableName n : names) {
-            final SequenceDef q = catalog.sequence(db, n.schema(), n.name());
-            if (q == null) {
-                if (!ifExists) {
-                    throw Sequences.unknown(n.name());
-                }
-            } else if (q.ownerTable() != null) {
-                throw new SqlStateException("2BP01", "cannot drop sequence " + q.name() + " because column "
-                        + q.ownerColumn() + " of table " + q.ownerTable() + " requires it (drop the table instead)");
-            } else if (!present.contains(q)) {
-                present.add(q);
-            }
-        }
-        for (SequenceDef q : present) {
-            dropSequence(txn, q);
-        }
-        if (!present.isEmpty()) {
-            bumpVersion(txn);
-        }
-        return present.size();
-    }
-
-    private static void dropSequence(final TxnSession txn, final SequenceDef q) {
+    static void dropSequence(final TxnSession txn, final SequenceDef q) {
         txn.delete(Keys.sequenceKey(q.db(), q.schema(), q.name()));
         txn.delete(Keys.dataPrefix(q.id()));
     }
@@ -502,7 +454,7 @@ public final class CatalogStore {
         return new SqlStateException("3F000", "schema \"" + name + "\" does not exist");
     }
 
-    private static void requireSchema(final Catalog catalog, final String db, final String schema) {
+    static void requireSchema(final Catalog catalog, final String db, final String schema) {
         if (!catalog.schemaNames(db).contains(schema)) {
             throw unknownSchema(schema);
         }
@@ -522,14 +474,14 @@ public final class CatalogStore {
         return null;
     }
 
-    private static int nextId(final TxnSession txn) {
+    static int nextId(final TxnSession txn) {
         final byte[] current = txn.get(Keys.NEXT_ID);
         final int id = current == null ? Keys.FIRST_ID : Keys.decodeInt(current);
         txn.put(Keys.NEXT_ID, Keys.encodeInt(id + 1));
         return id;
     }
 
-    private static void bumpVersion(final TxnSession txn) {
+    static void bumpVersion(final TxnSession txn) {
         final UUID token = UUID.randomUUID();
         txn.put(Keys.CATALOG_VERSION, ByteBuffer.allocate(16).putLong(token.getMostSignificantBits())
                 .putLong(token.getLeastSignificantBits()).array());

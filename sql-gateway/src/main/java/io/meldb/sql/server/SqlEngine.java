@@ -9,6 +9,7 @@ import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.DdlParser;
+import io.meldb.sql.catalog.SequenceDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
@@ -48,6 +49,7 @@ public final class SqlEngine {
     private final SqlMetrics metrics;
     private final CatalogStore catalogStore = new CatalogStore();
     private final SequenceCache sequenceCache;
+    private final SequenceDdl sequenceDdl = new SequenceDdl(catalogStore);
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -171,9 +173,10 @@ public final class SqlEngine {
         } else if (ddl instanceof Ddl.CreateTable c) {
             catalogStore.createTable(txn, DATABASE, schema(c.schema()), c);
         } else if (ddl instanceof Ddl.CreateSequence c) {
-            catalogStore.createSequence(txn, DATABASE, schema(c.schema()), c.name(), c.options(), c.ifNotExists());
+            sequenceDdl.createSequence(txn, DATABASE, schema(c.schema()), c.name(), c.options(),
+                    c.ifNotExists());
         } else if (ddl instanceof Ddl.DropSequence d) {
-            catalogStore.dropSequences(txn, DATABASE, resolve(d.sequences()), d.ifExists());
+            sequenceDdl.dropSequences(txn, DATABASE, resolve(d.sequences()), d.ifExists());
         } else if (ddl instanceof Ddl.DropTable d) {
             catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists());
         } else if (ddl instanceof Ddl.Truncate t) {
