@@ -47,6 +47,23 @@ public final class MeldRootSchema extends AbstractSchema {
                 SystemSchemas.pgCatalogTables(system.get(SystemSchemas.PG_CATALOG)), Set.of());
     }
 
+    /** The connection this root belongs to (what generated code reaches through the statement's DataContext). */
+    public MeldTxnContext context() {
+        return context;
+    }
+
+    /** MeldDB's own functions, by their lower-case names ({@link FunctionNames#OWN}): the sequence functions. */
+    @Override
+    protected com.google.common.collect.Multimap<String, org.apache.calcite.schema.Function> getFunctionMultimap() {
+        final com.google.common.collect.ImmutableMultimap.Builder<String, org.apache.calcite.schema.Function> b =
+                com.google.common.collect.ImmutableMultimap.builder();
+        b.put("nextval", SequenceFunction.nextval());
+        b.put("currval", SequenceFunction.currval());
+        b.put("setval", SequenceFunction.setval());
+        b.put("setval", SequenceFunction.setvalCalled());
+        return b.build();
+    }
+
     @Override
     protected Map<String, Schema> getSubSchemaMap() {
         final Map<String, Schema> out = new LinkedHashMap<>();
@@ -66,7 +83,7 @@ public final class MeldRootSchema extends AbstractSchema {
     /** A sub-schema by name: a system schema in any case, a user schema exactly. */
     private Schema subSchema(final String name) {
         if (SystemSchemas.isSystemSchema(name)) {
-            return system.get(name.toUpperCase(java.util.Locale.ROOT));
+            return system.get(name.toLowerCase(java.util.Locale.ROOT));
         }
         return getSubSchemaMap().get(name);
     }

@@ -110,9 +110,13 @@ public final class MeldRuntime {
             rows.add(o instanceof Object[] a ? a : new Object[] {o});
         }
         final TxnSession txn = context.session();
+        final List<Object[]> written = context.writtenRows();
         if (operation.equals("INSERT")) {
             for (Object[] row : rows) {
-                store.insert(txn, row);
+                final Object[] stored = store.insert(txn, row);
+                if (written != null) {
+                    written.add(stored);
+                }
             }
             return Linq4j.singletonEnumerable((long) rows.size());
         }
@@ -130,12 +134,18 @@ public final class MeldRuntime {
             final byte[] key = keys != null ? keys.get(i) : store.primaryKey(old);
             if (operation.equals("DELETE")) {
                 store.deleteAt(txn, key, old);
+                if (written != null) {
+                    written.add(old);
+                }
             } else {
                 final Object[] changed = old.clone();
                 for (int j = 0; j < updateColumns.length; j++) {
                     changed[updateColumns[j]] = rows.get(i)[width + j];
                 }
-                store.updateAt(txn, key, old, changed);
+                final Object[] stored = store.updateAt(txn, key, old, changed);
+                if (written != null) {
+                    written.add(stored);
+                }
             }
         }
         return Linq4j.singletonEnumerable((long) rows.size());

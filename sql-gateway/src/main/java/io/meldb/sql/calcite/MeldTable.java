@@ -83,6 +83,10 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
                                          final TableModify.Operation operation, final List<String> updateColumnList,
                                          final List<RexNode> sourceExpressionList, final boolean flattened) {
         MeldTableScan.registerRules(cluster.getPlanner());
+        if (operation == TableModify.Operation.INSERT || operation == TableModify.Operation.UPDATE) {
+            MeldDefaults.checkGeneratedAlways(def, child,
+                    operation == TableModify.Operation.UPDATE ? updateColumnList : null);
+        }
         return LogicalTableModify.create(table, catalogReader, child, operation, updateColumnList,
                 sourceExpressionList, flattened);
     }
@@ -96,6 +100,15 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
     public <T> Queryable<T> asQueryable(final QueryProvider queryProvider, final SchemaPlus schemaPlus,
                                         final String tableName) {
         throw new UnsupportedOperationException("MeldDB tables are read through MeldTableScan");
+    }
+
+    /** Calcite asks tables for their column defaults through this ({@link MeldDefaults}). */
+    @Override
+    public <C> C unwrap(final Class<C> aClass) {
+        if (aClass == org.apache.calcite.sql2rel.InitializerExpressionFactory.class) {
+            return aClass.cast(new MeldDefaults(def));
+        }
+        return super.unwrap(aClass);
     }
 
     @Override

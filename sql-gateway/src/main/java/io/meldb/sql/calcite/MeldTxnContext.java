@@ -17,6 +17,19 @@ public interface MeldTxnContext {
     /** The transaction of the running statement. */
     TxnSession session();
 
+    /** The sequences as this connection sees them (its currval values, its gateway's reserved ranges). */
+    default SequenceAccess sequences() {
+        throw new io.meldb.sql.SqlStateException("0A000", "sequences are not available on this connection");
+    }
+
+    /**
+     * Where the running statement puts the rows it writes (INSERT, UPDATE: as stored; DELETE: as removed), for
+     * its RETURNING clause; null when nobody asks.
+     */
+    default java.util.List<Object[]> writtenRows() {
+        return null;
+    }
+
     /** Whether the running statement was asked to stop (a cancel request, a timeout): scans check it per row. */
     default boolean cancelled() {
         return false;

@@ -16,9 +16,9 @@ import java.util.TreeSet;
  */
 public final class Catalog {
     /** The one database of a MeldDB cluster. */
-    public static final String DATABASE = "MELDB";
+    public static final String DATABASE = "meldb";
     /** The schema that always exists and that unqualified names resolve in. */
-    public static final String PUBLIC = "PUBLIC";
+    public static final String PUBLIC = "public";
 
     public static final Catalog EMPTY = new Catalog(List.of(), List.of(), List.of());
 
@@ -28,8 +28,18 @@ public final class Catalog {
     private final Map<String, TableDef> byName = new TreeMap<>();
     private final Map<Integer, TableDef> byId = new HashMap<>();
 
+    private final Map<String, SequenceDef> sequences = new TreeMap<>();
+
     public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
                    final Collection<TableDef> tables) {
+        this(databases, schemas, tables, List.of());
+    }
+
+    public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
+                   final Collection<TableDef> tables, final Collection<SequenceDef> sequenceDefs) {
+        for (SequenceDef q : sequenceDefs) {
+            sequences.put(key(q.db(), q.schema(), q.name()), q);
+        }
         this.databases.addAll(databases);
         this.schemas.addAll(schemas);
         for (TableDef t : tables) {
@@ -82,6 +92,16 @@ public final class Catalog {
             }
         }
         return out;
+    }
+
+    /** The sequence of that name, or null. */
+    public SequenceDef sequence(final String db, final String schema, final String name) {
+        return sequences.get(key(db, schema, name));
+    }
+
+    /** Every sequence, by (db, schema, name). */
+    public Collection<SequenceDef> sequences() {
+        return sequences.values();
     }
 
     public Collection<TableDef> all() {

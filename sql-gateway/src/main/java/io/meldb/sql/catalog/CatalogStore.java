@@ -20,6 +20,7 @@ import java.util.UUID;
  * conflict (both read and write the version key). Every DDL first makes sure the database entry and its
  * {@link Catalog#PUBLIC} schema exist ({@link #ensureDatabase}), as the gateway's bootstrap transaction does.
  * Decoded catalogs are cached by version token (one catalog read per statement is then one key lookup).
+ * CREATE and DROP SEQUENCE are {@link SequenceDdl}'s.
  */
 public final class CatalogStore {
     private static final int CACHE_SIZE = 32;
@@ -47,17 +48,19 @@ public final class CatalogStore {
         final List<String> databases = new ArrayList<>();
         final List<SchemaDef> schemas = new ArrayList<>();
         final List<TableDef> tables = new ArrayList<>();
+        final List<SequenceDef> sequences = new ArrayList<>();
         TableStore.forEachEntry(txn, Keys.CATALOG_PREFIX, KeyCodec.prefixEnd(Keys.CATALOG_PREFIX), kv -> {
             switch (kv.key()[1]) {
                 case 'D' -> databases.add(CatalogEntryCodec.decodeDatabase(kv.value()));
                 case 'S' -> schemas.add(CatalogEntryCodec.decodeSchema(kv.value()));
                 case 'T' -> tables.add(TableDefCodec.decode(kv.value()));
+                case 'Q' -> sequences.add(CatalogEntryCodec.decodeSequence(kv.value()));
                 default -> {
                     // the id counter and the version token
                 }
             }
         });
-        final Catalog catalog = new Catalog(databases, schemas, tables);
+        final Catalog catalog = new Catalog(databases, schemas, tables, sequences);
         synchronized (cache) {
             cache.put(token, catalog);
         }
@@ -129,6 +132,15 @@ public final class CatalogStore {
                 dropTable(txn, db, name, table, false);
             }
         }
+        for (SequenceDef q : catalog.sequences()) {
+            if (q.db().equals(db) && q.schema().equals(name)) {
+                if (!cascade && q.ownerTable() == null) {
+                    throw new SqlStateException("2BP01", "cannot drop schema \"" + name + "\" because sequence \""
+                            + q.name() + "\" depends on it (drop it first, or use DROP SCHEMA ... CASCADE)");
+                }
+                dropSequence(txn, q);
+            }
+        }
         txn.delete(Keys.schemaKey(db, name));
         bumpVersion(txn);
         return true;
@@ -140,18 +152,75 @@ public final class CatalogStore {
      */
     public boolean createTable(final TxnSession txn, final String db, final String schema, final String name,
                                final List<ColumnDef> columns, final int[] primaryKey, final boolean ifNotExists) {
+        return createTable(txn, db, schema, new Ddl.CreateTable(schema, name, columns, primaryKey, ifNotExists));
+    }
+
+    /**
+     * Creates the table {@code c} describes in {@code schema}, with the sequences its SERIAL and identity columns
+     * own ({@code <table>_<column>_seq}, numbered when the name is taken, as PostgreSQL does); returns false (and
+     * changes nothing) when it exists and {@code ifNotExists}.
+     */
+    public boolean createTable(final TxnSession txn, final String db, final String schema, final Ddl.CreateTable c) {
         ensureDatabase(txn, db);
-        requireSchema(read(txn), db, schema);
-        if (read(txn).table(db, schema, name) != null) {
-            if (ifNotExists) {
+        final Catalog catalog = read(txn);
+        requireSchema(catalog, db, schema);
+        final String name = c.name();
+        if (catalog.table(db, schema, name) != null || catalog.sequence(db, schema, name) != null) {
+            if (ifNotExistsAndTable(catalog, db, schema, name, c.ifNotExists())) {
                 return false;
             }
-            throw new SqlStateException("42P07", "table \"" + name + "\" already exists");
+            throw new SqlStateException("42P07", "relation \"" + name + "\" already exists");
         }
-        final TableDef def = new TableDef(db, schema, name, nextId(txn), columns, primaryKey, List.of());
+        final List<ColumnDef> columns = new ArrayList<>(c.columns());
+        final List<SequenceDef> owned = new ArrayList<>();
+        for (int i = 0; i < columns.size(); i++) {
+            final ColumnDef col = columns.get(i);
+            if (col.dflt() != null && col.dflt().needsSequence()) {
+                final String base = name + "_" + col.name() + "_seq";
+                String seqName = base;
+                for (int n = 1; catalog.sequence(db, schema, seqName) != null
+                        || catalog.table(db, schema, seqName) != null || containsName(owned, seqName); n++) {
+                    seqName = base + n;
+                }
+                final Ddl.SequenceOptions options = c.sequenceOptions().get(i) == null
+                        ? Ddl.SequenceOptions.NONE.withType(col.type().type()) : c.sequenceOptions().get(i);
+                owned.add(Sequences.define(db, schema, seqName, nextId(txn), options, name, col.name()));
+                columns.set(i, col.withDefault(ColumnDefault.nextval(schema, seqName)));
+            } else if (col.dflt() != null && col.dflt().kind() == ColumnDefault.Kind.NEXTVAL) {
+                final String seqSchema = col.dflt().sequenceSchema() == null ? schema : col.dflt().sequenceSchema();
+                if (catalog.sequence(db, seqSchema, col.dflt().sequence()) == null) {
+                    throw Sequences.unknown(col.dflt().sequence());
+                }
+                columns.set(i, col.withDefault(ColumnDefault.nextval(seqSchema, col.dflt().sequence())));
+            }
+        }
+        final TableDef def = new TableDef(db, schema, name, nextId(txn), columns, c.primaryKey(), List.of(),
+                c.primaryKey().length == 0, c.checks());
         txn.put(Keys.tableDefKey(db, schema, name), TableDefCodec.encode(def));
+        for (SequenceDef q : owned) {
+            txn.put(Keys.sequenceKey(db, schema, q.name()), CatalogEntryCodec.encodeSequence(q));
+        }
         bumpVersion(txn);
         return true;
+    }
+
+    private static boolean ifNotExistsAndTable(final Catalog catalog, final String db, final String schema,
+                                               final String name, final boolean ifNotExists) {
+        return ifNotExists && catalog.table(db, schema, name) != null;
+    }
+
+    private static boolean containsName(final List<SequenceDef> sequences, final String name) {
+        for (SequenceDef q : sequences) {
+            if (q.name().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static void dropSequence(final TxnSession txn, final SequenceDef q) {
+        txn.delete(Keys.sequenceKey(q.db(), q.schema(), q.name()));
+        txn.delete(Keys.dataPrefix(q.id()));
     }
 
     /** Drops a table with its rows and index entries; returns false when absent and {@code ifExists}. */
@@ -173,6 +242,11 @@ public final class CatalogStore {
         deleteRange(txn, Keys.dataPrefix(def.id()));
         for (IndexDef index : def.indexes()) {
             deleteRange(txn, Keys.dataPrefix(index.id()));
+        }
+        for (SequenceDef q : catalog.sequences()) {
+            if (q.db().equals(db) && q.schema().equals(schema) && name.equals(q.ownerTable())) {
+                dropSequence(txn, q); // the sequences its SERIAL and identity columns own go with it
+            }
         }
         txn.delete(Keys.tableDefKey(db, schema, name));
         bumpVersion(txn);
@@ -216,7 +290,8 @@ public final class CatalogStore {
      * of all its rows (and its keys are held in memory until then); MeldDB has no storage-level truncate. Every
      * name is checked first (SQLState 42P01).
      */
-    public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables) {
+    public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
+                               final boolean restartIdentity) {
         final Catalog catalog = read(txn);
         final Map<Integer, TableDef> defs = new LinkedHashMap<>();
         for (Ddl.TableName t : tables) {
@@ -224,6 +299,17 @@ public final class CatalogStore {
             final TableDef def = catalog.table(db, t.schema(), t.name());
             if (def == null) {
                 throw unknownTable(t.name());
+            }
+            if (restartIdentity) {
+                for (SequenceDef q : catalog.sequences()) {
+                    if (q.db().equals(db) && q.schema().equals(t.schema()) && t.name().equals(q.ownerTable())) {
+                        // other gateways may still hold reserved ranges of the old run: restarting could hand out
+                        // values they still will
+                        throw new SqlStateException("0A000", "TRUNCATE ... RESTART IDENTITY is not supported for "
+                                + "table \"" + t.name() + "\", which owns sequence \"" + q.name() + "\" (use "
+                                + "CONTINUE IDENTITY)");
+                    }
+                }
             }
             defs.put(def.id(), def);
         }
@@ -240,7 +326,7 @@ public final class CatalogStore {
      * every row (and index entry) from its hidden row id to the new key in this transaction, and makes the key's
      * columns NOT NULL. SQLState 42P16 when the table has a primary key already, 42703 for an unknown column,
      * 42701 for a column named twice, 23502 when a key column of some row is NULL, 23505 when two rows have the
-     * same key. The constraint's name ({@code constraint}, or null for PostgreSQL's default {@code table_PKEY})
+     * same key. The constraint's name ({@code constraint}, or null for PostgreSQL's default {@code table_pkey})
      * only names it in errors; it is not kept. Returns false (and changes nothing) when the table does not exist
      * and {@code ifExists}.
      */
@@ -296,7 +382,7 @@ public final class CatalogStore {
                     throw e;
                 }
                 throw new SqlStateException("23505", "could not create primary key \""
-                        + (constraint != null ? constraint : table + "_PKEY") + "\": " + e.getMessage(), e);
+                        + (constraint != null ? constraint : table + "_pkey") + "\": " + e.getMessage(), e);
             }
         });
         txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(keyed));
@@ -368,7 +454,7 @@ public final class CatalogStore {
         return new SqlStateException("3F000", "schema \"" + name + "\" does not exist");
     }
 
-    private static void requireSchema(final Catalog catalog, final String db, final String schema) {
+    static void requireSchema(final Catalog catalog, final String db, final String schema) {
         if (!catalog.schemaNames(db).contains(schema)) {
             throw unknownSchema(schema);
         }
@@ -388,14 +474,14 @@ public final class CatalogStore {
         return null;
     }
 
-    private static int nextId(final TxnSession txn) {
+    static int nextId(final TxnSession txn) {
         final byte[] current = txn.get(Keys.NEXT_ID);
         final int id = current == null ? Keys.FIRST_ID : Keys.decodeInt(current);
         txn.put(Keys.NEXT_ID, Keys.encodeInt(id + 1));
         return id;
     }
 
-    private static void bumpVersion(final TxnSession txn) {
+    static void bumpVersion(final TxnSession txn) {
         final UUID token = UUID.randomUUID();
         txn.put(Keys.CATALOG_VERSION, ByteBuffer.allocate(16).putLong(token.getMostSignificantBits())
                 .putLong(token.getLeastSignificantBits()).array());

@@ -13,11 +13,42 @@ public sealed interface Ddl {
     }
 
     /**
-     * {@code CREATE TABLE [IF NOT EXISTS] [schema.]name (columns..., [PRIMARY KEY (...)]) [WITH (storage
-     * parameters)]}; an empty {@code primaryKey} for a table without one (rows keyed by a hidden row id).
+     * {@code CREATE TABLE [IF NOT EXISTS] [schema.]name (columns..., [PRIMARY KEY (...)], [CHECK (...)]) [WITH
+     * (storage parameters)]}; an empty {@code primaryKey} for a table without one (rows keyed by a hidden row id).
+     * A column whose default {@link ColumnDefault#needsSequence()} (SERIAL, identity) gets a sequence of its own,
+     * made with {@code sequenceOptions} at its position (null: the defaults of its type).
      */
-    record CreateTable(String schema, String name, List<ColumnDef> columns, int[] primaryKey, boolean ifNotExists)
-            implements Ddl {
+    record CreateTable(String schema, String name, List<ColumnDef> columns, int[] primaryKey, boolean ifNotExists,
+                       List<CheckDef> checks, List<SequenceOptions> sequenceOptions) implements Ddl {
+        public CreateTable(final String schema, final String name, final List<ColumnDef> columns,
+                           final int[] primaryKey, final boolean ifNotExists) {
+            this(schema, name, columns, primaryKey, ifNotExists, List.of(), java.util.Collections.nCopies(
+                    columns.size(), null));
+        }
+    }
+
+    /**
+     * The options of {@code CREATE SEQUENCE} or of an identity column, each null when not given: {@code type} is
+     * the AS type (its range bounds MINVALUE and MAXVALUE by default).
+     */
+    record SequenceOptions(io.meldb.sql.codec.SqlType type, Long start, Long increment, Long min, Long max,
+                           Long cache) {
+        public static final SequenceOptions NONE = new SequenceOptions(null, null, null, null, null, null);
+
+        public SequenceOptions withType(final io.meldb.sql.codec.SqlType t) {
+            return new SequenceOptions(t, start, increment, min, max, cache);
+        }
+    }
+
+    /** {@code CREATE SEQUENCE [IF NOT EXISTS] [schema.]name [options]}. */
+    record CreateSequence(String schema, String name, SequenceOptions options, boolean ifNotExists) implements Ddl {
+    }
+
+    /** {@code DROP SEQUENCE [IF EXISTS] name [, name ...] [CASCADE | RESTRICT]}. */
+    record DropSequence(List<TableName> sequences, boolean ifExists) implements Ddl {
+        public DropSequence {
+            sequences = List.copyOf(sequences);
+        }
     }
 
     /** A table's name as written: {@code schema} is null for an unqualified name. */
@@ -35,9 +66,13 @@ public sealed interface Ddl {
     }
 
     /** {@code TRUNCATE [TABLE] [ONLY] name [, name ...] [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]}. */
-    record Truncate(List<TableName> tables) implements Ddl {
+    record Truncate(List<TableName> tables, boolean restartIdentity) implements Ddl {
         public Truncate {
             tables = List.copyOf(tables);
+        }
+
+        public Truncate(final List<TableName> tables) {
+            this(tables, false);
         }
     }
 

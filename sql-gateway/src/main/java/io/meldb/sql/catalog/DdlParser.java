@@ -10,19 +10,17 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Parses MeldDB's DDL: CREATE SCHEMA, DROP SCHEMA, CREATE TABLE (columns, types, NOT NULL, PRIMARY KEY inline or
- * as a table constraint or none, storage parameters), DROP TABLE (several at once), TRUNCATE, ALTER TABLE ... ADD
+ * Parses MeldDB's DDL: CREATE SCHEMA, DROP SCHEMA, CREATE TABLE (columns, types, NOT NULL, DEFAULT, CHECK, SERIAL,
+ * identity columns, PRIMARY KEY inline or as a table constraint or none, storage parameters), CREATE and DROP
+ * SEQUENCE, DROP TABLE (several at once), TRUNCATE, ALTER TABLE ... ADD
  * PRIMARY KEY, CREATE INDEX, DROP INDEX. Types take PostgreSQL's spellings too (INT4, INT8, FLOAT8, BOOL, ...). Names may be qualified: {@code schema.name}, or
  * {@code MELDB.schema.name} with the one database's name ({@link Catalog#DATABASE}; another is SQLState 3D000). Calcite's core parser has no DDL, and its DDL parser module is not
  * released for our Calcite version, so this small recursive-descent parser does it, with PostgreSQL-style
  * errors (SQLState 42601 for syntax, 0A000 for what MeldDB does not support).
  */
-public final class DdlParser {
-    private final List<SqlLexer.Token> tokens;
-    private int pos;
-
+public final class DdlParser extends DdlCursor {
     private DdlParser(final String sql) {
-        this.tokens = SqlLexer.tokenize(sql);
+        super(sql);
     }
 
     /** Whether {@code sql} is DDL this parser handles (starts with CREATE, DROP, ALTER or TRUNCATE). */
@@ -45,11 +43,12 @@ public final class DdlParser {
         if (acceptWord("TRUNCATE")) {
             acceptWord("TABLE");
             final List<Ddl.TableName> tables = tableNames();
-            if (acceptWord("RESTART") || acceptWord("CONTINUE")) {
-                expectWord("IDENTITY"); // MeldDB has no sequences: nothing to restart
+            final boolean restart = acceptWord("RESTART");
+            if (restart || acceptWord("CONTINUE")) {
+                expectWord("IDENTITY");
             }
             cascadeOrRestrict();
-            return new Ddl.Truncate(tables);
+            return new Ddl.Truncate(tables, restart);
         }
         if (acceptWord("ALTER")) {
             return alter();
@@ -66,13 +65,18 @@ public final class DdlParser {
             if (acceptWord("TABLE")) {
                 return createTable();
             }
+            if (acceptWord("SEQUENCE")) {
+                final boolean ifNotExists = ifNotExists();
+                final String[] name = qualifiedName();
+                return new Ddl.CreateSequence(name[0], name[1], ColumnClauses.sequenceOptions(this), ifNotExists);
+            }
             if (acceptWord("UNIQUE")) {
                 throw new SqlStateException("0A000", "UNIQUE indexes are not supported");
             }
             if (acceptWord("INDEX")) {
                 return createIndex();
             }
-            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE and INDEX are supported, not CREATE "
+            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, INDEX and SEQUENCE are supported, not CREATE "
                     + peek().text());
         }
         expectWord("DROP");
@@ -102,7 +106,17 @@ public final class DdlParser {
             final String[] name = qualifiedName();
             return new Ddl.DropIndex(name[0], name[1], ifExists);
         }
-        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE and INDEX are supported, not DROP "
+        if (acceptWord("SEQUENCE")) {
+            final boolean ifExists = ifExists();
+            final List<Ddl.TableName> sequences = new ArrayList<>();
+            do {
+                final String[] name = qualifiedName();
+                sequences.add(new Ddl.TableName(name[0], name[1]));
+            } while (accept(","));
+            cascadeOrRestrict();
+            return new Ddl.DropSequence(sequences, ifExists);
+        }
+        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, INDEX and SEQUENCE are supported, not DROP "
                 + peek().text());
     }
 
@@ -191,11 +205,14 @@ public final class DdlParser {
         final String[] name = qualifiedName();
         expect("(");
         final List<ColumnDef> columns = new ArrayList<>();
+        final List<Ddl.SequenceOptions> sequenceOptions = new ArrayList<>();
         final List<String> pkNames = new ArrayList<>();
-        final Set<String> notNull = new LinkedHashSet<>();
+        // CHECK constraints as written: {name or null, text, column or null (a table constraint)}
+        final List<String[]> checks = new ArrayList<>();
         do {
+            String constraint = null;
             if (acceptWord("CONSTRAINT")) {
-                identifier();
+                constraint = identifier();
             }
             if (acceptWord("PRIMARY")) {
                 expectWord("KEY");
@@ -206,17 +223,40 @@ public final class DdlParser {
                 pkNames.addAll(identifierList());
                 continue;
             }
-            if (peek().is("UNIQUE") || peek().is("FOREIGN") || peek().is("CHECK")) {
+            if (acceptWord("CHECK")) {
+                checks.add(new String[] {constraint, ColumnClauses.parenthesizedText(this), null});
+                noInherit();
+                continue;
+            }
+            if (peek().is("UNIQUE") || peek().is("FOREIGN") || peek().is("EXCLUDE")) {
                 throw new SqlStateException("0A000", peek().text() + " constraints are not supported");
             }
+            if (constraint != null) {
+                throw syntax("PRIMARY KEY or CHECK");
+            }
             final String column = identifier();
-            final ColumnType type = type();
-            boolean nullable = true;
+            final io.meldb.sql.codec.SqlType serial = ColumnClauses.serialType(peek());
+            final ColumnType type;
+            if (serial != null) {
+                pos++;
+                type = ColumnType.of(serial);
+            } else {
+                type = type();
+            }
+            boolean nullable = serial == null;
+            ColumnDefault dflt = serial != null ? ColumnDefault.ownedSequence() : null;
+            ColumnDef.Identity identity = ColumnDef.Identity.NONE;
+            Ddl.SequenceOptions options = serial != null ? Ddl.SequenceOptions.NONE.withType(serial) : null;
+            String columnConstraint = null;
             while (true) {
                 if (acceptWord("NOT")) {
                     expectWord("NULL");
                     nullable = false;
                 } else if (acceptWord("NULL")) {
+                    if (identity != ColumnDef.Identity.NONE || serial != null) {
+                        throw new SqlStateException("42601", "conflicting NULL/NOT NULL declarations for column \""
+                                + column + "\"");
+                    }
                     nullable = true;
                 } else if (acceptWord("PRIMARY")) {
                     expectWord("KEY");
@@ -226,23 +266,60 @@ public final class DdlParser {
                     }
                     pkNames.add(column);
                 } else if (acceptWord("CONSTRAINT")) {
-                    identifier();
-                } else if (peek().is("DEFAULT") || peek().is("UNIQUE") || peek().is("REFERENCES")
-                        || peek().is("CHECK") || peek().is("GENERATED")) {
+                    columnConstraint = identifier();
+                    continue;
+                } else if (acceptWord("DEFAULT")) {
+                    if (dflt != null) {
+                        throw new SqlStateException("42601", "multiple default values specified for column \""
+                                + column + "\" of table \"" + name[1] + "\"");
+                    }
+                    dflt = ColumnClauses.defaultExpression(this, type);
+                } else if (acceptWord("CHECK")) {
+                    checks.add(new String[] {columnConstraint, ColumnClauses.parenthesizedText(this), column});
+                    noInherit();
+                } else if (acceptWord("GENERATED")) {
+                    if (dflt != null) {
+                        throw new SqlStateException("42601", "both default and identity specified for column \""
+                                + column + "\" of table \"" + name[1] + "\"");
+                    }
+                    if (acceptWord("ALWAYS")) {
+                        identity = ColumnDef.Identity.ALWAYS;
+                    } else {
+                        expectWord("BY");
+                        expectWord("DEFAULT");
+                        identity = ColumnDef.Identity.BY_DEFAULT;
+                    }
+                    expectWord("AS");
+                    if (!acceptWord("IDENTITY")) {
+                        throw new SqlStateException("0A000", "generated columns other than identity columns are "
+                                + "not supported");
+                    }
+                    if (!type.type().isExactInteger()) {
+                        throw new SqlStateException("22023", "identity column type must be smallint, integer, or "
+                                + "bigint");
+                    }
+                    options = Ddl.SequenceOptions.NONE;
+                    if (accept("(")) {
+                        options = ColumnClauses.sequenceOptions(this);
+                        expect(")");
+                    }
+                    options = options.withType(type.type());
+                    dflt = ColumnDefault.ownedSequence();
+                    nullable = false;
+                } else if (peek().is("UNIQUE") || peek().is("REFERENCES")) {
                     throw new SqlStateException("0A000", "column option " + peek().text() + " is not supported");
                 } else {
                     break;
                 }
+                columnConstraint = null;
             }
             for (ColumnDef c : columns) {
                 if (c.name().equals(column)) {
                     throw new SqlStateException("42701", "column \"" + column + "\" specified more than once");
                 }
             }
-            if (!nullable) {
-                notNull.add(column);
-            }
-            columns.add(new ColumnDef(column, type, nullable));
+            columns.add(new ColumnDef(column, type, nullable, dflt, identity));
+            sequenceOptions.add(options);
         } while (accept(","));
         expect(")");
         storageParameters();
@@ -261,10 +338,47 @@ public final class DdlParser {
             if (pk[i] < 0) {
                 throw new SqlStateException("42703", "column \"" + pkNames.get(i) + "\" named in key does not exist");
             }
-            final ColumnDef c = columns.get(pk[i]);
-            columns.set(pk[i], new ColumnDef(c.name(), c.type(), false)); // a key column is NOT NULL
+            columns.set(pk[i], columns.get(pk[i]).withNullable(false)); // a key column is NOT NULL
         }
-        return new Ddl.CreateTable(name[0], name[1], columns, pk, ifNotExists);
+        return new Ddl.CreateTable(name[0], name[1], columns, pk, ifNotExists, checkDefs(name[1], columns, checks),
+                sequenceOptions);
+    }
+
+    /** PostgreSQL's {@code NO INHERIT} after a CHECK: MeldDB has no table inheritance, so it changes nothing. */
+    private void noInherit() {
+        if (acceptWord("NO")) {
+            expectWord("INHERIT");
+        }
+    }
+
+    /**
+     * The CHECK constraints with their names: as given, or PostgreSQL's {@code <table>_<column>_check} (the
+     * column of a column constraint, or the only column a table constraint reads) or {@code <table>_check},
+     * numbered when taken. Each condition is compiled here, so one MeldDB could not evaluate is refused now.
+     */
+    private static List<CheckDef> checkDefs(final String table, final List<ColumnDef> columns,
+                                            final List<String[]> checks) {
+        final List<CheckDef> out = new ArrayList<>();
+        final Set<String> names = new LinkedHashSet<>();
+        for (String[] c : checks) {
+            CheckExpression.of(c[1], columns);
+            String name = c[0];
+            if (name == null) {
+                final List<String> read = CheckExpression.columnsOf(c[1]);
+                final String column = c[2] != null ? c[2] : read.size() == 1 ? read.get(0) : null;
+                final String base = table + (column == null ? "" : "_" + column) + "_check";
+                name = base;
+                for (int n = 1; names.contains(name); n++) {
+                    name = base + n;
+                }
+            } else if (names.contains(name)) {
+                throw new SqlStateException("42710", "constraint \"" + name + "\" for relation \"" + table
+                        + "\" already exists");
+            }
+            names.add(name);
+            out.add(new CheckDef(name, c[1]));
+        }
+        return out;
     }
 
     private Ddl createIndex() {
@@ -360,124 +474,5 @@ public final class DdlParser {
             throw new SqlStateException("22023", "length must be 1.." + ColumnType.MAX_STRING_LENGTH);
         }
         return length;
-    }
-
-    private int number() {
-        final SqlLexer.Token t = peek();
-        if (t.kind() != SqlLexer.Kind.NUMBER) {
-            throw syntax("a number");
-        }
-        pos++;
-        try {
-            return Integer.parseInt(t.text());
-        } catch (NumberFormatException e) {
-            throw syntax("an integer");
-        }
-    }
-
-    private boolean ifNotExists() {
-        if (acceptWord("IF")) {
-            expectWord("NOT");
-            expectWord("EXISTS");
-            return true;
-        }
-        return false;
-    }
-
-    private boolean ifExists() {
-        if (acceptWord("IF")) {
-            expectWord("EXISTS");
-            return true;
-        }
-        return false;
-    }
-
-    /** [[database.]schema.]name → {schema or null, name}; the database must be MeldDB's one database. */
-    private String[] qualifiedName() {
-        final List<String> parts = dottedName(3);
-        final String name = parts.get(parts.size() - 1);
-        final String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
-        return new String[] {schema, name};
-    }
-
-    /** [database.]schema → schema; the database must be MeldDB's one database. */
-    private String schemaName() {
-        final List<String> parts = dottedName(2);
-        return parts.get(parts.size() - 1);
-    }
-
-    private List<String> dottedName(final int maxParts) {
-        final List<String> parts = new ArrayList<>();
-        parts.add(identifier());
-        while (accept(".")) {
-            parts.add(identifier());
-        }
-        if (parts.size() > maxParts) {
-            throw syntax("a name of at most " + maxParts + " parts");
-        }
-        if (parts.size() == maxParts && !parts.get(0).equals(Catalog.DATABASE)) {
-            throw new SqlStateException("3D000", "database \"" + parts.get(0) + "\" does not exist (this cluster's "
-                    + "database is " + Catalog.DATABASE + ")");
-        }
-        return parts;
-    }
-
-    private List<String> identifierList() {
-        final List<String> names = new ArrayList<>();
-        expect("(");
-        do {
-            names.add(identifier());
-        } while (accept(","));
-        expect(")");
-        return names;
-    }
-
-    private String identifier() {
-        final SqlLexer.Token t = peek();
-        if (t.kind() != SqlLexer.Kind.WORD) {
-            throw syntax("an identifier");
-        }
-        pos++;
-        return t.text();
-    }
-
-    private SqlLexer.Token peek() {
-        return tokens.get(pos);
-    }
-
-    private boolean acceptWord(final String keyword) {
-        if (peek().is(keyword)) {
-            pos++;
-            return true;
-        }
-        return false;
-    }
-
-    private void expectWord(final String keyword) {
-        if (!acceptWord(keyword)) {
-            throw syntax(keyword);
-        }
-    }
-
-    private boolean accept(final String symbol) {
-        final SqlLexer.Token t = peek();
-        if (t.kind() == SqlLexer.Kind.SYMBOL && t.text().equals(symbol)) {
-            pos++;
-            return true;
-        }
-        return false;
-    }
-
-    private void expect(final String symbol) {
-        if (!accept(symbol)) {
-            throw syntax("\"" + symbol + "\"");
-        }
-    }
-
-    private SqlStateException syntax(final String expected) {
-        final SqlLexer.Token t = peek();
-        final String found = t.kind() == SqlLexer.Kind.END ? "end of statement" : "\"" + t.text() + "\"";
-        return new SqlStateException("42601", "syntax error at position " + (t.position() + 1) + ": expected "
-                + expected + ", found " + found);
     }
 }

@@ -12,12 +12,14 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * 0x00 'D' db                       → database entry ({@link CatalogEntryCodec})
  * 0x00 'N'                          → next id for tables and indexes (4 bytes)
+ * 0x00 'Q' db schema sequence       → sequence definition ({@link CatalogEntryCodec})
  * 0x00 'S' db schema                → schema entry ({@link CatalogEntryCodec})
  * 0x00 'T' db schema table          → table definition ({@link TableDefCodec})
  * 0x00 'V'                          → catalog version: a token every DDL transaction replaces
  * 0x01 id(4) encoded primary key    → row payload (non-key columns)
  * 0x01 id(4) 0x00 row id(16)        → row payload (every column) of a table without primary key ({@link RowIds})
  * 0x01 id(4) encoded index key, pk  → empty payload (pk: the encoded primary key, or 0x00 and the row id)
+ * 0x01 id(4)                        → of a sequence: the first value no gateway has reserved (8 bytes)
  * </pre>
  * Names are encoded as VARCHAR keys, so each kind of catalog entry sorts by its path: databases by name,
  * schemas by (db, schema), tables by (db, schema, table); the schemas of one database and the tables of one
@@ -32,6 +34,7 @@ public final class Keys {
     public static final byte[] DATABASES_PREFIX = {CATALOG, 'D'};
     public static final byte[] NEXT_ID = {CATALOG, 'N'};
     public static final byte[] SCHEMAS_PREFIX = {CATALOG, 'S'};
+    public static final byte[] SEQUENCES_PREFIX = {CATALOG, 'Q'};
     public static final byte[] TABLES_PREFIX = {CATALOG, 'T'};
     public static final byte[] CATALOG_VERSION = {CATALOG, 'V'};
     public static final int FIRST_ID = 1;
@@ -49,6 +52,10 @@ public final class Keys {
 
     public static byte[] tableDefKey(final String db, final String schema, final String table) {
         return catalogKey(TABLES_PREFIX, db, schema, table);
+    }
+
+    public static byte[] sequenceKey(final String db, final String schema, final String sequence) {
+        return catalogKey(SEQUENCES_PREFIX, db, schema, sequence);
     }
 
     /** The first bytes of the definitions of every table of one schema. */

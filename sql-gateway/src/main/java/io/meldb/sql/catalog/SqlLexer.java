@@ -7,14 +7,21 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Splits SQL text into tokens for {@link DdlParser} and for classifying statements: identifiers (unquoted ones
- * upper-cased, as Calcite does), quoted identifiers, numbers, string literals and punctuation. Skips comments.
+ * Splits SQL text into tokens for {@link DdlParser} and for classifying statements: words, quoted identifiers,
+ * numbers, string literals and punctuation. Skips comments. A word's {@code text} is upper case, for matching
+ * keywords; as a name ({@link Token#name()}) an unquoted word folds to lower case and a quoted one keeps its case,
+ * PostgreSQL's rule (the Calcite side folds the same way: {@code io.meldb.sql.calcite.MeldLex}).
  */
 public final class SqlLexer {
     /** A token; {@code quoted} identifiers keep their case and are never keywords. */
     public record Token(Kind kind, String text, boolean quoted, int position) {
         public boolean is(final String keyword) {
             return kind == Kind.WORD && !quoted && text.equals(keyword);
+        }
+
+        /** The word as an identifier: lower case unless quoted. */
+        public String name() {
+            return quoted ? text : text.toLowerCase(Locale.ROOT);
         }
     }
 

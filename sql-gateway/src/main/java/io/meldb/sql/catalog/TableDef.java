@@ -5,7 +5,6 @@ import io.meldb.sql.codec.ColumnType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * A table's definition as stored in the catalog: columns, primary key (positions in the column list), indexes
@@ -16,15 +15,23 @@ import java.util.Locale;
  * {@code primaryKey} is empty. ALTER TABLE ... ADD PRIMARY KEY turns such a table into a keyed one.
  */
 public record TableDef(String db, String schema, String name, int id, List<ColumnDef> columns, int[] primaryKey,
-                       List<IndexDef> indexes, boolean hiddenRowId) {
+                       List<IndexDef> indexes, boolean hiddenRowId, List<CheckDef> checks) {
 
     public TableDef {
         columns = List.copyOf(columns);
         indexes = List.copyOf(indexes);
+        checks = List.copyOf(checks);
         if (hiddenRowId != (primaryKey.length == 0)) {
             throw new IllegalArgumentException("table " + name + ": a table has either a primary key or a hidden "
                     + "row id");
         }
+    }
+
+    /** A table without CHECK constraints. */
+    public TableDef(final String db, final String schema, final String name, final int id,
+                    final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes,
+                    final boolean hiddenRowId) {
+        this(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, List.of());
     }
 
     /** A table keyed by its primary key ({@code primaryKey} not empty), or by a hidden row id when it is empty. */
@@ -47,15 +54,10 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
                 .filter(i -> Arrays.stream(primaryKey).noneMatch(k -> k == i)).toArray();
     }
 
-    /** Position of the column named {@code name} (exact match first, then ignoring case), or -1. */
+    /** Position of the column named exactly {@code name} (names are case-sensitive once folded), or -1. */
     public int columnIndex(final String name) {
         for (int i = 0; i < columns.size(); i++) {
             if (columns.get(i).name().equals(name)) {
-                return i;
-            }
-        }
-        for (int i = 0; i < columns.size(); i++) {
-            if (columns.get(i).name().toUpperCase(Locale.ROOT).equals(name.toUpperCase(Locale.ROOT))) {
                 return i;
             }
         }
@@ -72,7 +74,7 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
     }
 
     public TableDef withIndexes(final List<IndexDef> newIndexes) {
-        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId);
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks);
     }
 
     /** This table keyed by {@code newPrimaryKey} instead of its hidden row id; the key's columns become NOT NULL. */
@@ -80,8 +82,8 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
         final List<ColumnDef> changed = new ArrayList<>(columns);
         for (int c : newPrimaryKey) {
             final ColumnDef col = changed.get(c);
-            changed.set(c, new ColumnDef(col.name(), col.type(), false));
+            changed.set(c, col.withNullable(false));
         }
-        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false);
+        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false, checks);
     }
 }

@@ -3,6 +3,7 @@ package io.meldb.sql.catalog;
 import io.meldb.sql.codec.ByteReader;
 import io.meldb.sql.codec.ByteWriter;
 import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.RowCodec;
 import io.meldb.sql.codec.SqlType;
 
 import java.nio.charset.StandardCharsets;
@@ -17,15 +18,20 @@ import java.util.List;
  * ncolumns(varint) { name  type ordinal(1)  precision(varint)  scale(varint)  nullable(1) }
  * npk(varint) { column(varint) }
  * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) } }
- * version 2 only: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
- * string = length(varint) UTF-8
+ * version 2, 3: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
+ * version 3 only: ncolumns × { identity(1)  default kind(1) (0 = none, else 1 + {@link ColumnDefault.Kind})
+ *                              [sql (string)  constant: value (bytes, a one-column row payload)
+ *                                             nextval: sequence schema, name (strings)] }
+ *                 nchecks(varint) { name  sql }
+ * string = length(varint) UTF-8; bytes = length(varint) then the bytes
  * </pre>
- * A definition without flags is written as version 1, exactly as before version 2 existed, so gateways of the
- * previous version still read every table that has a primary key; both versions are read.
+ * A definition is written in the oldest version that holds it (version 1 without flags, defaults or checks), so
+ * gateways of a previous version still read every table that needs nothing newer; all three versions are read.
  */
 public final class TableDefCodec {
     private static final int VERSION_1 = 1;
     private static final int VERSION_2 = 2;
+    private static final int VERSION_3 = 3;
     private static final int FLAG_HIDDEN_ROW_ID = 1;
 
     private TableDefCodec() {
@@ -34,7 +40,9 @@ public final class TableDefCodec {
     public static byte[] encode(final TableDef t) {
         final ByteWriter out = new ByteWriter(128);
         final int flags = t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0;
-        out.write(flags == 0 ? VERSION_1 : VERSION_2);
+        final boolean v3 = !t.checks().isEmpty()
+                || t.columns().stream().anyMatch(c -> c.dflt() != null || c.identity() != ColumnDef.Identity.NONE);
+        out.write(v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
         string(out, t.db());
         string(out, t.schema());
         string(out, t.name());
@@ -54,8 +62,30 @@ public final class TableDefCodec {
             out.writeInt(i.id());
             ints(out, i.columns());
         }
-        if (flags != 0) {
+        if (flags != 0 || v3) {
             out.writeVarInt(flags);
+        }
+        if (v3) {
+            for (ColumnDef c : t.columns()) {
+                out.write(c.identity().ordinal());
+                final ColumnDefault d = c.dflt();
+                out.write(d == null ? 0 : 1 + d.kind().ordinal());
+                if (d != null) {
+                    string(out, d.sql());
+                    if (d.kind() == ColumnDefault.Kind.CONSTANT) {
+                        final byte[] v = RowCodec.encode(new Object[] {d.value()}, List.of(c.type()), new int[] {0});
+                        out.writeVarInt(v.length).write(v);
+                    } else if (d.kind() == ColumnDefault.Kind.NEXTVAL) {
+                        string(out, d.sequenceSchema() == null ? "" : d.sequenceSchema());
+                        string(out, d.sequence());
+                    }
+                }
+            }
+            out.writeVarInt(t.checks().size());
+            for (CheckDef check : t.checks()) {
+                string(out, check.name());
+                string(out, check.sql());
+            }
         }
         return out.toByteArray();
     }
@@ -63,7 +93,7 @@ public final class TableDefCodec {
     public static TableDef decode(final byte[] bytes) {
         final ByteReader in = new ByteReader(bytes, 0);
         final int version = in.read();
-        if (version != VERSION_1 && version != VERSION_2) {
+        if (version != VERSION_1 && version != VERSION_2 && version != VERSION_3) {
             throw new IllegalArgumentException("unknown table definition version " + version);
         }
         final String db = string(in);
@@ -92,7 +122,37 @@ public final class TableDefCodec {
         if ((flags & ~FLAG_HIDDEN_ROW_ID) != 0) {
             throw new IllegalArgumentException("unknown table definition flags " + flags);
         }
-        return new TableDef(db, schema, name, id, columns, pk, indexes, (flags & FLAG_HIDDEN_ROW_ID) != 0);
+        final List<CheckDef> checks = new ArrayList<>();
+        if (version == VERSION_3) {
+            for (int i = 0; i < ncols; i++) {
+                final ColumnDef c = columns.get(i);
+                final ColumnDef.Identity identity = ColumnDef.Identity.values()[in.read()];
+                final int kind = in.read();
+                ColumnDefault d = null;
+                if (kind != 0) {
+                    final String sql = string(in);
+                    d = switch (ColumnDefault.Kind.values()[kind - 1]) {
+                        case CONSTANT -> {
+                            final Object[] one = new Object[1];
+                            RowCodec.decode(in.readBytes(in.readVarInt()), List.of(c.type()), new int[] {0}, one);
+                            yield ColumnDefault.constant(one[0], sql);
+                        }
+                        case NOW -> ColumnDefault.now();
+                        case TODAY -> ColumnDefault.today();
+                        case NEXTVAL -> {
+                            final String seqSchema = string(in);
+                            yield ColumnDefault.nextval(seqSchema.isEmpty() ? null : seqSchema, string(in));
+                        }
+                    };
+                }
+                columns.set(i, new ColumnDef(c.name(), c.type(), c.nullable(), d, identity));
+            }
+            final int nchecks = in.readVarInt();
+            for (int i = 0; i < nchecks; i++) {
+                checks.add(new CheckDef(string(in), string(in)));
+            }
+        }
+        return new TableDef(db, schema, name, id, columns, pk, indexes, (flags & FLAG_HIDDEN_ROW_ID) != 0, checks);
     }
 
     private static void string(final ByteWriter out, final String s) {

@@ -30,17 +30,24 @@ public final class TableStore {
     /** Rows are read from the tree in batches of this many keys. */
     public static final int SCAN_BATCH = 4096;
     private static final byte[] EMPTY = new byte[0];
+    private static final CheckExpression[] NO_CHECKS = new CheckExpression[0];
 
     private final TableDef def;
     private final List<ColumnType> types;
     private final int[] valueColumns;
     private final byte[] prefix;
+    /** The table's CHECK constraints, compiled, in the order of {@link TableDef#checks()}. */
+    private final CheckExpression[] checks;
 
     public TableStore(final TableDef def) {
         this.def = def;
         this.types = def.columnTypes();
         this.valueColumns = def.valueColumns();
         this.prefix = Keys.dataPrefix(def.id());
+        this.checks = def.checks().isEmpty() ? NO_CHECKS : new CheckExpression[def.checks().size()];
+        for (int i = 0; i < checks.length; i++) {
+            checks[i] = CheckExpression.of(def.checks().get(i).sql(), def.columns());
+        }
     }
 
     public TableDef def() {
@@ -130,13 +137,22 @@ public final class TableStore {
         return row;
     }
 
-    /** Coerces every value to its column's type and checks NOT NULL. */
+    /**
+     * Coerces every value to its column's type and checks NOT NULL (23502 naming the column) and the CHECK
+     * constraints (23514 naming the constraint).
+     */
     public Object[] checkRow(final Object[] row) {
         final Object[] out = coerce(row);
         for (int i = 0; i < out.length; i++) {
             if (out[i] == null && !def.columns().get(i).nullable()) {
                 throw new SqlStateException("23502", "null value in column \"" + def.columns().get(i).name()
-                        + "\" of table \"" + def.name() + "\" violates not-null constraint");
+                        + "\" of relation \"" + def.name() + "\" violates not-null constraint");
+            }
+        }
+        for (int i = 0; i < checks.length; i++) {
+            if (!checks[i].passes(out)) {
+                throw new SqlStateException("23514", "new row for relation \"" + def.name() + "\" violates check "
+                        + "constraint \"" + def.checks().get(i).name() + "\"");
             }
         }
         return out;
@@ -158,7 +174,7 @@ public final class TableStore {
      * Inserts a row: at its primary key (SQLState 23505 when taken), or at a fresh hidden row id, which nothing
      * else can hold (no read of the key, so concurrent inserts do not conflict in meld).
      */
-    public void insert(final TxnSession txn, final Object[] row) {
+    public Object[] insert(final TxnSession txn, final Object[] row) {
         final Object[] checked = checkRow(row);
         final byte[] key;
         if (def.hiddenRowId()) {
@@ -173,6 +189,7 @@ public final class TableStore {
         for (IndexDef index : def.indexes()) {
             txn.put(indexKey(index, key, checked), EMPTY);
         }
+        return checked;
     }
 
     /** Deletes a row of a table with a primary key. */
@@ -197,7 +214,8 @@ public final class TableStore {
      * Replaces the row {@code oldRow} stored at {@code oldKey} by {@code newRow}: at its new primary key, or at the
      * same hidden row id.
      */
-    public void updateAt(final TxnSession txn, final byte[] oldKey, final Object[] oldRow, final Object[] newRow) {
+    public Object[] updateAt(final TxnSession txn, final byte[] oldKey, final Object[] oldRow,
+                             final Object[] newRow) {
         final Object[] checked = checkRow(newRow);
         final byte[] newKey = def.hiddenRowId() ? oldKey : primaryKey(checked);
         final boolean keyChanged = !Arrays.equals(oldKey, newKey);
@@ -216,6 +234,7 @@ public final class TableStore {
                 txn.put(newEntry, EMPTY);
             }
         }
+        return checked;
     }
 
     /**

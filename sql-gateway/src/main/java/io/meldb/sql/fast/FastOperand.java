@@ -4,11 +4,13 @@ package io.meldb.sql.fast;
  * A value in a fast-path statement: a literal, fixed when the statement is planned, a parameter, taken from
  * the execution's parameter values ({@code parameter} is 0-based; -1 for a literal), or the clock
  * ({@code CURRENT_TIMESTAMP}/{@code LOCALTIMESTAMP} and {@code CURRENT_DATE}, read at execution in UTC, the time
- * zone of MeldDB's SQL sessions; the value goes into the intention, so meld's decisions never see a clock).
+ * zone of MeldDB's SQL sessions; the value goes into the intention, so meld's decisions never see a clock), or
+ * a sequence's next value (a column's {@code nextval} DEFAULT, from the session's gateway-local range).
  */
 record FastOperand(int parameter, Object literal) {
     private static final int NOW = -2;
     private static final int TODAY = -3;
+    private static final int NEXTVAL = -4;
 
     static FastOperand now() {
         return new FastOperand(NOW, null);
@@ -18,12 +20,28 @@ record FastOperand(int parameter, Object literal) {
         return new FastOperand(TODAY, null);
     }
 
+    /** The next value of the sequence {@code name} (as {@code nextval} takes it), taken at execution. */
+    static FastOperand nextval(final String name) {
+        return new FastOperand(NEXTVAL, name);
+    }
+
     static FastOperand parameter(final int index) {
         return new FastOperand(index, null);
     }
 
     static FastOperand literal(final Object value) {
         return new FastOperand(-1, value);
+    }
+
+    /** The value, taking sequence values from {@code sequences}. */
+    Object value(final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+        if (parameter == NEXTVAL) {
+            if (sequences == null) {
+                throw new io.meldb.sql.SqlStateException("0A000", "sequences are not available here");
+            }
+            return sequences.nextval((String) literal);
+        }
+        return value(parameters);
     }
 
     Object value(final Object[] parameters) {

@@ -59,6 +59,12 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
      * Runs the statement in {@code txn} against the table as the transaction's catalog has it now. A query answers
      * its rows through {@link #query}; this answers the number of rows changed.
      */
+    /** As {@link #update(TxnSession, TableDef, Object[])}, with the session's sequences (for nextval DEFAULTs). */
+    public long update(final TxnSession txn, final TableDef current, final Object[] parameters,
+                       final io.meldb.sql.calcite.SequenceAccess sequences) {
+        return update(txn, current, parameters);
+    }
+
     public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
         throw new IllegalStateException("not a statement that changes rows");
     }
@@ -105,7 +111,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
 
 
     /** A value of the in-flight form (DATE as days, TIMESTAMP as milliseconds) as a {@link RowCursor} value. */
-    static Object external(final ColumnType type, final Object v) {
+    public static Object external(final ColumnType type, final Object v) {
         if (v == null) {
             return null;
         }
@@ -199,12 +205,18 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
 
         @Override
         public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
+            return update(txn, current, parameters, null);
+        }
+
+        @Override
+        public long update(final TxnSession txn, final TableDef current, final Object[] parameters,
+                           final io.meldb.sql.calcite.SequenceAccess sequences) {
             final TableStore store = store(current);
             final int width = store.def().columns().size();
             for (FastOperand[] operands : rows) {
                 final Object[] row = new Object[width];
                 for (int i = 0; i < targetColumns.length; i++) {
-                    row[targetColumns[i]] = operands[i].value(parameters);
+                    row[targetColumns[i]] = operands[i].value(parameters, sequences);
                 }
                 store.insert(txn, row);
             }

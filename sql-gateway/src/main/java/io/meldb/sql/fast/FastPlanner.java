@@ -2,6 +2,7 @@ package io.meldb.sql.fast;
 
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.catalog.ColumnDefault;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
@@ -23,7 +24,6 @@ import org.apache.calcite.sql.SqlNumericLiteral;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlUpdate;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.type.SqlTypeName;
 
 import java.math.BigDecimal;
@@ -48,7 +48,7 @@ public final class FastPlanner {
                                 final String defaultSchema) {
         SqlNode node;
         try {
-            node = SqlParser.create(sql).parseStmt();
+            node = io.meldb.sql.calcite.MeldLex.parser(sql).parseStmt();
         } catch (SqlParseException | RuntimeException e) {
             return null; // Calcite reports it
         }
@@ -199,18 +199,45 @@ public final class FastPlanner {
                     throw notFast();
                 }
             }
+            // the DEFAULTs of the columns the statement omits (constants, the clock, a sequence's next value); an
+            // identity column given a value is Calcite's to refuse (428C9)
+            final List<Integer> defaulted = new ArrayList<>();
+            for (int c = 0; c < table.columns().size(); c++) {
+                final ColumnDef col = table.columns().get(c);
+                final int column = c;
+                final boolean given = Arrays.stream(targets).anyMatch(t -> t == column);
+                if (given && col.identity() == ColumnDef.Identity.ALWAYS) {
+                    throw notFast();
+                }
+                if (!given && col.dflt() != null) {
+                    defaulted.add(c);
+                }
+            }
+            final int[] all = Arrays.copyOf(targets, targets.length + defaulted.size());
+            for (int d = 0; d < defaulted.size(); d++) {
+                all[targets.length + d] = defaulted.get(d);
+            }
             final FastOperand[][] rows = new FastOperand[values.operandCount()][];
             for (int r = 0; r < rows.length; r++) {
                 final SqlNode row = values.operand(r);
                 if (row.getKind() != SqlKind.ROW || ((SqlCall) row).operandCount() != targets.length) {
                     throw notFast();
                 }
-                rows[r] = new FastOperand[targets.length];
+                rows[r] = new FastOperand[all.length];
                 for (int c = 0; c < targets.length; c++) {
                     rows[r][c] = operand(((SqlCall) row).operand(c), table.columns().get(targets[c]).type());
                 }
+                for (int d = 0; d < defaulted.size(); d++) {
+                    final ColumnDefault dflt = table.columns().get(defaulted.get(d)).dflt();
+                    rows[r][targets.length + d] = switch (dflt.kind()) {
+                        case NOW -> FastOperand.now();
+                        case TODAY -> FastOperand.today();
+                        case NEXTVAL -> FastOperand.nextval(dflt.qualifiedSequence());
+                        default -> FastOperand.literal(dflt.value());
+                    };
+                }
             }
-            return new FastPlan.Insert(table, types(), targets, rows);
+            return new FastPlan.Insert(table, types(), all, rows);
         }
 
         /** A condition that names each primary-key column once, each = a parameter or literal, and nothing else. */
@@ -299,8 +326,9 @@ public final class FastPlanner {
             }
             // niladic functions parse as identifiers (Calcite's validator resolves them later)
             final String fn = node instanceof SqlIdentifier id && id.isSimple() && !id.isComponentQuoted(0)
-                    && column(id.getSimple()) < 0 ? id.getSimple()
-                    : node instanceof SqlCall call && call.operandCount() == 0 ? call.getOperator().getName() : null;
+                    && column(id.getSimple()) < 0 ? id.getSimple().toUpperCase(java.util.Locale.ROOT)
+                    : node instanceof SqlCall call && call.operandCount() == 0
+                    ? call.getOperator().getName().toUpperCase(java.util.Locale.ROOT) : null;
             if (fn != null) {
                 if ((fn.equals("CURRENT_TIMESTAMP") || fn.equals("LOCALTIMESTAMP"))
                         && type.type() == SqlType.TIMESTAMP) {

@@ -9,7 +9,6 @@ import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.parser.SqlParseException;
-import org.apache.calcite.sql.parser.SqlParser;
 
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -50,7 +49,7 @@ final class PgColumnNames {
     private static SqlNode[] selectList(final String sql) {
         SqlNode node;
         try {
-            node = SqlParser.create(sql).parseQuery();
+            node = io.meldb.sql.calcite.MeldLex.parser(sql).parseQuery();
         } catch (SqlParseException | RuntimeException e) {
             return null;
         }

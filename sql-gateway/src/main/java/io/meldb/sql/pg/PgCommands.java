@@ -142,7 +142,7 @@ final class PgCommands {
 
     /**
      * The schema unqualified names resolve in: the first entry of a search_path other than "$user" and
-     * pg_catalog. An unquoted name is upper-cased, as MeldDB's SQL folds unquoted identifiers.
+     * pg_catalog. An unquoted name is lower-cased, as MeldDB's SQL folds unquoted identifiers (PostgreSQL's rule).
      */
     static String schemaOf(final String searchPath) {
         for (String entry : searchPath.split(",")) {
@@ -153,8 +153,8 @@ final class PgCommands {
             if (e.length() >= 2 && e.startsWith("\"") && e.endsWith("\"")) {
                 return e.substring(1, e.length() - 1).replace("\"\"", "\"");
             }
-            return e.toUpperCase(Locale.ROOT);
+            return e.toLowerCase(Locale.ROOT);
         }
-        return "PUBLIC";
+        return io.meldb.sql.catalog.Catalog.PUBLIC;
     }
 }

@@ -496,7 +496,6 @@ final class PgConnection {
             LOG.debug("answering {} from the catalog", meta.family());
             return PgStatement.meta(sql, meta, declared);
         }
-        refuseReturning(sql);
         final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(PgSessionFunctions.rewrite(sql,
                 new PgSessionFunctions.Values(settings.get("session_authorization"), currentSchema(), processId)));
         final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
@@ -507,23 +506,6 @@ final class PgConnection {
         } catch (RuntimeException e) {
             session.release(prepared);
             throw e;
-        }
-    }
-
-    /**
-     * {@code ... RETURNING} (what pgjdbc sends for getGeneratedKeys) is not built yet: a clear 0A000 rather than
-     * the planner's syntax error.
-     */
-    private static void refuseReturning(final String sql) {
-        final String first = io.meldb.sql.catalog.SqlLexer.firstKeyword(sql);
-        if (!first.equals("INSERT") && !first.equals("UPDATE") && !first.equals("DELETE")) {
-            return;
-        }
-        for (io.meldb.sql.catalog.SqlLexer.Token t : io.meldb.sql.catalog.SqlLexer.tokenize(sql)) {
-            if (t.is("RETURNING")) {
-                throw new SqlStateException("0A000", first + " ... RETURNING is not supported yet (nor JDBC's "
-                        + "getGeneratedKeys, which sends it)");
-            }
         }
     }
 
@@ -589,7 +571,9 @@ final class PgConnection {
             PgBackend.portalSuspended(output.buffer());
             return;
         }
-        portal.completedTag = "SELECT";
+        // a query's rows, or those of INSERT/UPDATE/DELETE ... RETURNING (tagged as the statement: INSERT 0 n)
+        portal.completedTag = statement.prepared != null && statement.prepared.returning() != null
+                ? statement.tag : "SELECT";
         portal.completedCount = portal.rowsSent;
         closeCursor(portal);
         complete(portal);

@@ -302,7 +302,7 @@ final class PgCopy {
         if (t.kind() != Kind.WORD) {
             throw syntax(t);
         }
-        return t.text();
+        return t.name();
     }
 
     private static boolean symbol(final Token t, final String s) {

@@ -64,10 +64,21 @@ public final class GatewayConnection implements MeldTxnContext {
     private boolean running;
     /** Why the connection was ended by the server (25P03), or null. */
     private SqlStateException terminated;
+    private final SessionSequences sequences;
+    /** The running statement's written rows, while a RETURNING clause wants them. */
+    private java.util.List<Object[]> writtenRows;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
                              final CatalogStore catalogStore, final SqlMetrics metrics, final String protocol) {
+        this(id, database, router, catalogStore, metrics, protocol, new SequenceCache(router));
+    }
+
+    /** A connection whose sequence values come from {@code sequenceCache} (one per gateway). */
+    public GatewayConnection(final String id, final String database, final TxnRouter router,
+                             final CatalogStore catalogStore, final SqlMetrics metrics, final String protocol,
+                             final SequenceCache sequenceCache) {
+        this.sequences = new SessionSequences(this, sequenceCache);
         this.id = id;
         this.database = database;
         this.router = router;
@@ -84,6 +95,26 @@ public final class GatewayConnection implements MeldTxnContext {
     /** Names the connection once Avatica has given it its id. */
     void bind(final String connectionId) {
         this.id = connectionId;
+    }
+
+    @Override
+    public java.util.List<Object[]> writtenRows() {
+        return writtenRows;
+    }
+
+    /** Starts (a list) or stops (null) capturing the rows the running statement writes. */
+    public void captureWrittenRows(final java.util.List<Object[]> into) {
+        writtenRows = into;
+    }
+
+    @Override
+    public SessionSequences sequences() {
+        return sequences;
+    }
+
+    /** The schema unqualified sequence names resolve in ({@code SET search_path}, {@code setSchema}). */
+    public void schema(final String schema) {
+        sequences.schema(schema);
     }
 
     @Override

@@ -196,6 +196,7 @@ public final class MeldMeta extends JdbcMeta {
         }
         final StatementKind kind = kindOf(sql);
         try {
+            refuseReturning(kind, sql);
             final StatementHandle h;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
                 // planning reads the catalog: in the open transaction, or a snapshot
@@ -224,6 +225,11 @@ public final class MeldMeta extends JdbcMeta {
             return count(h, 0); // an empty statement does nothing, as in PostgreSQL
         }
         final StatementKind kind = kindOf(sql);
+        try {
+            refuseReturning(kind, sql);
+        } catch (RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
         return run(h, kind, sql, () -> {
             try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
                 return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
@@ -231,6 +237,14 @@ public final class MeldMeta extends JdbcMeta {
                 throw new IllegalStateException(e);
             }
         });
+    }
+
+    /** RETURNING is the PostgreSQL front end's: here a clear 0A000 rather than the planner's syntax error. */
+    private static void refuseReturning(final StatementKind kind, final String sql) {
+        if (kind == StatementKind.WRITE && Returning.present(sql)) {
+            throw new SqlStateException("0A000", "INSERT/UPDATE/DELETE ... RETURNING is not supported over the JDBC "
+                    + "(Avatica) front end; it is over the PostgreSQL protocol");
+        }
     }
 
     /** A parameter the client never set would run as NULL; PostgreSQL's drivers refuse it, and so does MeldDB. */
@@ -267,7 +281,7 @@ public final class MeldMeta extends JdbcMeta {
         final FastPlan fast = p.fast();
         final TableDef current = state.catalog().tableById(fast.tableId());
         if (!fast.reads()) {
-            return count(h, fast.update(state.session(), current, parameters));
+            return count(h, fast.update(state.session(), current, parameters, state.sequences()));
         }
         final List<Object> rows = new ArrayList<>();
         try (RowCursor cursor = fast.query(state.session(), current, parameters)) {

@@ -2,11 +2,14 @@ package io.meldb.sql.server;
 
 import io.meldb.core.Isolation;
 import io.meldb.sql.calcite.CharComparisons;
+import io.meldb.sql.calcite.FunctionNames;
+import io.meldb.sql.calcite.MeldLex;
 import io.meldb.sql.calcite.MeldRootSchema;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.DdlParser;
+import io.meldb.sql.catalog.SequenceDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
@@ -45,6 +48,8 @@ public final class SqlEngine {
     private final TxnRouter router;
     private final SqlMetrics metrics;
     private final CatalogStore catalogStore = new CatalogStore();
+    private final SequenceCache sequenceCache;
+    private final SequenceDdl sequenceDdl = new SequenceDdl(catalogStore);
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -58,6 +63,8 @@ public final class SqlEngine {
     }
 
     public SqlEngine(final TxnRouter router, final SqlMetrics metrics) {
+        FunctionNames.install();
+        this.sequenceCache = new SequenceCache(router);
         this.router = router;
         this.metrics = metrics;
     }
@@ -82,13 +89,14 @@ public final class SqlEngine {
 
     /** The transaction state of a new client connection of {@code protocol} ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection newConnectionState(final String id, final String protocol) {
-        return new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol);
+        return new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol, sequenceCache);
     }
 
     /** A Calcite connection whose schema tree is the catalog as {@code state}'s transaction sees it. */
     public Connection calciteConnection(final GatewayConnection state) throws SQLException {
         final Properties calcite = new Properties();
         calcite.setProperty("timeZone", "UTC");
+        MeldLex.apply(calcite);
         // PostgreSQL's function library on top of the standard one (length, left, right, concat, date_trunc, ...):
         // the dialect the PostgreSQL front end's clients write
         calcite.setProperty("fun", "standard,postgresql");
@@ -163,12 +171,16 @@ public final class SqlEngine {
         } else if (ddl instanceof Ddl.DropSchema d) {
             catalogStore.dropSchema(txn, DATABASE, d.name(), d.ifExists(), d.cascade());
         } else if (ddl instanceof Ddl.CreateTable c) {
-            catalogStore.createTable(txn, DATABASE, schema(c.schema()), c.name(), c.columns(), c.primaryKey(),
+            catalogStore.createTable(txn, DATABASE, schema(c.schema()), c);
+        } else if (ddl instanceof Ddl.CreateSequence c) {
+            sequenceDdl.createSequence(txn, DATABASE, schema(c.schema()), c.name(), c.options(),
                     c.ifNotExists());
+        } else if (ddl instanceof Ddl.DropSequence d) {
+            sequenceDdl.dropSequences(txn, DATABASE, resolve(d.sequences()), d.ifExists());
         } else if (ddl instanceof Ddl.DropTable d) {
             catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists());
         } else if (ddl instanceof Ddl.Truncate t) {
-            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()));
+            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()), t.restartIdentity());
         } else if (ddl instanceof Ddl.AddPrimaryKey a) {
             catalogStore.addPrimaryKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.constraint(),
                     a.columns(), a.ifExists());

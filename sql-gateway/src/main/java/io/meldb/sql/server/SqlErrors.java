@@ -141,7 +141,11 @@ public final class SqlErrors {
                 || m.matches("(?s)Unknown field.*")) {
             state = "42703";
         } else if (m.contains("does not allow NULLs")) {
-            state = "23502";
+            // PostgreSQL's words, naming the column: "null value in column "c" ... violates not-null constraint"
+            final java.util.regex.Matcher col = java.util.regex.Pattern.compile("Column '(.*)' has no default")
+                    .matcher(m);
+            return new Described("23502", col.find() ? "null value in column \"" + col.group(1)
+                    + "\" violates not-null constraint" : firstLine(full));
         } else if (m.startsWith("No match found for function")) {
             state = "42883";
         } else if (m.startsWith("Cannot apply") || m.startsWith("Cannot assign") || m.contains("cannot convert")

@@ -3,6 +3,7 @@ package io.meldb.sql.server;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.Ddl;
+import io.meldb.sql.catalog.ColumnDefault;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.fast.FastPlan;
@@ -89,6 +90,7 @@ public final class SqlSession implements AutoCloseable {
         try {
             calcite.setSchema(newSchema);
             schema = newSchema;
+            state.schema(newSchema);
         } catch (SQLException e) {
             throw SqlErrors.toSqlState(e);
         }
@@ -148,6 +150,16 @@ public final class SqlSession implements AutoCloseable {
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
             case WRITE: {
+                final Returning returning = kind == StatementKind.WRITE
+                        ? Returning.of(sql, state.catalog(), SqlEngine.DATABASE, schema) : null;
+                if (returning != null) {
+                    try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                        return new PreparedSql(sql, kind, calcite.prepareStatement(returning.sql()), null, null,
+                                returning);
+                    } catch (SQLException e) {
+                        throw SqlErrors.toSqlState(e);
+                    }
+                }
                 final FastPlan fast = fastPath ? FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema)
                         : null;
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
@@ -194,7 +206,7 @@ public final class SqlSession implements AutoCloseable {
                 final TxnSession txn = state.session();
                 final TableDef current = state.catalog().tableById(fast.tableId());
                 return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, parameters), -1, p))
-                        : new Result(executionId, null, fast.update(txn, current, parameters), p);
+                        : new Result(executionId, null, fast.update(txn, current, parameters, state.sequences()), p);
             }
             final PreparedStatement ps = p.statement();
             if (ps == null) {
@@ -207,6 +219,18 @@ public final class SqlSession implements AutoCloseable {
                 if (p.kind() == StatementKind.READ) {
                     return opened(p, new Result(executionId, new ResultSetCursor(ps.executeQuery()), -1, p));
                 }
+                if (p.returning() != null) {
+                    final List<Object[]> written = new ArrayList<>();
+                    state.captureWrittenRows(written);
+                    final long count;
+                    try {
+                        count = ps.executeLargeUpdate();
+                    } finally {
+                        state.captureWrittenRows(null);
+                    }
+                    final TableDef def = state.catalog().tableById(p.returning().tableId());
+                    return opened(p, new Result(executionId, p.returning().cursor(def, written), count, p));
+                }
                 return new Result(executionId, null, ps.executeLargeUpdate(), p);
             } catch (SQLException e) {
                 throw SqlErrors.toSqlState(e);
@@ -216,7 +240,7 @@ public final class SqlSession implements AutoCloseable {
 
     /**
      * The table and columns a bulk load (COPY) fills: all of the table's columns, or the named ones (names as
-     * the client wrote them: unquoted ones upper-cased). SQLState 42P01 / 42703 when they do not exist.
+     * the client wrote them: unquoted ones lower-cased). SQLState 42P01 / 42703 when they do not exist.
      */
     public CopyTarget copyTarget(final String schemaName, final String table, final List<String> columnNames) {
         final TableDef def = state.catalog().table(SqlEngine.DATABASE, schemaName == null ? schema : schemaName,
@@ -252,10 +276,21 @@ public final class SqlSession implements AutoCloseable {
             }
             final TableStore store = new TableStore(def);
             final TxnSession txn = state.session();
+            // the columns COPY does not fill take their DEFAULTs, as in PostgreSQL
+            final boolean[] given = new boolean[def.columns().size()];
+            for (int c : target.columns()) {
+                given[c] = true;
+            }
             for (Object[] values : rows) {
                 final Object[] row = new Object[def.columns().size()];
                 for (int i = 0; i < values.length; i++) {
                     row[target.columns()[i]] = values[i];
+                }
+                for (int c = 0; c < row.length; c++) {
+                    final ColumnDefault d = def.columns().get(c).dflt();
+                    if (!given[c] && d != null) {
+                        row[c] = d.evaluate(state.sequences()::nextval);
+                    }
                 }
                 store.insert(txn, row);
             }
@@ -302,8 +337,13 @@ public final class SqlSession implements AutoCloseable {
      * A statement ready to execute: a fast-path plan for key accesses, a Calcite prepared statement for other
      * queries and DML, parsed DDL, or (for statements a front end runs itself) only its SQL and kind.
      */
-    public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast)
-            implements AutoCloseable {
+    public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast,
+                              Returning returning) implements AutoCloseable {
+        public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
+                           final Ddl ddl, final FastPlan fast) {
+            this(sql, kind, statement, ddl, fast, null);
+        }
+
         /** The JDBC types of the parameters ({@link java.sql.Types}). */
         public int[] parameterTypes() {
             if (fast != null) {
@@ -324,8 +364,11 @@ public final class SqlSession implements AutoCloseable {
             }
         }
 
-        /** The columns of a query's result; empty for other statements. */
+        /** The columns of a query's result (or of a RETURNING clause); empty for other statements. */
         public List<ResultColumn> columns() {
+            if (returning != null) {
+                return returning.result();
+            }
             if (kind != StatementKind.READ) {
                 return List.of();
             }
@@ -378,7 +421,7 @@ public final class SqlSession implements AutoCloseable {
             final TxnSession txn = state.session();
             final TableDef current = state.catalog().tableById(fast.tableId());
             return fast.reads() ? opened(plan, new Result(executionId, fast.query(txn, current, parameters), -1, plan))
-                    : new Result(executionId, null, fast.update(txn, current, parameters), plan);
+                    : new Result(executionId, null, fast.update(txn, current, parameters, state.sequences()), plan);
         }
     }
 

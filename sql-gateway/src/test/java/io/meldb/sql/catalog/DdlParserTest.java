@@ -24,8 +24,8 @@ class DdlParserTest {
         final Ddl.DropTable d = assertInstanceOf(Ddl.DropTable.class, DdlParser.parse(
                 "drop table if exists pgbench_accounts, pgbench_branches, public.pgbench_history, pgbench_tellers"));
         assertTrue(d.ifExists());
-        assertEquals(List.of(new Ddl.TableName(null, "PGBENCH_ACCOUNTS"), new Ddl.TableName(null, "PGBENCH_BRANCHES"),
-                new Ddl.TableName("PUBLIC", "PGBENCH_HISTORY"), new Ddl.TableName(null, "PGBENCH_TELLERS")),
+        assertEquals(List.of(new Ddl.TableName(null, "pgbench_accounts"), new Ddl.TableName(null, "pgbench_branches"),
+                new Ddl.TableName("public", "pgbench_history"), new Ddl.TableName(null, "pgbench_tellers")),
                 d.tables());
         assertTrue(assertInstanceOf(Ddl.DropTable.class, DdlParser.parse("DROP TABLE a, b CASCADE")).cascade());
         assertFalse(assertInstanceOf(Ddl.DropTable.class, DdlParser.parse("DROP TABLE a RESTRICT")).cascade());
@@ -67,7 +67,7 @@ class DdlParserTest {
         final Ddl.Truncate t = assertInstanceOf(Ddl.Truncate.class, DdlParser.parse(
                 "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"));
         assertEquals(4, t.tables().size());
-        assertEquals(List.of(new Ddl.TableName(null, "A")), assertInstanceOf(Ddl.Truncate.class,
+        assertEquals(List.of(new Ddl.TableName(null, "a")), assertInstanceOf(Ddl.Truncate.class,
                 DdlParser.parse("TRUNCATE ONLY a RESTART IDENTITY CASCADE")).tables());
     }
 
@@ -75,14 +75,14 @@ class DdlParserTest {
     void shouldParseAlterTableAddPrimaryKey() {
         final Ddl.AddPrimaryKey a = assertInstanceOf(Ddl.AddPrimaryKey.class,
                 DdlParser.parse("alter table pgbench_branches add primary key (bid)"));
-        assertEquals(new Ddl.TableName(null, "PGBENCH_BRANCHES"), a.table());
-        assertEquals(List.of("BID"), a.columns());
+        assertEquals(new Ddl.TableName(null, "pgbench_branches"), a.table());
+        assertEquals(List.of("bid"), a.columns());
         assertNull(a.constraint());
         final Ddl.AddPrimaryKey named = assertInstanceOf(Ddl.AddPrimaryKey.class, DdlParser.parse(
                 "ALTER TABLE IF EXISTS ONLY s.t ADD CONSTRAINT t_pk PRIMARY KEY (a, b)"));
-        assertEquals("T_PK", named.constraint());
+        assertEquals("t_pk", named.constraint());
         assertTrue(named.ifExists());
-        assertEquals(List.of("A", "B"), named.columns());
+        assertEquals(List.of("a", "b"), named.columns());
         assertEquals("0A000", assertThrows(SqlStateException.class,
                 () -> DdlParser.parse("ALTER TABLE t ADD COLUMN c INT")).sqlState());
         assertEquals("0A000", assertThrows(SqlStateException.class,

@@ -73,7 +73,28 @@ class TableDefCodecTest {
                 List.of(new ColumnDef("A", ColumnType.of(SqlType.INTEGER), true)), new int[0], List.of()));
         bytes[bytes.length - 1] = 3;
         assertThrows(IllegalArgumentException.class, () -> TableDefCodec.decode(bytes));
-        bytes[0] = 3;
+        bytes[0] = 4;
         assertThrows(IllegalArgumentException.class, () -> TableDefCodec.decode(bytes));
+    }
+
+    @Test
+    void shouldRoundTripDefaultsIdentityAndChecksAsVersionThree() {
+        final TableDef t = new TableDef("meldb", "public", "orders", 11, List.of(
+                new ColumnDef("id", ColumnType.of(SqlType.BIGINT), false,
+                        ColumnDefault.nextval("public", "orders_id_seq"), ColumnDef.Identity.ALWAYS),
+                new ColumnDef("qty", ColumnType.of(SqlType.INTEGER), true, ColumnDefault.constant(-1, "-1"),
+                        ColumnDef.Identity.NONE),
+                new ColumnDef("price", new ColumnType(SqlType.DECIMAL, 6, 2), true,
+                        ColumnDefault.constant(new java.math.BigDecimal("2.50"), "2.5"), ColumnDef.Identity.NONE),
+                new ColumnDef("made", ColumnType.of(SqlType.TIMESTAMP), true, ColumnDefault.now(),
+                        ColumnDef.Identity.NONE),
+                new ColumnDef("note", new ColumnType(SqlType.VARCHAR, 5, 0), true)),
+                new int[] {0}, List.of(), false, List.of(new CheckDef("orders_qty_check", "qty >= 0")));
+        final byte[] bytes = TableDefCodec.encode(t);
+        assertEquals(3, bytes[0]);
+        final TableDef back = TableDefCodec.decode(bytes);
+        assertEquals(t.columns(), back.columns());
+        assertEquals(t.checks(), back.checks());
+        assertEquals("nextval('public.orders_id_seq'::regclass)", back.columns().get(0).dflt().sql());
     }
 }

@@ -86,14 +86,14 @@ class FastPathDifferentialTest {
     void shouldShowInExplainWhichPathAStatementTakes() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE EX (id INTEGER PRIMARY KEY, v VARCHAR(10))");
-            assertEquals("FastPath(PointRead table=[PUBLIC, EX] key=[ID])",
+            assertEquals("FastPath(PointRead table=[public, ex] key=[id])",
                     plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id = 7"));
-            assertEquals("FastPath(PointWrite table=[PUBLIC, EX] key=[ID])",
+            assertEquals("FastPath(PointWrite table=[public, ex] key=[id])",
                     plan(s, "EXPLAIN PLAN FOR UPDATE EX SET v = 'a' WHERE id = 7"));
-            assertEquals("FastPath(Insert table=[PUBLIC, EX])", plan(s, "EXPLAIN PLAN FOR INSERT INTO EX VALUES (1, 'a')"));
+            assertEquals("FastPath(Insert table=[public, ex])", plan(s, "EXPLAIN PLAN FOR INSERT INTO EX VALUES (1, 'a')"));
             assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id > 7").contains("MeldTableScan"),
                     "a range is Calcite's");
-            assertEquals("FastPath(PointRead table=[PUBLIC, EX] key=[ID])",
+            assertEquals("FastPath(PointRead table=[public, ex] key=[id])",
                     plan(s, "explain SELECT v FROM EX WHERE id = 7"), "PostgreSQL's spelling of EXPLAIN");
             assertEquals("0A000", org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
                     () -> plan(s, "EXPLAIN ANALYZE SELECT v FROM EX WHERE id = 7")).getSQLState());
@@ -109,7 +109,7 @@ class FastPathDifferentialTest {
             sl.execute("SET meldb.fast_path = off");
             f.execute("CREATE TABLE CLK (id INTEGER PRIMARY KEY, ts TIMESTAMP, d DATE)");
             final String insert = "INSERT INTO CLK VALUES (%d, CURRENT_TIMESTAMP, CURRENT_DATE)";
-            assertEquals("FastPath(Insert table=[PUBLIC, CLK])", plan(f, "EXPLAIN PLAN FOR " + String.format(insert, 0)));
+            assertEquals("FastPath(Insert table=[public, clk])", plan(f, "EXPLAIN PLAN FOR " + String.format(insert, 0)));
             f.executeUpdate(String.format(insert, 1));
             sl.executeUpdate(String.format(insert, 2));
             try (ResultSet r = f.executeQuery("SELECT ts, d FROM CLK ORDER BY id")) {
@@ -133,7 +133,7 @@ class FastPathDifferentialTest {
              Statement s = c.createStatement(); Statement t = slow.createStatement()) {
             s.execute("CREATE TABLE EXA (id INTEGER PRIMARY KEY, v VARCHAR(10))");
             // prepared statements take the fast path; a one-off Statement is planned by Calcite
-            assertEquals("FastPath(PointRead table=[PUBLIC, EXA] key=[ID])",
+            assertEquals("FastPath(PointRead table=[public, exa] key=[id])",
                     preparedPlan(c, "EXPLAIN PLAN FOR SELECT v FROM EXA WHERE id = 7"));
             assertTrue(preparedPlan(slow, "EXPLAIN PLAN FOR SELECT v FROM EXA WHERE id = 7")
                     .contains("MeldTableScan"));

@@ -131,4 +131,22 @@ class PgCopyTest {
             }
         }
     }
+
+    @Test
+    void shouldFillTheColumnsCopyOmitsFromTheirDefaultsAndSequences() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE cdef (id BIGSERIAL PRIMARY KEY, name VARCHAR(20), qty INTEGER DEFAULT 7, "
+                    + "made TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
+            assertEquals(2, copy(c).copyIn("COPY cdef (name) FROM STDIN", new StringReader("a\nb\n")));
+            assertEquals(1, copy(c).copyIn("COPY cdef (name, qty) FROM STDIN", new StringReader("c\t\\N\n")));
+            final java.util.List<String> rows = new java.util.ArrayList<>();
+            try (ResultSet r = s.executeQuery("SELECT id, name, qty, made IS NOT NULL FROM cdef ORDER BY id")) {
+                while (r.next()) {
+                    rows.add(r.getLong(1) + ":" + r.getString(2) + ":" + r.getString(3) + ":" + r.getBoolean(4));
+                }
+            }
+            assertEquals(java.util.List.of("1:a:7:true", "2:b:7:true", "3:c:null:true"), rows,
+                    "an explicit \\N is NULL, not the default");
+        }
+    }
 }

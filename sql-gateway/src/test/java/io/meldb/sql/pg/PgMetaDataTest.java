@@ -53,13 +53,13 @@ class PgMetaDataTest {
             assertTrue(r.next());
             assertTrue(r.getString("version").startsWith("PostgreSQL 15.0 on MeldDB"), r.getString(1));
             assertEquals("meldb", r.getString("current_database"));
-            assertEquals("PUBLIC", r.getString("current_schema"));
+            assertEquals("public", r.getString("current_schema"));
             assertEquals("test", r.getString("current_user"));
             assertEquals("test", r.getString("session_user"));
             assertTrue(r.getInt("pg_backend_pid") > 0);
             assertEquals("meldb", r.getString(7));
             assertEquals("meldb", c.getCatalog());
-            assertEquals("PUBLIC", c.getSchema());
+            assertEquals("public", c.getSchema());
         }
     }
 
@@ -70,8 +70,8 @@ class PgMetaDataTest {
                 final DatabaseMetaData md = c.getMetaData();
                 assertEquals(List.of("meldb"), column(md.getCatalogs(), "TABLE_CAT"));
                 final List<String> schemas = column(md.getSchemas(), "TABLE_SCHEM");
-                assertEquals(List.of("META_OTHER", "PUBLIC", "information_schema", "pg_catalog"), schemas);
-                assertEquals(List.of("PUBLIC"), column(md.getSchemas(null, "pub%"), "TABLE_SCHEM"));
+                assertEquals(List.of("information_schema", "meta_other", "pg_catalog", "public"), schemas);
+                assertEquals(List.of("public"), column(md.getSchemas(null, "pub%"), "TABLE_SCHEM"));
             }
         }
     }
@@ -84,15 +84,15 @@ class PgMetaDataTest {
                 try (ResultSet r = md.getTables(null, "public", "meta_orders", new String[] {"TABLE"})) {
                     assertTrue(r.next());
                     assertEquals("meldb", r.getString("TABLE_CAT"));
-                    assertEquals("PUBLIC", r.getString("TABLE_SCHEM"));
-                    assertEquals("META_ORDERS", r.getString("TABLE_NAME"));
+                    assertEquals("public", r.getString("TABLE_SCHEM"));
+                    assertEquals("meta_orders", r.getString("TABLE_NAME"));
                     assertEquals("TABLE", r.getString("TABLE_TYPE"));
                     assertFalse(r.next());
                 }
-                assertEquals(List.of("META_ORDERS", "META_ORDERS"),
+                assertEquals(List.of("meta_orders", "meta_orders"),
                         column(md.getTables(null, null, "meta_ord%", new String[] {"TABLE"}), "TABLE_NAME"));
-                assertEquals(List.of("META_ORDERS_CUSTOMER", "META_ORDERS_PKEY"),
-                        column(md.getTables(null, "PUBLIC", "META%", new String[] {"INDEX"}), "TABLE_NAME"));
+                assertEquals(List.of("meta_orders_customer", "meta_orders_pkey"),
+                        column(md.getTables(null, "public", "meta%", new String[] {"INDEX"}), "TABLE_NAME"));
                 assertEquals(List.of(), column(md.getTables(null, null, "nothing%", null), "TABLE_NAME"));
             }
         }
@@ -109,16 +109,16 @@ class PgMetaDataTest {
                         + r.getString("IS_NULLABLE") + " " + r.getInt("ORDINAL_POSITION"));
             }
             assertEquals(List.of(
-                    "ID " + Types.INTEGER + " int4 10 0 NO 1",
-                    "LINE " + Types.SMALLINT + " int2 5 0 NO 2",
-                    "CUSTOMER " + Types.VARCHAR + " varchar 40 0 NO 3",
-                    "AMOUNT " + Types.NUMERIC + " numeric 12 2 YES 4",
-                    "PLACED " + Types.DATE + " date 13 0 YES 5"), rows);
+                    "id " + Types.INTEGER + " int4 10 0 NO 1",
+                    "line " + Types.SMALLINT + " int2 5 0 NO 2",
+                    "customer " + Types.VARCHAR + " varchar 40 0 NO 3",
+                    "amount " + Types.NUMERIC + " numeric 12 2 YES 4",
+                    "placed " + Types.DATE + " date 13 0 YES 5"), rows);
         }
         try (Connection c = db.connectPg(); ResultSet r = c.getMetaData().getColumns(null, "meta_other",
                 "meta_orders", "k")) {
             assertTrue(r.next());
-            assertEquals("K", r.getString("COLUMN_NAME"));
+            assertEquals("k", r.getString("COLUMN_NAME"));
             assertEquals(Types.BIGINT, r.getInt("DATA_TYPE"));
             assertFalse(r.next());
         }
@@ -133,7 +133,7 @@ class PgMetaDataTest {
                 while (r.next()) {
                     keys.add(r.getString("COLUMN_NAME") + " " + r.getInt("KEY_SEQ") + " " + r.getString("PK_NAME"));
                 }
-                assertEquals(List.of("ID 1 META_ORDERS_PKEY", "LINE 2 META_ORDERS_PKEY"), keys);
+                assertEquals(List.of("id 1 meta_orders_pkey", "line 2 meta_orders_pkey"), keys);
             }
             try (ResultSet r = md.getIndexInfo(null, "public", "meta_orders", false, false)) {
                 final List<String> indexes = new ArrayList<>();
@@ -141,10 +141,10 @@ class PgMetaDataTest {
                     indexes.add(r.getString("INDEX_NAME") + " " + r.getBoolean("NON_UNIQUE") + " "
                             + r.getInt("ORDINAL_POSITION") + " " + r.getString("COLUMN_NAME"));
                 }
-                assertEquals(List.of("META_ORDERS_PKEY false 1 ID", "META_ORDERS_PKEY false 2 LINE",
-                        "META_ORDERS_CUSTOMER true 1 CUSTOMER", "META_ORDERS_CUSTOMER true 2 PLACED"), indexes);
+                assertEquals(List.of("meta_orders_pkey false 1 id", "meta_orders_pkey false 2 line",
+                        "meta_orders_customer true 1 customer", "meta_orders_customer true 2 placed"), indexes);
             }
-            assertEquals(List.of("META_ORDERS_PKEY", "META_ORDERS_PKEY"),
+            assertEquals(List.of("meta_orders_pkey", "meta_orders_pkey"),
                     column(md.getIndexInfo(null, "public", "meta_orders", true, false), "INDEX_NAME"));
         }
     }

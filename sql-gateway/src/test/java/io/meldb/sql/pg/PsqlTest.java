@@ -89,25 +89,25 @@ class PsqlTest {
                 "\\dn",
                 "SELECT current_database(), current_user;");
         assertTrue(out.contains(String.join("\n",
-                "Table \"PUBLIC.T\"",
+                "Table \"public.t\"",
                 " Column |         Type          | Collation | Nullable | Default ",
                 "--------+-----------------------+-----------+----------+---------",
-                " ID     | integer               |           | not null | ",
-                " NAME   | character varying(20) |           | not null | ",
-                " PRICE  | numeric(10,2)         |           |          | ",
+                " id     | integer               |           | not null | ",
+                " name   | character varying(20) |           | not null | ",
+                " price  | numeric(10,2)         |           |          | ",
                 "Indexes:",
-                "    \"T_PKEY\" PRIMARY KEY, btree (ID)",
-                "    \"T_NAME\" btree (NAME)")), out);
-        assertTrue(out.contains(" PUBLIC | T    | table | test\n(1 row)"), out);
-        assertTrue(out.contains(" PUBLIC | T_NAME | index | test  | T\n PUBLIC | T_PKEY | index | test  | T\n(2 rows)"),
+                "    \"t_pkey\" PRIMARY KEY, btree (id)",
+                "    \"t_name\" btree (name)")), out);
+        assertTrue(out.contains(" public | t    | table | test\n(1 row)"), out);
+        assertTrue(out.contains(" public | t_name | index | test  | t\n public | t_pkey | index | test  | t\n(2 rows)"),
                 out);
         assertTrue(out.contains(" meldb | test  | UTF8     |"), out);
         final int error = out.indexOf("ERROR:");
-        assertTrue(error > 0 && out.indexOf("NO_SUCH_TABLE", error) > 0, out);
-        // MeldDB folds the unquoted alias to upper case, as it folds every unquoted name
-        final int answer = out.indexOf(" ANSWER \n--------\n     42\n(1 row)");
+        assertTrue(error > 0 && out.indexOf("no_such_table", error) > 0, out);
+        // MeldDB folds the unquoted alias to lower case, as PostgreSQL folds every unquoted name
+        final int answer = out.indexOf(" answer \n--------\n     42\n(1 row)");
         assertTrue(answer > error, out);
-        assertTrue(out.indexOf(" PUBLIC | test\n", out.indexOf("List of schemas", answer)) > answer, out);
+        assertTrue(out.indexOf(" public | test\n", out.indexOf("List of schemas", answer)) > answer, out);
         assertTrue(out.contains(" meldb            | test\n"), out);
     }
 
@@ -119,10 +119,25 @@ class PsqlTest {
                 "\\dt other.*",
                 "\\d other.pattern_a",
                 "\\d nothing_here");
-        assertTrue(out.contains(" OTHER  | PATTERN_A | table | test\n(1 row)"), out);
-        assertTrue(out.contains("Table \"OTHER.PATTERN_A\""), out);
-        assertTrue(out.contains(" K      | bigint       |           | not null | "), out);
-        assertTrue(out.contains(" V      | character(3) |           |          | "), out);
+        assertTrue(out.contains(" other  | pattern_a | table | test\n(1 row)"), out);
+        assertTrue(out.contains("Table \"other.pattern_a\""), out);
+        assertTrue(out.contains(" k      | bigint       |           | not null | "), out);
+        assertTrue(out.contains(" v      | character(3) |           |          | "), out);
         assertTrue(out.contains("Did not find any relation named \"nothing_here\"."), out);
+    }
+
+    @Test
+    void shouldShowColumnDefaultsAndIdentityInDescribe() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE dflt (id SERIAL PRIMARY KEY, status VARCHAR(8) DEFAULT 'new', "
+                        + "at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, n BIGINT GENERATED ALWAYS AS IDENTITY);",
+                "\\d dflt");
+        assertTrue(out.contains(" id     | integer                        |           | not null | "
+                + "nextval('public.dflt_id_seq'::regclass)"), out);
+        assertTrue(out.contains(" status | character varying(8)           |           |          | 'new'"), out);
+        assertTrue(out.contains(" at     | timestamp(3) without time zone |           |          | CURRENT_TIMESTAMP"),
+                out);
+        assertTrue(out.contains(" n      | bigint                         |           | not null | generated always "
+                + "as identity"), out);
     }
 }

@@ -76,44 +76,44 @@ class SystemSchemasTest {
     void shouldListTablesAndColumnsFromInformationSchema() throws SQLException {
         for (Connection c : connections()) {
             try (c) {
-                assertEquals(List.of("SYS_T"), column(c,
-                        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'PUBLIC'"));
+                assertEquals(List.of("sys_t"), column(c,
+                        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"));
                 assertEquals(List.of("BASE TABLE"), column(c,
-                        "SELECT table_type FROM INFORMATION_SCHEMA.TABLES WHERE table_name = 'SYS_T'"));
+                        "SELECT table_type FROM INFORMATION_SCHEMA.TABLES WHERE table_name = 'sys_t'"));
                 assertEquals(List.of(
-                        List.of("ID", 1L, "NO", "integer", "int4"),
-                        List.of("NAME", 2L, "NO", "character varying", "varchar"),
-                        List.of("NOTE", 3L, "YES", "character varying", "varchar"),
-                        List.of("AMOUNT", 4L, "YES", "numeric", "numeric")),
+                        List.of("id", 1L, "NO", "integer", "int4"),
+                        List.of("name", 2L, "NO", "character varying", "varchar"),
+                        List.of("note", 3L, "YES", "character varying", "varchar"),
+                        List.of("amount", 4L, "YES", "numeric", "numeric")),
                         rows(c, "SELECT column_name, ordinal_position, is_nullable, data_type, udt_name "
-                                + "FROM information_schema.columns WHERE table_name = 'SYS_T' ORDER BY 2"));
+                                + "FROM information_schema.columns WHERE table_name = 'sys_t' ORDER BY 2"));
                 try (Statement s = c.createStatement();
                      ResultSet r = s.executeQuery("SELECT * FROM information_schema.columns "
-                             + "WHERE table_name = 'SYS_T' AND column_name = 'NAME'")) {
+                             + "WHERE table_name = 'sys_t' AND column_name = 'name'")) {
                     assertTrue(r.next());
-                    assertEquals("PUBLIC", r.getString("table_schema"));
+                    assertEquals("public", r.getString("table_schema"));
                     assertEquals(40, r.getInt("character_maximum_length"));
                     assertFalse(r.next());
                 }
                 assertEquals(List.of(List.of(12L, 2L)), rows(c, "SELECT numeric_precision, numeric_scale "
-                        + "FROM information_schema.columns WHERE column_name = 'AMOUNT'"));
+                        + "FROM information_schema.columns WHERE column_name = 'amount'"));
                 // a join of tables and columns
-                assertEquals(List.of(List.of("SYS_T", 4L)), rows(c, "SELECT t.table_name, COUNT(*) "
+                assertEquals(List.of(List.of("sys_t", 4L)), rows(c, "SELECT t.table_name, COUNT(*) "
                         + "FROM information_schema.tables t JOIN information_schema.columns col "
                         + "ON col.table_schema = t.table_schema AND col.table_name = t.table_name "
-                        + "WHERE t.table_schema = 'PUBLIC' GROUP BY t.table_name"));
+                        + "WHERE t.table_schema = 'public' GROUP BY t.table_name"));
                 assertTrue(column(c, "SELECT schema_name FROM information_schema.schemata")
-                        .containsAll(List.of("PUBLIC", "information_schema", "pg_catalog")));
-                assertEquals(List.of(List.of("SYS_T_PKEY", "PRIMARY KEY")), rows(c, "SELECT constraint_name, "
-                        + "constraint_type FROM information_schema.table_constraints WHERE table_name = 'SYS_T'"));
-                assertEquals(List.of(List.of("ID", 1L)), rows(c, "SELECT column_name, ordinal_position "
-                        + "FROM information_schema.key_column_usage WHERE table_name = 'SYS_T'"));
+                        .containsAll(List.of("public", "information_schema", "pg_catalog")));
+                assertEquals(List.of(List.of("sys_t_pkey", "PRIMARY KEY")), rows(c, "SELECT constraint_name, "
+                        + "constraint_type FROM information_schema.table_constraints WHERE table_name = 'sys_t'"));
+                assertEquals(List.of(List.of("id", 1L)), rows(c, "SELECT column_name, ordinal_position "
+                        + "FROM information_schema.key_column_usage WHERE table_name = 'sys_t'"));
                 for (String empty : List.of("views", "referential_constraints", "sequences")) {
                     assertEquals(List.of(), rows(c, "SELECT * FROM information_schema." + empty));
                 }
                 // the schema and table names resolve quoted in PostgreSQL's lower case too
-                assertEquals(List.of("SYS_T"), column(c, "SELECT table_name FROM \"information_schema\".\"tables\" "
-                        + "WHERE table_schema = 'PUBLIC'"));
+                assertEquals(List.of("sys_t"), column(c, "SELECT table_name FROM \"information_schema\".\"tables\" "
+                        + "WHERE table_schema = 'public'"));
             }
         }
     }
@@ -123,23 +123,23 @@ class SystemSchemasTest {
         for (Connection c : connections()) {
             try (c) {
                 assertTrue(column(c, "SELECT nspname FROM pg_catalog.pg_namespace")
-                        .containsAll(List.of("PUBLIC", "pg_catalog", "information_schema")));
+                        .containsAll(List.of("public", "pg_catalog", "information_schema")));
                 assertEquals(List.of(2200L), column(c,
-                        "SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'PUBLIC'"));
-                assertEquals(List.of("SYS_T"), column(c, "SELECT relname FROM pg_class WHERE relkind = 'r'"));
-                assertEquals(List.of("SYS_T_NAME", "SYS_T_PKEY"), column(c,
+                        "SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = 'public'"));
+                assertEquals(List.of("sys_t"), column(c, "SELECT relname FROM pg_class WHERE relkind = 'r'"));
+                assertEquals(List.of("sys_t_name", "sys_t_pkey"), column(c,
                         "SELECT relname FROM pg_catalog.pg_class WHERE relkind = 'i' ORDER BY relname"));
                 assertEquals(List.of("int4"), column(c, "SELECT typname FROM pg_type WHERE oid = 23"));
-                assertEquals(List.of(List.of("SYS_T_PKEY", true, "1"), List.of("SYS_T_NAME", false, "2")),
+                assertEquals(List.of(List.of("sys_t_pkey", true, "1"), List.of("sys_t_name", false, "2")),
                         rows(c, "SELECT ic.relname, i.indisprimary, i.indkey FROM pg_catalog.pg_index i "
                                 + "JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
                                 + "JOIN pg_catalog.pg_class t ON t.oid = i.indrelid "
-                                + "WHERE t.relname = 'SYS_T' ORDER BY i.indisprimary DESC"));
-                assertEquals(List.of(List.of("ID", 23L, true), List.of("NAME", 1043L, true),
-                        List.of("NOTE", 1043L, false), List.of("AMOUNT", 1700L, false)),
+                                + "WHERE t.relname = 'sys_t' ORDER BY i.indisprimary DESC"));
+                assertEquals(List.of(List.of("id", 23L, true), List.of("name", 1043L, true),
+                        List.of("note", 1043L, false), List.of("amount", 1700L, false)),
                         rows(c, "SELECT a.attname, a.atttypid, a.attnotnull FROM pg_catalog.pg_attribute a "
                                 + "JOIN pg_catalog.pg_class t ON t.oid = a.attrelid "
-                                + "WHERE t.relname = 'SYS_T' AND t.relkind = 'r' ORDER BY a.attnum"));
+                                + "WHERE t.relname = 'sys_t' AND t.relkind = 'r' ORDER BY a.attnum"));
                 assertEquals(List.of("meldb"), column(c, "SELECT datname FROM pg_catalog.pg_database"));
                 assertEquals(List.of("UTF8"), column(c,
                         "SELECT setting FROM pg_catalog.pg_settings WHERE name = 'server_encoding'"));
@@ -152,14 +152,14 @@ class SystemSchemasTest {
     void shouldAgreeWithDatabaseMetaData() throws SQLException {
         try (Connection c = db.connectPg()) {
             final List<List<Object>> meta = new ArrayList<>();
-            try (ResultSet r = c.getMetaData().getColumns(null, "PUBLIC", "SYS_T", null)) {
+            try (ResultSet r = c.getMetaData().getColumns(null, "public", "sys_t", null)) {
                 while (r.next()) {
                     meta.add(List.of(r.getString("COLUMN_NAME"), r.getString("IS_NULLABLE"),
                             (long) r.getInt("ORDINAL_POSITION")));
                 }
             }
             assertEquals(meta, rows(c, "SELECT column_name, is_nullable, ordinal_position "
-                    + "FROM information_schema.columns WHERE table_name = 'SYS_T' ORDER BY ordinal_position"));
+                    + "FROM information_schema.columns WHERE table_name = 'sys_t' ORDER BY ordinal_position"));
             // psql's \d lookup, answered by PgCatalogView: the same OID and schema as pg_class through Calcite
             final List<List<Object>> psql = rows(c, "SELECT c.oid,\n  n.nspname,\n  c.relname\n"
                     + "FROM pg_catalog.pg_class c\n     LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n"
@@ -167,9 +167,9 @@ class SystemSchemasTest {
                     + "  AND pg_catalog.pg_table_is_visible(c.oid)\nORDER BY 2, 3;");
             assertEquals(1, psql.size(), psql.toString());
             assertEquals(psql, rows(c, "SELECT c.oid, n.nspname, c.relname FROM pg_catalog.pg_class c "
-                    + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'SYS_T'"));
+                    + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relname = 'sys_t'"));
             final List<Object> indexes = new ArrayList<>();
-            try (ResultSet r = c.getMetaData().getIndexInfo(null, "PUBLIC", "SYS_T", false, false)) {
+            try (ResultSet r = c.getMetaData().getIndexInfo(null, "public", "sys_t", false, false)) {
                 while (r.next()) {
                     indexes.add(r.getString("INDEX_NAME"));
                 }
@@ -184,8 +184,8 @@ class SystemSchemasTest {
         try (Connection c = db.connectPg(); Connection other = db.connectPg(); Statement s = c.createStatement()) {
             c.setAutoCommit(false);
             s.execute("CREATE TABLE sys_in_txn (k BIGINT PRIMARY KEY)");
-            final String sql = "SELECT table_name FROM information_schema.tables WHERE table_name = 'SYS_IN_TXN'";
-            assertEquals(List.of("SYS_IN_TXN"), column(c, sql));
+            final String sql = "SELECT table_name FROM information_schema.tables WHERE table_name = 'sys_in_txn'";
+            assertEquals(List.of("sys_in_txn"), column(c, sql));
             assertEquals(List.of(), column(other, sql));
             // a user's table of a pg_catalog name wins over the unqualified system table; qualified finds pg_catalog's
             s.execute("CREATE TABLE pg_database (x INTEGER PRIMARY KEY)");

@@ -122,21 +122,21 @@ class CatalogSchemaTest {
                     schemas.add(rs.getString("TABLE_SCHEM"));
                 }
             }
-            assertTrue(schemas.containsAll(List.of("PUBLIC", "META1")), schemas.toString());
+            assertTrue(schemas.containsAll(List.of("public", "meta1")), schemas.toString());
             final List<String> tables = new ArrayList<>();
             try (ResultSet rs = md.getTables(null, null, "%", null)) {
                 while (rs.next()) {
                     tables.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME"));
                 }
             }
-            assertTrue(tables.containsAll(List.of("META1.LISTED", "PUBLIC.PUBTABLE")), tables.toString());
+            assertTrue(tables.containsAll(List.of("meta1.listed", "public.pubtable")), tables.toString());
             final List<String> columns = new ArrayList<>();
-            try (ResultSet rs = md.getColumns(null, "META1", "LISTED", "%")) {
+            try (ResultSet rs = md.getColumns(null, "meta1", "listed", "%")) {
                 while (rs.next()) {
                     columns.add(rs.getString("COLUMN_NAME"));
                 }
             }
-            assertEquals(List.of("ID", "LABEL"), columns);
+            assertEquals(List.of("id", "label"), columns);
             s.execute("DROP TABLE meta1.listed");
             s.execute("DROP TABLE pubtable");
             s.execute("DROP SCHEMA meta1");
@@ -146,7 +146,7 @@ class CatalogSchemaTest {
                     after.add(rs.getString("TABLE_SCHEM"));
                 }
             }
-            assertTrue(!after.contains("META1") && after.contains("PUBLIC"), after.toString());
+            assertTrue(!after.contains("meta1") && after.contains("public"), after.toString());
         }
     }
 

@@ -161,11 +161,75 @@ class ClusterGatewayTest {
                 assertTrue(meldb.output().contains("over 2 txn-server(s)"), meldb.output());
                 exerciseSqlAcrossServers(meldb.meldUrl(), meldb.url());
             }
+            // one gateway per txn-server, both inserting into a table keyed by a sequence
+            try (GatewayProcess a = GatewayProcess.start("--port", "0", "--txn-servers", txnServers.get(0));
+                 GatewayProcess b = GatewayProcess.start("--port", "0", "--txn-servers", txnServers.get(1))) {
+                insertThroughOneSequenceFromTwoServers(a.pgJdbcUrl(), b.pgJdbcUrl());
+            }
         } finally {
             for (int i = started.size() - 1; i >= 0; i--) {
                 started.get(i).close();
             }
             EmbeddedGateway.deleteTree(dataDir);
+        }
+    }
+
+    /**
+     * A BIGSERIAL table filled at once through two gateways, each over its own txn-server: every insert commits
+     * (the sequence is no hot key: each gateway reserves ranges of its own in small transactions) and no value is
+     * handed out twice.
+     */
+    private static void insertThroughOneSequenceFromTwoServers(final String urlA, final String urlB)
+            throws Exception {
+        final java.util.Properties p = new java.util.Properties();
+        p.setProperty("user", "cluster");
+        try (Connection c = DriverManager.getConnection(urlA, p); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE cluster_seq (id BIGSERIAL PRIMARY KEY, gateway INTEGER NOT NULL)");
+        }
+        // the second gateway learns of the table through its own txn-server
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (Connection c = DriverManager.getConnection(urlB, p); Statement s = c.createStatement()) {
+                s.executeQuery("SELECT COUNT(*) FROM cluster_seq").close();
+                break;
+            } catch (SQLException e) {
+                if (!"42P01".equals(e.getSQLState()) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50);
+            }
+        }
+        final int perGateway = 150;
+        final List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<Thread> threads = new ArrayList<>();
+        final String[] urls = {urlA, urlB};
+        for (int g = 0; g < urls.length; g++) {
+            final int gateway = g;
+            final Thread t = new Thread(() -> {
+                try (Connection c = DriverManager.getConnection(urls[gateway], p);
+                     PreparedStatement ins = c.prepareStatement("INSERT INTO cluster_seq (gateway) VALUES (?)")) {
+                    for (int i = 0; i < perGateway; i++) {
+                        ins.setInt(1, gateway);
+                        ins.executeUpdate();
+                    }
+                } catch (Throwable e) {
+                    errors.add(e);
+                }
+            });
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertEquals(List.of(), errors, "every insert committed: no 40001 over the sequence");
+        try (Connection c = DriverManager.getConnection(urlA, p); Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT COUNT(*), COUNT(DISTINCT id), COUNT(DISTINCT gateway) "
+                     + "FROM cluster_seq")) {
+            assertTrue(r.next());
+            assertEquals(2L * perGateway, r.getLong(1));
+            assertEquals(2L * perGateway, r.getLong(2), "no id handed out twice");
+            assertEquals(2, r.getLong(3));
         }
     }
 

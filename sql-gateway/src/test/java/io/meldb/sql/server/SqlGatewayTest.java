@@ -79,7 +79,7 @@ class SqlGatewayTest {
     @Test
     void shouldPushPrimaryKeyEqualityIntoAKeyRangeScan() throws SQLException {
         final String plan = explain("SELECT name FROM emp WHERE id = 3");
-        assertTrue(plan.contains("MeldTableScan(table=[[PUBLIC, EMP]], index=[PRIMARY KEY], range=[ID = 3])"), plan);
+        assertTrue(plan.contains("MeldTableScan(table=[[public, emp]], index=[PRIMARY KEY], range=[id = 3])"), plan);
         assertFalse(plan.contains("Filter"), plan);
         assertEquals(List.of("cid"), rows("SELECT name FROM emp WHERE id = 3"));
     }
@@ -87,7 +87,7 @@ class SqlGatewayTest {
     @Test
     void shouldPushPrimaryKeyRangeAndKeepTheRestAsAFilter() throws SQLException {
         final String plan = explain("SELECT name FROM emp WHERE id >= 2 AND id < 5 AND name <> 'cid'");
-        assertTrue(plan.contains("range=[ID >= 2 AND ID < 5]"), plan);
+        assertTrue(plan.contains("range=[id >= 2 AND id < 5]"), plan);
         assertTrue(plan.contains("Filter") || plan.contains("Calc"), plan);
         assertEquals(List.of("bob", "dan"), rows("SELECT name FROM emp WHERE id >= 2 AND id < 5 AND name <> 'cid'"
                 + " ORDER BY name"));
@@ -97,7 +97,7 @@ class SqlGatewayTest {
     @Test
     void shouldUseASecondaryIndexForAnEqualityOnTheIndexedColumn() throws SQLException {
         final String plan = explain("SELECT name FROM emp WHERE dept = 2");
-        assertTrue(plan.contains("index=[EMP_DEPT], range=[DEPT = 2]"), plan);
+        assertTrue(plan.contains("index=[emp_dept], range=[dept = 2]"), plan);
         assertEquals(List.of("cid", "dan"), rows("SELECT name FROM emp WHERE dept = 2 ORDER BY name"));
         assertEquals(List.of("ann", "bob", "cid", "dan"), rows("SELECT name FROM emp WHERE dept >= 1 ORDER BY name"));
     }
@@ -105,7 +105,7 @@ class SqlGatewayTest {
     @Test
     void shouldScanTheWholeTableWhenNoKeyPredicateApplies() throws SQLException {
         final String plan = explain("SELECT id FROM emp WHERE name = 'ann'");
-        assertTrue(plan.contains("MeldTableScan(table=[[PUBLIC, EMP]])"), plan);
+        assertTrue(plan.contains("MeldTableScan(table=[[public, emp]])"), plan);
     }
 
     @Test
@@ -116,7 +116,7 @@ class SqlGatewayTest {
             ps.setInt(1, 1);
             assertEquals(List.of("ann"), column(ps.executeQuery()));
         }
-        assertTrue(explain("SELECT name FROM emp WHERE id = ?").contains("range=[ID = ?0]"));
+        assertTrue(explain("SELECT name FROM emp WHERE id = ?").contains("range=[id = ?0]"));
     }
 
     @Test
@@ -126,8 +126,8 @@ class SqlGatewayTest {
             s.execute("CREATE INDEX item_cat ON item (cat)");
             assertEquals(3, s.executeUpdate("INSERT INTO item VALUES (1, 'a', 1), (2, 'a', 2), (3, 'b', 3)"));
             final String plan = explain("UPDATE item SET cat = 'c' WHERE id = 2");
-            assertTrue(plan.contains("MeldTableModify(table=[[PUBLIC, ITEM]], operation=[UPDATE]"), plan);
-            assertTrue(plan.contains("range=[ID = 2]"), plan);
+            assertTrue(plan.contains("MeldTableModify(table=[[public, item]], operation=[UPDATE]"), plan);
+            assertTrue(plan.contains("range=[id = 2]"), plan);
             assertEquals(1, s.executeUpdate("UPDATE item SET cat = 'c', qty = qty + 10 WHERE id = 2"));
             assertEquals(List.of("1"), rows("SELECT id FROM item WHERE cat = 'a'"));
             assertEquals(List.of("2:12"), rows("SELECT id, qty FROM item WHERE cat = 'c'"));
@@ -171,7 +171,7 @@ class SqlGatewayTest {
                 assertEquals(null, rs.getString(9));
             }
             final String plan = explain("SELECT * FROM types WHERE k1 = 2 AND k2 > 0");
-            assertTrue(plan.contains("range=[K1 = 2 AND K2 > 0]"), plan);
+            assertTrue(plan.contains("range=[k1 = 2 AND k2 > 0]"), plan);
             assertEquals(List.of("2"), rows("SELECT k1 FROM types WHERE k1 = 2 AND k2 > 0"));
             assertEquals(List.of("-1"), rows("SELECT k1 FROM types WHERE k1 = -1 AND k2 = -9000000000 AND k3 = 'x'"));
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO types (k1, k2, k3, dt, ts) VALUES (?, ?, ?, ?, ?)")) {

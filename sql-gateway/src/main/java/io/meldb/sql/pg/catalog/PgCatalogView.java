@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 /**
  * MeldDB's catalog as PostgreSQL's system catalogs number and name it, for one statement: schemas are
  * namespaces ({@code pg_namespace}), tables and indexes are relations ({@code pg_class}, relkind 'r' and 'i'),
- * the primary key is an index named {@code <TABLE>_PKEY}. Names are MeldDB's as stored (unquoted identifiers
+ * the primary key is an index named {@code <table>_pkey}. Names are MeldDB's as stored (unquoted identifiers
  * upper case). OIDs follow from catalog ids, so they stay the same while a table exists: a table's is
  * {@code 16384 + 2 * id}, its primary key's one more, a secondary index's {@code 16384 + 2 * index id} (tables
  * and indexes share one id sequence). PUBLIC is namespace 2200 as in PostgreSQL.
@@ -24,7 +24,7 @@ public final class PgCatalogView {
     /** The name PostgreSQL clients see for MeldDB's one database. */
     public static final String DATABASE = "meldb";
     static final int FIRST_OID = 16384;
-    private static final Pattern PLAIN_NAME = Pattern.compile("[A-Z_][A-Z0-9_$]*");
+    private static final Pattern PLAIN_NAME = Pattern.compile("[a-z_][a-z0-9_$]*");
 
     /** A schema; pg_catalog and information_schema are listed too (they hold no relations here). */
     record Namespace(int oid, String name) {
@@ -47,6 +47,13 @@ public final class PgCatalogView {
     private final List<Relation> relations = new ArrayList<>();
     private final Map<Integer, Relation> byOid = new HashMap<>();
 
+    private final List<io.meldb.sql.catalog.SequenceDef> sequences = new ArrayList<>();
+
+    /** The sequences of the database, by schema and name. */
+    List<io.meldb.sql.catalog.SequenceDef> sequences() {
+        return sequences;
+    }
+
     private PgCatalogView(final String user, final String currentSchema) {
         this.user = user;
         this.currentSchema = currentSchema;
@@ -62,6 +69,11 @@ public final class PgCatalogView {
             v.namespaces.add(n);
             byName.put(name, n);
         }
+        for (io.meldb.sql.catalog.SequenceDef q : catalog.sequences()) {
+            if (q.db().equals(Catalog.DATABASE)) {
+                v.sequences.add(q);
+            }
+        }
         v.namespaces.add(new Namespace(11, "pg_catalog"));
         v.namespaces.add(new Namespace(13_000, "information_schema"));
         for (TableDef t : catalog.all()) {
@@ -70,7 +82,7 @@ public final class PgCatalogView {
                 continue;
             }
             v.add(new Relation(FIRST_OID + 2 * t.id(), n, t.name(), 'r', t, false, t.primaryKey()));
-            v.add(new Relation(FIRST_OID + 2 * t.id() + 1, n, t.name() + "_PKEY", 'i', t, true, t.primaryKey()));
+            v.add(new Relation(FIRST_OID + 2 * t.id() + 1, n, t.name() + "_pkey", 'i', t, true, t.primaryKey()));
             for (IndexDef i : t.indexes()) {
                 v.add(new Relation(FIRST_OID + 2 * i.id(), n, i.name(), 'i', t, false, i.columns()));
             }
@@ -141,9 +153,23 @@ public final class PgCatalogView {
         return b.toString();
     }
 
-    /** A name as MeldDB's SQL reads it back: plain upper-case names bare, others in double quotes. */
+    /** A name as MeldDB's SQL reads it back: plain lower-case names bare, others in double quotes. */
     static String quote(final String name) {
         return PLAIN_NAME.matcher(name).matches() ? name : '"' + name.replace("\"", "\"\"") + '"';
+    }
+
+    /** A column's DEFAULT as PostgreSQL shows it ({@code nextval('t_id_seq'::regclass)}, {@code 5}), or null. */
+    static String columnDefault(final ColumnDef c) {
+        return c.dflt() == null ? null : c.dflt().sql();
+    }
+
+    /** pg_attribute.attidentity: 'a' (ALWAYS), 'd' (BY DEFAULT) or '' for a column that is no identity. */
+    static String attidentity(final ColumnDef c) {
+        return switch (c.identity()) {
+            case ALWAYS -> "a";
+            case BY_DEFAULT -> "d";
+            default -> "";
+        };
     }
 
     /** Whether column {@code i} of a table is NOT NULL (primary key columns always are). */

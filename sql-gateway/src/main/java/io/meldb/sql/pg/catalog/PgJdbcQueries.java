@@ -113,6 +113,8 @@ final class PgJdbcQueries {
         f.put("attlen", of(PgType.INT2, a -> PgTypeInfo.of(a.column().type()).typlen()));
         f.put("typtypmod", constant(PgType.INT4, -1));
         f.put("attnum", of(PgType.INT8, a -> (long) a.attnum()));
+        f.put("adsrc", of(PgType.TEXT, a -> PgCatalogView.columnDefault(a.column())));
+        f.put("attidentity", of(PgType.TEXT, a -> PgCatalogView.attidentity(a.column())));
         f.put("typbasetype", constant(PgType.OID, 0));
         f.put("typtype", constant(PgType.TEXT, "b"));
         return PgMetaQuery.of("pgjdbc getColumns", sql, COLUMNS_COLUMNS, f, (view, p) -> {

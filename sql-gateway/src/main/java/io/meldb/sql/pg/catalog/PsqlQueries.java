@@ -101,7 +101,10 @@ final class PsqlQueries {
         f.put("attname", of(PgType.NAME, a -> a.column().name()));
         f.put("format_type", of(PgType.TEXT, a -> PgTypeInfo.of(a.column().type()).formatted()));
         f.put("attnotnull", of(PgType.BOOL, a -> PgCatalogView.notNull(a.relation().table(), a.position())));
-        f.put("attidentity", constant(PgType.TEXT, ""));
+        f.put("attidentity", of(PgType.TEXT, a -> PgCatalogView.attidentity(a.column())));
+        // the column default's subquery on pg_attrdef (psql shows it under "Default"; identity columns show none)
+        f.put("?column?", of(PgType.TEXT, a -> a.relation().isTable() && a.column().identity() == ColumnDef.Identity.NONE
+                ? PgCatalogView.columnDefault(a.column()) : null));
         f.put("attgenerated", constant(PgType.TEXT, ""));
         f.put("attstorage", constant(PgType.TEXT, "p"));
         f.put("indexdef", of(PgType.TEXT, a -> PgCatalogView.quote(a.column().name())));

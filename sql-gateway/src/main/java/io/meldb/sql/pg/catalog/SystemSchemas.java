@@ -2,6 +2,7 @@ package io.meldb.sql.pg.catalog;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.calcite.MeldTxnContext;
+import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.pg.PgSettings;
 import io.meldb.sql.pg.PgType;
@@ -30,18 +31,13 @@ import java.util.Set;
  * so the values are the ones psql's and pgjdbc's recognized queries get ({@link PgMetaQueries}): the same OIDs,
  * type names ({@link PgTypeInfo}) and nullability.
  *
- * <p><b>Names.</b> Table and column names are PostgreSQL's ({@code table_name}, {@code relname}, ...), but Calcite
- * resolves identifiers case-sensitively for the whole connection after folding unquoted ones to upper case, and
- * has no per-schema case-insensitivity for columns (the connection's name matcher decides, and making it
- * case-insensitive would change how users' quoted names resolve). So these names are registered as an unquoted
- * identifier folds, upper case, exactly as MeldDB stores the names users write unquoted: {@code SELECT table_name
- * FROM information_schema.tables} works as written, result columns are labelled {@code TABLE_NAME} (pgjdbc's
- * {@code getString("table_name")} finds them), and the quoted lower-case spelling of a <em>column</em>
- * ({@code "table_name"}) does not resolve, as for user tables. The two schema names and their table names do
- * resolve in both cases, quoted or not ({@code "pg_catalog"."pg_class"} too): {@link #lookup} answers either.
+ * <p><b>Names.</b> Schema, table and column names are PostgreSQL's, lower case ({@code table_name},
+ * {@code relname}, ...), as an unquoted identifier folds (PostgreSQL's rule, which MeldDB follows): {@code SELECT
+ * table_name FROM information_schema.tables} works as written and its result column is labelled
+ * {@code table_name}. The two schema names and their table names also resolve in upper case, quoted or not
+ * ({@code "PG_CATALOG"."PG_CLASS"} too): {@link #lookup} answers either.
  *
- * <p><b>Values</b> are MeldDB's names as stored (user schemas and tables upper case: {@code WHERE table_schema =
- * 'PUBLIC'}). Only users' tables and indexes are listed: the system tables themselves are in neither
+ * <p><b>Values</b> are MeldDB's names as stored ({@code WHERE table_schema = 'public'}). Only users' tables and indexes are listed: the system tables themselves are in neither
  * {@code information_schema.tables} nor {@code pg_class} (as in {@link PgCatalogView}). Constraints are primary
  * keys only (no NOT NULL CHECK constraints, no foreign keys: MeldDB has none). {@code pg_settings} lists the
  * defaults of a PostgreSQL session ({@link PgSettings#defaultValues()}), not the values the session has SET.
@@ -53,8 +49,8 @@ import java.util.Set;
  * never changes what an existing user query means).
  */
 public final class SystemSchemas {
-    public static final String INFORMATION_SCHEMA = "INFORMATION_SCHEMA";
-    public static final String PG_CATALOG = "PG_CATALOG";
+    public static final String INFORMATION_SCHEMA = "information_schema";
+    public static final String PG_CATALOG = "pg_catalog";
     /** PostgreSQL's bootstrap superuser, the owner of everything. */
     private static final int OWNER_OID = 10;
     private static final int HEAP_AM = 2;
@@ -78,7 +74,7 @@ public final class SystemSchemas {
         }
     }
 
-    /** Both system schemas of one connection, by their upper-case names. */
+    /** Both system schemas of one connection, by their names (lower case). */
     public static Map<String, Schema> create(final MeldTxnContext context) {
         final Map<String, Schema> out = new LinkedHashMap<>();
         out.put(INFORMATION_SCHEMA, new SystemSchema(informationSchema(context)));
@@ -87,11 +83,11 @@ public final class SystemSchemas {
     }
 
     /**
-     * A lookup answering {@code map}'s entries (upper-case keys) by their name in any case; {@code listed} are the
+     * A lookup answering {@code map}'s entries (lower-case keys) by their name in any case; {@code listed} are the
      * names it lists (metadata), which may be none of them.
      */
     public static <T> Lookup<T> lookup(final Map<String, ? extends T> map, final Set<String> listed) {
-        return new CompatibilityLookup<>(name -> map.get(name.toUpperCase(Locale.ROOT)), () -> listed);
+        return new CompatibilityLookup<>(name -> map.get(name.toLowerCase(Locale.ROOT)), () -> listed);
     }
 
     /** The tables of pg_catalog, for resolving unqualified names after the default schema. */
@@ -99,7 +95,7 @@ public final class SystemSchemas {
         return ((SystemSchema) pgCatalog).tables;
     }
 
-    /** One of the two schemas: its tables by upper-case name, found in any case. */
+    /** One of the two schemas: its tables by name (lower case), found in any case. */
     private static final class SystemSchema extends AbstractSchema {
         private final Map<String, Table> tables;
         private final Lookup<Table> lookup;
@@ -129,7 +125,7 @@ public final class SystemSchemas {
 
     private static Map<String, Table> informationSchema(final MeldTxnContext cx) {
         final Map<String, Table> t = new LinkedHashMap<>();
-        t.put("SCHEMATA", SystemTable.of(cx, SystemTable.<Namespace>columns()
+        t.put("schemata", SystemTable.of(cx, SystemTable.<Namespace>columns()
                 .constant("catalog_name", PgCatalogView.DATABASE)
                 .text("schema_name", Namespace::name)
                 .constant("schema_owner", PgCatalogView.DATABASE)
@@ -137,7 +133,7 @@ public final class SystemSchemas {
                 .nullText("default_character_set_schema")
                 .nullText("default_character_set_name")
                 .nullText("sql_path"), v -> sorted(v.namespaces())));
-        t.put("TABLES", SystemTable.of(cx, SystemTable.<Relation>columns()
+        t.put("tables", SystemTable.of(cx, SystemTable.<Relation>columns()
                 .constant("table_catalog", PgCatalogView.DATABASE)
                 .text("table_schema", r -> r.namespace().name())
                 .text("table_name", Relation::name)
@@ -150,13 +146,13 @@ public final class SystemSchemas {
                 .constant("is_insertable_into", "YES")
                 .constant("is_typed", "NO")
                 .nullText("commit_action"), SystemSchemas::tablesOf));
-        t.put("COLUMNS", SystemTable.of(cx, SystemTable.<Attribute>columns()
+        t.put("columns", SystemTable.of(cx, SystemTable.<Attribute>columns()
                 .constant("table_catalog", PgCatalogView.DATABASE)
                 .text("table_schema", a -> a.relation().namespace().name())
                 .text("table_name", a -> a.relation().name())
                 .text("column_name", a -> a.column().name())
                 .integer("ordinal_position", Attribute::attnum)
-                .nullText("column_default")
+                .nullableText("column_default", a -> PgCatalogView.columnDefault(a.column()))
                 .text("is_nullable", a -> notNull(a) ? "NO" : "YES")
                 .text("data_type", a -> dataType(a.column().type()))
                 .nullableInteger("character_maximum_length", a -> charLength(a.column().type()))
@@ -189,15 +185,20 @@ public final class SystemSchemas {
                 .text("udt_name", a -> PgTypeInfo.of(a.column().type()).typname())
                 .text("dtd_identifier", a -> String.valueOf(a.attnum()))
                 .constant("is_self_referencing", "NO")
-                .constant("is_identity", "NO")
+                .text("is_identity", a -> a.column().identity() == ColumnDef.Identity.NONE ? "NO" : "YES")
+                .nullableText("identity_generation", a -> switch (a.column().identity()) {
+                    case ALWAYS -> "ALWAYS";
+                    case BY_DEFAULT -> "BY DEFAULT";
+                    default -> null;
+                })
                 .constant("is_generated", "NEVER")
                 .constant("is_updatable", "YES"), SystemSchemas::columnsOf));
-        t.put("VIEWS", SystemTable.empty(cx, SystemTable.columns()
+        t.put("views", SystemTable.empty(cx, SystemTable.columns()
                 .text("table_catalog", x -> null).text("table_schema", x -> null).text("table_name", x -> null)
                 .nullText("view_definition").nullText("check_option").text("is_updatable", x -> null)
                 .text("is_insertable_into", x -> null).text("is_trigger_updatable", x -> null)
                 .text("is_trigger_deletable", x -> null).text("is_trigger_insertable_into", x -> null)));
-        t.put("TABLE_CONSTRAINTS", SystemTable.of(cx, SystemTable.<Relation>columns()
+        t.put("table_constraints", SystemTable.of(cx, SystemTable.<Relation>columns()
                 .constant("constraint_catalog", PgCatalogView.DATABASE)
                 .text("constraint_schema", r -> r.namespace().name())
                 .text("constraint_name", Relation::name)
@@ -209,7 +210,7 @@ public final class SystemSchemas {
                 .constant("initially_deferred", "NO")
                 .constant("enforced", "YES")
                 .nullText("nulls_distinct"), SystemSchemas::primaryKeysOf));
-        t.put("KEY_COLUMN_USAGE", SystemTable.of(cx, SystemTable.<Attribute>columns()
+        t.put("key_column_usage", SystemTable.of(cx, SystemTable.<Attribute>columns()
                 .constant("constraint_catalog", PgCatalogView.DATABASE)
                 .text("constraint_schema", a -> a.relation().namespace().name())
                 .text("constraint_name", a -> a.relation().name())
@@ -225,18 +226,28 @@ public final class SystemSchemas {
                     }
                     return out;
                 }));
-        t.put("REFERENTIAL_CONSTRAINTS", SystemTable.empty(cx, SystemTable.columns()
+        t.put("referential_constraints", SystemTable.empty(cx, SystemTable.columns()
                 .text("constraint_catalog", x -> null).text("constraint_schema", x -> null)
                 .text("constraint_name", x -> null).text("unique_constraint_catalog", x -> null)
                 .text("unique_constraint_schema", x -> null).text("unique_constraint_name", x -> null)
                 .text("match_option", x -> null).text("update_rule", x -> null).text("delete_rule", x -> null)));
-        t.put("SEQUENCES", SystemTable.empty(cx, SystemTable.columns()
-                .text("sequence_catalog", x -> null).text("sequence_schema", x -> null)
-                .text("sequence_name", x -> null).text("data_type", x -> null)
-                .integer("numeric_precision", x -> null).integer("numeric_precision_radix", x -> null)
-                .integer("numeric_scale", x -> null).text("start_value", x -> null)
-                .text("minimum_value", x -> null).text("maximum_value", x -> null).text("increment", x -> null)
-                .text("cycle_option", x -> null)));
+        t.put("sequences", SystemTable.of(cx, SystemTable.<io.meldb.sql.catalog.SequenceDef>columns()
+                .constant("sequence_catalog", PgCatalogView.DATABASE)
+                .text("sequence_schema", io.meldb.sql.catalog.SequenceDef::schema)
+                .text("sequence_name", io.meldb.sql.catalog.SequenceDef::name)
+                .text("data_type", q -> dataType(io.meldb.sql.codec.ColumnType.of(q.type())))
+                .integer("numeric_precision", q -> switch (q.type()) {
+                    case SMALLINT -> 16;
+                    case INTEGER -> 32;
+                    default -> 64;
+                })
+                .integer("numeric_precision_radix", q -> 2)
+                .integer("numeric_scale", q -> 0)
+                .text("start_value", q -> String.valueOf(q.start()))
+                .text("minimum_value", q -> String.valueOf(q.min()))
+                .text("maximum_value", q -> String.valueOf(q.max()))
+                .text("increment", q -> String.valueOf(q.increment()))
+                .constant("cycle_option", "NO"), PgCatalogView::sequences));
         return t;
     }
 
@@ -346,12 +357,12 @@ public final class SystemSchemas {
 
     private static Map<String, Table> pgCatalog(final MeldTxnContext cx) {
         final Map<String, Table> t = new LinkedHashMap<>();
-        t.put("PG_NAMESPACE", SystemTable.of(cx, SystemTable.<Namespace>columns()
+        t.put("pg_namespace", SystemTable.of(cx, SystemTable.<Namespace>columns()
                 .integer("oid", Namespace::oid)
                 .text("nspname", Namespace::name)
                 .constant("nspowner", OWNER_OID)
                 .nullText("nspacl"), v -> v.namespaces()));
-        t.put("PG_CLASS", SystemTable.of(cx, SystemTable.<Relation>columns()
+        t.put("pg_class", SystemTable.of(cx, SystemTable.<Relation>columns()
                 .integer("oid", Relation::oid)
                 .text("relname", Relation::name)
                 .integer("relnamespace", r -> r.namespace().oid())
@@ -383,7 +394,7 @@ public final class SystemSchemas {
                 .constant("relrewrite", 0)
                 .nullText("relacl")
                 .nullText("reloptions"), v -> v.relations()));
-        t.put("PG_ATTRIBUTE", SystemTable.of(cx, SystemTable.<Attribute>columns()
+        t.put("pg_attribute", SystemTable.of(cx, SystemTable.<Attribute>columns()
                 .integer("attrelid", a -> a.relation().oid())
                 .text("attname", a -> a.column().name())
                 .integer("atttypid", a -> PgTypeInfo.of(a.column().type()).oid())
@@ -394,9 +405,9 @@ public final class SystemSchemas {
                 .bool("attbyval", a -> byValue(PgTypeInfo.of(a.column().type()).typlen()))
                 .constant("attstorage", "p")
                 .bool("attnotnull", SystemSchemas::notNull)
-                .constant("atthasdef", false)
+                .bool("atthasdef", a -> a.column().dflt() != null)
                 .constant("atthasmissing", false)
-                .constant("attidentity", "")
+                .text("attidentity", a -> PgCatalogView.attidentity(a.column()))
                 .constant("attgenerated", "")
                 .constant("attisdropped", false)
                 .constant("attislocal", true)
@@ -404,7 +415,7 @@ public final class SystemSchemas {
                 .integer("attcollation", a -> collation(PgTypeInfo.of(a.column().type()).oid()))
                 .nullText("attacl")
                 .nullText("attoptions"), SystemSchemas::attributesOf));
-        t.put("PG_TYPE", SystemTable.of(cx, SystemTable.<PgType>columns()
+        t.put("pg_type", SystemTable.of(cx, SystemTable.<PgType>columns()
                 .integer("oid", PgType::oid)
                 .text("typname", PgType::typeName)
                 .constant("typnamespace", 11)
@@ -422,7 +433,7 @@ public final class SystemSchemas {
                 .constant("typndims", 0)
                 .integer("typcollation", p -> collation(p.oid()))
                 .constant("typnotnull", false), v -> List.of(PgType.values())));
-        t.put("PG_INDEX", SystemTable.of(cx, SystemTable.<Relation>columns()
+        t.put("pg_index", SystemTable.of(cx, SystemTable.<Relation>columns()
                 .integer("indexrelid", Relation::oid)
                 .integer("indrelid", SystemSchemas::tableOid)
                 .smallint("indnatts", r -> (short) r.keyColumns().length)
@@ -441,7 +452,7 @@ public final class SystemSchemas {
                 .text("indkey", SystemSchemas::indkey)
                 .nullText("indexprs")
                 .nullText("indpred"), SystemSchemas::indexesOf));
-        t.put("PG_DATABASE", SystemTable.of(cx, SystemTable.<String>columns()
+        t.put("pg_database", SystemTable.of(cx, SystemTable.<String>columns()
                 .constant("oid", DATABASE_OID)
                 .text("datname", d -> d)
                 .constant("datdba", OWNER_OID)
@@ -454,7 +465,7 @@ public final class SystemSchemas {
                 .constant("datcollate", "C")
                 .constant("datctype", "C")
                 .nullText("datacl"), v -> List.of(PgCatalogView.DATABASE)));
-        t.put("PG_SETTINGS", SystemTable.of(cx, SystemTable.<Setting>columns()
+        t.put("pg_settings", SystemTable.of(cx, SystemTable.<Setting>columns()
                 .text("name", Setting::name)
                 .text("setting", Setting::value)
                 .nullText("unit")
@@ -466,7 +477,7 @@ public final class SystemSchemas {
                 .text("boot_val", Setting::value)
                 .text("reset_val", Setting::value)
                 .constant("pending_restart", false), v -> settings()));
-        t.put("PG_AM", SystemTable.of(cx, SystemTable.<Object[]>columns()
+        t.put("pg_am", SystemTable.of(cx, SystemTable.<Object[]>columns()
                 .integer("oid", a -> a[0])
                 .text("amname", a -> a[1])
                 .text("amhandler", a -> a[2])

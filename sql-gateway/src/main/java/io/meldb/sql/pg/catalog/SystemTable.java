@@ -122,7 +122,7 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
     public RelDataType getRowType(final RelDataTypeFactory typeFactory) {
         final RelDataTypeFactory.Builder b = typeFactory.builder();
         for (Column<T> c : columns) {
-            b.add(c.name().toUpperCase(Locale.ROOT), typeFactory.createTypeWithNullability(
+            b.add(c.name(), typeFactory.createTypeWithNullability(
                     typeFactory.createSqlType(c.type()), c.nullable()));
         }
         return b.build();

@@ -1,0 +1,64 @@
+package io.meldb.sql.calcite;
+
+import org.apache.calcite.runtime.Hook;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlUnresolvedFunction;
+import org.apache.calcite.sql.util.SqlBasicVisitor;
+
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Lets unquoted function names resolve whatever their case. MeldDB folds unquoted identifiers to lower case and
+ * then matches names exactly ({@link MeldLex}); Calcite's function libraries register their functions in upper
+ * case and look them up with the same exact matcher, so {@code length(x)} would find nothing. After parsing, an
+ * unquoted call of an unresolved function is renamed to upper case, unless it is one of MeldDB's own functions
+ * (registered in lower case: {@link #OWN}). Quoted function names are left exactly as written.
+ */
+public final class FunctionNames {
+    /** MeldDB's functions, found in the schema tree by their lower-case names. */
+    public static final Set<String> OWN = Set.of("nextval", "currval", "setval");
+
+    private static final Consumer<Object[]> HOOK = args -> fold((SqlNode) args[1]);
+
+    private FunctionNames() {
+    }
+
+    /** Folds function names of every statement that Calcite parses in this process, from now on. */
+    public static void install() {
+        Holder.INSTALLED.hashCode();
+    }
+
+    /** Installs the hook once (class initialization is the once). */
+    private static final class Holder {
+        static final Object INSTALLED = Hook.PARSE_TREE.add(HOOK);
+    }
+
+    /** Renames the unresolved, unquoted function calls of {@code node} to upper case, in place. */
+    public static void fold(final SqlNode node) {
+        if (node == null) {
+            return;
+        }
+        node.accept(new SqlBasicVisitor<Void>() {
+            @Override
+            public Void visit(final SqlCall call) {
+                if (call instanceof SqlBasicCall basic && call.getOperator() instanceof SqlUnresolvedFunction f) {
+                    final SqlIdentifier id = f.getSqlIdentifier();
+                    if (id != null && id.isSimple() && !id.isComponentQuoted(0)
+                            && !OWN.contains(id.getSimple())) {
+                        final String upper = id.getSimple().toUpperCase(Locale.ROOT);
+                        if (!upper.equals(id.getSimple())) {
+                            basic.setOperator(new SqlUnresolvedFunction(new SqlIdentifier(upper,
+                                    id.getParserPosition()), null, null, null, null, f.getFunctionType()));
+                        }
+                    }
+                }
+                return super.visit(call);
+            }
+        });
+    }
+}
