@@ -19,6 +19,10 @@ import java.util.List;
  * node whose subtree gains a new smallest or largest key is flagged {@link Node#SPAN_EXTENDED}, so meld checks
  * that the subtree still fits the key range before grafting it.
  *
+ * <p>The transaction keeps a running upper bound of its intention record's size ({@link #intentionBytesBound()}), so
+ * a server can refuse the write that makes a transaction too large at once, rather than at commit when the
+ * encoder measures the record exactly.
+ *
  * <p>Not thread-safe: one thread drives a transaction.
  */
 public final class Transaction {
@@ -34,6 +38,20 @@ public final class Transaction {
     private long[] path = new long[64];
     private int[] dirs = new int[64];
     private int depth;
+    private long ownedNodes;
+    /** Key and payload bytes of the owned nodes, and the bytes of the recorded ranges' bounds. */
+    private long ownedBytes;
+
+    /**
+     * Most bytes one node's record can take besides its key and payload: flags, pointer kinds, height, two
+     * version references and two external pointers (csn delta up to 6 bytes + 24-bit index in 4, as csns stay below
+     * 2^40), and two length varints (see {@link IntentionFormat}).
+     */
+    public static final int NODE_OVERHEAD_BOUND = 2 + 5 + 4 * 10 + 2 * 5;
+    /** Most bytes a range takes besides its bounds: flags and two length varints. */
+    public static final int RANGE_OVERHEAD_BOUND = 1 + 2 * 5;
+    /** Most bytes of the record header. */
+    public static final int HEADER_BOUND = 3 + 10 + 5 + 5;
 
     public Transaction(final Arena arena, final Snapshot snapshot, final Isolation isolation) {
         this.arena = arena;
@@ -60,6 +78,25 @@ public final class Transaction {
         return writes;
     }
 
+    /** Nodes this transaction's intention holds so far (written, or read and copied under serializable). */
+    public long ownedNodes() {
+        return ownedNodes;
+    }
+
+    /**
+     * An upper bound of the size {@link IntentionEncoder} would give this transaction's record now: every key
+     * and payload byte plus {@link #NODE_OVERHEAD_BOUND} per node and {@link #RANGE_OVERHEAD_BOUND} plus the bound
+     * bytes per range. Exact to within the varints' slack, kept up to date on every operation without a walk.
+     */
+    public long intentionBytesBound() {
+        return HEADER_BOUND + ownedBytes + ownedNodes * NODE_OVERHEAD_BOUND + ranges.size() * RANGE_OVERHEAD_BOUND;
+    }
+
+    private void addRange(final RangeDependency range) {
+        ranges.add(range);
+        ownedBytes += (range.lo() == null ? 0 : range.lo().length) + (range.hi() == null ? 0 : range.hi().length);
+    }
+
     /** The range dependencies recorded so far (empty under snapshot isolation). */
     public List<RangeDependency> ranges() {
         return Collections.unmodifiableList(ranges);
@@ -75,7 +112,7 @@ public final class Transaction {
         long n = find(root, key);
         if (isolation == Isolation.SERIALIZABLE) {
             if (n == 0) {
-                ranges.add(RangeDependency.point(key.clone()));
+                addRange(RangeDependency.point(key.clone()));
                 return null;
             }
             if (!(owned(n) && Node.altered(n))) {
@@ -114,11 +151,11 @@ public final class Transaction {
         if (isolation == Isolation.SERIALIZABLE) {
             if (limit > 0 && rows.size() == limit) {
                 final byte[] last = rows.get(rows.size() - 1)[0].clone();
-                ranges.add(descending
+                addRange(descending
                     ? new RangeDependency(last, true, range.hi(), hiInclusive)
                     : new RangeDependency(range.lo(), loInclusive, last, true));
             } else {
-                ranges.add(range);
+                addRange(range);
             }
         }
         return rows;
@@ -193,6 +230,7 @@ public final class Transaction {
         final int payloadLength = tombstone ? 0 : value.length;
         if (at >= 0) {
             final long n = path[at];
+            ownedBytes += payloadLength - Node.payloadLength(n);
             Node.payload(n, payload, payloadLength);
             int flags = (Node.flags(n) | Node.ALTERED) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
             flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
@@ -207,6 +245,8 @@ public final class Transaction {
         Node.payload(leaf, payload, payloadLength);
         Node.flags(leaf, Node.ALTERED | (tombstone ? Node.TOMBSTONE : 0));
         Node.height(leaf, 1);
+        ownedNodes++;
+        ownedBytes += key.length + payloadLength;
         if (depth == 0) {
             root = leaf;
             return;
@@ -286,6 +326,8 @@ public final class Transaction {
         Node.ssv(n, Node.nsv(source));
         Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & Node.TOMBSTONE));
         Node.height(n, Node.height(source));
+        ownedNodes++;
+        ownedBytes += Node.keyLength(source) + Node.payloadLength(source);
         return n;
     }
 

@@ -1,7 +1,6 @@
 package io.meldb.txn;
 
 import io.meldb.core.Arena;
-import io.meldb.core.BlockFormat;
 import io.meldb.core.BlockWriter;
 import io.meldb.core.CheckpointLoader;
 import io.meldb.core.CheckpointWriter;
@@ -256,10 +255,17 @@ public final class TxnServer implements TxnService {
 
     /** A session's reusable memory: the arena its intention is built in and the buffer it is encoded into. */
     private static final class Workspace {
+        /** Past this the record buffer is dropped after its commit, so a rare huge transaction pins no memory. */
+        static final int KEEP_RECORD_BYTES = 8 << 20;
         final Arena arena = new Arena();
-        final ExpandableDirectByteBuffer record = new ExpandableDirectByteBuffer(4096);
-        final ExpandableDirectByteBuffer body = new ExpandableDirectByteBuffer(4096);
+        ExpandableDirectByteBuffer record = new ExpandableDirectByteBuffer(4096);
         final IntentionEncoder encoder = new IntentionEncoder();
+
+        void trim() {
+            if (record.capacity() > KEEP_RECORD_BYTES) {
+                record = new ExpandableDirectByteBuffer(4096);
+            }
+        }
     }
 
     /**
@@ -759,7 +765,25 @@ public final class TxnServer implements TxnService {
         public byte[] get(final byte[] key) {
             final Transaction t = active();
             checkKey(key);
-            return t.get(key);
+            final byte[] value = t.get(key);
+            checkSize(t);
+            return value;
+        }
+
+        /**
+         * Ends the transaction with TOO_LARGE as soon as its intention could exceed the server's limit, so the
+         * statement that crossed it fails at once instead of the commit after all the work.
+         */
+        private void checkSize(final Transaction t) {
+            final long bound = t.intentionBytesBound();
+            if (bound > config.maxIntentionBytes()) {
+                end();
+                metrics.abortedTooLarge();
+                throw new TxnException(TxnError.TOO_LARGE, "transaction " + id + " exceeds the limit of "
+                    + config.maxIntentionBytes() + " bytes one transaction may write (" + t.ownedNodes()
+                    + " changed or read rows and tree nodes, up to " + bound + " bytes); it is rolled back."
+                    + " Split it, or raise the txn-server's " + TxnServerConfig.MAX_INTENTION_BYTES_FLAG);
+            }
         }
 
         @Override
@@ -770,6 +794,7 @@ public final class TxnServer implements TxnService {
                 throw new TxnException(TxnError.BAD_REQUEST, "scan limit " + limit + " is negative");
             }
             final List<byte[][]> rows = t.scan(lo, loInclusive, hi, hiInclusive, descending, limit);
+            checkSize(t);
             final List<KeyValue> out = new ArrayList<>(rows.size());
             for (byte[][] r : rows) {
                 out.add(new KeyValue(r[0], r[1]));
@@ -790,6 +815,7 @@ public final class TxnServer implements TxnService {
                     + " bytes exceeds the limit of " + TxnServerConfig.MAX_VALUE_BYTES);
             }
             t.put(key, value);
+            checkSize(t);
         }
 
         @Override
@@ -798,6 +824,7 @@ public final class TxnServer implements TxnService {
             checkWritable();
             checkKey(key);
             t.delete(key);
+            checkSize(t);
         }
 
         @Override
@@ -842,17 +869,11 @@ public final class TxnServer implements TxnService {
             final ExpandableDirectByteBuffer record = workspace.record;
             final int length;
             try {
-                final ExpandableDirectByteBuffer body = workspace.body;
-                final int bodyLength = workspace.encoder.encode(t, 0, body);
+                // encoded in place behind the log header: a large intention is not copied once more
+                final int bodyLength = workspace.encoder.encode(t, 0, record, LogRecords.INTENTION_HEADER,
+                    config.maxIntentionBytes());
                 length = LogRecords.INTENTION_HEADER + bodyLength;
-                if (length > BlockFormat.MAX_RECORD_LENGTH) {
-                    end();
-                    return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE, "transaction "
-                        + id + " wrote an intention of " + length + " bytes; the limit is "
-                        + BlockFormat.MAX_RECORD_LENGTH));
-                }
                 LogRecords.putIntentionHeader(record, serverId, incarnation, id.sequence());
-                record.putBytes(LogRecords.INTENTION_HEADER, body, 0, bodyLength);
             } catch (RuntimeException e) {
                 end();
                 return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE,
@@ -887,6 +908,7 @@ public final class TxnServer implements TxnService {
             if (txn != null) {
                 txn = null;
                 workspace.arena.reset();
+                workspace.trim();
                 workspaces.add(workspace);
                 workspace = null;
                 unpin(pinned);

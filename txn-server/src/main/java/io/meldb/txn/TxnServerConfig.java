@@ -9,14 +9,23 @@ import java.util.Objects;
 public final class TxnServerConfig {
     /** Largest key a transaction may write (keys live in every tree node on the path, and in intentions). */
     public static final int MAX_KEY_BYTES = 4096;
-    /** Largest value; an intention must fit one decoded record (4 MiB), so values stay well below that. */
+    /** Largest value (a row); large data belongs in many rows, and every value is copied into each intention. */
     public static final int MAX_VALUE_BYTES = 1 << 20;
+    /**
+     * Default of {@link #maxIntentionBytes()}: 512 MiB, room for a transaction that changes about two million rows
+     * of 100 bytes (a changed row costs its key, its value and at most {@link io.meldb.core.Transaction#NODE_OVERHEAD_BOUND}
+     * bytes, plus a range for each new key under serializable isolation).
+     */
+    public static final int DEFAULT_MAX_INTENTION_BYTES = 512 << 20;
+    /** The flag that sets {@link #maxIntentionBytes()}, named in the error a transaction over it gets. */
+    public static final String MAX_INTENTION_BYTES_FLAG = "--max-intention-bytes";
 
     private int serverId = 1;
     private String logHost = "127.0.0.1";
     private int logPort;
     private ClusterConfig cluster;
     private int maxInFlight = 256;
+    private int maxIntentionBytes = DEFAULT_MAX_INTENTION_BYTES;
     private Duration admissionWait = Duration.ofMillis(100);
     private Duration commitTimeout = Duration.ofSeconds(10);
     private Duration startTimeout = Duration.ofSeconds(60);
@@ -81,6 +90,26 @@ public final class TxnServerConfig {
             throw new IllegalArgumentException("max in-flight " + maxInFlight + " must be at least 1");
         }
         this.maxInFlight = maxInFlight;
+        return this;
+    }
+
+    /**
+     * Most bytes one transaction's intention may take ({@value #MAX_INTENTION_BYTES_FLAG}): the write, or the
+     * serializable read, that takes a transaction's size bound past it fails at once with TOO_LARGE and ends the
+     * transaction. Memory while such a transaction commits is a few times this (its tree, the encoded record, the
+     * log's reassembly and the decoded copy), so it is a memory setting as much as a limit.
+     */
+    public int maxIntentionBytes() {
+        return maxIntentionBytes;
+    }
+
+    public TxnServerConfig maxIntentionBytes(final int maxIntentionBytes) {
+        if (maxIntentionBytes < 4096 || maxIntentionBytes > io.meldb.core.IntentionFormat.MAX_RECORD_LENGTH
+            - LogRecords.INTENTION_HEADER) {
+            throw new IllegalArgumentException("max intention bytes " + maxIntentionBytes + " outside 4096.."
+                + (io.meldb.core.IntentionFormat.MAX_RECORD_LENGTH - LogRecords.INTENTION_HEADER));
+        }
+        this.maxIntentionBytes = maxIntentionBytes;
         return this;
     }
 

@@ -2,6 +2,7 @@ package io.meldb.sql.server;
 
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.rpc.TxnRpcClient;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -52,6 +53,10 @@ public final class GatewayMain {
                                     (default ./meldb-data); it survives restarts; one MeldDB at a time
               --durability D        when the log acknowledges a commit: page-cache (default; survives a crash
                                     of the process) or fsync (survives power loss)
+              --max-intention-bytes N  most bytes one transaction may write (its intention; default
+                                    536870912, about two million changed rows of 100 bytes); the statement
+                                    crossing it fails with 54000. For the embedded database and
+                                    --local-cluster (with --txn-servers, give it to each txn-server)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
             """;
@@ -72,6 +77,7 @@ public final class GatewayMain {
         String host = "127.0.0.1";
         Durability durability = null;
         int metricsPort = METRICS_PORT_DEFAULT;
+        Integer maxIntentionBytes = null;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
@@ -84,6 +90,7 @@ public final class GatewayMain {
                     case "--durability" -> durability = Durability.parse(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
                     case "--local-cluster" -> localCluster = positive(args, ++i);
+                    case "--max-intention-bytes" -> maxIntentionBytes = maxIntentionBytes(args, ++i);
                     case "--help", "-h" -> {
                         System.out.print(USAGE);
                         return;
@@ -94,6 +101,10 @@ public final class GatewayMain {
             if (txnServers != null && durability != null) {
                 throw new IllegalArgumentException("--durability is for the log this command starts; with "
                         + "--txn-servers it starts none (give it to the log server)");
+            }
+            if (txnServers != null && maxIntentionBytes != null) {
+                throw new IllegalArgumentException("--max-intention-bytes is for the txn-servers this command "
+                        + "starts; with --txn-servers it starts none (give it to each txn-server)");
             }
         } catch (IllegalArgumentException e) {
             System.err.println("meldb: " + e.getMessage());
@@ -133,7 +144,8 @@ public final class GatewayMain {
                 List<String> addresses;
                 if (localCluster > 0) {
                     final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
-                            logDurability);
+                            logDurability, maxIntentionBytes == null ? List.of()
+                                    : List.of(TxnServerConfig.MAX_INTENTION_BYTES_FLAG, maxIntentionBytes.toString()));
                     resources.add(cluster);
                     addresses = cluster.txnServers();
                 } else {
@@ -160,8 +172,9 @@ public final class GatewayMain {
             Supplier<String> scrape = registry::scrape;
             if (embedded) {
                 // the txn-server's meters (JVM memory and GC among them) go into the gateway's registry
+                final Integer limit = maxIntentionBytes;
                 final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath(), logDurability,
-                        c -> c.registry(registry));
+                        c -> limit == null ? c.registry(registry) : c.registry(registry).maxIntentionBytes(limit));
                 resources.add(node);
                 services.add(node.txnService());
                 scrape = () -> registry.scrape() + node.logServer().metrics().scrape();
@@ -270,6 +283,12 @@ public final class GatewayMain {
             throw new IllegalArgumentException(args[i - 1] + " wants a port 0..65535, or -1 for none, got " + p);
         }
         return p;
+    }
+
+    private static int maxIntentionBytes(final String[] args, final int i) {
+        final int n = integer(args, i);
+        new TxnServerConfig().maxIntentionBytes(n); // the same bounds, checked before anything starts
+        return n;
     }
 
     private static int positive(final String[] args, final int i) {
