@@ -696,6 +696,9 @@ public final class TxnServer implements TxnService {
         blockAppends.add(log.append(copy(block, offset, length)));
     }
 
+    /** Extra wait for a commit's decision per byte of its intention: 10 KB per millisecond (10 MB/s). */
+    private static final int BYTES_PER_MILLI_OF_COMMIT = 10_000;
+
     private final class LocalSession implements TxnSession {
         private final TxnId id;
         private final Isolation isolation;
@@ -704,6 +707,8 @@ public final class TxnServer implements TxnService {
         private final Generation pinned;
         private Workspace workspace;
         private Transaction txn;
+        /** Size of the intention record this session appended, which lengthens the wait for its decision. */
+        private int recordBytes;
 
         LocalSession(final TxnId id, final Isolation isolation, final boolean readOnly, final Snapshot snapshot,
                      final Workspace workspace, final Generation pinned) {
@@ -830,8 +835,10 @@ public final class TxnServer implements TxnService {
         @Override
         public long commit() {
             final CompletableFuture<Long> f = commitAsync();
+            // a large intention takes its time through the log and meld (about 10 MB/s on a small machine)
+            final long waitMillis = config.commitTimeout().toMillis() + recordBytes / BYTES_PER_MILLI_OF_COMMIT;
             try {
-                return f.get(config.commitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                return f.get(waitMillis, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new TxnException(TxnError.OUTCOME_UNKNOWN, "interrupted while waiting for the outcome of "
@@ -843,7 +850,7 @@ public final class TxnServer implements TxnService {
                 throw new TxnException(TxnError.INTERNAL, "commit of " + id + " failed: " + e.getCause(), e);
             } catch (TimeoutException e) {
                 throw new TxnException(TxnError.OUTCOME_UNKNOWN, "no decision on " + id + " within "
-                    + config.commitTimeout() + "; ask outcome(" + id + ")");
+                    + waitMillis + " ms; ask outcome(" + id + ")");
             }
         }
 
@@ -873,6 +880,7 @@ public final class TxnServer implements TxnService {
                 final int bodyLength = workspace.encoder.encode(t, 0, record, LogRecords.INTENTION_HEADER,
                     config.maxIntentionBytes());
                 length = LogRecords.INTENTION_HEADER + bodyLength;
+                recordBytes = length;
                 LogRecords.putIntentionHeader(record, serverId, incarnation, id.sequence());
             } catch (RuntimeException e) {
                 end();
