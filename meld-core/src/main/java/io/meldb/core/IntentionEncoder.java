@@ -26,6 +26,11 @@ public final class IntentionEncoder {
     private int[] leftIndex = new int[256];
     private int[] rightIndex = new int[256];
 
+    /** Nodes the reused work arrays have room for (they grow with the largest intention encoded). */
+    public int capacity() {
+        return order.length;
+    }
+
     /**
      * Writes the intention of {@code txn} at offset 0 of {@code dst}, up to the format's limit.
      *
