@@ -3,6 +3,8 @@ package io.meldb.txn;
 import io.meldb.core.Isolation;
 import io.meldb.core.NodeMemory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -28,12 +30,14 @@ class LargeTransactionTest {
         return v;
     }
 
-    @Test
-    void aTransactionWritingMoreThanASegmentCommitsAndSurvivesARestartFromALaterCheckpoint() {
+    @ParameterizedTest(name = "checkpoint every {0} intentions")
+    @ValueSource(longs = {20, 0})
+    void aTransactionWritingMoreThanASegmentCommitsAndSurvivesARestart(final long checkpointEvery) {
+        // with checkpoints, one is taken after the large intention; without, recovery reads it back from the log
         final int rows = 60_000; // about 8 MiB of intention, twice a segment
         final long hash;
         final long csn;
-        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(20))) {
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(checkpointEvery))) {
             final TxnService db = node.txnService();
             try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
                 for (int i = 0; i < rows; i++) {
@@ -55,7 +59,7 @@ class LargeTransactionTest {
                 assertEquals(rows, r.scan(null, true, null, true, false, 0).size());
             }
         }
-        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(20))) {
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(checkpointEvery))) {
             final TxnService db = node.txnService();
             assertEquals(csn, db.status().csn());
             assertEquals(hash, db.status().stateHash(), "recovered the same state");
