@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  * Times transactions that change many rows at once (issue 18, "Large transactions"), against an embedded MeldDB in
  * this JVM through pgjdbc: for each row count, one transaction that COPYs the rows in, one that inserts them with
  * pgjdbc batches, one that updates each of them with batched single-row UPDATEs, one UPDATE of every row, and
- * single-row UPDATEs one statement at a time (through pgjdbc, and up to 100,000 rows through Avatica's JDBC). The
+ * single-row UPDATEs one statement at a time (through pgjdbc, and up to 200,000 rows through Avatica's JDBC). The
  * table is pgbench's accounts table (rows of about 100 bytes). Each line gives the whole transaction's time and,
  * apart, its COMMIT (the intention's trip through the log and meld).
  *
@@ -70,7 +70,7 @@ public final class LargeTxnBenchmark {
                     batchUpdate(c, rows);
                     updateAll(c, rows);
                     singleUpdates("UPDATE by key, one at a time (pg)", c, rows, 3L * rows);
-                    if (rows <= 100_000) {
+                    if (rows <= 200_000) {
                         try (Connection avatica = DriverManager.getConnection(gateway.jdbcUrl())) {
                             singleUpdates("UPDATE by key, one at a time (JDBC)", avatica, rows, 4L * rows);
                         }
