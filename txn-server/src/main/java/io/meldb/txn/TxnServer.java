@@ -708,9 +708,6 @@ public final class TxnServer implements TxnService {
         blockAppends.add(log.append(copy(block, offset, length)));
     }
 
-    /** Extra wait for a commit's decision per byte of its intention: 10 KB per millisecond (10 MB/s). */
-    private static final int BYTES_PER_MILLI_OF_COMMIT = 10_000;
-
     private final class LocalSession implements TxnSession {
         private final TxnId id;
         private final Isolation isolation;
@@ -848,7 +845,7 @@ public final class TxnServer implements TxnService {
         public long commit() {
             final CompletableFuture<Long> f = commitAsync();
             // a large intention takes its time through the log and meld (about 10 MB/s on a small machine)
-            final long waitMillis = config.commitTimeout().toMillis() + recordBytes / BYTES_PER_MILLI_OF_COMMIT;
+            final long waitMillis = config.commitTimeout().toMillis() + recordBytes / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI;
             try {
                 return f.get(waitMillis, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {

@@ -18,6 +18,12 @@ public final class TxnServerConfig {
      * isolation: about 183 bytes in all), while its commit needs about 1 GiB of direct memory at most.
      */
     public static final int DEFAULT_MAX_INTENTION_BYTES = 256 << 20;
+    /**
+     * A commit waits for its decision 1 ms longer per this many bytes of intention (10 MB/s, what a small machine
+     * encodes, logs, decodes and melds with room to spare), beyond {@link #commitTimeout()} in process and the RPC
+     * client's request timeout over the wire.
+     */
+    public static final int COMMIT_BYTES_PER_EXTRA_MILLI = 10_000;
     /** The flag that sets {@link #maxIntentionBytes()}, named in the error a transaction over it gets. */
     public static final String MAX_INTENTION_BYTES_FLAG = "--max-intention-bytes";
 

@@ -232,8 +232,15 @@ public final class TxnRpcClient implements TxnService {
     /** Sends one request on {@code ch}; {@code txn} names the transaction it belongs to (for error messages). */
     <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
                                   AnswerDecoder<T> decoder) {
+        return send(ch, type, txn, request, answerType, 0, decoder);
+    }
+
+    /** As {@link #send(Channel, byte, TxnId, LongFunction, byte, AnswerDecoder)}, waiting longer by {@code extraNanos}. */
+    <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
+                                  long extraNanos, AnswerDecoder<T> decoder) {
         long id = ids.incrementAndGet();
-        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder, System.nanoTime() + timeoutNanos);
+        Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder,
+                System.nanoTime() + timeoutNanos + extraNanos);
         pending.put(id, p);
         if (closed) {
             fail(p, new TxnException(TxnError.SESSION_LOST, "the client is closed"));
