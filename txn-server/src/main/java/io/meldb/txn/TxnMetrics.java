@@ -90,6 +90,9 @@ final class TxnMetrics {
             .description("node-memory generations started (one per checkpoint)").register(registry);
         Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
             .description("4 MiB node-memory segments in use").register(registry);
+        Gauge.builder("meldb.memory.offheap.large.bytes", NodeMemory::largeBytesInUse)
+            .description("node memory in dedicated segments of allocations over 4 MiB (large intentions)")
+            .baseUnit("bytes").register(registry);
         FunctionCounter.builder("meldb.pipeline.meld.allocated.bytes", server, TxnServer::meldThreadAllocatedBytes)
             .description("heap bytes allocated by the meld stage's thread").register(registry);
         FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
