@@ -421,6 +421,10 @@ public final class TxnServer implements TxnService {
         }
         ready = true;
         LOG.info("server {} incarnation {} ready at csn {} (cluster: {})", serverId, incarnation, meldedCsn, cluster);
+        final String memoryWarning = config.directMemoryWarning();
+        if (memoryWarning != null) {
+            LOG.warn("server {}: {}", serverId, memoryWarning);
+        }
     }
 
     /** Reads the cluster configuration from the log, creating the log with it if the log is empty. */

@@ -120,6 +120,29 @@ public final class TxnServerConfig {
         return this;
     }
 
+    /**
+     * A warning when this JVM's direct-memory limit is below 4x {@link #maxIntentionBytes()}, what committing a
+     * transaction near the limit can take at once (its tree, the encoded record, the log's reassembled copy and
+     * the decoded copy); null when it is not.
+     */
+    public String directMemoryWarning() {
+        long max = Runtime.getRuntime().maxMemory(); // the JVM's default for MaxDirectMemorySize
+        try {
+            final String option = java.lang.management.ManagementFactory
+                .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                .getVMOption("MaxDirectMemorySize").getValue();
+            if (Long.parseLong(option) > 0) {
+                max = Long.parseLong(option);
+            }
+        } catch (RuntimeException e) {
+            // not HotSpot: the heap size is the best guess
+        }
+        final long needed = 4L * maxIntentionBytes;
+        return max >= needed ? null : "the JVM's direct memory limit (" + (max >> 20) + " MiB) is below 4x "
+            + MAX_INTENTION_BYTES_FLAG + " (" + (needed >> 20) + " MiB): a transaction near the limit may exhaust it"
+            + " while it commits; raise -XX:MaxDirectMemorySize (or -Xmx) or lower " + MAX_INTENTION_BYTES_FLAG;
+    }
+
     public Duration admissionWait() {
         return admissionWait;
     }

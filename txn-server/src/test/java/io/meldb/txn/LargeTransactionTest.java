@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Transactions whose intention outgrows a node-memory segment, and the server's limit on what one may write. */
 class LargeTransactionTest {
@@ -110,5 +111,18 @@ class LargeTransactionTest {
             }
             assertThrows(IllegalArgumentException.class, () -> new TxnServerConfig().maxIntentionBytes(100));
         }
+    }
+
+    @Test
+    void warnsWhenDirectMemoryCannotHoldATransactionAtTheLimit() {
+        assertNull(new TxnServerConfig().maxIntentionBytes(4096).directMemoryWarning());
+        final String option = java.lang.management.ManagementFactory
+            .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class).getVMOption("MaxDirectMemorySize")
+            .getValue();
+        assumeTrue(Long.parseLong(option) == 0 && Runtime.getRuntime().maxMemory() < 4L << 30,
+            "direct memory is limited by the heap, below 4 GiB (the build's -Xmx2g)");
+        final String warning = new TxnServerConfig().maxIntentionBytes((1 << 30) - 64).directMemoryWarning();
+        assertTrue(warning != null && warning.contains("--max-intention-bytes")
+            && warning.contains("MaxDirectMemorySize"), String.valueOf(warning));
     }
 }
