@@ -43,15 +43,14 @@ public final class Transaction {
     private long ownedBytes;
 
     /**
-     * Most bytes one node's record can take besides its key and payload: flags, pointer kinds, height, two
-     * version references and two external pointers (csn delta up to 6 bytes + 24-bit index in 4, as csns stay below
-     * 2^40), and two length varints (see {@link IntentionFormat}).
+     * Most bytes one node's record can take besides its key and payload and their length varints (see
+     * {@link IntentionFormat}): flags and pointer kinds (2), height (1: an AVL tree of fewer than 2^63 nodes is
+     * less than 128 high), and two version references and two pointers of at most 10 bytes each (a csn delta
+     * below {@link IntentionFormat#MAX_CSN} in 6 varint bytes, a 24-bit index in 4).
      */
-    public static final int NODE_OVERHEAD_BOUND = 2 + 5 + 4 * 10 + 2 * 5;
-    /** Most bytes a range takes besides its bounds: flags and two length varints. */
-    public static final int RANGE_OVERHEAD_BOUND = 1 + 2 * 5;
-    /** Most bytes of the record header. */
-    public static final int HEADER_BOUND = 3 + 10 + 5 + 5;
+    public static final int NODE_OVERHEAD_BOUND = 2 + 1 + 4 * 10;
+    /** Most bytes of the record header: three bytes, the snapshot csn, node count and range count varints. */
+    public static final int HEADER_BOUND = 3 + 6 + 4 + 5;
 
     public Transaction(final Arena arena, final Snapshot snapshot, final Isolation isolation) {
         this.arena = arena;
@@ -84,17 +83,23 @@ public final class Transaction {
     }
 
     /**
-     * An upper bound of the size {@link IntentionEncoder} would give this transaction's record now: every key
-     * and payload byte plus {@link #NODE_OVERHEAD_BOUND} per node and {@link #RANGE_OVERHEAD_BOUND} plus the bound
-     * bytes per range. Exact to within the varints' slack, kept up to date on every operation without a walk.
+     * An upper bound of the size {@link IntentionEncoder} would give this transaction's record now: every key and
+     * payload with its length varint plus {@link #NODE_OVERHEAD_BOUND} per node, and every range exactly. Kept up
+     * to date on every operation without a walk; the slack is the node metadata's varints (a few dozen bytes a
+     * node at most).
      */
     public long intentionBytesBound() {
-        return HEADER_BOUND + ownedBytes + ownedNodes * NODE_OVERHEAD_BOUND + ranges.size() * RANGE_OVERHEAD_BOUND;
+        return HEADER_BOUND + ownedBytes + ownedNodes * NODE_OVERHEAD_BOUND;
+    }
+
+    private static int withLength(final int length) {
+        return Varint.sizeOf(length) + length;
     }
 
     private void addRange(final RangeDependency range) {
         ranges.add(range);
-        ownedBytes += (range.lo() == null ? 0 : range.lo().length) + (range.hi() == null ? 0 : range.hi().length);
+        ownedBytes += 1 + (range.lo() == null ? 0 : withLength(range.lo().length))
+            + (range.hi() == null ? 0 : withLength(range.hi().length));
     }
 
     /** The range dependencies recorded so far (empty under snapshot isolation). */
@@ -230,7 +235,7 @@ public final class Transaction {
         final int payloadLength = tombstone ? 0 : value.length;
         if (at >= 0) {
             final long n = path[at];
-            ownedBytes += payloadLength - Node.payloadLength(n);
+            ownedBytes += withLength(payloadLength) - withLength(Node.payloadLength(n));
             Node.payload(n, payload, payloadLength);
             int flags = (Node.flags(n) | Node.ALTERED) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
             flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
@@ -246,7 +251,7 @@ public final class Transaction {
         Node.flags(leaf, Node.ALTERED | (tombstone ? Node.TOMBSTONE : 0));
         Node.height(leaf, 1);
         ownedNodes++;
-        ownedBytes += key.length + payloadLength;
+        ownedBytes += withLength(key.length) + withLength(payloadLength);
         if (depth == 0) {
             root = leaf;
             return;
@@ -327,7 +332,7 @@ public final class Transaction {
         Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & Node.TOMBSTONE));
         Node.height(n, Node.height(source));
         ownedNodes++;
-        ownedBytes += Node.keyLength(source) + Node.payloadLength(source);
+        ownedBytes += withLength(Node.keyLength(source)) + withLength(Node.payloadLength(source));
         return n;
     }
 

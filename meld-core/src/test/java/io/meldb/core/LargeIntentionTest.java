@@ -93,7 +93,7 @@ class LargeIntentionTest {
                 }
                 final int length = encoder.encode(txn, 0, dst);
                 assertTrue(txn.intentionBytesBound() >= length, txn.intentionBytesBound() + " < " + length);
-                assertTrue(txn.intentionBytesBound() < 5L * length + 64, "the bound stays close: "
+                assertTrue(txn.intentionBytesBound() < 3L * length + 64, "the bound stays close: "
                     + txn.intentionBytesBound() + " for " + length);
                 if (txn.hasWrites()) {
                     h.commit(txn);

@@ -54,7 +54,7 @@ public final class GatewayMain {
               --durability D        when the log acknowledges a commit: page-cache (default; survives a crash
                                     of the process) or fsync (survives power loss)
               --max-intention-bytes N  most bytes one transaction may write (its intention; default
-                                    268435456, about 1.4 million inserted rows of 100 bytes); the statement
+                                    268435456, about 1.6 million inserted rows of 100 bytes); the statement
                                     crossing it fails with 54000. For the embedded database and
                                     --local-cluster (with --txn-servers, give it to each txn-server)
               --txn-servers LIST    run only the gateway, over these txn-servers
