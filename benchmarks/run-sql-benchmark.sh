@@ -2,7 +2,8 @@
 # The SQL benchmark of issue 16, with PostgreSQL 15 as a peer:
 #   1. creates a throwaway PostgreSQL 15 cluster (initdb as the postgres OS user, default durable settings, a free
 #      loopback port, its unix socket in the temp dir) if the binaries are there; installs nothing;
-#   2. runs io.meldb.bench.SqlTxnBenchmark (MeldDB via pgjdbc and Avatica, H2 TCP server, and that cluster) with the
+#   2. runs io.meldb.bench.SqlTxnBenchmark (MeldDB via pgjdbc and Avatica, H2 TCP server, that cluster, and a no-op
+#      PostgreSQL-protocol server as the floor) with the
 #      arguments given to this script;
 #   3. unless PGBENCH_SECONDS=0: pgbench -i -s 1 (its default steps, timed) and then pgbench -c 4 -j 2 with the
 #      built-in tpcb-like script against MeldDB's PostgreSQL port (a MeldDB started from the benchmarks jar, data in

@@ -81,10 +81,13 @@ public final class SqlTxnBenchmark {
         {"warmup", "3", "seconds of unmeasured load before each window"},
         {"rounds", "3", "rounds; each runs every variant on every target; medians are reported"},
         {"variant", "both", "update | readonly | both"},
-        {"targets", "meld-pg,meld-avatica,h2,postgres", "comma list of meld-pg, meld-avatica, h2, postgres"},
+        {"targets", "meld-pg,meld-avatica,h2,postgres,null-pg", "comma list of meld-pg, meld-avatica, h2, postgres, null-pg "
+            + "(a PostgreSQL-protocol server that does no work: the floor of this machine, PgNullServer)"},
         {"pg-url", "", "pgjdbc URL of a PostgreSQL server for target postgres (skipped when empty)"},
         {"load-batch", "500", "rows per load transaction"},
         {"meld-durability", "page-cache", "MeldDB's log: page-cache (EmbeddedNode's default) | fsync (per batch)"},
+        {"meld-separate-decoder", "true", "txn-server: decode intentions on threads of their own (false: the log "
+            + "reader decodes, premelds and melds in turn)"},
         {"cpu-detail", "false", "also print each window's busiest server threads (name: ms CPU)"},
     };
     private static final String USAGE = "usage: java $(cat bin/jvm-flags) -Xmx2g -cp benchmarks/target/benchmarks.jar "
@@ -111,6 +114,7 @@ public final class SqlTxnBenchmark {
         {"log server (log-io/accept/read/writer/pretouch, log-client, Chronicle's)", "log-",
             "background~resource~releaser", "main/disk~space~checker"},
         {"H2 TCP server (H2 *, MVStore *)", "H2 ", "H2-", "MVStore"},
+        {"no-op PostgreSQL-protocol server (pgnull-io)", PgNullServer.THREAD_PREFIX},
     };
     private static final String OTHER = "other JVM threads";
 
@@ -167,7 +171,7 @@ public final class SqlTxnBenchmark {
                         throw new IllegalArgumentException("--variant must be update, readonly or both");
                     }
                     for (String t : o.get("targets").split(",")) {
-                        if (!List.of("meld-pg", "meld-avatica", "h2", "postgres").contains(t.trim())) {
+                        if (!List.of("meld-pg", "meld-avatica", "h2", "postgres", "null-pg").contains(t.trim())) {
                             throw new IllegalArgumentException("unknown target '" + t + "'");
                         }
                     }
@@ -186,6 +190,7 @@ public final class SqlTxnBenchmark {
         final String pgUrl = opts.get("pg-url").trim();
         final Durability durability = Durability.parse(opts.get("meld-durability"));
         cpuDetail = Boolean.parseBoolean(opts.get("cpu-detail"));
+        final boolean separateDecoder = Boolean.parseBoolean(opts.get("meld-separate-decoder"));
 
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         if (mx.isThreadCpuTimeSupported()) {
@@ -227,7 +232,8 @@ public final class SqlTxnBenchmark {
                     dirs.add(dir);
                     final TxnService txn;
                     if (durability == Durability.PAGE_CACHE) {
-                        final EmbeddedNode node = EmbeddedNode.start(dir);
+                        final EmbeddedNode node = EmbeddedNode.start(dir, Durability.PAGE_CACHE,
+                                c -> c.separateDecoder(separateDecoder));
                         resources.add(node);
                         txn = node.txnService();
                     } else {
@@ -237,7 +243,8 @@ public final class SqlTxnBenchmark {
                         logConfig.store().durability(durability);
                         final LogServer log = LogServer.start(logConfig);
                         resources.add(log);
-                        final TxnServer server = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()));
+                        final TxnServer server = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port())
+                                .separateDecoder(separateDecoder));
                         resources.add(server);
                         txn = server;
                     }
@@ -276,6 +283,14 @@ public final class SqlTxnBenchmark {
                 } catch (Exception | Error e) {
                     t.error = "H2 TCP server did not start: " + describe(e);
                 }
+                targets.add(t);
+            }
+            if (wanted.contains("null-pg")) {
+                final Target t = new Target("null-pg", "no-op PostgreSQL-protocol server", true);
+                final PgNullServer nullServer = new PgNullServer();
+                resources.add(nullServer);
+                t.url = nullServer.jdbcUrl();
+                t.props.setProperty("user", "sqlbench");
                 targets.add(t);
             }
             if (wanted.contains("postgres")) {
@@ -343,7 +358,7 @@ public final class SqlTxnBenchmark {
             final Map<String, String> consistency = new LinkedHashMap<>();
             boolean meldChecked = false;
             for (Target t : targets) {
-                if (t.url == null || (t.meld() && meldChecked)) {
+                if (t.url == null || (t.meld() && meldChecked) || t.id.equals("null-pg")) {
                     continue;
                 }
                 meldChecked |= t.meld();

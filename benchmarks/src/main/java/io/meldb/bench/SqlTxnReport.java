@@ -43,12 +43,13 @@ final class SqlTxnReport {
             }
             final Target h2 = targets.stream().filter(t -> t.id.equals("h2")).findFirst().orElse(null);
             final Target pg = targets.stream().filter(t -> t.id.equals("postgres")).findFirst().orElse(null);
+            final Target floor = targets.stream().filter(t -> t.id.equals("null-pg")).findFirst().orElse(null);
             System.out.println();
             for (Target t : targets) {
-                if (!t.meld() || ok(t, variant) == null) {
+                if (!(t.meld() || t == floor) || ok(t, variant) == null) {
                     continue;
                 }
-                for (Target peer : new Target[] {h2, pg}) {
+                for (Target peer : t == floor ? new Target[] {h2, pg} : new Target[] {h2, pg, floor}) {
                     if (peer == null || ok(peer, variant) == null) {
                         continue;
                     }
@@ -76,7 +77,7 @@ final class SqlTxnReport {
                 ws.forEach(w -> w.cpuNanos().forEach((k, v) -> cpu.merge(k, v, Long::sum)));
                 if (!t.meld()) {
                     // the idle MeldDB servers of the same JVM are not this target's: show its own threads only
-                    final String own = SqlTxnBenchmark.group("H2 ");
+                    final String own = SqlTxnBenchmark.group(t.id.equals("null-pg") ? PgNullServer.THREAD_PREFIX : "H2 ");
                     System.out.printf(Locale.ROOT, "%n%s, variant %s: %s %.1f us CPU / txn (clients %.1f)%n",
                             t.label, variant, own, cpu.getOrDefault(own, 0L) / 1e3 / commits,
                             ws.stream().mapToLong(Window::clientCpuNanos).sum() / 1e3 / commits);

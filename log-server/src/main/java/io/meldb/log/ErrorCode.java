@@ -46,10 +46,20 @@ public enum ErrorCode {
      * are accepted again as soon as space is freed (by TRIM or by the operator); no restart is needed.
      */
     STORAGE_FULL(16, false),
+    /**
+     * The connection did not prove the cluster secret the server requires (none, a wrong one, or a handshake that
+     * broke or took too long). Fatal: the connection is closed after it.
+     */
+    UNAUTHENTICATED(17, true),
+    /**
+     * TRIM above the resume position of the newest complete checkpoint in the log: a server recovering after it would
+     * find no checkpoint to start from. Nothing was trimmed.
+     */
+    TRIM_REFUSED(18, false),
     /** A code this version does not know (sent by a newer peer). */
     UNKNOWN(-1, false);
 
-    private static final ErrorCode[] BY_CODE = new ErrorCode[17];
+    private static final ErrorCode[] BY_CODE = new ErrorCode[19];
 
     static {
         for (ErrorCode c : values()) {

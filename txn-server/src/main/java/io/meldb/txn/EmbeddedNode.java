@@ -40,7 +40,9 @@ public final class EmbeddedNode implements AutoCloseable {
                                      final UnaryOperator<TxnServerConfig> tune) {
         final LogServer log;
         try {
-            final LogServerConfig config = LogServerConfig.at(dataDir.resolve("log")).port(0).metricsPort(-1);
+            // the secret, if the caller gave one, guards the log port this node opens for tools and other servers
+            final LogServerConfig config = LogServerConfig.at(dataDir.resolve("log")).port(0).metricsPort(-1)
+                .clusterSecret(tune.apply(TxnServerConfig.log("127.0.0.1", 0)).clusterSecret());
             config.store().durability(durability);
             log = LogServer.start(config);
         } catch (IOException e) {

@@ -13,6 +13,9 @@ import java.nio.ByteOrder;
  *  INTENTION   | type=1 | serverId i32 | incarnation i64 | sequence i64 | intention (io.meldb.core.IntentionFormat) |
  *  FENCE       | type=2 | serverId i32 |            written alone in one block by writer 0; its incarnation is the
  *                                                   block's position
+ *  FENCE (by)  | type=2 | serverId i32 | fencer incarnation i64 |   appended by another server that was asked for
+ *                                                   the outcome of one of serverId's transactions: it proves that
+ *                                                   nothing serverId's older incarnations append later can commit
  *  CHECKPOINT  | type=3 | checkpointId i64 | chunk i32 | last u8 | firstChunkPosition i64 | chunkLength i32 |
  *              | chunk bytes ({@link io.meldb.core.CheckpointWriter}) | manifest, last chunk only ({@link CheckpointManifest}) |
  * </pre>
@@ -28,6 +31,8 @@ final class LogRecords {
 
     static final int INTENTION_HEADER = 1 + 4 + 8 + 8;
     static final int FENCE_LENGTH = 1 + 4;
+    /** A fence one server appends for another (see {@link TxnServer#awaitOutcome}). */
+    static final int FOREIGN_FENCE_LENGTH = FENCE_LENGTH + 8;
     static final int CHECKPOINT_HEADER = 1 + 8 + 4 + 1 + 8 + 4;
 
     /** Writer id of the control stream that carries fences: every record in it fits one block. */

@@ -90,8 +90,18 @@ public final class TxnServer implements TxnService {
     private final MeterRegistry registry;
     private final Semaphore admission;
     private final AtomicLong sequence = new AtomicLong();
-    private final ConcurrentHashMap<Long, CompletableFuture<Long>> pendingCommits = new ConcurrentHashMap<>();
+    /** Commits of this process waiting for their decision, by sequence (unique within the process). */
+    private final ConcurrentHashMap<Long, PendingCommit> pendingCommits = new ConcurrentHashMap<>();
     private final OutcomeTable outcomes;
+    /**
+     * Transactions whose intention the reader has read and whose decision has not reached {@link #outcomes} yet
+     * (held by group meld, or in the pipeline): in the log, so not NOT_COMMITTED, whatever fences follow.
+     */
+    private final ConcurrentHashMap<TxnId, Boolean> seen = new ConcurrentHashMap<>();
+    /** Fences this server is appending for other servers' incarnations (see {@link #awaitOutcome}), by incarnation. */
+    private final ConcurrentHashMap<Long, CompletableFuture<Long>> fencing = new ConcurrentHashMap<>();
+    /** Re-fences this server's stream after an append failed or another server fenced it. */
+    private final StreamHealer healer;
     private final ConcurrentLinkedQueue<Workspace> workspaces = new ConcurrentLinkedQueue<>();
     private final ExecutorService checkpointExecutor;
     /** Serializes and reloads checkpoints (while the meld thread waits), apart from appending them. */
@@ -99,7 +109,7 @@ public final class TxnServer implements TxnService {
 
     // ---- the append side (guarded by writeLock)
     private final Object writeLock = new Object();
-    private final BlockWriter writer;
+    private BlockWriter writer;
     private final List<CompletableFuture<Long>> blockAppends = new ArrayList<>();
 
     // ---- the pipeline side (pipeline thread only, unless volatile)
@@ -186,7 +196,10 @@ public final class TxnServer implements TxnService {
     private volatile String failure;
     private volatile boolean closed;
 
-    private final long incarnation;
+    /** The current incarnation: new after every re-fence (see {@link StreamHealer}). */
+    private volatile long incarnation;
+    /** This process's first incarnation: every incarnation since is this process's, every one before is not. */
+    private final long firstIncarnation;
     private final CountDownLatch caughtUp = new CountDownLatch(1);
     private LogService.Subscription subscription;
     private volatile boolean paused;
@@ -195,6 +208,10 @@ public final class TxnServer implements TxnService {
     private volatile boolean checkpointRunning;
 
     private record HashedState(long csn, long root, long hash) {
+    }
+
+    /** A commit waiting for its decision, with the incarnation its intention was appended under. */
+    private record PendingCommit(long incarnation, CompletableFuture<Long> future) {
     }
 
     /** Who appended the intention at a CSN, kept until its decision. */
@@ -285,7 +302,8 @@ public final class TxnServer implements TxnService {
      * incarnation of this server, and returns once this server has melded the log up to its own fence.
      */
     public static TxnServer start(final TxnServerConfig config) {
-        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())));
+        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())
+            .clusterSecret(config.clusterSecret())));
     }
 
     /**
@@ -359,7 +377,9 @@ public final class TxnServer implements TxnService {
             return t;
         });
 
-        this.incarnation = appendFence();
+        this.incarnation = join(appendFence(serverId, 0));
+        this.firstIncarnation = incarnation;
+        this.healer = new StreamHealer(this);
         this.separateDecoder = config.separateDecoder();
         this.premeldPipeline = pipeline;
         this.decodeGeneration = generation;
@@ -456,17 +476,25 @@ public final class TxnServer implements TxnService {
         }
     }
 
-    /** Appends this incarnation's fence, alone in one block of the control stream; its position names it. */
-    private long appendFence() {
+    /**
+     * Appends a fence for {@code server}, alone in one block of the control stream; its position names the
+     * server's next incarnation. {@code fencer} is 0 for a server's own fence, else the incarnation of the server
+     * that fences another one off (see {@link #awaitOutcome}).
+     */
+    private CompletableFuture<Long> appendFence(final int server, final long fencer) {
         final List<CompletableFuture<Long>> appends = new ArrayList<>();
         final BlockWriter control = new BlockWriter(cluster.blockSize(), LogRecords.CONTROL_WRITER,
             (b, o, l) -> appends.add(log.append(copy(b, o, l))));
-        final UnsafeBuffer fence = new UnsafeBuffer(new byte[LogRecords.FENCE_LENGTH]);
+        final int length = fencer == 0 ? LogRecords.FENCE_LENGTH : LogRecords.FOREIGN_FENCE_LENGTH;
+        final UnsafeBuffer fence = new UnsafeBuffer(new byte[length]);
         fence.putByte(0, LogRecords.FENCE);
-        fence.putInt(1, serverId, LogRecords.ORDER);
-        control.append(fence, 0, LogRecords.FENCE_LENGTH);
+        fence.putInt(1, server, LogRecords.ORDER);
+        if (fencer != 0) {
+            fence.putLong(LogRecords.FENCE_LENGTH, fencer, LogRecords.ORDER);
+        }
+        control.append(fence, 0, length);
         control.flush();
-        return join(appends.get(0));
+        return appends.get(0);
     }
 
     private static byte[] copy(final DirectBuffer b, final int offset, final int length) {
@@ -513,6 +541,11 @@ public final class TxnServer implements TxnService {
         return new LocalSession(id, isolation, readOnly, snapshot, w, pinned);
     }
 
+    @Override
+    public boolean beginsWithoutWaiting(final long requiredCsn) {
+        return ready && failure == null && !closed && meldedCsn >= requiredCsn && admission.availablePermits() > 0;
+    }
+
     private void checkAvailable() {
         if (closed) {
             throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " is stopped");
@@ -523,27 +556,87 @@ public final class TxnServer implements TxnService {
         if (!ready) {
             throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " is starting");
         }
+        final String broken = healer.brokenBecause();
+        if (broken != null) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + serverId + " is re-fencing its log stream ("
+                + broken + ")");
+        }
     }
 
     @Override
     public TxnOutcome outcome(final TxnId id) {
+        // the fence first: once the reader has read a newer fence, every earlier intention of that incarnation is
+        // in seen or in outcomes (reply records an outcome before it forgets the id), so checking them after it
+        // cannot miss one that is in the log
+        final Integer server = incarnations.get(id.incarnation());
+        final long newest = server == null ? 0 : fences.getOrDefault(server, id.incarnation());
+        if (seen.containsKey(id)) {
+            final TxnOutcome known = outcomes.get(id);
+            return known != null ? known : new TxnOutcome(id, TxnOutcome.State.PENDING, 0, "in the log, not decided yet");
+        }
         final TxnOutcome known = outcomes.get(id);
         if (known != null) {
             return known;
         }
-        final Integer server = incarnations.get(id.incarnation());
         if (server == null) {
             final String why = id.incarnation() < knowledgeStart
                 ? "older than this server's recovery point " + knowledgeStart
                 : "no server incarnation " + id.incarnation() + " is known here";
             return new TxnOutcome(id, TxnOutcome.State.UNKNOWN, 0, why);
         }
-        final long newest = fences.getOrDefault(server, id.incarnation());
         if (newest > id.incarnation()) {
             return new TxnOutcome(id, TxnOutcome.State.NOT_COMMITTED, 0, "its server (" + server
-                + ") restarted as incarnation " + newest + " before the transaction reached the log");
+                + ") was fenced off as of log position " + newest + " before the transaction reached the log");
         }
         return new TxnOutcome(id, TxnOutcome.State.PENDING, 0, "not in the log yet");
+    }
+
+    /**
+     * The definite outcome of {@code id}, waiting up to {@code waitMillis} for it. A transaction not in the log
+     * yet is given a short while to arrive; then, unless its server has restarted since, this server appends a
+     * fence for that server's incarnation: everything of it before the fence is melded and decided as usual, and
+     * meld rejects anything of it after, on every replica alike, so once this server has melded up to the fence
+     * the outcome is COMMITTED, ABORTED or NOT_COMMITTED. PENDING only when the log did not take the fence, or
+     * meld did not get there, in time; UNKNOWN when the transaction is older than what this server remembers.
+     * A server fenced off this way re-fences itself and goes on (see {@link StreamHealer}).
+     */
+    @Override
+    public TxnOutcome awaitOutcome(final TxnId id, final long waitMillis) {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, waitMillis));
+        final long fenceAfter = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.min(300, waitMillis / 4));
+        TxnOutcome o = outcome(id);
+        CompletableFuture<Long> fence = null;
+        while (o.state() == TxnOutcome.State.PENDING && !closed && failure == null) {
+            final long now = System.nanoTime();
+            if (now - deadline > 0) {
+                break;
+            }
+            final Integer server = incarnations.get(id.incarnation());
+            final boolean own = server != null && server == serverId && id.incarnation() >= firstIncarnation;
+            if (fence == null && server != null && !own && now - fenceAfter > 0 && !seen.containsKey(id)
+                    && fences.getOrDefault(server, id.incarnation()) <= id.incarnation()) {
+                fence = fencing.computeIfAbsent(id.incarnation(), inc -> {
+                    LOG.info("server {}: fencing off incarnation {} of server {} to decide transaction {}", serverId,
+                        inc, server, id);
+                    return appendFence(server, incarnation);
+                });
+            }
+            if (fence != null && fence.isCompletedExceptionally()) {
+                fencing.remove(id.incarnation(), fence);
+                fence = null;
+            }
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            o = outcome(id);
+        }
+        if (fence != null && fence.isDone()) {
+            fencing.remove(id.incarnation(), fence);
+        }
+        return o;
     }
 
     @Override
@@ -611,8 +704,14 @@ public final class TxnServer implements TxnService {
         return failure;
     }
 
+    /** Whether the server takes transactions: started, not failed or stopped, and its log stream sound. */
     public boolean ready() {
-        return ready && failure == null && !closed;
+        return ready && failure == null && !closed && healer.brokenBecause() == null;
+    }
+
+    /** Null while the log stream is sound; otherwise why the server is re-fencing it (see {@link StreamHealer}). */
+    public String refencing() {
+        return healer.brokenBecause();
     }
 
     /** Log position up to which this server has read and melded. */
@@ -884,7 +983,16 @@ public final class TxnServer implements TxnService {
                 checkAvailable();
             } catch (TxnException e) {
                 end();
-                return CompletableFuture.failedFuture(e);
+                return CompletableFuture.failedFuture(e.error() == TxnError.UNAVAILABLE && !closed && failure == null
+                    ? new TxnException(TxnError.CONFLICT, "transaction " + id + " was not committed: "
+                        + e.getMessage() + "; retry it") : e);
+            }
+            final long appendAs = incarnation;
+            if (id.incarnation() != appendAs) {
+                end();
+                return CompletableFuture.failedFuture(new TxnException(TxnError.CONFLICT, "transaction " + id
+                    + " was not committed: server " + serverId + " re-fenced its log stream as incarnation "
+                    + appendAs + " while it ran; retry it"));
             }
             final ExpandableDirectByteBuffer record = workspace.record;
             final int length;
@@ -894,19 +1002,19 @@ public final class TxnServer implements TxnService {
                     config.maxIntentionBytes());
                 length = LogRecords.INTENTION_HEADER + bodyLength;
                 recordBytes = length;
-                LogRecords.putIntentionHeader(record, serverId, incarnation, id.sequence());
+                LogRecords.putIntentionHeader(record, serverId, appendAs, id.sequence());
             } catch (RuntimeException e) {
                 end();
                 return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE,
                     "transaction " + id + " cannot be serialized: " + e.getMessage(), e));
             }
             final CompletableFuture<Long> decided = new CompletableFuture<>();
-            pendingCommits.put(id.sequence(), decided);
+            pendingCommits.put(id.sequence(), new PendingCommit(appendAs, decided));
             final CompletableFuture<Long> appended = appendRecord(record, length);
             end();
             appended.whenComplete((position, error) -> {
                 if (error != null) {
-                    onAppendFailure(id, error);
+                    onAppendFailure(appendAs, error);
                 }
             });
             return decided;
@@ -948,19 +1056,62 @@ public final class TxnServer implements TxnService {
     }
 
     /**
-     * An append of this server's failed: blocks of the record may or may not be in the log, so its outcome is
-     * unknown to the client now; the log decides it, and {@link #outcome} will tell. Any later record of this
-     * stream could be misframed after a half-written one, so the server stops accepting commits (health DOWN); a
-     * restart fences the broken stream off.
+     * An append of this server's failed: blocks of the record may or may not be in the log, and any later record
+     * of this stream could be misframed after a half-written one. The server stops taking transactions and
+     * re-fences its stream once the log takes appends again ({@link StreamHealer}); the commits in flight are
+     * answered then, from the log.
      */
-    private void onAppendFailure(final TxnId id, final Throwable error) {
-        final CompletableFuture<Long> f = pendingCommits.remove(id.sequence());
-        final String why = error instanceof LogException ? error.getMessage() : String.valueOf(error);
-        if (f != null) {
-            f.completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "appending " + id
-                + " to the log failed (" + why + "); ask outcome(" + id + ") later"));
+    private void onAppendFailure(final long appendedAs, final Throwable error) {
+        final Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+            ? error.getCause() : error;
+        final String why = cause instanceof LogException ? cause.getMessage() : String.valueOf(cause);
+        healer.streamBroken(appendedAs, "a log append failed: " + why);
+    }
+
+    // ------------------------------------------------------------------------------------------ re-fencing
+
+    /** Healer: appends a new fence for this server (see {@link #appendFence}). */
+    CompletableFuture<Long> appendOwnFence() {
+        return appendFence(serverId, 0);
+    }
+
+    /**
+     * Healer: the fence at {@code position} is this server's new incarnation. Later records go out on a fresh
+     * block stream (every server resynchronizes this server's stream at the fence).
+     */
+    void switchIncarnation(final long position) {
+        synchronized (writeLock) {
+            writer = new BlockWriter(cluster.blockSize(), serverId, this::appendBlock);
+            incarnation = position;
         }
-        fail("log append failed: " + why);
+    }
+
+    /**
+     * Healer, once this server has melded up to its new fence: a commit of an older incarnation of this process
+     * whose intention the reader never saw is not in the log before the fence, and meld rejects it after; it did
+     * not commit. (Those that were seen are answered by meld as usual.)
+     */
+    void resolveSuperseded(final long newIncarnation) {
+        for (Map.Entry<Long, PendingCommit> e : pendingCommits.entrySet()) {
+            final PendingCommit p = e.getValue();
+            final TxnId id = new TxnId(p.incarnation(), e.getKey());
+            if (p.incarnation() < newIncarnation && !seen.containsKey(id) && outcomes.get(id) == null
+                    && pendingCommits.remove(e.getKey(), p)) {
+                metrics.aborted("origin_restarted");
+                p.future().completeExceptionally(new TxnException(TxnError.CONFLICT, "transaction " + id
+                    + " did not reach the log before server " + serverId + " re-fenced its stream as incarnation "
+                    + newIncarnation + "; it was not committed; retry it"));
+            }
+        }
+    }
+
+    /** The newest fence of this server read so far (its own, or another server's fencing it off). */
+    long newestFence() {
+        return fences.getOrDefault(serverId, 0L);
+    }
+
+    boolean stopped() {
+        return closed || failure != null;
     }
 
     private void fail(final String why) {
@@ -968,10 +1119,10 @@ public final class TxnServer implements TxnService {
             failure = why;
             LOG.error("server {} failed: {}", serverId, why);
             for (Long seq : pendingCommits.keySet()) {
-                final CompletableFuture<Long> f = pendingCommits.remove(seq);
-                if (f != null) {
-                    f.completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "server " + serverId
-                        + " failed before learning the outcome (" + why + "); ask outcome(" + incarnation + "-"
+                final PendingCommit p = pendingCommits.remove(seq);
+                if (p != null) {
+                    p.future().completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "server " + serverId
+                        + " failed before learning the outcome (" + why + "); ask outcome(" + p.incarnation() + "-"
                         + seq + ") of another server"));
                 }
             }
@@ -1119,11 +1270,21 @@ public final class TxnServer implements TxnService {
         final byte type = buffer.getByte(offset);
         if (type == LogRecords.INTENTION) {
             onIntention(buffer, offset, length, position);
-        } else if (type == LogRecords.FENCE && length == LogRecords.FENCE_LENGTH) {
+        } else if (type == LogRecords.FENCE
+                && (length == LogRecords.FENCE_LENGTH || length == LogRecords.FOREIGN_FENCE_LENGTH)) {
             final int server = buffer.getInt(offset + 1, LogRecords.ORDER);
             fences.put(server, position);
             incarnations.put(position, server);
             demux.resync(server);
+            if (server == serverId && position > incarnation && ready) {
+                // another server fenced this one off to decide one of its transactions (or a fence append of this
+                // server timed out and landed late): every later record of this incarnation is rejected, so start
+                // a new one (ignored while a re-fence is under way; the healer checks again when done)
+                healer.streamBroken(incarnation, length == LogRecords.FOREIGN_FENCE_LENGTH
+                    ? "fenced off at log position " + position + " by incarnation "
+                        + buffer.getLong(offset + LogRecords.FENCE_LENGTH, LogRecords.ORDER)
+                    : "a fence of this server at log position " + position + " that it did not adopt");
+            }
         } else if (type == LogRecords.CHECKPOINT) {
             metrics.checkpointChunkSeen();
         } else {
@@ -1146,6 +1307,7 @@ public final class TxnServer implements TxnService {
         final int server = LogRecords.serverId(buffer, offset);
         final long inc = LogRecords.incarnation(buffer, offset);
         final long seq = LogRecords.sequence(buffer, offset);
+        seen.put(new TxnId(inc, seq), Boolean.TRUE);
         final Long newest = fences.get(server);
         if (newest != null && newest > inc) {
             emit(Job.reject(c, new Origin(server, inc, seq, "origin_restarted")));
@@ -1503,15 +1665,21 @@ public final class TxnServer implements TxnService {
         final long held = pipeline.lcsCsn() + 1;
         final Job heldJob = undecided.get(held);
         final Origin o = heldJob == null ? null : heldJob.origin;
-        if (held == nudgedCsn || o == null || o.serverId() != serverId || o.incarnation() != incarnation) {
+        if (held == nudgedCsn || o == null || healer.brokenBecause() != null) {
+            return;
+        }
+        final boolean mine = o.serverId() == serverId && o.incarnation() >= firstIncarnation;
+        // a fenced-off server cannot nudge its own held intention: whoever asks its outcome's server does
+        if (!mine && fences.getOrDefault(o.serverId(), o.incarnation()) <= o.incarnation()) {
             return;
         }
         nudgedCsn = held;
         final UnsafeBuffer nudge = new UnsafeBuffer(new byte[LogRecords.INTENTION_HEADER]);
-        LogRecords.putIntentionHeader(nudge, serverId, incarnation, 0);
+        final long appendAs = incarnation;
+        LogRecords.putIntentionHeader(nudge, serverId, appendAs, 0);
         appendRecord(nudge, LogRecords.INTENTION_HEADER).whenComplete((p, e) -> {
             if (e != null) {
-                fail("log append failed: " + e);
+                onAppendFailure(appendAs, e);
             }
         });
     }
@@ -1610,8 +1778,11 @@ public final class TxnServer implements TxnService {
         final TxnId id = new TxnId(o.incarnation(), o.sequence());
         outcomes.put(new TxnOutcome(id, committed ? TxnOutcome.State.COMMITTED : TxnOutcome.State.ABORTED, decided,
             reason));
-        if (o.incarnation() == incarnation && o.serverId() == serverId) {
-            final CompletableFuture<Long> f = pendingCommits.remove(o.sequence());
+        seen.remove(id);
+        if (o.incarnation() >= firstIncarnation && o.serverId() == serverId) {
+            final PendingCommit p = pendingCommits.get(o.sequence());
+            final CompletableFuture<Long> f = p != null && p.incarnation() == o.incarnation()
+                && pendingCommits.remove(o.sequence(), p) ? p.future() : null;
             if (f != null) {
                 if (committed) {
                     f.complete(decided);
@@ -1655,14 +1826,16 @@ public final class TxnServer implements TxnService {
             marker.resumePosition, marker.fences);
         compact(manifest, chunks);
         metrics.checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
-        if (config.writeCheckpoints() && !checkpointRunning) {
+        if (config.writeCheckpoints() && !checkpointRunning && healer.brokenBecause() == null) {
             checkpointRunning = true;
+            final long checkpointIncarnation = incarnation;
             checkpointExecutor.execute(() -> {
                 try {
                     appendCheckpoint(manifest, chunks);
                 } catch (RuntimeException ex) {
                     LOG.warn("server {}: appending the checkpoint of csn {} failed: {}", serverId, manifest.lcsCsn(),
                         ex.toString());
+                    healer.streamBroken(checkpointIncarnation, "appending a checkpoint failed: " + ex.getMessage());
                 } finally {
                     checkpointRunning = false;
                 }
@@ -1764,12 +1937,13 @@ public final class TxnServer implements TxnService {
         ready = false;
         wakeAllStages();
         for (Long seq : pendingCommits.keySet()) {
-            final CompletableFuture<Long> f = pendingCommits.remove(seq);
-            if (f != null) {
-                f.completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "server " + serverId
-                    + " stopped before learning the outcome; ask outcome(" + incarnation + "-" + seq + ")"));
+            final PendingCommit p = pendingCommits.remove(seq);
+            if (p != null) {
+                p.future().completeExceptionally(new TxnException(TxnError.OUTCOME_UNKNOWN, "server " + serverId
+                    + " stopped before learning the outcome; ask outcome(" + p.incarnation() + "-" + seq + ")"));
             }
         }
+        healer.close();
         if (subscription != null) {
             subscription.close();
         }

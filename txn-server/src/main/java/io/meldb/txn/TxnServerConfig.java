@@ -46,6 +46,7 @@ public final class TxnServerConfig {
     private int decodeThreads = 1;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
+    private io.meldb.log.auth.ClusterSecret clusterSecret;
 
     public static TxnServerConfig log(final String host, final int port) {
         final TxnServerConfig c = new TxnServerConfig();
@@ -64,6 +65,16 @@ public final class TxnServerConfig {
             throw new IllegalArgumentException("server id " + serverId + " outside 1..65535");
         }
         this.serverId = serverId;
+        return this;
+    }
+
+    /** The cluster secret this server proves to the log server (and requires on its own RPC port); null for none. */
+    public io.meldb.log.auth.ClusterSecret clusterSecret() {
+        return clusterSecret;
+    }
+
+    public TxnServerConfig clusterSecret(final io.meldb.log.auth.ClusterSecret secret) {
+        this.clusterSecret = secret;
         return this;
     }
 

@@ -22,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
 public final class TxnServerMain {
     private static final String[][] FLAGS = {
         {"server-id", "MELDB_TXN_SERVER_ID", "1", "1..65535, unique in the cluster"},
+        {"pod-name", "MELDB_TXN_POD_NAME", null, "a StatefulSet pod's name, NAME-ORDINAL: the server id is then ORDINAL + 1 (overrides --server-id)"},
         {"log", "MELDB_TXN_LOG", "127.0.0.1:7420", "the log server, host:port"},
         {"host", "MELDB_TXN_HOST", "127.0.0.1", "address to listen on"},
         {"port", "MELDB_TXN_PORT", "7430", "transaction RPC port; 0 picks a free one"},
@@ -38,6 +39,9 @@ public final class TxnServerMain {
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
         {"block-size", "MELDB_TXN_BLOCK_SIZE", null, "cluster meld config: block size"},
         {"max-snapshot-age", "MELDB_TXN_MAX_SNAPSHOT_AGE", null, "cluster meld config: intentions a transaction's snapshot may lag its commit (default 10000)"},
+        {"cluster-secret-file", "MELDB_CLUSTER_SECRET_FILE", null, "file holding the cluster secret (trimmed): proven to the log server, and required of every client of the RPC port"},
+        {"idle-timeout", "MELDB_TXN_IDLE_TIMEOUT", "120", "seconds an RPC connection may stay silent (or half-sent) before it is closed; 0 turns it off"},
+        {"max-inflight-frame-bytes", "MELDB_TXN_MAX_INFLIGHT_FRAME_BYTES", "64m", "bytes of partly received frames held for all RPC connections together; beyond it connections wait"},
             {"exit-with-parent", "MELDB_TXN_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
     private static final String USAGE = "usage: txn-server [--flag value]...\n"
@@ -84,7 +88,10 @@ public final class TxnServerMain {
             return;
         }
         final TxnRpcServer rpc = TxnRpcServer.start(server, TxnRpcServerOptions.on(v.get("host"), port)
-            .meterRegistry(registry));
+            .meterRegistry(registry)
+            .clusterSecret(config.clusterSecret())
+            .idleTimeout(java.time.Duration.ofSeconds(CommandFlags.intValue(v, "idle-timeout")))
+            .maxInflightFrameBytes(CommandFlags.sizeValue(v, "max-inflight-frame-bytes")));
         final MultiThreadIoEventLoopGroup httpLoop = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("txn-http"), NioIoHandler.newFactory());
         final MetricsHttpServer http = metricsPort < 0 ? null : new MetricsHttpServer(v.get("host"), metricsPort,
@@ -107,6 +114,10 @@ public final class TxnServerMain {
         stopped.await();
     }
 
+    static String[][] flags() {
+        return FLAGS;
+    }
+
     static MetricsHttpServer.Health health(final TxnServer server) {
         final ServerStatus s = server.status();
         final String failure = server.failure();
@@ -125,14 +136,16 @@ public final class TxnServerMain {
         }
         final TxnServerConfig c = TxnServerConfig.log(log.substring(0, colon),
                 parsePort(log.substring(colon + 1)))
-            .serverId(CommandFlags.intValue(v, "server-id"))
+            .serverId(v.get("pod-name") != null ? serverIdOfPod(v.get("pod-name"))
+                : CommandFlags.intValue(v, "server-id"))
             .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))
             .maxIntentionBytes(CommandFlags.intValue(v, "max-intention-bytes"))
             .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
             .trim(CommandFlags.booleanValue(v, "trim"))
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
-            .decodeThreads(CommandFlags.intValue(v, "decode-threads"));
+            .decodeThreads(CommandFlags.intValue(v, "decode-threads"))
+            .clusterSecret(io.meldb.log.auth.ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")));
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
             || v.get("block-size") != null || v.get("max-snapshot-age") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;
@@ -146,6 +159,26 @@ public final class TxnServerMain {
                     : d.maxSnapshotAge()));
         }
         return c;
+    }
+
+    /**
+     * The server id of a StatefulSet pod: its ordinal + 1 (ids start at 1), so that a restarted pod comes back as
+     * the same server and no two pods of the set share an id.
+     */
+    static int serverIdOfPod(final String podName) {
+        final int dash = podName.lastIndexOf('-');
+        final String ordinal = podName.substring(dash + 1);
+        if (dash <= 0 || ordinal.isEmpty() || !ordinal.chars().allMatch(c -> c >= '0' && c <= '9')
+            || ordinal.length() > 5) {
+            throw new IllegalArgumentException("--pod-name must be a StatefulSet pod's name, NAME-ORDINAL, got '"
+                + podName + "'");
+        }
+        final int id = Integer.parseInt(ordinal) + 1;
+        if (id > 65535) {
+            throw new IllegalArgumentException("--pod-name " + podName + ": ordinal " + ordinal
+                + " is past the last server id, 65535");
+        }
+        return id;
     }
 
     private static int parsePort(final String s) {

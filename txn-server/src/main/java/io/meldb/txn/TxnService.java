@@ -24,10 +24,29 @@ public interface TxnService extends AutoCloseable {
     TxnOutcome outcome(TxnId id);
 
     /**
+     * The definite outcome of a transaction, waiting up to {@code waitMillis} for the log to decide it: a server
+     * that melds the log may fence off the transaction's server so that one that never reached the log is known
+     * not to have committed. Answers {@link TxnOutcome.State#PENDING} only when no decision could be reached in
+     * time. (This default just asks {@link #outcome} once.)
+     */
+    default TxnOutcome awaitOutcome(TxnId id, long waitMillis) {
+        return outcome(id);
+    }
+
+    /**
      * Whether the server runs in this process, so that reads and writes of its sessions are memory accesses, not
      * network calls (a front end may then run short statements on its I/O threads).
      */
     default boolean inProcess() {
+        return false;
+    }
+
+    /**
+     * Whether {@link #begin} would answer now, without waiting for admission, with a snapshot at least as recent
+     * as {@code requiredCsn}: a hint for a front end that runs a transaction's first statement on an I/O thread,
+     * which must not wait. A server that cannot tell answers false.
+     */
+    default boolean beginsWithoutWaiting(final long requiredCsn) {
         return false;
     }
 

@@ -12,7 +12,9 @@ import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
 import io.meldb.log.protocol.LogProtocol;
 import io.meldb.log.protocol.Mailbox;
+import io.meldb.log.auth.ClusterAuthClientHandler;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.handler.timeout.IdleState;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -142,6 +144,13 @@ public final class LogClient implements LogService {
             throw new LogConnectionException("cannot connect to the log server at " + client.target
                     + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()), f.cause());
         }
+        Future<Void> auth = ClusterAuthClientHandler.ready(f.channel());
+        if (!auth.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !auth.isSuccess()) {
+            client.close();
+            throw new LogConnectionException("cannot connect to the log server at " + client.target + ": "
+                    + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis() + " ms"
+                    : auth.cause().getMessage()), auth.cause());
+        }
         return client;
     }
 
@@ -160,8 +169,13 @@ public final class LogClient implements LogService {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        if (idleProbeNanos > 0) {
-                            ch.pipeline().addLast(new IdleStateHandler(idleProbeNanos, 0, 0, TimeUnit.NANOSECONDS));
+                        if (options.clusterSecret() != null) {
+                            ch.pipeline().addLast(new ClusterAuthClientHandler(options.clusterSecret(), LogProtocol.MAGIC,
+                                    LogProtocol.VERSION, "the log server at " + target, options.connectTimeout()));
+                        }
+                        long keepalive = options.keepaliveInterval().toNanos();
+                        if (idleProbeNanos > 0 || keepalive > 0) {
+                            ch.pipeline().addLast(new IdleStateHandler(idleProbeNanos, keepalive, 0, TimeUnit.NANOSECONDS));
                         }
                         ch.pipeline().addLast(new LogFrameDecoder(maxFrame), LogFrameEncoder.INSTANCE, handler);
                     }
@@ -482,10 +496,18 @@ public final class LogClient implements LogService {
                 if (closed) {
                     return;
                 }
-                bootstrap.connect().addListener(f -> {
+                bootstrap.connect().addListener((ChannelFuture f) -> {
                     if (!f.isSuccess() && !closed) {
                         LOG.debug("reconnecting to {} failed: {}", target, f.cause().toString());
                         scheduleReconnect();
+                    } else if (f.isSuccess()) {
+                        // a refused handshake never reaches the request handler: reconnect from here
+                        ClusterAuthClientHandler.ready(f.channel()).addListener(a -> {
+                            if (!a.isSuccess() && !closed) {
+                                LOG.warn("reconnecting to {} failed: {}", target, a.cause().getMessage());
+                                scheduleReconnect();
+                            }
+                        });
                     }
                 });
             }, delay, TimeUnit.NANOSECONDS);
@@ -690,6 +712,16 @@ public final class LogClient implements LogService {
             } finally {
                 f.release();
             }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
+                // keepalive: the answer matches no request and is dropped
+                ctx.writeAndFlush(LogFrame.tail(nextRequestId()), ctx.voidPromise());
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
         }
 
         @Override

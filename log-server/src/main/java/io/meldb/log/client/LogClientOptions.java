@@ -1,5 +1,6 @@
 package io.meldb.log.client;
 
+import io.meldb.log.auth.ClusterSecret;
 import io.netty.channel.EventLoopGroup;
 
 import java.time.Duration;
@@ -17,6 +18,8 @@ public final class LogClientOptions {
     private int maxInFlight = 4096;
     private int maxBlockSize = 1 << 20;
     private EventLoopGroup eventLoopGroup;
+    private ClusterSecret clusterSecret;
+    private Duration keepaliveInterval = Duration.ofSeconds(30);
 
     public static LogClientOptions to(String host, int port) {
         return new LogClientOptions().host(host).port(port);
@@ -114,6 +117,29 @@ public final class LogClientOptions {
 
     public LogClientOptions eventLoopGroup(EventLoopGroup group) {
         this.eventLoopGroup = group;
+        return this;
+    }
+
+    /** The cluster secret proven to the server on every connection; null for a server that takes anyone. */
+    public ClusterSecret clusterSecret() {
+        return clusterSecret;
+    }
+
+    public LogClientOptions clusterSecret(ClusterSecret secret) {
+        this.clusterSecret = secret;
+        return this;
+    }
+
+    /**
+     * After this long without sending anything, the client sends a TAIL so that the server's idle timeout
+     * ({@code --idle-timeout}, 120 s by default) never closes a connection that is merely quiet; zero sends none.
+     */
+    public Duration keepaliveInterval() {
+        return keepaliveInterval;
+    }
+
+    public LogClientOptions keepaliveInterval(Duration interval) {
+        this.keepaliveInterval = Objects.requireNonNull(interval);
         return this;
     }
 }

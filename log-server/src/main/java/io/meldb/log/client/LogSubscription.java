@@ -12,6 +12,9 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.meldb.log.auth.ClusterAuthClientHandler;
+import io.netty.channel.ChannelFuture;
+import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
@@ -104,10 +107,17 @@ public final class LogSubscription implements LogService.Subscription {
         if (closed) {
             return;
         }
-        bootstrap.connect().addListener(f -> {
+        bootstrap.connect().addListener((ChannelFuture f) -> {
             if (!f.isSuccess() && !closed) {
                 LOG.debug("subscription to {} cannot connect: {}", client.target(), f.cause().toString());
                 reconnectLater();
+            } else if (f.isSuccess()) {
+                ClusterAuthClientHandler.ready(f.channel()).addListener(a -> {
+                    if (!a.isSuccess() && !closed) {
+                        LOG.warn("subscription to {} cannot connect: {}", client.target(), a.cause().getMessage());
+                        reconnectLater();
+                    }
+                });
             }
         });
     }
@@ -286,6 +296,13 @@ public final class LogSubscription implements LogService.Subscription {
          */
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
+                if (!closed) {
+                    // keepalive for the server's idle timeout, paused or not; the answer matches no request
+                    ctx.writeAndFlush(LogFrame.tail(client.nextRequestId()), ctx.voidPromise());
+                }
+                return;
+            }
             if (!(evt instanceof IdleStateEvent) || closed || paused) {
                 ctx.fireUserEventTriggered(evt);
                 return;

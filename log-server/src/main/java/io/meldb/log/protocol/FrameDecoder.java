@@ -25,16 +25,58 @@ import static io.meldb.log.protocol.FrameFormat.*;
 public abstract class FrameDecoder extends ByteToMessageDecoder {
     private final FrameFormat<?> format;
     private final int maxFrameLength;
+    /** Shared by a server's connections; null where nothing bounds them together (clients). */
+    private final FrameBudget budget;
+    /** Bytes this connection holds of {@link #budget} for its incomplete frame. */
+    private long reserved;
+    /** The last decode found no room in the budget and turned reading off. */
+    private boolean waitingForBudget;
     private long discarding;
     private boolean failed;
 
     protected FrameDecoder(FrameFormat<?> format, int maxFrameLength) {
+        this(format, maxFrameLength, null);
+    }
+
+    /** {@code budget}: the in-flight frame bytes of all the server's connections together, or null. */
+    protected FrameDecoder(FrameFormat<?> format, int maxFrameLength, FrameBudget budget) {
         if (maxFrameLength < MIN_FRAME_LENGTH) {
             throw new IllegalArgumentException("maxFrameLength " + maxFrameLength);
         }
         this.format = format;
         this.maxFrameLength = maxFrameLength;
+        this.budget = budget;
     }
+
+    /**
+     * A decoder that produced nothing on a connection that is not auto-read asks for another read, to make
+     * progress; a connection waiting for the budget must not, or it would read its frame anyway.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (waitingForBudget) {
+            waitingForBudget = false;
+            discardSomeReadBytes();
+            ctx.fireChannelReadComplete();
+            return;
+        }
+        super.channelReadComplete(ctx);
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        giveBack();
+    }
+
+    private void giveBack() {
+        if (reserved > 0) {
+            budget.release(reserved);
+            reserved = 0;
+        }
+    }
+
+    /** Frames up to this size are not counted against the budget: one socket read's worth. */
+    private static final int SMALL_FRAME = 64 * 1024;
 
     @Override
     protected final void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -73,8 +115,17 @@ public abstract class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         if (readable < LENGTH_FIELD_LENGTH + frameLength) {
+            // the rest of a frame too big for one read: only with room in the server's budget
+            if (budget != null && reserved == 0 && frameLength > SMALL_FRAME) {
+                if (budget.reserve(ctx.channel(), frameLength)) {
+                    reserved = frameLength;
+                } else {
+                    waitingForBudget = true;
+                }
+            }
             return;
         }
+        giveBack();
         ByteBuf body = in.retainedSlice(base + HEADER_LENGTH, frameLength - MIN_FRAME_LENGTH);
         in.skipBytes(LENGTH_FIELD_LENGTH + frameLength);
         out.add(format.frame(type, requestId, body));

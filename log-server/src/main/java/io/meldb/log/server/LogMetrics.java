@@ -3,6 +3,7 @@ package io.meldb.log.server;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogStore;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -59,6 +60,13 @@ public final class LogMetrics {
                 server, s -> s.pendingWriteBytes());
         gauge("meldb.log.read.pending", "READ requests and subscription push rounds queued for a read thread", server,
                 s -> s.readTasksPending());
+        FunctionCounter.builder("meldb.log.connections.refused", server, s -> s.connectionsRefused())
+                .description("connections refused by the cluster handshake (no secret, a wrong one, or too slow)")
+                .register(registry);
+        FunctionCounter.builder("meldb.log.connections.idle.closed", server, s -> s.connectionsClosedIdle())
+                .description("connections closed after the idle timeout").register(registry);
+        FunctionCounter.builder("meldb.log.trims.refused", server, s -> s.trimsRefused())
+                .description("TRIMs refused because they reached above the newest complete checkpoint").register(registry);
     }
 
     private <T> void gauge(String name, String description, T obj, ToDoubleFunction<T> f) {

@@ -1,6 +1,9 @@
 package io.meldb.log.server;
 
+import io.meldb.log.ErrorCode;
 import io.meldb.log.LogStore;
+import io.meldb.log.auth.ClusterAuthServer;
+import io.meldb.log.protocol.LogProtocol;
 import io.meldb.log.storage.ChronicleLogStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -29,6 +32,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The log server (Hyder II §5.1 log service): a Netty server for {@link io.meldb.log.protocol.LogProtocol} over a
@@ -62,6 +66,13 @@ public final class LogServer implements AutoCloseable {
     private final int maxAppendsInStore;
     /** Connections that stopped reading because the store had {@link #maxAppendsInStore}. */
     private final Set<LogServerHandler> waitingForStore = ConcurrentHashMap.newKeySet();
+    /** The cluster handshake every connection must pass; null when the server has no secret. */
+    private final ClusterAuthServer auth;
+    private final LongAdder idleClosed = new LongAdder();
+    private final LongAdder trimsRefused = new LongAdder();
+    /** The one thread TRIMs are decided on (a read thread: deciding reads blocks); owns {@link #ceiling}. */
+    private final EventExecutor trimGuard;
+    private final CheckpointCeiling ceiling;
     private Channel serverChannel;
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
@@ -71,12 +82,16 @@ public final class LogServer implements AutoCloseable {
         this.store = store;
         this.maxAppendsInStore = (int) Math.max(1, Math.min(Integer.MAX_VALUE / 2,
                 config.maxAppendBytesInStore() / config.blockSize()));
+        this.auth = config.clusterSecret() == null ? null : new ClusterAuthServer(config.clusterSecret(), "the log server",
+                LogProtocol.MAGIC, LogProtocol.VERSION, ErrorCode.UNAUTHENTICATED.code(), config.handshakeTimeout());
         this.metrics = new LogMetrics(store, this);
         this.boss = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(),
                 new DefaultThreadFactory("log-io"), NioIoHandler.newFactory());
         this.readers = new DefaultEventExecutorGroup(config.readThreads(), new DefaultThreadFactory("log-read"));
+        this.trimGuard = readers.next();
+        this.ceiling = new CheckpointCeiling(store);
     }
 
     /**
@@ -117,8 +132,9 @@ public final class LogServer implements AutoCloseable {
         if (config.metricsPort() >= 0) {
             metricsServer = new MetricsHttpServer(config.host(), config.metricsPort(), boss, workers, metrics, store);
         }
-        LOG.info("log server on {} (metrics {}), data {}", serverChannel.localAddress(),
-                metricsServer == null ? "off" : "on port " + metricsServer.port(), store.dataDir());
+        LOG.info("log server on {} (metrics {}, cluster secret {}), data {}", serverChannel.localAddress(),
+                metricsServer == null ? "off" : "on port " + metricsServer.port(),
+                auth == null ? "off: anyone who reaches the port may use it" : "required", store.dataDir());
     }
 
     public LogServerConfig config() {
@@ -127,6 +143,56 @@ public final class LogServer implements AutoCloseable {
 
     public LogStore store() {
         return store;
+    }
+
+    /** The handshake new connections must pass, or null when the server has no cluster secret. */
+    ClusterAuthServer auth() {
+        return auth;
+    }
+
+    /** Connections refused by the cluster handshake. */
+    public long connectionsRefused() {
+        return auth == null ? 0 : auth.refused();
+    }
+
+    /** Connections closed by the idle timeout. */
+    public long connectionsClosedIdle() {
+        return idleClosed.sum();
+    }
+
+    LongAdder idleClosed() {
+        return idleClosed;
+    }
+
+    /** Where TRIMs are decided ({@link #trimChecked}). */
+    EventExecutor trimGuard() {
+        return trimGuard;
+    }
+
+    /**
+     * Trim thread: trims below {@code position} unless that is above the resume position of the newest complete
+     * checkpoint in the log (and above the current trim point): then nothing is trimmed and TRIM_REFUSED is thrown.
+     */
+    long trimChecked(long position) {
+        long trimPoint = store.trimPoint();
+        if (position > trimPoint) {
+            long allowed = ceiling.ceiling();
+            if (position > allowed) {
+                trimsRefused.increment();
+                LOG.warn("refused TRIM to {}: the newest complete checkpoint in the log resumes at {}", position,
+                        allowed <= 1 ? "(none)" : allowed);
+                throw new io.meldb.log.LogErrorException(ErrorCode.TRIM_REFUSED, "TRIM to " + position
+                        + " refused: " + (allowed <= 1 ? "the log holds no complete checkpoint"
+                        : "the newest complete checkpoint in the log resumes at position " + allowed)
+                        + ", and a txn-server recovering after the trim would need everything from there");
+            }
+        }
+        return store.trim(position);
+    }
+
+    /** TRIMs refused by the checkpoint rule. */
+    public long trimsRefused() {
+        return trimsRefused.sum();
     }
 
     AckDispatcher acks() {
@@ -282,6 +348,11 @@ public final class LogServer implements AutoCloseable {
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        try {
+            trimGuard.submit(ceiling::close).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // already stopped
+        }
         // after the event loops: connections closing hand their readers' close to these threads
         readers.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
         store.close();

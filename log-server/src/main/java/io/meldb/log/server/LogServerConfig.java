@@ -1,9 +1,12 @@
 package io.meldb.log.server;
 
 import io.meldb.log.ConfigBlock;
+import io.meldb.log.auth.ClusterAuthServer;
+import io.meldb.log.auth.ClusterSecret;
 import io.meldb.log.storage.StoreOptions;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 
 /** Everything {@link LogServer#start} needs; fluent setters, defaults for a local server. */
@@ -22,6 +25,12 @@ public final class LogServerConfig {
     private int writeBufferLowWaterMark = 512 * 1024;
     private int writeBufferHighWaterMark = 1024 * 1024;
     private StoreOptions store;
+    private ClusterSecret clusterSecret;
+    private Duration handshakeTimeout = ClusterAuthServer.DEFAULT_HANDSHAKE_TIMEOUT;
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+
+    /** A connection from which nothing was read for this long is closed; MeldDB's clients keep alive well within it. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
 
     /**
      * Half the processors: besides its event loops the server runs the store's writer and page-toucher threads,
@@ -156,5 +165,38 @@ public final class LogServerConfig {
 
     public StoreOptions store() {
         return store;
+    }
+
+    /** The secret clients must prove before their first request; null (the default) takes anyone. */
+    public ClusterSecret clusterSecret() {
+        return clusterSecret;
+    }
+
+    public LogServerConfig clusterSecret(ClusterSecret secret) {
+        this.clusterSecret = secret;
+        return this;
+    }
+
+    /** How long a new connection may take to prove the cluster secret. */
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public LogServerConfig handshakeTimeout(Duration timeout) {
+        this.handshakeTimeout = Objects.requireNonNull(timeout);
+        return this;
+    }
+
+    /** Connections silent for this long are closed (a half-sent frame included); zero turns the timeout off. */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    public LogServerConfig idleTimeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("the idle timeout must not be negative, got " + timeout);
+        }
+        this.idleTimeout = timeout;
+        return this;
     }
 }

@@ -328,16 +328,45 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         ctx.write(LogFrame.created(ctx.alloc(), f.requestId(), requested, store.logId()));
     }
 
+    /**
+     * TRIM is decided on the server's trim thread ({@link LogServer#trimGuard}): a position above the resume position
+     * of the newest complete checkpoint is refused with TRIM_REFUSED, whoever asks, so the log always keeps a
+     * checkpoint to recover from. The answer comes back to the event loop.
+     */
     private void trim(LogFrame f) {
         requireBody(f, 8);
         long position = f.longAt(0);
         if (position < 1) {
             throw new LogErrorException(ErrorCode.BAD_ARGUMENT, "trim position " + position + " must be at least 1");
         }
-        long trimPoint = store.trim(position);
-        ctx.write(LogFrame.trimmedTo(ctx.alloc(), f.requestId(), trimPoint));
-        for (ServerSubscription s : subscriptions.values()) {
-            s.wake();
+        long requestId = f.requestId();
+        try {
+            server.trimGuard().execute(() -> {
+                LogFrame answer;
+                try {
+                    long trimPoint = server.trimChecked(position);
+                    answer = LogFrame.trimmedTo(ctx.alloc(), requestId, trimPoint);
+                } catch (LogErrorException e) {
+                    metrics.error(e.code());
+                    answer = LogFrame.error(ctx.alloc(), requestId, e.code(), messageOf(e));
+                } catch (RuntimeException e) {
+                    metrics.error(ErrorCode.STORAGE_FAILURE);
+                    answer = LogFrame.error(ctx.alloc(), requestId, ErrorCode.STORAGE_FAILURE, "trim failed: " + e);
+                }
+                LogFrame a = answer;
+                try {
+                    loop.execute(() -> {
+                        ctx.writeAndFlush(a, ctx.voidPromise());
+                        for (ServerSubscription s : subscriptions.values()) {
+                            s.wake();
+                        }
+                    });
+                } catch (RejectedExecutionException e) {
+                    a.release();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            throw new LogErrorException(ErrorCode.SHUTTING_DOWN, "the log server is shutting down");
         }
     }
 

@@ -1,11 +1,13 @@
 package io.meldb.log.server;
 
 import io.meldb.log.Durability;
+import io.meldb.log.auth.ClusterSecret;
 import io.meldb.log.storage.RollCycleNames;
 import io.meldb.log.storage.StoreOptions;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -29,6 +31,9 @@ public final class LogServerMain {
             {"io-threads", "MELDB_LOG_IO_THREADS", String.valueOf(LogServerConfig.defaultIoThreads()), "Netty I/O threads (default: half the processors)"},
             {"read-threads", "MELDB_LOG_READ_THREADS", "2", "threads reading stored blocks for READ and SUBSCRIBE, off the I/O threads"},
             {"max-append-bytes-in-store", "MELDB_LOG_MAX_APPEND_BYTES_IN_STORE", "256m", "blocks waiting for storage, all connections together, before the server stops reading requests (until half are stored)"},
+            {"cluster-secret-file", "MELDB_CLUSTER_SECRET_FILE", null, "file holding the cluster secret (trimmed): when set, every connection must prove it before its first request"},
+            {"idle-timeout", "MELDB_LOG_IDLE_TIMEOUT", "120", "seconds a connection may stay silent (or half-sent) before it is closed; 0 turns it off"},
+            {"handshake-timeout", "MELDB_LOG_HANDSHAKE_TIMEOUT", "10", "seconds a new connection may take to prove the cluster secret"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -105,7 +110,10 @@ public final class LogServerMain {
                 .blockSize(CommandFlags.intValue(v, "block-size"))
                 .ioThreads(CommandFlags.intValue(v, "io-threads"))
                 .readThreads(CommandFlags.intValue(v, "read-threads"))
-                .maxAppendBytesInStore(CommandFlags.sizeValue(v, "max-append-bytes-in-store"));
+                .maxAppendBytesInStore(CommandFlags.sizeValue(v, "max-append-bytes-in-store"))
+                .clusterSecret(ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")))
+                .idleTimeout(Duration.ofSeconds(CommandFlags.intValue(v, "idle-timeout")))
+                .handshakeTimeout(Duration.ofSeconds(Math.max(1, CommandFlags.intValue(v, "handshake-timeout"))));
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
         store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));

@@ -196,7 +196,8 @@ class LogServerHandlerTest {
     void shouldAnswerReadsPastTheTailAndOfTrimmedPositions() throws InterruptedException {
         server.store().create(BLOCK, new byte[0]);
         for (int i = 0; i < 3; i++) {
-            channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(20 + i, Unpooled.wrappedBuffer(new byte[BLOCK]))));
+            byte[] block = i == 2 ? TestCheckpoints.lastChunk(BLOCK, 3, 3, 0).get(0) : new byte[BLOCK];
+            channel.writeInbound(TestFrames.encode(encoder, LogFrame.append(20 + i, Unpooled.wrappedBuffer(block))));
             answer().release();
         }
         channel.writeInbound(TestFrames.encode(encoder, LogFrame.read(ByteBufAllocator.DEFAULT, 30, 4, 1)));

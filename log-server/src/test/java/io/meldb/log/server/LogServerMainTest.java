@@ -36,6 +36,23 @@ class LogServerMainTest {
     }
 
     @Test
+    void shouldReadTheClusterSecretFileAndTheTimeouts(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws java.io.IOException {
+        java.nio.file.Path secret = java.nio.file.Files.writeString(dir.resolve("secret"), "s3cret\n");
+        LogServerConfig c = LogServerMain.configure(LogServerMain.parse(new String[]{
+            "--cluster-secret-file", secret.toString(), "--idle-timeout", "30", "--handshake-timeout", "3"}));
+        assertEquals("the file " + secret, c.clusterSecret().source());
+        assertEquals(java.time.Duration.ofSeconds(30), c.idleTimeout());
+        assertEquals(java.time.Duration.ofSeconds(3), c.handshakeTimeout());
+        if (System.getenv("MELDB_CLUSTER_SECRET_FILE") == null) {
+            assertNull(LogServerMain.configure(LogServerMain.parse(new String[0])).clusterSecret(), "no secret: open port");
+        }
+        Map<String, String> missing = LogServerMain.parse(new String[]{"--cluster-secret-file", dir.resolve("none").toString()});
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(missing));
+        assertTrue(e.getMessage().contains("cannot read the cluster secret file"), e.getMessage());
+    }
+
+    @Test
     void shouldPutMetricsNextToAFixedPortUnlessToldOtherwise() {
         assertEquals(7421, LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7420"})).metricsPort());
         assertEquals(-1, LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7420", "--metrics-port", "-1"})).metricsPort());

@@ -52,6 +52,11 @@ public final class ClientErrors {
             return new SQLFeatureNotSupportedException(e.getMessage() == null ? "not supported by MeldDB's driver"
                     : e.getMessage(), "0A000", 0, e);
         }
+        if (t instanceof RuntimeException e && e.getMessage() != null && e.getMessage().endsWith("got HTTP/401")) {
+            // the gateway has users and the connection gave none (Avatica's client says only the status)
+            return new java.sql.SQLInvalidAuthorizationSpecException("the MeldDB gateway requires a user and "
+                    + "password (HTTP/401): set the user and password properties", "28000", 0, e);
+        }
         if (t instanceof RuntimeException e) {
             final IOException io = ioCause(e);
             if (io != null) {

@@ -57,7 +57,7 @@ public final class MeldDriver implements Driver {
         final String avaticaUrl = avaticaUrl(url);
         final Connection c;
         try {
-            c = avatica.connect(avaticaUrl, info == null ? new Properties() : info);
+            c = avatica.connect(avaticaUrl, withCredentials(info));
         } catch (RuntimeException e) {
             throw rethrowable(ClientErrors.convert(e), e);
         } catch (SQLException e) {
@@ -67,6 +67,25 @@ public final class MeldDriver implements Driver {
             throw new SQLException("Avatica's remote driver refused " + avaticaUrl, "08001");
         }
         return JdbcProxy.connection(c);
+    }
+
+    /**
+     * The JDBC {@code user} and {@code password} properties as Avatica's HTTP Basic credentials
+     * ({@code authentication=BASIC}, {@code avatica_user}, {@code avatica_password}), unless those are given already.
+     * The gateway asks for them when it has users (as the PostgreSQL port does).
+     */
+    static Properties withCredentials(final Properties info) {
+        final Properties p = new Properties();
+        if (info != null) {
+            p.putAll(info);
+        }
+        final String user = p.getProperty("user");
+        if (user != null && p.getProperty("avatica_user") == null) {
+            p.setProperty("authentication", p.getProperty("authentication", "BASIC"));
+            p.setProperty("avatica_user", user);
+            p.setProperty("avatica_password", p.getProperty("password", ""));
+        }
+        return p;
     }
 
     /**

@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +54,8 @@ final class PgConnection {
     private int[] parameterAt = new int[8];
     private int[] parameterLength = new int[8];
     private boolean skipUntilSync;
+    /** Set while an Execute runs: only there may a COMMIT end without waiting (not inside a simple Query). */
+    private boolean asyncCommitAllowed;
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
     private volatile boolean cancelRequested;
@@ -59,6 +63,12 @@ final class PgConnection {
     private volatile ScheduledFuture<?> idleTimer;
     /** Set when statement_timeout cancelled the running statement. */
     private volatile boolean timedOut;
+    /**
+     * A COMMIT that waits for meld without holding a thread: set by an Execute, taken by the handler, which holds
+     * the connection's later messages until {@link #commitFinished} has answered it.
+     */
+    private CompletableFuture<Void> suspension;
+    private PgPortal suspendedPortal;
     private final ScheduledExecutorService timers;
 
     PgConnection(final Channel channel, final PgOutput output, final SqlSession session, final PgSettings settings,
@@ -122,6 +132,15 @@ final class PgConnection {
         switch (m.type()) {
             case 'B', 'D', 'C', 'H':
                 return true;
+            case 'P': {
+                // a driver's BEGIN and COMMIT, parsed anew for every transaction, need no planning
+                final String sql = m.peekSecondCString();
+                try {
+                    return sql != null && sql.length() < 64 && PgCommand.parse(sql) != null;
+                } catch (RuntimeException e) {
+                    return false; // the worker parses it again and answers the error
+                }
+            }
             case 'S':
                 return !block.commitPending();
             case 'E': {
@@ -133,10 +152,14 @@ final class PgConnection {
                 final PgStatement statement = portal.statement;
                 final io.meldb.txn.TxnSession txn = session.state().currentTransaction();
                 if (statement.command != null) {
-                    return !(statement.command instanceof PgCommand.Commit) || txn == null || txn.readOnly();
+                    // a read-write COMMIT of an explicit block runs here too, without waiting (commitAsync)
+                    return !(statement.command instanceof PgCommand.Commit) || txn == null || txn.readOnly()
+                            || block.commitsAsync();
                 }
+                // a statement that begins the transaction runs here too when beginning it cannot wait
                 return statement.prepared != null && statement.prepared.fast() != null && portal.result == null
-                        && txn != null && !block.beginsTransaction(statement.writes());
+                        && (txn != null && !block.beginsTransaction(statement.writes())
+                            || session.beginsWithoutWaiting());
             }
             default:
                 return false;
@@ -389,7 +412,35 @@ final class PgConnection {
             throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
         }
         cancelRequested = false;
-        run(portal, Math.max(maxRows, 0));
+        asyncCommitAllowed = true;
+        try {
+            run(portal, Math.max(maxRows, 0));
+        } finally {
+            asyncCommitAllowed = false;
+        }
+    }
+
+    /**
+     * The COMMIT this connection is waiting for, if the last message started one ({@link #run}); the handler
+     * calls {@link #commitFinished} on the connection's I/O thread once it completes, before any later message.
+     */
+    CompletableFuture<Void> takeSuspension() {
+        final CompletableFuture<Void> s = suspension;
+        suspension = null;
+        return s;
+    }
+
+    /** Answers the COMMIT that {@link #takeSuspension} handed out: CommandComplete, or its error (40001). */
+    void commitFinished(final Throwable error) {
+        final PgPortal portal = suspendedPortal;
+        suspendedPortal = null;
+        if (error == null) {
+            portal.completedTag = "COMMIT";
+            PgBackend.commandComplete(output.buffer(), "COMMIT");
+            return;
+        }
+        failStatement(error instanceof CompletionException && error.getCause() != null ? error.getCause() : error);
+        skipUntilSync = true;
     }
 
     private void sync() {
@@ -492,6 +543,12 @@ final class PgConnection {
             return;
         }
         if (statement.command != null) {
+            if (statement.command instanceof PgCommand.Commit && asyncCommitAllowed && block.commitsAsync()
+                    && session.inProcess()) {
+                suspendedPortal = portal;
+                suspension = block.commitAsync();
+                return;
+            }
             portal.completedTag = commands.run(statement.command, statement.tag);
             return;
         }

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -149,9 +150,12 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
         while (true) {
             Object m;
             while ((m = inbox.poll()) != null) {
-                process(m);
+                final boolean suspended = process(m);
                 if (waiting.decrementAndGet() == RESUME_AT) {
                     channel.config().setAutoRead(true);
+                }
+                if (suspended) {
+                    return; // the connection stays held (scheduled) until the commit completes: see resume
                 }
             }
             scheduled.set(false);
@@ -161,19 +165,25 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void process(final Object m) {
+    /** Carries out one message; answers true when it left a COMMIT waiting for meld (see {@link #suspend}). */
+    private boolean process(final Object m) {
         if (m == CLOSED) {
             finish();
-            return;
+            return false;
         }
         final PgMessage message = (PgMessage) m;
         try {
             if (done) {
-                return;
+                return false;
             }
             final PgConnection c = connection;
             if (c != null) {
                 c.handle(message);
+                final CompletableFuture<Void> pending = c.takeSuspension();
+                if (pending != null) {
+                    suspend(c, pending);
+                    return true;
+                }
             } else {
                 connection = startup.handle(message);
             }
@@ -185,6 +195,51 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
         } finally {
             message.release();
         }
+        return false;
+    }
+
+    /**
+     * A COMMIT of an in-process transaction waits for meld without holding a thread: the connection stays held
+     * (no worker, nothing inline: later messages wait in the inbox, in order) until the outcome arrives; then the
+     * connection's I/O thread answers it and goes on with the waiting messages ({@link #resume}). This saves the
+     * two thread hand-offs of running the COMMIT on a worker that blocks.
+     */
+    private void suspend(final PgConnection c, final CompletableFuture<Void> pending) {
+        scheduled.set(true);
+        pending.whenComplete((ignored, error) -> channel.eventLoop().execute(() -> resume(c, error)));
+    }
+
+    /** On the I/O thread: answers the COMMIT, then runs what waits here, or hands the rest to a worker. */
+    private void resume(final PgConnection c, final Throwable error) {
+        if (!done) {
+            try {
+                c.commitFinished(error);
+            } catch (RuntimeException | Error e) {
+                LOG.warn("PostgreSQL connection {}: unexpected failure; closing it", channel.remoteAddress(), e);
+                fatal(e);
+            }
+        }
+        Object m;
+        while ((m = inbox.peek()) != null) {
+            final PgConnection now = connection;
+            if (m != CLOSED && !done && (now == null || !now.runsInline((PgMessage) m))) {
+                try {
+                    server.workers().execute(this::drain); // still scheduled: the worker takes the rest
+                } catch (RejectedExecutionException e) {
+                    channel.close(); // the server is stopping
+                }
+                return;
+            }
+            inbox.poll();
+            final boolean suspended = process(m);
+            if (waiting.decrementAndGet() == RESUME_AT) {
+                channel.config().setAutoRead(true);
+            }
+            if (suspended) {
+                return;
+            }
+        }
+        scheduled.set(false);
     }
 
     /** Sends a FATAL error and closes the connection. */

@@ -77,6 +77,16 @@ public record PgMessage(byte type, ByteBuf body) {
         return end < 0 ? null : body.toString(body.readerIndex(), end - body.readerIndex(), StandardCharsets.UTF_8);
     }
 
+    /** The second NUL-terminated string from the reader index (a Parse message's SQL), without moving; null if none. */
+    public String peekSecondCString() {
+        final int first = body.indexOf(body.readerIndex(), body.writerIndex(), (byte) 0);
+        if (first < 0) {
+            return null;
+        }
+        final int end = body.indexOf(first + 1, body.writerIndex(), (byte) 0);
+        return end < 0 ? null : body.toString(first + 1, end - first - 1, StandardCharsets.UTF_8);
+    }
+
     public int readInt() {
         need(4);
         return body.readInt();

@@ -141,6 +141,26 @@ final class PgTransactionBlock {
         return failed ? "ROLLBACK" : "COMMIT";
     }
 
+    /**
+     * Whether COMMIT may end this block without waiting ({@link #commitAsync}): an explicit block whose
+     * statements all succeeded.
+     */
+    boolean commitsAsync() {
+        return explicit && !state.failed();
+    }
+
+    /**
+     * COMMIT of an explicit block without waiting for meld ({@link #commitsAsync} holds): the block is over at
+     * once, as with {@link #commit}; the future completes with the outcome (40001 when meld refuses it).
+     */
+    java.util.concurrent.CompletableFuture<Void> commitAsync() {
+        try {
+            return state.commitAsync();
+        } finally {
+            endExplicit();
+        }
+    }
+
     /** ROLLBACK; answers false (a warning) with no block open. */
     boolean rollback() {
         if (!explicit) {

@@ -2,7 +2,6 @@ package io.meldb.sql.server;
 
 import io.meldb.sql.pg.PgServer;
 import io.meldb.sql.pg.PgServerConfig;
-import org.apache.calcite.avatica.remote.Driver;
 import org.apache.calcite.avatica.remote.LocalService;
 import org.apache.calcite.avatica.server.HttpServer;
 import org.apache.calcite.avatica.server.ServerCustomizer;
@@ -27,8 +26,11 @@ public final class Gateway implements AutoCloseable {
     private final PgServer pgServer;
     private final TxnRouter router;
     private final String host;
+    private final MeldMeta meta;
 
-    private Gateway(final HttpServer server, final PgServer pgServer, final TxnRouter router, final String host) {
+    private Gateway(final HttpServer server, final PgServer pgServer, final TxnRouter router, final String host,
+                    final MeldMeta meta) {
+        this.meta = meta;
         this.server = server;
         this.pgServer = pgServer;
         this.router = router;
@@ -52,10 +54,19 @@ public final class Gateway implements AutoCloseable {
     /** As {@link #start(TxnRouter, String, int, PgServerConfig)}, recording statements and transactions in {@code metrics}. */
     public static Gateway start(final TxnRouter router, final String bindHost, final int port,
                                 final SqlMetrics metrics, final PgServerConfig pg) {
+        return start(router, bindHost, port, metrics, pg, JdbcConfig.defaults());
+    }
+
+    /**
+     * As {@link #start(TxnRouter, String, int, SqlMetrics, PgServerConfig)}, with the JDBC port's bounds; its users
+     * are the PostgreSQL port's.
+     */
+    public static Gateway start(final TxnRouter router, final String bindHost, final int port,
+                                final SqlMetrics metrics, final PgServerConfig pg, final JdbcConfig jdbc) {
         final SqlEngine engine = new SqlEngine(router, metrics);
         final MeldMeta meta;
         try {
-            meta = new MeldMeta(engine);
+            meta = new MeldMeta(engine, jdbc);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create the gateway's Calcite driver", e);
         }
@@ -65,11 +76,13 @@ public final class Gateway implements AutoCloseable {
             for (Connector c : server.getConnectors()) {
                 if (c instanceof ServerConnector sc) {
                     sc.setHost(bindHost);
+                    // silent and half-sent HTTP connections are closed after this
+                    sc.setIdleTimeout(jdbc.idleTimeout().toMillis());
                 }
             }
         };
         final HttpServer server = new HttpServer.Builder<Server>()
-                .withHandler(new LocalService(meta), Driver.Serialization.PROTOBUF)
+                .withHandler(new JdbcHttpHandler(new LocalService(meta), pg.users(), jdbc.maxRequestBytes()))
                 .withPort(port)
                 .withServerCustomizers(List.of(bind), Server.class)
                 .build();
@@ -78,10 +91,11 @@ public final class Gateway implements AutoCloseable {
             server.start();
         } catch (RuntimeException e) {
             pgServer.close();
+            meta.close();
             throw e;
         }
         final String advertised = bindHost.equals("0.0.0.0") ? "127.0.0.1" : bindHost;
-        final Gateway gateway = new Gateway(server, pgServer, router, advertised);
+        final Gateway gateway = new Gateway(server, pgServer, router, advertised, meta);
         LOG.info("SQL gateway serving {} and {} over {} txn-server(s)", gateway.jdbcUrl(), gateway.pgUrl(),
                 router.services().size());
         return gateway;
@@ -137,7 +151,11 @@ public final class Gateway implements AutoCloseable {
         try {
             server.stop();
         } finally {
-            pgServer.close();
+            try {
+                pgServer.close();
+            } finally {
+                meta.close();
+            }
         }
     }
 }

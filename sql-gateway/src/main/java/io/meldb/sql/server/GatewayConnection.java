@@ -12,6 +12,8 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 /**
@@ -56,6 +58,12 @@ public final class GatewayConnection implements MeldTxnContext {
     /** When the running statement began (System.nanoTime). */
     private long statementStart;
     private boolean closed;
+    /** When the connection last began or ended a statement, commit or rollback (System.nanoTime). */
+    private volatile long lastActivity = System.nanoTime();
+    /** A statement is between {@link #beginStatement} and {@link #endStatement} (it runs outside the lock). */
+    private boolean running;
+    /** Why the connection was ended by the server (25P03), or null. */
+    private SqlStateException terminated;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -183,7 +191,11 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void beginStatement(final int statementId, final StatementKind kind) {
         final long start = System.nanoTime();
+        lastActivity = start;
         try {
+            if (terminated != null) {
+                throw terminated;
+            }
             closeSnapshot(statementId);
             if (autoCommit) {
                 txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
@@ -208,6 +220,7 @@ public final class GatewayConnection implements MeldTxnContext {
             metrics.statement(kind, System.nanoTime() - start, true);
             throw e;
         }
+        running = true;
         statementStart = start;
     }
 
@@ -218,6 +231,8 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized void endStatement(final int statementId, final StatementKind kind, final Throwable error,
                                           final boolean executionStarted) {
+        lastActivity = System.nanoTime();
+        running = false;
         boolean failed = error != null;
         try {
             if (autoCommit) {
@@ -270,8 +285,12 @@ public final class GatewayConnection implements MeldTxnContext {
 
     public synchronized void commit() {
         final long start = System.nanoTime();
+        lastActivity = start;
         boolean failed = true;
         try {
+            if (terminated != null) {
+                throw terminated;
+            }
             if (txnFailed) {
                 txnFailed = false; // counted as aborted when its statement failed
                 throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
@@ -289,8 +308,54 @@ public final class GatewayConnection implements MeldTxnContext {
         }
     }
 
+    /**
+     * {@link #commit()} without waiting for meld: the transaction is over for this connection at once, and the
+     * future completes with its outcome on the thread that learns it (the txn-server's reply thread), failing with
+     * the error {@code commit()} would throw (40001 for a meld abort). For a front end that must not block its
+     * I/O thread on an in-process server.
+     */
+    public synchronized CompletableFuture<Void> commitAsync() {
+        final long start = System.nanoTime();
+        if (txnFailed) {
+            txnFailed = false; // counted as aborted when its statement failed
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
+            return CompletableFuture.failedFuture(new SqlStateException("40000", "the transaction was rolled back "
+                    + "because a statement in it failed"));
+        }
+        final TxnSession t = txn;
+        txn = null;
+        catalogOf = null;
+        if (t == null) {
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, false);
+            return CompletableFuture.completedFuture(null);
+        }
+        final CompletableFuture<Long> decided;
+        try {
+            decided = t.commitAsync();
+        } catch (RuntimeException e) {
+            t.close();
+            metrics.aborted(SqlErrors.describe(e).sqlState());
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
+            return CompletableFuture.failedFuture(e);
+        }
+        return decided.handle((csn, error) -> {
+            t.close();
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, error != null);
+            if (error == null) {
+                router.observed(csn);
+                metrics.committed();
+                return null;
+            }
+            final Throwable cause = error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            metrics.aborted(SqlErrors.describe(cause).sqlState());
+            throw cause instanceof CompletionException ce ? ce : new CompletionException(cause);
+        });
+    }
+
     public synchronized void rollback() {
         final long start = System.nanoTime();
+        lastActivity = start;
         txnFailed = false;
         final TxnSession t = txn;
         txn = null;
@@ -313,6 +378,31 @@ public final class GatewayConnection implements MeldTxnContext {
         final TxnSession snapshot = openSnapshots.remove(statementId);
         if (snapshot != null) {
             snapshot.close();
+        }
+    }
+
+    /**
+     * Ends the connection's transaction if it has been open without a statement for {@code timeoutNanos}
+     * (PostgreSQL's idle_in_transaction_session_timeout): it is rolled back, which frees its admission slot, and
+     * every later statement, COMMIT included, fails with 25P03. Returns whether it did. A statement running now
+     * is never cut off: only the time between statements counts.
+     */
+    public boolean expireIfIdleInTransaction(final long now, final long timeoutNanos) {
+        if (txn == null || now - lastActivity < timeoutNanos) {
+            return false; // unlocked first look: the sweep passes busy connections without waiting for them
+        }
+        synchronized (this) {
+            if (txn == null || autoCommit || running || terminated != null || now - lastActivity < timeoutNanos) {
+                return false;
+            }
+            terminated = new SqlStateException("25P03", "terminating connection due to idle-in-transaction timeout: "
+                    + "its transaction was open for more than " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
+                    timeoutNanos) + " s without a statement and was rolled back; open a new connection");
+            txn.abort();
+            txn = null;
+            catalogOf = null;
+            metrics.rolledBack();
+            return true;
         }
     }
 

@@ -3,8 +3,11 @@ package io.meldb.sql.server;
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnServerConfig;
+import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnService;
+import io.meldb.log.auth.ClusterSecret;
 import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.rpc.TxnRpcClientOptions;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -43,9 +46,14 @@ public final class GatewayMain {
               --port P              HTTP port of the JDBC (Avatica) endpoint; 0 = any free port (default 8765)
               --pg-port P           port of the PostgreSQL protocol; 0 = any free port (default 5432, or any
                                     free port when 5432 is taken or --port is 0)
-              --pg-users-file F     users and passwords of the PostgreSQL protocol, one user:password a line
-                                    (also MELDB_PG_USERS=user:password,...); without users only clients on
-                                    loopback connect, without a password
+              --users-file F        users and passwords of the PostgreSQL and JDBC ports, one user:password a
+                                    line (also MELDB_PG_USERS=user:password,...; --pg-users-file is the old
+                                    name); without users only clients on loopback connect, without a password
+              --jdbc-max-request-bytes N  largest JDBC request body read (default 64m); larger get HTTP 413
+              --jdbc-idle-timeout S       seconds a JDBC HTTP connection may stay silent or half-sent (default 60)
+              --jdbc-max-connections N    JDBC connections open at once (default 10000); more get 53300
+              --idle-in-transaction-timeout S  seconds a JDBC transaction may stay open without a statement
+                                    before it is rolled back (25P03); default 300, 0 = never
               --host H              address to serve on (default 127.0.0.1; 0.0.0.0 = every interface)
               --metrics-port M      port of /health and /metrics; default the JDBC port + 1 (any free port
                                     when --port is 0); -1 = off
@@ -59,6 +67,9 @@ public final class GatewayMain {
                                     --local-cluster (with --txn-servers, give it to each txn-server)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
+              --cluster-secret-file F  the cluster secret (file content, trimmed; also MELDB_CLUSTER_SECRET_FILE):
+                                    presented to the txn-servers, and required on the embedded log port;
+                                    --local-cluster generates one for its children when none is given
             """;
 
     /** --metrics-port not given: the JDBC port + 1, or any free port when that is 0. */
@@ -78,12 +89,19 @@ public final class GatewayMain {
         Durability durability = null;
         int metricsPort = METRICS_PORT_DEFAULT;
         Integer maxIntentionBytes = null;
+        String secretFlag = null;
+        JdbcConfig jdbc = JdbcConfig.defaults();
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--port" -> port = port(args, ++i);
                     case "--pg-port" -> pgPort = port(args, ++i);
-                    case "--pg-users-file" -> pgUsersFile = Path.of(value(args, ++i));
+                    case "--pg-users-file", "--users-file" -> pgUsersFile = Path.of(value(args, ++i));
+                    case "--jdbc-max-request-bytes" -> jdbc = jdbc.withMaxRequestBytes(size(args, ++i));
+                    case "--jdbc-idle-timeout" -> jdbc = jdbc.withIdleTimeout(java.time.Duration.ofSeconds(positive(args, ++i)));
+                    case "--jdbc-max-connections" -> jdbc = jdbc.withMaxConnections(positive(args, ++i));
+                    case "--idle-in-transaction-timeout" -> jdbc = jdbc.withIdleInTransactionTimeout(
+                            java.time.Duration.ofSeconds(nonNegative(args, ++i)));
                     case "--host" -> host = value(args, ++i);
                     case "--metrics-port" -> metricsPort = metricsPort(args, ++i);
                     case "--data-dir" -> dataDir = Path.of(value(args, ++i));
@@ -91,6 +109,7 @@ public final class GatewayMain {
                     case "--txn-servers" -> txnServers = value(args, ++i);
                     case "--local-cluster" -> localCluster = positive(args, ++i);
                     case "--max-intention-bytes" -> maxIntentionBytes = maxIntentionBytes(args, ++i);
+                    case "--cluster-secret-file" -> secretFlag = value(args, ++i);
                     case "--help", "-h" -> {
                         System.out.print(USAGE);
                         return;
@@ -119,7 +138,9 @@ public final class GatewayMain {
             pgPort = 0; // --port 0 asks for free ports: the PostgreSQL port too
         }
         final PgServerConfig pg;
+        ClusterSecret secret;
         try {
+            secret = ClusterSecret.fromFlagOrEnvironment(secretFlag);
             pg = pgConfig(host, pgPort, pgUsersFile);
             PortCheck.requireFree(host, List.of(new PortCheck.Port("--port", port),
                     new PortCheck.Port("--metrics-port", metricsPort), new PortCheck.Port("--pg-port", pg.port())));
@@ -143,14 +164,18 @@ public final class GatewayMain {
             if (!embedded) {
                 List<String> addresses;
                 if (localCluster > 0) {
+                    final String secretPath = secretFlag != null ? secretFlag : System.getenv(ClusterSecret.ENVIRONMENT);
                     final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
-                            logDurability, maxIntentionBytes == null ? List.of()
+                            logDurability, secretPath == null || secretPath.isBlank() ? null : Path.of(secretPath.trim()),
+                            maxIntentionBytes == null ? List.of()
                                     : List.of(TxnServerConfig.MAX_INTENTION_BYTES_FLAG, maxIntentionBytes.toString()));
                     resources.add(cluster);
+                    secret = ClusterSecret.fromFile(cluster.secretFile());
                     addresses = cluster.txnServers();
                 } else {
                     addresses = List.of(txnServers.split(","));
                 }
+                final List<String> unreachable = new ArrayList<>();
                 for (String address : addresses) {
                     final String a = address.trim();
                     final int colon = a.lastIndexOf(':');
@@ -164,17 +189,34 @@ public final class GatewayMain {
                         throw new IllegalArgumentException("--txn-servers wants host:port,host:port,..., got '"
                                 + a + "'");
                     }
-                    final TxnRpcClient client = TxnRpcClient.connect(a.substring(0, colon), txnPort);
+                    final TxnRpcClientOptions options = TxnRpcClientOptions.to(a.substring(0, colon), txnPort)
+                            .clusterSecret(secret);
+                    TxnRpcClient client;
+                    try {
+                        client = TxnRpcClient.connect(options);
+                    } catch (TxnException e) {
+                        // start with the servers that are up; this one is picked up once it answers
+                        unreachable.add(e.getMessage());
+                        client = TxnRpcClient.open(options);
+                    }
                     services.add(client);
                     resources.add(client);
+                }
+                if (unreachable.size() == addresses.size()) {
+                    throw new IllegalStateException("no txn-server is reachable: " + String.join("; ", unreachable));
+                }
+                for (String why : unreachable) {
+                    System.err.println("meldb: " + why + "; starting without it, it is picked up once it answers");
                 }
             }
             Supplier<String> scrape = registry::scrape;
             if (embedded) {
                 // the txn-server's meters (JVM memory and GC among them) go into the gateway's registry
+                final ClusterSecret embeddedSecret = secret;
                 final Integer limit = maxIntentionBytes;
                 final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath(), logDurability,
-                        c -> limit == null ? c.registry(registry) : c.registry(registry).maxIntentionBytes(limit));
+                        c -> limit == null ? c.registry(registry).clusterSecret(embeddedSecret)
+                                : c.registry(registry).clusterSecret(embeddedSecret).maxIntentionBytes(limit));
                 resources.add(node);
                 services.add(node.txnService());
                 scrape = () -> registry.scrape() + node.logServer().metrics().scrape();
@@ -185,7 +227,7 @@ public final class GatewayMain {
                 resources.add(gc);
             }
             final TxnRouter router = new TxnRouter(services);
-            gateway = Gateway.start(router, host, port, new SqlMetrics(registry), pg);
+            gateway = Gateway.start(router, host, port, new SqlMetrics(registry), pg, jdbc);
             resources.add(gateway);
             if (metricsPort >= 0) {
                 final GatewayHealth health = new GatewayHealth(router);
@@ -200,10 +242,16 @@ public final class GatewayMain {
             return;
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                closeAll(resources);
+                stopped.countDown();
+            }, "meldb-shutdown"));
+        } catch (IllegalStateException shuttingDown) {
+            // SIGTERM arrived while starting (a pod deleted at once): stop what started, without a stack trace
             closeAll(resources);
-            stopped.countDown();
-        }, "meldb-shutdown"));
+            return;
+        }
         if (metrics != null) {
             System.out.println("MeldDB metrics: http://" + gateway.host() + ":" + metrics.port() + "/metrics");
         }
@@ -236,7 +284,7 @@ public final class GatewayMain {
                     }
                 }
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot read --pg-users-file " + usersFile + ": " + e);
+                throw new IllegalArgumentException("cannot read the users file " + usersFile + ": " + e);
             }
         }
         return PgServerConfig.loopback(port).withHost(host).withUsers(users);
@@ -297,6 +345,20 @@ public final class GatewayMain {
             throw new IllegalArgumentException(args[i - 1] + " wants a number of at least 1, got " + n);
         }
         return n;
+    }
+
+    private static int nonNegative(final String[] args, final int i) {
+        final int n = integer(args, i);
+        if (n < 0) {
+            throw new IllegalArgumentException(args[i - 1] + " wants a number of at least 0, got " + n);
+        }
+        return n;
+    }
+
+    /** A size in bytes, with an optional k, m or g (1024-based). */
+    private static long size(final String[] args, final int i) {
+        final Map<String, String> v = Map.of(args[i - 1].substring(2), value(args, i));
+        return io.meldb.log.server.CommandFlags.sizeValue(v, args[i - 1].substring(2));
     }
 
     private static int integer(final String[] args, final int i) {

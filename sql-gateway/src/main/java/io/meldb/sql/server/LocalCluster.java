@@ -33,6 +33,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private final List<Process> processes = new ArrayList<>();
     private final List<String> txnServers = new ArrayList<>();
+    private Path secretFile;
 
     private LocalCluster() {
     }
@@ -44,16 +45,29 @@ public final class LocalCluster implements AutoCloseable {
 
     /** As {@link #start(Path, int)}, with the log server acknowledging appends at the given durability. */
     public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability) {
-        return start(dataDir, txnServerCount, durability, List.of());
+        return start(dataDir, txnServerCount, durability, null);
     }
 
-    /** As {@link #start(Path, int, Durability)}, with extra flags for every txn-server. */
+    /**
+     * As {@link #start(Path, int, Durability)}; the children require the cluster secret in {@code secretFile}, or,
+     * when that is null, in a secret generated for this run (a file only this user can read, under
+     * {@code dataDir}), so that no other local process can use their ports. {@link #secretFile()} names it.
+     */
     public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability,
-                                     final List<String> txnServerFlags) {
+                                     final Path secretFile) {
+        return start(dataDir, txnServerCount, durability, secretFile, List.of());
+    }
+
+    /** As {@link #start(Path, int, Durability, Path)}, with extra flags for every txn-server. */
+    public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability,
+                                     final Path secretFile, final List<String> txnServerFlags) {
         final LocalCluster cluster = new LocalCluster();
         try {
             Files.createDirectories(dataDir);
+            cluster.secretFile = secretFile != null ? secretFile : writeSecret(dataDir.resolve("cluster-secret"));
+            final String secret = cluster.secretFile.toString();
             final String log = cluster.spawn("log-server", dataDir, LOG_READY, "io.meldb.log.server.LogServerMain",
+                    "--cluster-secret-file", secret,
                     "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--exit-with-parent", "true",
                     "--durability", durability.flag(), "--data-dir", dataDir.resolve("log").toString()).await();
             // the first txn-server writes the cluster configuration into a new log; the others then start side by
@@ -63,8 +77,9 @@ public final class LocalCluster implements AutoCloseable {
                 if (i == 2) {
                     cluster.txnServers.add(starting.remove(0).await());
                 }
-                final List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--server-id", String.valueOf(i), "--log",
-                        log, "--exit-with-parent", "true"));
+                final List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0",
+                        "--metrics-port", "-1", "--server-id", String.valueOf(i), "--log", log, "--exit-with-parent",
+                        "true", "--cluster-secret-file", secret));
                 args.addAll(txnServerFlags);
                 starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY, "io.meldb.txn.TxnServerMain",
                         args.toArray(new String[0])));
@@ -77,6 +92,24 @@ public final class LocalCluster implements AutoCloseable {
             cluster.close();
             throw new IllegalStateException("cannot start the local cluster: " + e.getMessage(), e);
         }
+    }
+
+    /** The file of the secret the children require (and the gateway presents). */
+    public Path secretFile() {
+        return secretFile;
+    }
+
+    /** A fresh random secret in {@code file}, readable by this user only (created so, never widened after). */
+    private static Path writeSecret(final Path file) throws IOException {
+        Files.deleteIfExists(file);
+        try {
+            Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            Files.createFile(file); // not a POSIX file system
+        }
+        Files.writeString(file, io.meldb.log.auth.ClusterSecret.generate() + "\n");
+        return file;
     }
 
     /** host:port of every txn-server. */

@@ -58,17 +58,38 @@ public final class MeldMeta extends JdbcMeta {
     /** Connections opened with {@code meldb.fast_path=off}: every statement through Calcite. */
     private final Set<String> slowConnections = ConcurrentHashMap.newKeySet();
 
+    private final JdbcConfig limits;
+    /** Ends transactions left idle; null when the timeout is off. */
+    private final IdleTransactionSweeper sweeper;
+
     public MeldMeta(final SqlEngine engine) throws SQLException {
-        super("jdbc:calcite:", cacheSettings());
-        this.engine = engine;
+        this(engine, JdbcConfig.defaults());
     }
 
-    private static Properties cacheSettings() {
+    public MeldMeta(final SqlEngine engine, final JdbcConfig limits) throws SQLException {
+        super("jdbc:calcite:", cacheSettings(limits));
+        this.engine = engine;
+        this.limits = limits;
+        this.sweeper = limits.idleInTransactionTimeout().isZero() ? null
+                : new IdleTransactionSweeper(connections.values(), limits.idleInTransactionTimeout());
+    }
+
+    /** Stops the idle-in-transaction sweep. */
+    void close() {
+        if (sweeper != null) {
+            sweeper.close();
+        }
+    }
+
+    private static Properties cacheSettings(final JdbcConfig limits) {
         final Properties p = new Properties();
         // idle connections and statements expire after an hour rather than Avatica's 10 and 5 minutes
         p.setProperty(ConnectionCacheSettings.EXPIRY_DURATION.key(), "60");
         p.setProperty(StatementCacheSettings.EXPIRY_DURATION.key(), "60");
-        p.setProperty(ConnectionCacheSettings.MAX_CAPACITY.key(), "10000");
+        // room above the connection limit, so the cache never evicts a live connection to take a new one: the
+        // limit refuses it first (53300)
+        p.setProperty(ConnectionCacheSettings.MAX_CAPACITY.key(),
+                String.valueOf(limits.maxConnections() + Math.max(100, limits.maxConnections() / 10)));
         p.setProperty(StatementCacheSettings.MAX_CAPACITY.key(), "100000");
         return p;
     }
@@ -83,6 +104,11 @@ public final class MeldMeta extends JdbcMeta {
 
     @Override
     public void openConnection(final ConnectionHandle ch, final Map<String, String> info) {
+        if (connections.size() >= limits.maxConnections()) {
+            LOG.warn("refused a JDBC connection: {} are open, the limit", connections.size());
+            throw SqlErrors.toAvatica(new io.meldb.sql.SqlStateException("53300", "sorry, too many clients already: "
+                    + connections.size() + " JDBC connections are open (--jdbc-max-connections); close some first"));
+        }
         try {
             super.openConnection(ch, info);
             if (info != null && "off".equalsIgnoreCase(info.get("meldb.fast_path"))) {

@@ -108,7 +108,7 @@ public final class SqlErrors {
             case READ_ONLY -> "25006";
             case SESSION_LOST -> "08006";
             case UNAVAILABLE -> "08001";
-            case OUTCOME_UNKNOWN -> "08007";
+            case OUTCOME_UNKNOWN -> "40003";
             case UNKNOWN_TRANSACTION -> "25P01";
             case BAD_REQUEST -> "22023";
             case INTERNAL -> "XX000";
@@ -120,9 +120,11 @@ public final class SqlErrors {
             case TIMEOUT -> "the transaction server did not answer in time";
             case TOO_LARGE -> "value or transaction too large";
             case READ_ONLY -> "cannot write in a read-only transaction";
-            case SESSION_LOST -> "the connection to the transaction server was lost; the transaction is gone";
+            case SESSION_LOST -> "the connection to the transaction server was lost before the commit was sent; the "
+                    + "transaction was aborted and did not commit";
             case UNAVAILABLE -> "the transaction server is unavailable";
-            case OUTCOME_UNKNOWN -> "the outcome of the commit is unknown";
+            case OUTCOME_UNKNOWN -> "statement completion unknown: no transaction server could tell in time whether "
+                    + "the commit happened (it may have; check before retrying)";
             case UNKNOWN_TRANSACTION -> "no active transaction";
             case BAD_REQUEST -> "bad request";
             case INTERNAL -> "internal error";

@@ -79,6 +79,11 @@ public final class SqlSession implements AutoCloseable {
         return inProcess;
     }
 
+    /** Whether a new transaction would begin now without waiting (admission, a lagging server): see TxnRouter. */
+    public boolean beginsWithoutWaiting() {
+        return inProcess && engine.router().beginsWithoutWaiting();
+    }
+
     /** The schema unqualified names resolve in from now on. */
     public void setSchema(final String newSchema) {
         try {

@@ -32,6 +32,10 @@ public final class TxnRouter implements AutoCloseable {
     private final AtomicInteger next = new AtomicInteger();
     /** The newest CSN a transaction through this router committed at or read. */
     private final AtomicLong seenCsn = new AtomicLong();
+    /** How long a commit whose answer was lost waits for the cluster to decide it (see {@link ResolvingSession}). */
+    private volatile long outcomeWaitNanos = TimeUnit.SECONDS.toNanos(15);
+    private final AtomicLong outcomesResolved = new AtomicLong();
+    private final AtomicLong outcomesUnknown = new AtomicLong();
 
     public TxnRouter(final List<TxnService> services) {
         if (services.isEmpty()) {
@@ -73,7 +77,7 @@ public final class TxnRouter implements AutoCloseable {
                 }
                 if (session.snapshotCsn() >= required) {
                     observed(session.snapshotCsn());
-                    return session;
+                    return readOnly ? session : new ResolvingSession(session, service, this);
                 }
                 session.close(); // that server has not melded everything this gateway has seen yet
                 behind = true;
@@ -91,9 +95,48 @@ public final class TxnRouter implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether {@link #begin} would answer now without waiting: every server admits a transaction at once and has
+     * melded everything this router has seen (so no pass of the loop above can end in a pause).
+     */
+    public boolean beginsWithoutWaiting() {
+        final long required = seenCsn.get();
+        for (TxnService s : services) {
+            if (!s.beginsWithoutWaiting(required)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A transaction through this router committed at, or read, {@code csn}: later transactions must see it. */
     public void observed(final long csn) {
         seenCsn.accumulateAndGet(csn, Math::max);
+    }
+
+    /** How long a commit whose answer was lost waits for some txn-server to decide it before it answers 40003. */
+    public TxnRouter outcomeWait(final java.time.Duration wait) {
+        this.outcomeWaitNanos = wait.toNanos();
+        return this;
+    }
+
+    long outcomeWaitNanos() {
+        return outcomeWaitNanos;
+    }
+
+    /** A commit whose answer was lost was decided by the cluster ({@code true}) or stayed unknown. */
+    void resolved(final boolean decided) {
+        (decided ? outcomesResolved : outcomesUnknown).incrementAndGet();
+    }
+
+    /** Commits whose answer was lost and which the cluster then decided. */
+    public long outcomesResolved() {
+        return outcomesResolved.get();
+    }
+
+    /** Commits whose answer was lost and which no server could decide in time (answered 40003). */
+    public long outcomesUnknown() {
+        return outcomesUnknown.get();
     }
 
     /** The newest CSN this router has seen committed or read. */

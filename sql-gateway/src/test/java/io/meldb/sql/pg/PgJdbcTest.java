@@ -289,6 +289,79 @@ class PgJdbcTest {
         }
     }
 
+    /**
+     * COMMIT of an in-process transaction waits for meld without holding a thread, and the connection's later
+     * messages wait for its answer: many clients committing conflicting and non-conflicting transfers in
+     * prepared, pipelined round trips must see every outcome in order, and the sum must hold.
+     */
+    @Test
+    @Timeout(120)
+    void shouldAnswerEveryCommitInOrderWhenManyClientsCommitAtOnce() throws Exception {
+        final String t;
+        try (Connection c = db.connectPg()) {
+            t = newTable(c, "id INTEGER PRIMARY KEY, n BIGINT NOT NULL");
+            try (Statement s = c.createStatement()) {
+                for (int i = 0; i < 8; i++) {
+                    s.executeUpdate("INSERT INTO " + t + " VALUES (" + i + ", 1000)");
+                }
+            }
+        }
+        final AtomicInteger committed = new AtomicInteger();
+        final AtomicInteger aborted = new AtomicInteger();
+        final List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        final List<Thread> clients = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            final int client = k;
+            clients.add(new Thread(() -> {
+                try (Connection c = db.connectPg()) {
+                    c.setAutoCommit(false);
+                    try (PreparedStatement move = c.prepareStatement("UPDATE " + t + " SET n = n + ? WHERE id = ?");
+                         PreparedStatement read = c.prepareStatement("SELECT n FROM " + t + " WHERE id = ?")) {
+                        for (int i = 0; i < 150; i++) {
+                            final int from = (client + i) % 8;
+                            final int to = (from + 1 + i % 7) % 8;
+                            try {
+                                move.setLong(1, -1);
+                                move.setInt(2, from);
+                                assertEquals(1, move.executeUpdate());
+                                move.setLong(1, 1);
+                                move.setInt(2, to);
+                                assertEquals(1, move.executeUpdate());
+                                read.setInt(1, from);
+                                try (ResultSet r = read.executeQuery()) {
+                                    assertTrue(r.next());
+                                }
+                                c.commit();
+                                committed.incrementAndGet();
+                            } catch (SQLException e) {
+                                if (!"40001".equals(e.getSQLState())) {
+                                    throw e;
+                                }
+                                c.rollback();
+                                aborted.incrementAndGet();
+                            }
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        clients.forEach(Thread::start);
+        for (Thread c : clients) {
+            c.join();
+        }
+        assertTrue(failures.isEmpty(), () -> "clients failed: " + failures);
+        assertEquals(600, committed.get() + aborted.get());
+        assertTrue(committed.get() > 0);
+        try (Connection c = db.connectPg(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT SUM(n), COUNT(*) FROM " + t)) {
+            assertTrue(r.next());
+            assertEquals(8000, r.getLong(1));
+            assertEquals(8, r.getLong(2));
+        }
+    }
+
     private static int readN(final Statement s, final String t) throws SQLException {
         try (ResultSet r = s.executeQuery("SELECT n FROM " + t + " WHERE id = 1")) {
             assertTrue(r.next());

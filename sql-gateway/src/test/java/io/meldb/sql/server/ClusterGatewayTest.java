@@ -47,6 +47,7 @@ class ClusterGatewayTest {
             assertTrue(meldb.output().contains("over 2 txn-server(s)"), meldb.output());
             exerciseSqlAcrossServers(meldb.meldUrl(), meldb.url());
             exercisePostgreSqlProtocolAcrossServers(meldb.pgJdbcUrl());
+            onlyTheClusterUsesItsPorts(meldb.output(), dataDir.resolve("cluster-secret"));
         } finally {
             for (ProcessHandle p : servers) {
                 p.onExit().get(30, TimeUnit.SECONDS);
@@ -54,6 +55,42 @@ class ClusterGatewayTest {
             EmbeddedGateway.deleteTree(dataDir);
         }
         assertFalse(servers.stream().anyMatch(ProcessHandle::isAlive), "the gateway left servers running");
+    }
+
+    /**
+     * The local cluster's children require the secret it generated: without it the log port and the transaction RPC
+     * port refuse a client with a clear error; with it (as the gateway has it) they serve.
+     */
+    private static void onlyTheClusterUsesItsPorts(final String output, final Path secretFile) {
+        final java.util.regex.Matcher log = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)").matcher(output);
+        final java.util.regex.Matcher txn = Pattern.compile("txn-server-1 listening on ([^:\\s]+):(\\d+)").matcher(output);
+        assertTrue(log.find() && txn.find(), output);
+        final io.meldb.log.auth.ClusterSecret secret = io.meldb.log.auth.ClusterSecret.fromFile(secretFile);
+        final int txnPort = Integer.parseInt(txn.group(2));
+        try (io.meldb.txn.rpc.TxnRpcClient outsider = io.meldb.txn.rpc.TxnRpcClient.connect(txn.group(1), txnPort)) {
+            final io.meldb.txn.TxnException e = assertThrows(io.meldb.txn.TxnException.class, outsider::status);
+            assertTrue(e.getMessage().contains("cluster secret"), e.getMessage());
+        }
+        try (io.meldb.txn.rpc.TxnRpcClient member = io.meldb.txn.rpc.TxnRpcClient.connect(
+                io.meldb.txn.rpc.TxnRpcClientOptions.to(txn.group(1), txnPort).clusterSecret(secret))) {
+            assertEquals(1, member.status().serverId());
+        }
+        final int logPort = Integer.parseInt(log.group(2));
+        try (io.meldb.log.client.LogClient outsider = io.meldb.log.client.LogClient.connect(log.group(1), logPort)) {
+            final java.util.concurrent.CompletionException e = assertThrows(java.util.concurrent.CompletionException.class,
+                    () -> outsider.trim(1_000_000).join());
+            assertEquals(io.meldb.log.ErrorCode.UNAUTHENTICATED,
+                    assertInstanceOf(io.meldb.log.LogErrorException.class, e.getCause()).code());
+        }
+        try (io.meldb.log.client.LogClient member = io.meldb.log.client.LogClient.connect(
+                io.meldb.log.client.LogClientOptions.to(log.group(1), logPort).clusterSecret(secret))) {
+            assertTrue(member.tail().join() > 1);
+            final java.util.concurrent.CompletionException e = assertThrows(java.util.concurrent.CompletionException.class,
+                    () -> member.trim(member.tail().join()).join());
+            assertEquals(io.meldb.log.ErrorCode.TRIM_REFUSED,
+                    assertInstanceOf(io.meldb.log.LogErrorException.class, e.getCause()).code(),
+                    "even a member may not trim above the newest checkpoint");
+        }
     }
 
     /**

@@ -129,12 +129,12 @@ final class RemoteTxnSession implements TxnSession {
         // a large transaction's decision takes longer (the server waits as long: TxnServer's commit)
         final long extraNanos = TimeUnit.MILLISECONDS.toNanos(written / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI);
         return client.send(channel, COMMIT, id, rid -> TxnFrame.commit(ByteBufAllocator.DEFAULT, rid, handle), COMMITTED,
-                extraNanos, f -> {
+                f -> {
                     TxnBodyReader r = f.reader();
                     long csn = r.readLong("csn");
                     r.end();
                     return csn;
-                });
+                }, extraNanos);
     }
 
     /** Safe on an ended transaction, and on a lost connection (the server aborted the transaction already). */

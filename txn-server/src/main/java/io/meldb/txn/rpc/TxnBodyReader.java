@@ -89,6 +89,11 @@ public final class TxnBodyReader {
         return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
     }
 
+    /** Whether unread bytes remain (for optional trailing fields). */
+    public boolean hasMore() {
+        return position < end;
+    }
+
     /** Checks that the whole body was read. */
     public void end() {
         if (position != end) {

@@ -103,6 +103,12 @@ public final class TxnFrame extends Frame {
         return new TxnFrame(OUTCOME, requestId, alloc.buffer(16).writeLong(id.incarnation()).writeLong(id.sequence()));
     }
 
+    /** OUTCOME that may wait up to {@code waitMillis} for a definite answer (see {@code TxnService.awaitOutcome}). */
+    public static TxnFrame awaitOutcome(ByteBufAllocator alloc, long requestId, TxnId id, int waitMillis) {
+        return new TxnFrame(OUTCOME, requestId, alloc.buffer(20).writeLong(id.incarnation()).writeLong(id.sequence())
+                .writeInt(waitMillis));
+    }
+
     public static TxnFrame status(long requestId) {
         return new TxnFrame(STATUS, requestId, Unpooled.EMPTY_BUFFER);
     }

@@ -1,5 +1,6 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.log.protocol.FrameBudget;
 import io.meldb.log.protocol.FrameDecoder;
 
 /**
@@ -9,5 +10,10 @@ import io.meldb.log.protocol.FrameDecoder;
 public final class TxnFrameDecoder extends FrameDecoder {
     public TxnFrameDecoder(int maxFrameLength) {
         super(TxnRpcProtocol.FORMAT, maxFrameLength);
+    }
+
+    /** A server connection's decoder: incomplete frames count against the server's {@code budget}. */
+    public TxnFrameDecoder(int maxFrameLength, FrameBudget budget) {
+        super(TxnRpcProtocol.FORMAT, maxFrameLength, budget);
     }
 }

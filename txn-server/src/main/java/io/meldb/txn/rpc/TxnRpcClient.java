@@ -9,7 +9,12 @@ import io.meldb.txn.TxnId;
 import io.meldb.txn.TxnOutcome;
 import io.meldb.txn.TxnService;
 import io.meldb.txn.TxnSession;
+import io.meldb.log.auth.ClusterAuthClientHandler;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.handler.timeout.IdleState;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
+import io.netty.util.concurrent.Future;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -72,6 +77,10 @@ public final class TxnRpcClient implements TxnService {
     private final Object connectLock = new Object();
     private final ScheduledFuture<?> sweeper;
     private volatile Channel channel;
+    /** After a failed connect, calls fail at once until {@link #retryConnectAt} (guarded by connectLock). */
+    private static final long RETRY_CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    private String lastConnectFailure;
+    private long retryConnectAt;
     private volatile boolean closed;
 
     private TxnRpcClient(TxnRpcClientOptions options) {
@@ -90,6 +99,14 @@ public final class TxnRpcClient implements TxnService {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (options.clusterSecret() != null) {
+                            ch.pipeline().addLast(new ClusterAuthClientHandler(options.clusterSecret(), TxnRpcProtocol.MAGIC,
+                                    TxnRpcProtocol.VERSION, "the transaction server at " + target, options.connectTimeout()));
+                        }
+                        if (options.keepaliveInterval().toNanos() > 0) {
+                            ch.pipeline().addLast(new IdleStateHandler(0, options.keepaliveInterval().toNanos(), 0,
+                                    TimeUnit.NANOSECONDS));
+                        }
                         ch.pipeline().addLast(new TxnFrameDecoder(options.maxFrameLength()), TxnFrameEncoder.INSTANCE, handler);
                     }
                 });
@@ -116,6 +133,15 @@ public final class TxnRpcClient implements TxnService {
             throw e;
         }
         return client;
+    }
+
+    /**
+     * A client that connects on first use, so that a server that is down now is picked up once it is back (a
+     * gateway starts with the txn-servers that are up). While the server cannot be reached, calls fail with
+     * {@link TxnError#UNAVAILABLE}, at once for a short while after each failed attempt.
+     */
+    public static TxnRpcClient open(TxnRpcClientOptions options) {
+        return new TxnRpcClient(options);
     }
 
     public TxnRpcClientOptions options() {
@@ -165,6 +191,28 @@ public final class TxnRpcClient implements TxnService {
         }));
     }
 
+    /** OUTCOME with a wait; the request's own timeout is extended by the wait. */
+    @Override
+    public TxnOutcome awaitOutcome(TxnId id, long waitMillis) {
+        if (id == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "transaction id must not be null");
+        }
+        int wait = (int) Math.max(1, Math.min(waitMillis, MAX_OUTCOME_WAIT_MILLIS));
+        Channel ch = connection();
+        return await(send(ch, OUTCOME, null, rid -> TxnFrame.awaitOutcome(ByteBufAllocator.DEFAULT, rid, id, wait),
+                OUTCOME_IS, TxnRpcClient::decodeOutcome, TimeUnit.MILLISECONDS.toNanos(wait)));
+    }
+
+    private static TxnOutcome decodeOutcome(TxnFrame f) {
+        TxnBodyReader r = f.reader();
+        TxnId txn = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
+        TxnOutcome.State state = TxnRpcProtocol.stateOf(r.readByte("state"));
+        long csn = r.readLong("csn");
+        String reason = r.readString("reason");
+        r.end();
+        return new TxnOutcome(txn, state, csn, reason);
+    }
+
     @Override
     public ServerStatus status() {
         Channel ch = connection();
@@ -196,8 +244,8 @@ public final class TxnRpcClient implements TxnService {
             ch.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         for (Pending<?> p : new ArrayList<>(pending.values())) {
-            fail(p, new TxnException(TxnError.SESSION_LOST, "the client was closed with " + p.describe() + " in flight"
-                    + p.outcomeHint()));
+            fail(p, new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST,
+                    "the client was closed with " + p.describe() + " in flight" + p.outcomeHint()));
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
@@ -218,13 +266,27 @@ public final class TxnRpcClient implements TxnService {
             if (ch != null && ch.isActive()) {
                 return ch;
             }
+            if (lastConnectFailure != null && System.nanoTime() - retryConnectAt < 0) {
+                throw new TxnException(TxnError.UNAVAILABLE, lastConnectFailure);
+            }
             ChannelFuture f = bootstrap.connect();
             if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
                 f.channel().close();
+                lastConnectFailure = "cannot connect to the transaction server at " + target
+                        + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause());
+                retryConnectAt = System.nanoTime() + RETRY_CONNECT_NANOS;
                 throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target
                         + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()));
             }
+            Future<Void> auth = ClusterAuthClientHandler.ready(f.channel());
+            if (!auth.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !auth.isSuccess()) {
+                f.channel().close();
+                throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target + ": "
+                        + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis()
+                        + " ms" : auth.cause().getMessage()));
+            }
             channel = f.channel();
+            lastConnectFailure = null;
             return channel;
         }
     }
@@ -232,12 +294,12 @@ public final class TxnRpcClient implements TxnService {
     /** Sends one request on {@code ch}; {@code txn} names the transaction it belongs to (for error messages). */
     <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
                                   AnswerDecoder<T> decoder) {
-        return send(ch, type, txn, request, answerType, 0, decoder);
+        return send(ch, type, txn, request, answerType, decoder, 0);
     }
 
     /** As {@link #send(Channel, byte, TxnId, LongFunction, byte, AnswerDecoder)}, waiting longer by {@code extraNanos}. */
-    <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request, byte answerType,
-                                  long extraNanos, AnswerDecoder<T> decoder) {
+    <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request,
+                                  byte answerType, AnswerDecoder<T> decoder, long extraNanos) {
         long id = ids.incrementAndGet();
         Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder,
                 System.nanoTime() + timeoutNanos + extraNanos);
@@ -299,7 +361,8 @@ public final class TxnRpcClient implements TxnService {
 
     private TxnException lost(Pending<?> p, Throwable cause) {
         String because = cause == null ? "" : " (" + cause.getMessage() + ")";
-        return new TxnException(TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
+        // a COMMIT that was sent may have committed: its outcome is unknown here, not lost
+        return new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
                 + p.describe() + " in flight" + p.outcomeHint());
     }
 
@@ -417,6 +480,16 @@ public final class TxnRpcClient implements TxnService {
         private void abortOrphan(Channel ch, long handle) {
             LOG.debug("aborting transaction handle {} whose BEGIN was answered after its timeout", handle);
             ch.writeAndFlush(TxnFrame.abort(ch.alloc(), ids.incrementAndGet(), handle), ch.voidPromise());
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
+                // keepalive for the server's idle timeout; the answer matches no request and is dropped
+                ctx.writeAndFlush(TxnFrame.status(ids.incrementAndGet()), ctx.voidPromise());
+                return;
+            }
+            ctx.fireUserEventTriggered(evt);
         }
 
         @Override

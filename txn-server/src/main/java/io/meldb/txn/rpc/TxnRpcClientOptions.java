@@ -11,6 +11,8 @@ public final class TxnRpcClientOptions {
     private Duration connectTimeout = Duration.ofSeconds(5);
     private int ioThreads = 1;
     private int maxFrameLength = 64 << 20;
+    private io.meldb.log.auth.ClusterSecret clusterSecret;
+    private Duration keepaliveInterval = Duration.ofSeconds(30);
 
     public static TxnRpcClientOptions to(String host, int port) {
         return new TxnRpcClientOptions().host(host).port(port);
@@ -76,6 +78,26 @@ public final class TxnRpcClientOptions {
 
     public TxnRpcClientOptions maxFrameLength(int maxFrameLength) {
         this.maxFrameLength = maxFrameLength;
+        return this;
+    }
+
+    /** The cluster secret proven to the server on every connection; null for a server that takes anyone. */
+    public io.meldb.log.auth.ClusterSecret clusterSecret() {
+        return clusterSecret;
+    }
+
+    public TxnRpcClientOptions clusterSecret(io.meldb.log.auth.ClusterSecret secret) {
+        this.clusterSecret = secret;
+        return this;
+    }
+
+    /** After this long without sending, the client sends STATUS, so the server's idle timeout spares a quiet connection. */
+    public Duration keepaliveInterval() {
+        return keepaliveInterval;
+    }
+
+    public TxnRpcClientOptions keepaliveInterval(Duration interval) {
+        this.keepaliveInterval = java.util.Objects.requireNonNull(interval);
         return this;
     }
 }

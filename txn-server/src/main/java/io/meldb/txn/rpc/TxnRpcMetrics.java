@@ -1,6 +1,7 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.txn.TxnError;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -30,6 +31,14 @@ final class TxnRpcMetrics {
         if (registry != null) {
             Gauge.builder("meldb.txn.rpc.connections", server, TxnRpcServer::connectionCount)
                     .description("open client connections").register(registry);
+            FunctionCounter.builder("meldb.txn.rpc.connections.refused", server, TxnRpcServer::connectionsRefused)
+                    .description("connections refused by the cluster handshake").register(registry);
+            FunctionCounter.builder("meldb.txn.rpc.connections.idle.closed", server, TxnRpcServer::connectionsClosedIdle)
+                    .description("connections closed after the idle timeout").register(registry);
+            Gauge.builder("meldb.txn.rpc.inflight.frame.bytes", server, TxnRpcServer::inflightFrameBytes)
+                    .description("bytes of partly received large frames held, all connections together").register(registry);
+            FunctionCounter.builder("meldb.txn.rpc.frame.budget.waits", server, TxnRpcServer::frameBudgetWaits)
+                    .description("times a connection waited for room in the in-flight frame budget").register(registry);
             Gauge.builder("meldb.txn.rpc.transactions", server, TxnRpcServer::openTransactions)
                     .description("transactions open, beginning or committing over the RPC").register(registry);
         }

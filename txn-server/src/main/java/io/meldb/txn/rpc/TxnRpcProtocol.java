@@ -25,12 +25,14 @@ import io.meldb.txn.TxnOutcome;
  *   <tr><td>DELETE 0x05</td><td>long handle, bytes key</td><td>DONE 0x84</td><td>-</td></tr>
  *   <tr><td>COMMIT 0x06</td><td>long handle</td><td>COMMITTED 0x86</td><td>long csn</td></tr>
  *   <tr><td>ABORT 0x07</td><td>long handle</td><td>DONE 0x84</td><td>-</td></tr>
- *   <tr><td>OUTCOME 0x08</td><td>long incarnation, long sequence</td><td>OUTCOME_IS 0x88</td>
+ *   <tr><td>OUTCOME 0x08</td><td>long incarnation, long sequence[, int waitMillis]</td><td>OUTCOME_IS 0x88</td>
  *       <td>long incarnation, long sequence, byte state, long csn, bytes reason (UTF-8)</td></tr>
  *   <tr><td>STATUS 0x09</td><td>-</td><td>STATUS_IS 0x89</td>
  *       <td>int serverId, long incarnation, long csn, long stateHash, int inFlight</td></tr>
  *   <tr><td>any</td><td></td><td>ERROR 0xFF</td><td>short {@link io.meldb.txn.TxnError} code, UTF-8 message</td></tr>
  * </table>
+ * OUTCOME with waitMillis &gt; 0 waits up to that long (at most {@link #MAX_OUTCOME_WAIT_MILLIS}) for a definite
+ * outcome, fencing off the transaction's server if need be (TxnService.awaitOutcome); without it, it answers at once.
  * SCAN flags: bit 0 lo inclusive, bit 1 hi inclusive, bit 2 descending. ABORT of a handle that is not open answers
  * DONE (abort is idempotent); every other request naming an unknown handle answers UNKNOWN_TRANSACTION. A
  * COMMIT ends the handle when it arrives, whatever its outcome. A malformed body answers BAD_REQUEST and the
@@ -43,6 +45,9 @@ public final class TxnRpcProtocol {
     /** The transaction RPC's frames and codec. */
     public static final FrameFormat<TxnFrame> FORMAT =
             new FrameFormat<>("the transaction RPC", MAGIC, VERSION, TxnFrame.class, TxnFrame::new);
+
+    /** Longest wait an OUTCOME may ask for. */
+    public static final int MAX_OUTCOME_WAIT_MILLIS = 60_000;
 
     /** Largest ERROR message sent (longer ones are cut). */
     public static final int MAX_ERROR_MESSAGE = 2048;

@@ -1,5 +1,9 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.log.auth.ClusterAuthServer;
+import io.meldb.log.protocol.FrameBudget;
+import io.meldb.log.protocol.IdleConnectionCloser;
+import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnService;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -23,6 +27,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves a {@link TxnService} over the transaction RPC ({@link TxnRpcProtocol}) on Netty event loops.
@@ -48,14 +53,23 @@ public final class TxnRpcServer implements AutoCloseable {
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
     private final ThreadPoolExecutor beginExecutor;
+    private final ThreadPoolExecutor outcomeExecutor = new ThreadPoolExecutor(4, 4, 0, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(1024), daemonThreads("txn-rpc-outcome-"));
     private final ChannelGroup connections = new DefaultChannelGroup("txn-rpc-connections", GlobalEventExecutor.INSTANCE);
     private final AtomicInteger openTransactions = new AtomicInteger();
+    private final ClusterAuthServer auth;
+    private final FrameBudget budget;
+    private final LongAdder idleClosed = new LongAdder();
     private Channel serverChannel;
     private volatile boolean closed;
 
     private TxnRpcServer(TxnService service, TxnRpcServerOptions options) {
         this.service = service;
         this.options = options;
+        this.auth = options.clusterSecret() == null ? null : new ClusterAuthServer(options.clusterSecret(),
+                "the transaction server", TxnRpcProtocol.MAGIC, TxnRpcProtocol.VERSION,
+                (short) TxnError.UNAVAILABLE.code(), options.handshakeTimeout());
+        this.budget = new FrameBudget(options.maxInflightFrameBytes());
         this.metrics = new TxnRpcMetrics(options.meterRegistry(), this);
         this.boss = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("txn-accept"), NioIoHandler.newFactory());
@@ -96,13 +110,21 @@ public final class TxnRpcServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast("decoder", new TxnFrameDecoder(options.maxFrameLength()));
+                        if (auth != null) {
+                            ch.pipeline().addLast("auth", auth.newHandler());
+                        }
+                        if (!options.idleTimeout().isZero()) {
+                            ch.pipeline().addLast("idle", new IdleConnectionCloser(options.idleTimeout(),
+                                    "the transaction server", idleClosed));
+                        }
+                        ch.pipeline().addLast("decoder", new TxnFrameDecoder(options.maxFrameLength(), budget));
                         ch.pipeline().addLast("encoder", TxnFrameEncoder.INSTANCE);
                         ch.pipeline().addLast("handler", new TxnRpcServerHandler(TxnRpcServer.this));
                     }
                 })
                 .bind(options.host(), options.port()).syncUninterruptibly().channel();
-        LOG.info("transaction RPC on {}", serverChannel.localAddress());
+        LOG.info("transaction RPC on {} (cluster secret {})", serverChannel.localAddress(),
+                auth == null ? "off: anyone who reaches the port may use it" : "required");
     }
 
     public InetSocketAddress address() {
@@ -112,6 +134,26 @@ public final class TxnRpcServer implements AutoCloseable {
     /** The bound port (the free one picked for port 0). */
     public int port() {
         return address().getPort();
+    }
+
+    /** Connections refused by the cluster handshake. */
+    public long connectionsRefused() {
+        return auth == null ? 0 : auth.refused();
+    }
+
+    /** Connections closed by the idle timeout. */
+    public long connectionsClosedIdle() {
+        return idleClosed.sum();
+    }
+
+    /** Bytes of partly received large frames held now, all connections together. */
+    public long inflightFrameBytes() {
+        return budget.reserved();
+    }
+
+    /** Times a connection stopped being read because the in-flight frame budget was spent. */
+    public long frameBudgetWaits() {
+        return budget.waits();
     }
 
     public int connectionCount() {
@@ -137,6 +179,11 @@ public final class TxnRpcServer implements AutoCloseable {
 
     ThreadPoolExecutor beginExecutor() {
         return beginExecutor;
+    }
+
+    /** Runs OUTCOME requests that wait for the log (see {@link TxnRpcServerHandler}). */
+    ThreadPoolExecutor outcomeExecutor() {
+        return outcomeExecutor;
     }
 
     boolean isClosed() {
@@ -167,6 +214,7 @@ public final class TxnRpcServer implements AutoCloseable {
         }
         connections.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         beginExecutor.shutdown();
+        outcomeExecutor.shutdownNow();
         try {
             if (!beginExecutor.awaitTermination(5, TimeUnit.SECONDS)) {
                 LOG.warn("BEGIN requests still waiting for admission after 5 s; interrupting them");

@@ -138,8 +138,17 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
             }
             case OUTCOME -> {
                 TxnId id = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
+                int waitMillis = r.hasMore() ? r.readInt("waitMillis") : 0;
                 r.end();
-                answer(f, start, TxnFrame.outcomeIs(ctx.alloc(), f.requestId(), service.outcome(id)));
+                if (waitMillis < 0 || waitMillis > MAX_OUTCOME_WAIT_MILLIS) {
+                    throw new TxnException(TxnError.BAD_REQUEST, "OUTCOME wait of " + waitMillis
+                            + " ms is outside 0.." + MAX_OUTCOME_WAIT_MILLIS);
+                }
+                if (waitMillis == 0) {
+                    answer(f, start, TxnFrame.outcomeIs(ctx.alloc(), f.requestId(), service.outcome(id)));
+                } else {
+                    awaitOutcome(f.requestId(), id, waitMillis, start);
+                }
             }
             case STATUS -> {
                 r.end();
@@ -147,6 +156,28 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
             }
             default -> throw new TxnException(TxnError.BAD_REQUEST, "frame type " + typeName(f.type())
                     + " is not a request");
+        }
+    }
+
+    /** OUTCOME with a wait: waits off the event loop, then answers on it. */
+    private void awaitOutcome(long requestId, TxnId id, int waitMillis, long start) {
+        try {
+            server.outcomeExecutor().execute(() -> {
+                TxnFrame answer;
+                try {
+                    answer = TxnFrame.outcomeIs(ctx.alloc(), requestId, service.awaitOutcome(id, waitMillis));
+                } catch (TxnException e) {
+                    answer = TxnFrame.error(ctx.alloc(), requestId, e.error(), e.getMessage());
+                } catch (RuntimeException e) {
+                    TxnException u = unexpected(OUTCOME, e);
+                    answer = TxnFrame.error(ctx.alloc(), requestId, u.error(), u.getMessage());
+                }
+                metrics.record(OUTCOME, null, start);
+                ctx.writeAndFlush(answer, ctx.voidPromise());
+            });
+        } catch (RejectedExecutionException e) {
+            throw new TxnException(server.isClosed() ? TxnError.UNAVAILABLE : TxnError.OVERLOADED,
+                    "too many OUTCOME requests are waiting on this server");
         }
     }
 

@@ -1,6 +1,10 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.log.auth.ClusterAuthServer;
+import io.meldb.log.auth.ClusterSecret;
 import io.micrometer.core.instrument.MeterRegistry;
+
+import java.time.Duration;
 
 import java.util.Objects;
 
@@ -14,6 +18,10 @@ public final class TxnRpcServerOptions {
     private int maxFrameLength = 16 << 20;
     private int maxTransactionsPerConnection = 1024;
     private MeterRegistry meterRegistry;
+    private ClusterSecret clusterSecret;
+    private Duration handshakeTimeout = ClusterAuthServer.DEFAULT_HANDSHAKE_TIMEOUT;
+    private Duration idleTimeout = Duration.ofSeconds(120);
+    private long maxInflightFrameBytes = 64L << 20;
 
     public static TxnRpcServerOptions on(String host, int port) {
         return new TxnRpcServerOptions().host(host).port(port);
@@ -103,6 +111,57 @@ public final class TxnRpcServerOptions {
 
     public TxnRpcServerOptions meterRegistry(MeterRegistry meterRegistry) {
         this.meterRegistry = meterRegistry;
+        return this;
+    }
+
+    /** The secret every client must prove before its first request; null (the default) takes anyone. */
+    public ClusterSecret clusterSecret() {
+        return clusterSecret;
+    }
+
+    public TxnRpcServerOptions clusterSecret(ClusterSecret secret) {
+        this.clusterSecret = secret;
+        return this;
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public TxnRpcServerOptions handshakeTimeout(Duration timeout) {
+        this.handshakeTimeout = Objects.requireNonNull(timeout);
+        return this;
+    }
+
+    /**
+     * A connection from which nothing was read for this long is closed (aborting its open transactions), a
+     * half-sent frame included; {@link TxnRpcClient} keeps quiet connections alive well within it. Zero: never.
+     */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+
+    public TxnRpcServerOptions idleTimeout(Duration timeout) {
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("the idle timeout must not be negative, got " + timeout);
+        }
+        this.idleTimeout = timeout;
+        return this;
+    }
+
+    /**
+     * Bytes of partly received frames (above 64 KiB each) the server holds for all connections together; a
+     * connection whose frame finds no room stops being read until there is ({@link io.meldb.log.protocol.FrameBudget}).
+     */
+    public long maxInflightFrameBytes() {
+        return maxInflightFrameBytes;
+    }
+
+    public TxnRpcServerOptions maxInflightFrameBytes(long bytes) {
+        if (bytes < 1) {
+            throw new IllegalArgumentException("--max-inflight-frame-bytes must be positive, got " + bytes);
+        }
+        this.maxInflightFrameBytes = bytes;
         return this;
     }
 }

@@ -89,7 +89,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
     }
 
     @Test
-    void shouldFailPendingAndLaterCallsWithSessionLostWhenTheServerCloses() throws Exception {
+    void shouldFailAPendingCommitAsUnknownAndLaterCallsWithSessionLostWhenTheServerCloses() throws Exception {
         TxnRpcServer server = TxnRpcServer.start(service, TxnRpcServerOptions.on("127.0.0.1", 0));
         try {
             TxnRpcClient client = connect(server);
@@ -103,7 +103,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
 
             Throwable lost = commit.handle((v, t) -> t).get(5, TimeUnit.SECONDS);
             TxnException e = assertInstanceOf(TxnException.class, lost);
-            assertEquals(TxnError.SESSION_LOST, e.error());
+            assertEquals(TxnError.OUTCOME_UNKNOWN, e.error());
             assertContains(e.getMessage(), "outcome(" + committing.id() + ")");
             TxnException later = assertTxnError(TxnError.SESSION_LOST, () -> open.get(b("k")));
             assertContains(later.getMessage(), open.id().toString());
@@ -156,7 +156,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
             client.close();
         }
         TxnException e = (TxnException) commit.handle((v, t) -> t).get(5, TimeUnit.SECONDS);
-        assertEquals(TxnError.SESSION_LOST, e.error());
+        assertEquals(TxnError.OUTCOME_UNKNOWN, e.error());
         eventually("the two open transactions are aborted", () -> service.aborted.get() == 2);
         eventually("the connection is gone", () -> server.connectionCount() == 0);
         assertEquals(1, server.openTransactions(), "the commit is still in flight");
