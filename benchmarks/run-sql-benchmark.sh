@@ -5,8 +5,9 @@
 #   2. runs io.meldb.bench.SqlTxnBenchmark (MeldDB via pgjdbc and Avatica, H2 TCP server, that cluster, and a no-op
 #      PostgreSQL-protocol server as the floor) with the
 #      arguments given to this script;
-#   3. unless PGBENCH_SECONDS=0: pgbench -c 4 -j 2 against MeldDB's PostgreSQL port (a MeldDB started from the
-#      benchmarks jar, data in the temp dir) and against the cluster, in simple and prepared query mode;
+#   3. unless PGBENCH_SECONDS=0: pgbench -i -s 1 (its default steps, timed) and then pgbench -c 4 -j 2 with the
+#      built-in tpcb-like script against MeldDB's PostgreSQL port (a MeldDB started from the benchmarks jar, data in
+#      the temp dir) and against the cluster, in simple and prepared query mode;
 #   4. always stops both servers and deletes the temp dir (trap), also on failure or Ctrl-C.
 # Usage (after ./mvnw -B -q -pl benchmarks -am package -DskipTests):
 #   benchmarks/run-sql-benchmark.sh --rows 100000 --seconds 8 --rounds 3
@@ -125,10 +126,8 @@ if [[ "$pgbench_seconds" == 0 ]]; then
 fi
 pgbench="$(command -v pgbench || true)"
 [[ -x "$pg_bin/pgbench" ]] && pgbench="$pg_bin/pgbench"
-psql="$(command -v psql || true)"
-[[ -x "$pg_bin/psql" ]] && psql="$pg_bin/psql"
-if [[ -z "$pgbench" || -z "$psql" ]]; then
-  echo "pgbench or psql not found: skipping pgbench"
+if [[ -z "$pgbench" ]]; then
+  echo "pgbench not found: skipping pgbench"
   exit "$java_rc"
 fi
 
@@ -151,70 +150,21 @@ if ! grep -q "MeldDB PostgreSQL" "$work/meldb/out.log"; then
 fi
 grep "MeldDB PostgreSQL" "$work/meldb/out.log"
 
-# pgbench's tables with primary keys (MeldDB stores rows by key; pgbench_history gets a random hid key) and
-# scale 1 (1 branch, 10 tellers, 100,000 accounts) as plain INSERTs of 1000 rows each.
-cat >"$work/schema.sql" <<'EOF'
-DROP TABLE IF EXISTS pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers;
-CREATE TABLE pgbench_branches (bid INTEGER PRIMARY KEY, bbalance INTEGER, filler CHAR(88));
-CREATE TABLE pgbench_tellers (tid INTEGER PRIMARY KEY, bid INTEGER, tbalance INTEGER, filler CHAR(84));
-CREATE TABLE pgbench_accounts (aid INTEGER PRIMARY KEY, bid INTEGER, abalance INTEGER, filler CHAR(84));
-CREATE TABLE pgbench_history (hid BIGINT PRIMARY KEY, tid INTEGER, bid INTEGER, aid INTEGER, delta INTEGER,
-  mtime TIMESTAMP, filler CHAR(22));
-EOF
-awk 'BEGIN {
-  print "INSERT INTO pgbench_branches (bid, bbalance, filler) VALUES (1, 0, NULL);"
-  printf "INSERT INTO pgbench_tellers (tid, bid, tbalance, filler) VALUES "
-  for (t = 1; t <= 10; t++) printf "%s(%d, 1, 0, NULL)", (t > 1 ? ", " : ""), t
-  print ";"
-  for (a = 1; a <= 100000; a++) {
-    if (a % 1000 == 1) printf "INSERT INTO pgbench_accounts (aid, bid, abalance, filler) VALUES "
-    printf "%s(%d, 1, 0, %s)", (a % 1000 == 1 ? "" : ", "), a, "'\'''\''"
-    if (a % 1000 == 0) print ";"
-  }
-}' >"$work/data.sql"
-# The built-in tpcb-like script, with the history row's key added.
-cat >"$work/tpcb-like.sql" <<'EOF'
-\set aid random(1, 100000 * :scale)
-\set bid random(1, 1 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-\set hid random(1, 9000000000000000000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (hid, tid, bid, aid, delta, mtime) VALUES (:hid, :tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-END;
-EOF
-
 meld_conn=(-h 127.0.0.1 -p "$meld_pg_port" -U bench meldb)
 pg_conn=(-h 127.0.0.1 -p "$pg_port" -U postgres postgres)
 
-echo "-- pgbench -i -s 1 on MeldDB:"
-if timeout 300 "$pgbench" -i -s 1 "${meld_conn[@]}" >"$work/meld-init.log" 2>&1; then
-  sed 's/^/   /' "$work/meld-init.log"
-  script=(-b tpcb-like)
-  echo "-- pgbench -i worked on MeldDB: built-in tpcb-like on both"
-else
-  sed 's/^/   /' "$work/meld-init.log"
-  echo "-- pgbench -i failed on MeldDB (above, verbatim): creating pgbench's tables with primary keys and plain" \
-    "INSERTs on both servers; tpcb-like as a -f script with pgbench_history's key"
-  script=(-f "$work/tpcb-like.sql")
-fi
-
-# init NAME PSQL-URL PGBENCH-CONN...: the same tables on one server
+# init NAME PGBENCH-CONN...: pgbench -i with its default steps (drop, create, COPY of 100,000 accounts in one
+# transaction, vacuum, primary keys), timed
 init() {
-  local name="$1" url="$2"
-  shift 2
-  if [[ "${script[0]}" == -b ]]; then
-    [[ "$name" == MeldDB ]] && return 0
-    "$pgbench" -i -s 1 -q "$@" >"$work/init-$name.log" 2>&1 || { cat "$work/init-$name.log"; return 1; }
+  local name="$1"
+  shift
+  local start=$SECONDS
+  if timeout 600 "$pgbench" -i -s 1 "$@" >"$work/init-$name.log" 2>&1; then
+    echo "-- $name: pgbench -i -s 1 in $((SECONDS - start)) s: $(grep '^done in' "$work/init-$name.log")"
   else
-    local start=$SECONDS
-    "$psql" -X -q -v ON_ERROR_STOP=1 "$url" -f "$work/schema.sql" -f "$work/data.sql" \
-      || { echo "-- loading pgbench's tables on $name failed"; return 1; }
-    echo "-- $name: pgbench tables loaded in $((SECONDS - start)) s"
+    sed 's/^/   /' "$work/init-$name.log"
+    echo "-- pgbench -i failed on $name (above, verbatim)"
+    return 1
   fi
 }
 
@@ -226,7 +176,7 @@ run() {
   local opts=""
   [[ "$name" == PostgreSQL ]] && opts="-c default_transaction_isolation=serializable"
   local cmd=("$pgbench" -n -c 4 -j 2 -T "$pgbench_seconds" -M "$mode" --max-tries=10 --failures-detailed
-    "${script[@]}" "$@")
+    -b tpcb-like "$@")
   echo "-- $name, -M $mode: ${opts:+PGOPTIONS='$opts' }${cmd[*]/#$work\//}"
   PGOPTIONS="$opts" timeout $((pgbench_seconds + 120)) "${cmd[@]}" >"$work/pgbench.log" 2>&1
   local rc=$?
@@ -240,9 +190,9 @@ run() {
 
 meld_ok=0
 pg_ok=0
-init MeldDB "postgresql://bench@127.0.0.1:$meld_pg_port/meldb" "${meld_conn[@]}" && meld_ok=1
+init MeldDB "${meld_conn[@]}" && meld_ok=1
 if [[ -n "$pg_port" && -n "$pg_url" ]]; then
-  init PostgreSQL "postgresql://postgres@127.0.0.1:$pg_port/postgres" "${pg_conn[@]}" && pg_ok=1
+  init PostgreSQL "${pg_conn[@]}" && pg_ok=1
 fi
 for mode in simple prepared; do
   (( meld_ok )) && run MeldDB "$mode" "${meld_conn[@]}"

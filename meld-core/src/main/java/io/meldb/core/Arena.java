@@ -12,6 +12,12 @@ package io.meldb.core;
  * segments alike. Besides spreading the cost, this is what keeps the stores into new nodes from missing the cache:
  * a chunk was just written when nodes are carved out of it, whereas a segment zeroed whole (4 MiB, twice the L2)
  * has been evicted again long before its last nodes are written, and every new node then waited for its lines.
+ *
+ * <p>An allocation larger than a segment (the decoded copy of an intention record of a large transaction) gets a
+ * dedicated segment of its own size ({@link NodeMemory#acquireLargeSegment}), held until {@link #reset()} or
+ * {@link #close()} frees it: the arena's owner decides when nothing points into it any more, exactly as for
+ * pooled segments (a session arena at the end of its transaction, a decode arena with its generation). Such
+ * allocations are rare and not on the steady-state path, so they may allocate.
  */
 public final class Arena implements AutoCloseable {
     private int[] segmentIds = new int[8];
@@ -23,6 +29,9 @@ public final class Arena implements AutoCloseable {
     /** The current segment is zero from {@link #position} up to here (0 while there is no current segment). */
     private int zeroedTo;
     private long allocatedBytes;
+    private int[] largeIds = new int[0];
+    private int largeCount;
+    private long largeBytes;
 
     /** Lazy zeroing granularity (see the class comment); divides the segment size. */
     static final int ZERO_CHUNK = 4096;
@@ -30,7 +39,7 @@ public final class Arena implements AutoCloseable {
     /** Allocates {@code size} bytes, 8-byte aligned and zeroed. */
     public long allocate(final int size) {
         if (size <= 0 || size > NodeMemory.SEGMENT_SIZE) {
-            throw new IllegalArgumentException("allocation of " + size + " bytes does not fit a segment");
+            return allocateLarge(size);
         }
         final int aligned = (size + 7) & ~7;
         final int end = position + aligned;
@@ -60,6 +69,32 @@ public final class Arena implements AutoCloseable {
         return handle;
     }
 
+    /** A dedicated, zeroed segment for one allocation larger than {@link NodeMemory#SEGMENT_SIZE}. */
+    private long allocateLarge(final int size) {
+        if (size <= 0 || size > Integer.MAX_VALUE - 7) {
+            throw new IllegalArgumentException("allocation of " + size + " bytes");
+        }
+        final int aligned = (size + 7) & ~7;
+        final int id = NodeMemory.acquireLargeSegment(aligned);
+        if (largeCount == largeIds.length) {
+            largeIds = java.util.Arrays.copyOf(largeIds, Math.max(4, largeCount * 2));
+        }
+        largeIds[largeCount++] = id;
+        final long handle = NodeMemory.base(id);
+        NodeMemory.zero(handle, aligned);
+        allocatedBytes += aligned;
+        largeBytes += aligned;
+        return handle;
+    }
+
+    private void freeLarge() {
+        for (int i = 0; i < largeCount; i++) {
+            NodeMemory.releaseLargeSegment(largeIds[i]);
+        }
+        largeCount = 0;
+        largeBytes = 0;
+    }
+
     /** Copies {@code bytes} into the arena and returns their handle (0 for an empty array). */
     public long copyOf(final byte[] bytes) {
         if (bytes.length == 0) {
@@ -87,8 +122,11 @@ public final class Arena implements AutoCloseable {
         zeroedTo = 0;
     }
 
-    /** Forgets every allocation; segments are kept and zeroed as they are reused. */
+    /** Forgets every allocation; segments are kept and zeroed as they are reused, large ones are freed. */
     public void reset() {
+        if (largeCount > 0) {
+            freeLarge();
+        }
         current = -1;
         position = 0;
         zeroedTo = 0;
@@ -100,9 +138,9 @@ public final class Arena implements AutoCloseable {
         return allocatedBytes;
     }
 
-    /** Off-heap bytes this arena holds (whole segments). */
+    /** Off-heap bytes this arena holds (whole segments, pooled and large). */
     public long reservedBytes() {
-        return (long) segmentCount * NodeMemory.SEGMENT_SIZE;
+        return (long) segmentCount * NodeMemory.SEGMENT_SIZE + largeBytes;
     }
 
     @Override

@@ -69,10 +69,11 @@ public final class BlockFormat {
     /** Each record is framed by an int length. */
     public static final int RECORD_LENGTH_FIELD = Integer.BYTES;
     /**
-     * Largest record: an intention is copied into one arena segment when decoded, so nothing larger could be
-     * decoded anyway, and a reader must never be talked into reassembling an unbounded record.
+     * Largest record the format admits, 1 GiB: a reader must never be talked into reassembling an unbounded
+     * record. A txn-server's own limit on what one transaction may write ({@code --max-intention-bytes}) is
+     * lower; this bound only keeps a corrupt or hostile length prefix from costing more than that.
      */
-    public static final int MAX_RECORD_LENGTH = NodeMemory.SEGMENT_SIZE;
+    public static final int MAX_RECORD_LENGTH = 1 << 30;
 
     public static final int DEFAULT_BLOCK_SIZE = 8192;
     public static final int MIN_BLOCK_SIZE = 512;

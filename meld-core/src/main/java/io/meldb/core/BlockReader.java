@@ -26,7 +26,12 @@ public final class BlockReader {
     private final int capacity;
     private final RecordHandler handler;
     private final CRC32C crc = new CRC32C();
-    private final ExpandableDirectByteBuffer assembly = new ExpandableDirectByteBuffer(BlockFormat.DEFAULT_BLOCK_SIZE);
+    /**
+     * Past this capacity the assembly buffer is dropped once its record is delivered: a rare huge intention must
+     * not pin hundreds of megabytes for the rest of the reader's life (steady-state records stay well below).
+     */
+    static final int ASSEMBLY_KEEP_BYTES = 8 << 20;
+    private ExpandableDirectByteBuffer assembly = new ExpandableDirectByteBuffer(BlockFormat.DEFAULT_BLOCK_SIZE);
     /** Blocks not backed by a heap array are copied here once: CRC32C works on arrays, and reads stay local. */
     private final byte[] scratchArray;
     private final UnsafeBuffer scratch;
@@ -229,7 +234,13 @@ public final class BlockReader {
             } else if (take > 0) {
                 assembly.putBytes(s.have, view, payload + at, take);
                 if (s.have + take == s.length) {
-                    deliver(assembly, 0, s.length, position);
+                    try {
+                        deliver(assembly, 0, s.length, position);
+                    } finally {
+                        if (assembly.capacity() > ASSEMBLY_KEEP_BYTES) {
+                            assembly = new ExpandableDirectByteBuffer(BlockFormat.DEFAULT_BLOCK_SIZE);
+                        }
+                    }
                 }
             }
         }

@@ -74,7 +74,7 @@ public final class IntentionDecoder {
         }
         if (length > IntentionFormat.MAX_RECORD_LENGTH) {
             throw new IntentionFormatException("intention csn " + csn + ": record of " + length
-                + " bytes exceeds the " + (IntentionFormat.MAX_RECORD_LENGTH >> 20) + " MiB limit");
+                + " bytes exceeds the format's limit of " + IntentionFormat.MAX_RECORD_LENGTH + " bytes");
         }
         copy = arena.allocate(length);
         view.wrap(copy, length);

@@ -26,19 +26,40 @@ public final class IntentionEncoder {
     private int[] leftIndex = new int[256];
     private int[] rightIndex = new int[256];
 
+    /** Nodes the reused work arrays have room for (they grow with the largest intention encoded). */
+    public int capacity() {
+        return order.length;
+    }
+
     /**
-     * Writes the intention of {@code txn} at offset 0 of {@code dst}.
+     * Writes the intention of {@code txn} at offset 0 of {@code dst}, up to the format's limit.
      *
-     * @param intentionFlags {@link Intention} flags (one byte)
-     * @return the record length
-     * @throws IllegalArgumentException if the transaction owns no node, the record would exceed
-     *                                  {@link IntentionFormat#MAX_RECORD_LENGTH}, or the tree refers to a version
-     *                                  its snapshot cannot contain
+     * @see #encode(Transaction, int, ExpandableDirectByteBuffer, int, int)
      */
     public int encode(final Transaction txn, final int intentionFlags, final ExpandableDirectByteBuffer dst) {
+        return encode(txn, intentionFlags, dst, 0, IntentionFormat.MAX_RECORD_LENGTH);
+    }
+
+    /**
+     * Writes the intention of {@code txn} at {@code offset} of {@code dst} (a server puts its log header in
+     * front without copying the record).
+     *
+     * @param intentionFlags {@link Intention} flags (one byte)
+     * @param maxLength      largest record accepted, at most {@link IntentionFormat#MAX_RECORD_LENGTH}
+     * @return the record length
+     * @throws IllegalArgumentException if the transaction owns no node, the record would exceed
+     *                                  {@code maxLength}, or the tree refers to a version its snapshot cannot
+     *                                  contain
+     */
+    public int encode(final Transaction txn, final int intentionFlags, final ExpandableDirectByteBuffer dst,
+                      final int offset, final int maxLength) {
         if ((intentionFlags & ~0xFF) != 0) {
             throw new IllegalArgumentException("intention flags 0x" + Integer.toHexString(intentionFlags)
                 + " do not fit a byte");
+        }
+        if (maxLength < 1 || maxLength > IntentionFormat.MAX_RECORD_LENGTH || offset < 0
+            || (long) offset + maxLength > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("offset " + offset + " and limit " + maxLength + " out of range");
         }
         final long root = txn.root();
         if (!Transaction.owned(root)) {
@@ -72,13 +93,13 @@ public final class IntentionEncoder {
         for (int i = 0; i < nodeCount; i++) {
             size += nodeSize(i, snapshotCsn);
         }
-        if (size > IntentionFormat.MAX_RECORD_LENGTH) {
-            throw new IllegalArgumentException("intention of " + size + " bytes exceeds the "
-                + (IntentionFormat.MAX_RECORD_LENGTH >> 20) + " MiB limit");
+        if (size > maxLength) {
+            throw new IllegalArgumentException("intention of " + size + " bytes exceeds the limit of " + maxLength
+                + " bytes");
         }
-        dst.checkLimit((int) size);
+        dst.checkLimit(offset + (int) size);
 
-        int pos = 0;
+        int pos = offset;
         dst.putByte(pos++, IntentionFormat.VERSION);
         dst.putByte(pos++, (byte) txn.isolation().code());
         dst.putByte(pos++, (byte) intentionFlags);
@@ -91,10 +112,10 @@ public final class IntentionEncoder {
         for (int i = 0; i < nodeCount; i++) {
             pos = writeNode(dst, pos, i, snapshotCsn);
         }
-        if (pos != size) {
-            throw new IllegalStateException("encoded " + pos + " bytes but sized the record at " + size);
+        if (pos - offset != size) {
+            throw new IllegalStateException("encoded " + (pos - offset) + " bytes but sized the record at " + size);
         }
-        return pos;
+        return pos - offset;
     }
 
     /** Post-order traversal of the owned nodes into {@code order}; returns their number. */

@@ -62,10 +62,16 @@ public final class IntentionFormat {
     public static final int MIN_NODE_BYTES = 4;
     /** Smallest header: three bytes and three one-byte varints. */
     public static final int MIN_HEADER_BYTES = 6;
-    /** A record is copied into one arena segment when decoded. */
-    public static final int MAX_RECORD_LENGTH = NodeMemory.SEGMENT_SIZE;
-    /** Decoded ranges live in one arena allocation. */
-    public static final int MAX_RANGES = NodeMemory.SEGMENT_SIZE / Intention.RANGE_SIZE;
+    /**
+     * Largest intention record: the block format's bound. A record larger than an arena segment is decoded into a
+     * dedicated large segment (see {@link Arena}).
+     */
+    public static final int MAX_RECORD_LENGTH = BlockFormat.MAX_RECORD_LENGTH;
+    /**
+     * Decoded ranges live in one arena allocation ({@link Intention#RANGE_SIZE} bytes each, a large segment past
+     * 4 MiB); a serializable transaction records one per insert of a new key, so this matches {@link #MAX_NODES}.
+     */
+    public static final int MAX_RANGES = Versions.MAX_INDEX + 1;
     /** Post-order indices must fit the VN's index field. */
     public static final int MAX_NODES = Versions.MAX_INDEX + 1;
     /** Largest CSN whose VNs fit a positive long. */

@@ -18,7 +18,11 @@ import java.nio.ByteOrder;
  * segments' address span: a wild handle then fails with an exception instead of reading arbitrary memory.
  */
 public final class NodeMemory {
-    /** Segment size: 4 MiB. A single allocation (node, record, or key/payload bytes) must fit in one segment. */
+    /**
+     * Segment size: 4 MiB. Every allocation up to this size is carved out of a pooled segment; a larger one (the
+     * decoded copy of a large intention record) gets a dedicated segment of its own size, see
+     * {@link #acquireLargeSegment(int)}.
+     */
     public static final int SEGMENT_SIZE = 4 << 20;
 
     /** Range-check every access (tests); off in production, where the JIT removes the check entirely. */
@@ -32,6 +36,11 @@ public final class NodeMemory {
     private static int[] freeIds = new int[64];
     private static int freeCount;
     private static int nextId = 1;
+    /** Ids of freed large segments, whose memory is gone: reused for the next large segment. */
+    private static int[] freeLargeIds = new int[16];
+    private static int freeLargeCount;
+    private static int largeInUse;
+    private static long largeBytesInUse;
     private static volatile long lowest = Long.MAX_VALUE;
     private static volatile long highest;
 
@@ -59,6 +68,78 @@ public final class NodeMemory {
         }
     }
 
+    /**
+     * Allocates a dedicated segment of {@code size} bytes (more than {@link #SEGMENT_SIZE}) and returns its id.
+     * Large segments are not pooled: {@link #releaseLargeSegment} frees their memory at once, so a rare huge
+     * transaction does not leave hundreds of megabytes behind. Their contents are arbitrary.
+     */
+    static int acquireLargeSegment(final int size) {
+        if (size <= SEGMENT_SIZE) {
+            throw new IllegalArgumentException("a large segment is larger than " + SEGMENT_SIZE + " bytes, not "
+                + size);
+        }
+        // not allocateDirectAligned: that returns a slice, which the cleaner cannot free early
+        final ByteBuffer memory = ByteBuffer.allocateDirect(size);
+        if ((BufferUtil.address(memory) & 7) != 0) {
+            throw new IllegalStateException("direct memory is not 8-byte aligned");
+        }
+        synchronized (LOCK) {
+            final int id;
+            if (freeLargeCount > 0) {
+                id = freeLargeIds[--freeLargeCount];
+            } else {
+                id = nextId++;
+                if (id >= bases.length) {
+                    bases = java.util.Arrays.copyOf(bases, bases.length * 2);
+                    owners = java.util.Arrays.copyOf(owners, owners.length * 2);
+                }
+            }
+            owners[id] = memory;
+            final long base = BufferUtil.address(memory);
+            bases[id] = base;
+            lowest = Math.min(lowest, base);
+            highest = Math.max(highest, base + size);
+            largeInUse++;
+            largeBytesInUse += size;
+            return id;
+        }
+    }
+
+    /** Frees a large segment's memory; the caller guarantees nothing reachable still points into it. */
+    static void releaseLargeSegment(final int id) {
+        final ByteBuffer memory;
+        synchronized (LOCK) {
+            memory = owners[id];
+            if (memory == null) {
+                throw new IllegalStateException("large segment " + id + " released twice");
+            }
+            owners[id] = null;
+            bases[id] = 0;
+            largeInUse--;
+            largeBytesInUse -= memory.capacity();
+            if (freeLargeCount == freeLargeIds.length) {
+                freeLargeIds = java.util.Arrays.copyOf(freeLargeIds, freeLargeCount * 2);
+            }
+            freeLargeIds[freeLargeCount++] = id;
+        }
+        // under CHECKS the freed range stays inside [lowest, highest): the check is coarse, not use-after-free proof
+        BufferUtil.free(memory);
+    }
+
+    /** Large segments currently allocated (for memory metrics and tests). */
+    public static int largeSegmentsInUse() {
+        synchronized (LOCK) {
+            return largeInUse;
+        }
+    }
+
+    /** Bytes held by large segments currently allocated. */
+    public static long largeBytesInUse() {
+        synchronized (LOCK) {
+            return largeBytesInUse;
+        }
+    }
+
     /** Base address of a segment. */
     static long base(final int id) {
         synchronized (LOCK) {
@@ -76,17 +157,17 @@ public final class NodeMemory {
         }
     }
 
-    /** Number of segments ever created (for memory metrics and tests). */
+    /** Number of segment ids ever created, pooled and large (for memory metrics and tests). */
     public static int segmentsCreated() {
         synchronized (LOCK) {
             return nextId - 1;
         }
     }
 
-    /** Number of segments currently handed out to arenas. */
+    /** Number of pooled ({@link #SEGMENT_SIZE}) segments currently handed out to arenas. */
     public static int segmentsInUse() {
         synchronized (LOCK) {
-            return nextId - 1 - freeCount;
+            return nextId - 1 - freeCount - freeLargeCount - largeInUse;
         }
     }
 

@@ -19,6 +19,10 @@ import java.util.List;
  * node whose subtree gains a new smallest or largest key is flagged {@link Node#SPAN_EXTENDED}, so meld checks
  * that the subtree still fits the key range before grafting it.
  *
+ * <p>The transaction keeps a running upper bound of its intention record's size ({@link #intentionBytesBound()}), so
+ * a server can refuse the write that makes a transaction too large at once, rather than at commit when the
+ * encoder measures the record exactly.
+ *
  * <p>Not thread-safe: one thread drives a transaction.
  */
 public final class Transaction {
@@ -34,6 +38,19 @@ public final class Transaction {
     private long[] path = new long[64];
     private int[] dirs = new int[64];
     private int depth;
+    private long ownedNodes;
+    /** Key and payload bytes of the owned nodes, and the bytes of the recorded ranges' bounds. */
+    private long ownedBytes;
+
+    /**
+     * Most bytes one node's record can take besides its key and payload and their length varints (see
+     * {@link IntentionFormat}): flags and pointer kinds (2), height (1: an AVL tree of fewer than 2^63 nodes is
+     * less than 128 high), and two version references and two pointers of at most 10 bytes each (a csn delta
+     * below {@link IntentionFormat#MAX_CSN} in 6 varint bytes, a 24-bit index in 4).
+     */
+    public static final int NODE_OVERHEAD_BOUND = 2 + 1 + 4 * 10;
+    /** Most bytes of the record header: three bytes, the snapshot csn, node count and range count varints. */
+    public static final int HEADER_BOUND = 3 + 6 + 4 + 5;
 
     public Transaction(final Arena arena, final Snapshot snapshot, final Isolation isolation) {
         this.arena = arena;
@@ -60,6 +77,31 @@ public final class Transaction {
         return writes;
     }
 
+    /** Nodes this transaction's intention holds so far (written, or read and copied under serializable). */
+    public long ownedNodes() {
+        return ownedNodes;
+    }
+
+    /**
+     * An upper bound of the size {@link IntentionEncoder} would give this transaction's record now: every key and
+     * payload with its length varint plus {@link #NODE_OVERHEAD_BOUND} per node, and every range exactly. Kept up
+     * to date on every operation without a walk; the slack is the node metadata's varints (a few dozen bytes a
+     * node at most).
+     */
+    public long intentionBytesBound() {
+        return HEADER_BOUND + ownedBytes + ownedNodes * NODE_OVERHEAD_BOUND;
+    }
+
+    private static int withLength(final int length) {
+        return Varint.sizeOf(length) + length;
+    }
+
+    private void addRange(final RangeDependency range) {
+        ranges.add(range);
+        ownedBytes += 1 + (range.lo() == null ? 0 : withLength(range.lo().length))
+            + (range.hi() == null ? 0 : withLength(range.hi().length));
+    }
+
     /** The range dependencies recorded so far (empty under snapshot isolation). */
     public List<RangeDependency> ranges() {
         return Collections.unmodifiableList(ranges);
@@ -75,7 +117,7 @@ public final class Transaction {
         long n = find(root, key);
         if (isolation == Isolation.SERIALIZABLE) {
             if (n == 0) {
-                ranges.add(RangeDependency.point(key.clone()));
+                addRange(RangeDependency.point(key.clone()));
                 return null;
             }
             if (!(owned(n) && Node.altered(n))) {
@@ -114,11 +156,11 @@ public final class Transaction {
         if (isolation == Isolation.SERIALIZABLE) {
             if (limit > 0 && rows.size() == limit) {
                 final byte[] last = rows.get(rows.size() - 1)[0].clone();
-                ranges.add(descending
+                addRange(descending
                     ? new RangeDependency(last, true, range.hi(), hiInclusive)
                     : new RangeDependency(range.lo(), loInclusive, last, true));
             } else {
-                ranges.add(range);
+                addRange(range);
             }
         }
         return rows;
@@ -193,6 +235,7 @@ public final class Transaction {
         final int payloadLength = tombstone ? 0 : value.length;
         if (at >= 0) {
             final long n = path[at];
+            ownedBytes += withLength(payloadLength) - withLength(Node.payloadLength(n));
             Node.payload(n, payload, payloadLength);
             int flags = (Node.flags(n) | Node.ALTERED) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
             flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
@@ -207,6 +250,8 @@ public final class Transaction {
         Node.payload(leaf, payload, payloadLength);
         Node.flags(leaf, Node.ALTERED | (tombstone ? Node.TOMBSTONE : 0));
         Node.height(leaf, 1);
+        ownedNodes++;
+        ownedBytes += withLength(key.length) + withLength(payloadLength);
         if (depth == 0) {
             root = leaf;
             return;
@@ -286,6 +331,8 @@ public final class Transaction {
         Node.ssv(n, Node.nsv(source));
         Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & Node.TOMBSTONE));
         Node.height(n, Node.height(source));
+        ownedNodes++;
+        ownedBytes += withLength(Node.keyLength(source)) + withLength(Node.payloadLength(source));
         return n;
     }
 

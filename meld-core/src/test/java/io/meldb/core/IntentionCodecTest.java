@@ -543,8 +543,9 @@ class IntentionCodecTest {
                 huge.put(new byte[] {(byte) i}, new byte[1 << 20]);
             }
             final IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
-                () -> encoder.encode(huge, 0, dst));
-            assertTrue(big.getMessage().matches("intention of \\d+ bytes exceeds the 4 MiB limit"), big.getMessage());
+                () -> encoder.encode(huge, 0, dst, 0, 4 << 20));
+            assertTrue(big.getMessage().matches("intention of \\d+ bytes exceeds the limit of 4194304 bytes"),
+                big.getMessage());
             assertTrue(dst.capacity() < 1 << 20, "nothing was written for the oversized intention");
 
             final Transaction ok = new Transaction(txArena, new Snapshot(0, 0), Isolation.SERIALIZABLE);

@@ -26,6 +26,7 @@ final class TxnMetrics {
     private final Counter localCommits;
     private final Counter clientAborts;
     private final Counter refused;
+    private final Counter tooLarge;
     private final Counter stalls;
     private final Counter droppedRecords;
     private final Counter checkpointChunks;
@@ -46,6 +47,9 @@ final class TxnMetrics {
         localCommits = Counter.builder("meldb.txn.local.commits")
             .description("read-only transactions finished on their snapshot, without the log").register(registry);
         clientAborts = Counter.builder("meldb.txn.client.aborts").description("transactions the client abandoned")
+            .register(registry);
+        tooLarge = Counter.builder("meldb.txn.too.large")
+            .description("transactions ended because they would write more than --max-intention-bytes")
             .register(registry);
         refused = Counter.builder("meldb.txn.refused").description("begins refused: in-flight limit reached")
             .register(registry);
@@ -86,6 +90,9 @@ final class TxnMetrics {
             .description("node-memory generations started (one per checkpoint)").register(registry);
         Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
             .description("4 MiB node-memory segments in use").register(registry);
+        Gauge.builder("meldb.memory.offheap.large.bytes", NodeMemory::largeBytesInUse)
+            .description("node memory in dedicated segments of allocations over 4 MiB (large intentions)")
+            .baseUnit("bytes").register(registry);
         FunctionCounter.builder("meldb.pipeline.meld.allocated.bytes", server, TxnServer::meldThreadAllocatedBytes)
             .description("heap bytes allocated by the meld stage's thread").register(registry);
         FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
@@ -106,6 +113,10 @@ final class TxnMetrics {
 
     void committedLocally() {
         localCommits.increment();
+    }
+
+    void abortedTooLarge() {
+        tooLarge.increment();
     }
 
     void abortedByClient() {

@@ -1,7 +1,6 @@
 package io.meldb.txn;
 
 import io.meldb.core.Arena;
-import io.meldb.core.BlockFormat;
 import io.meldb.core.BlockWriter;
 import io.meldb.core.CheckpointLoader;
 import io.meldb.core.CheckpointWriter;
@@ -273,10 +272,29 @@ public final class TxnServer implements TxnService {
 
     /** A session's reusable memory: the arena its intention is built in and the buffer it is encoded into. */
     private static final class Workspace {
-        final Arena arena = new Arena();
-        final ExpandableDirectByteBuffer record = new ExpandableDirectByteBuffer(4096);
-        final ExpandableDirectByteBuffer body = new ExpandableDirectByteBuffer(4096);
-        final IntentionEncoder encoder = new IntentionEncoder();
+        /** Past this the record buffer is dropped after its commit, so a rare huge transaction pins no memory. */
+        static final int KEEP_RECORD_BYTES = 8 << 20;
+        /** Past this the arena's segments go back to the shared pool instead of staying with this workspace. */
+        static final long KEEP_ARENA_BYTES = 16L << 20;
+        /** Past this many nodes the encoder's work arrays (16 bytes a node) are dropped too. */
+        static final int KEEP_ENCODER_NODES = 1 << 16;
+        Arena arena = new Arena();
+        ExpandableDirectByteBuffer record = new ExpandableDirectByteBuffer(4096);
+        IntentionEncoder encoder = new IntentionEncoder();
+
+        /** After a transaction ended (nothing points into the arena any more). */
+        void trim() {
+            if (record.capacity() > KEEP_RECORD_BYTES) {
+                record = new ExpandableDirectByteBuffer(4096);
+            }
+            if (encoder.capacity() > KEEP_ENCODER_NODES) {
+                encoder = new IntentionEncoder();
+            }
+            if (arena.reservedBytes() > KEEP_ARENA_BYTES) {
+                arena.close();
+                arena = new Arena();
+            }
+        }
     }
 
     /**
@@ -423,6 +441,10 @@ public final class TxnServer implements TxnService {
         }
         ready = true;
         LOG.info("server {} incarnation {} ready at csn {} (cluster: {})", serverId, incarnation, meldedCsn, cluster);
+        final String memoryWarning = config.directMemoryWarning();
+        if (memoryWarning != null) {
+            LOG.warn("server {}: {}", serverId, memoryWarning);
+        }
     }
 
     /** Reads the cluster configuration from the log, creating the log with it if the log is empty. */
@@ -797,6 +819,8 @@ public final class TxnServer implements TxnService {
         private final Generation pinned;
         private Workspace workspace;
         private Transaction txn;
+        /** Size of the intention record this session appended, which lengthens the wait for its decision. */
+        private int recordBytes;
 
         LocalSession(final TxnId id, final Isolation isolation, final boolean readOnly, final Snapshot snapshot,
                      final Workspace workspace, final Generation pinned) {
@@ -858,7 +882,25 @@ public final class TxnServer implements TxnService {
         public byte[] get(final byte[] key) {
             final Transaction t = active();
             checkKey(key);
-            return t.get(key);
+            final byte[] value = t.get(key);
+            checkSize(t);
+            return value;
+        }
+
+        /**
+         * Ends the transaction with TOO_LARGE as soon as its intention could exceed the server's limit, so the
+         * statement that crossed it fails at once instead of the commit after all the work.
+         */
+        private void checkSize(final Transaction t) {
+            final long bound = t.intentionBytesBound();
+            if (bound > config.maxIntentionBytes()) {
+                end();
+                metrics.abortedTooLarge();
+                throw new TxnException(TxnError.TOO_LARGE, "transaction " + id + " exceeds the limit of "
+                    + config.maxIntentionBytes() + " bytes one transaction may write (" + t.ownedNodes()
+                    + " changed or read rows and tree nodes, up to " + bound + " bytes); it is rolled back."
+                    + " Split it, or raise the txn-server's " + TxnServerConfig.MAX_INTENTION_BYTES_FLAG);
+            }
         }
 
         @Override
@@ -869,6 +911,7 @@ public final class TxnServer implements TxnService {
                 throw new TxnException(TxnError.BAD_REQUEST, "scan limit " + limit + " is negative");
             }
             final List<byte[][]> rows = t.scan(lo, loInclusive, hi, hiInclusive, descending, limit);
+            checkSize(t);
             final List<KeyValue> out = new ArrayList<>(rows.size());
             for (byte[][] r : rows) {
                 out.add(new KeyValue(r[0], r[1]));
@@ -889,6 +932,7 @@ public final class TxnServer implements TxnService {
                     + " bytes exceeds the limit of " + TxnServerConfig.MAX_VALUE_BYTES);
             }
             t.put(key, value);
+            checkSize(t);
         }
 
         @Override
@@ -897,13 +941,16 @@ public final class TxnServer implements TxnService {
             checkWritable();
             checkKey(key);
             t.delete(key);
+            checkSize(t);
         }
 
         @Override
         public long commit() {
             final CompletableFuture<Long> f = commitAsync();
+            // a large intention takes its time through the log and meld (about 10 MB/s on a small machine)
+            final long waitMillis = config.commitTimeout().toMillis() + recordBytes / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI;
             try {
-                return f.get(config.commitTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                return f.get(waitMillis, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new TxnException(TxnError.OUTCOME_UNKNOWN, "interrupted while waiting for the outcome of "
@@ -915,7 +962,7 @@ public final class TxnServer implements TxnService {
                 throw new TxnException(TxnError.INTERNAL, "commit of " + id + " failed: " + e.getCause(), e);
             } catch (TimeoutException e) {
                 throw new TxnException(TxnError.OUTCOME_UNKNOWN, "no decision on " + id + " within "
-                    + config.commitTimeout() + "; ask outcome(" + id + ")");
+                    + waitMillis + " ms; ask outcome(" + id + ")");
             }
         }
 
@@ -950,17 +997,12 @@ public final class TxnServer implements TxnService {
             final ExpandableDirectByteBuffer record = workspace.record;
             final int length;
             try {
-                final ExpandableDirectByteBuffer body = workspace.body;
-                final int bodyLength = workspace.encoder.encode(t, 0, body);
+                // encoded in place behind the log header: a large intention is not copied once more
+                final int bodyLength = workspace.encoder.encode(t, 0, record, LogRecords.INTENTION_HEADER,
+                    config.maxIntentionBytes());
                 length = LogRecords.INTENTION_HEADER + bodyLength;
-                if (length > BlockFormat.MAX_RECORD_LENGTH) {
-                    end();
-                    return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE, "transaction "
-                        + id + " wrote an intention of " + length + " bytes; the limit is "
-                        + BlockFormat.MAX_RECORD_LENGTH));
-                }
+                recordBytes = length;
                 LogRecords.putIntentionHeader(record, serverId, appendAs, id.sequence());
-                record.putBytes(LogRecords.INTENTION_HEADER, body, 0, bodyLength);
             } catch (RuntimeException e) {
                 end();
                 return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE,
@@ -995,6 +1037,7 @@ public final class TxnServer implements TxnService {
             if (txn != null) {
                 txn = null;
                 workspace.arena.reset();
+                workspace.trim();
                 workspaces.add(workspace);
                 workspace = null;
                 unpin(pinned);

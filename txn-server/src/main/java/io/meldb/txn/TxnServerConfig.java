@@ -9,14 +9,31 @@ import java.util.Objects;
 public final class TxnServerConfig {
     /** Largest key a transaction may write (keys live in every tree node on the path, and in intentions). */
     public static final int MAX_KEY_BYTES = 4096;
-    /** Largest value; an intention must fit one decoded record (4 MiB), so values stay well below that. */
+    /** Largest value (a row); large data belongs in many rows, and every value is copied into each intention. */
     public static final int MAX_VALUE_BYTES = 1 << 20;
+    /**
+     * Default of {@link #maxIntentionBytes()}: 256 MiB, room for a transaction that inserts about 1.6 million rows
+     * of 100 bytes (a changed row costs its key, its value and at most
+     * {@link io.meldb.core.Transaction#NODE_OVERHEAD_BOUND} bytes more, plus a range for each new key under
+     * serializable isolation: about 164 bytes in all), while its commit needs about 1 GiB of direct memory at
+     * most. {@code pgbench -i -s 10} (1,000,000 accounts, its primary-key step rewriting them all) fits.
+     */
+    public static final int DEFAULT_MAX_INTENTION_BYTES = 256 << 20;
+    /**
+     * A commit waits for its decision 1 ms longer per this many bytes of intention (10 MB/s, what a small machine
+     * encodes, logs, decodes and melds with room to spare), beyond {@link #commitTimeout()} in process and the RPC
+     * client's request timeout over the wire.
+     */
+    public static final int COMMIT_BYTES_PER_EXTRA_MILLI = 10_000;
+    /** The flag that sets {@link #maxIntentionBytes()}, named in the error a transaction over it gets. */
+    public static final String MAX_INTENTION_BYTES_FLAG = "--max-intention-bytes";
 
     private int serverId = 1;
     private String logHost = "127.0.0.1";
     private int logPort;
     private ClusterConfig cluster;
     private int maxInFlight = 256;
+    private int maxIntentionBytes = DEFAULT_MAX_INTENTION_BYTES;
     private Duration admissionWait = Duration.ofMillis(100);
     private Duration commitTimeout = Duration.ofSeconds(10);
     private Duration startTimeout = Duration.ofSeconds(60);
@@ -95,6 +112,49 @@ public final class TxnServerConfig {
         return this;
     }
 
+    /**
+     * Most bytes one transaction's intention may take ({@value #MAX_INTENTION_BYTES_FLAG}): the write, or the
+     * serializable read, that takes a transaction's size bound past it fails at once with TOO_LARGE and ends the
+     * transaction. Memory while such a transaction commits is a few times this (its tree, the encoded record, the
+     * log's reassembly and the decoded copy), so it is a memory setting as much as a limit.
+     */
+    public int maxIntentionBytes() {
+        return maxIntentionBytes;
+    }
+
+    public TxnServerConfig maxIntentionBytes(final int maxIntentionBytes) {
+        if (maxIntentionBytes < 4096 || maxIntentionBytes > io.meldb.core.IntentionFormat.MAX_RECORD_LENGTH
+            - LogRecords.INTENTION_HEADER) {
+            throw new IllegalArgumentException("max intention bytes " + maxIntentionBytes + " outside 4096.."
+                + (io.meldb.core.IntentionFormat.MAX_RECORD_LENGTH - LogRecords.INTENTION_HEADER));
+        }
+        this.maxIntentionBytes = maxIntentionBytes;
+        return this;
+    }
+
+    /**
+     * A warning when this JVM's direct-memory limit is below 4x {@link #maxIntentionBytes()}, what committing a
+     * transaction near the limit can take at once (its tree, the encoded record, the log's reassembled copy and
+     * the decoded copy); null when it is not.
+     */
+    public String directMemoryWarning() {
+        long max = Runtime.getRuntime().maxMemory(); // the JVM's default for MaxDirectMemorySize
+        try {
+            final String option = java.lang.management.ManagementFactory
+                .getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                .getVMOption("MaxDirectMemorySize").getValue();
+            if (Long.parseLong(option) > 0) {
+                max = Long.parseLong(option);
+            }
+        } catch (RuntimeException e) {
+            // not HotSpot: the heap size is the best guess
+        }
+        final long needed = 4L * maxIntentionBytes;
+        return max >= needed ? null : "the JVM's direct memory limit (" + (max >> 20) + " MiB) is below 4x "
+            + MAX_INTENTION_BYTES_FLAG + " (" + (needed >> 20) + " MiB): a transaction near the limit may exhaust it"
+            + " while it commits; raise -XX:MaxDirectMemorySize (or -Xmx) or lower " + MAX_INTENTION_BYTES_FLAG;
+    }
+
     public Duration admissionWait() {
         return admissionWait;
     }
@@ -104,7 +164,10 @@ public final class TxnServerConfig {
         return this;
     }
 
-    /** How long {@link TxnSession#commit()} waits for meld's decision before answering OUTCOME_UNKNOWN. */
+    /**
+     * How long {@link TxnSession#commit()} waits for meld's decision before answering OUTCOME_UNKNOWN, plus 1 ms per
+     * 10 KB of the transaction's intention (a 100 MB one gets 10 s more).
+     */
     public Duration commitTimeout() {
         return commitTimeout;
     }

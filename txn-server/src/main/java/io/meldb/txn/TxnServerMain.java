@@ -28,6 +28,7 @@ public final class TxnServerMain {
         {"port", "MELDB_TXN_PORT", "7430", "transaction RPC port; 0 picks a free one"},
         {"metrics-port", "MELDB_TXN_METRICS_PORT", "-2", "port of /health and /metrics; default port+1 (0 when port is 0); -1 off"},
         {"max-in-flight", "MELDB_TXN_MAX_IN_FLIGHT", "256", "transactions open at once before begin waits, then refuses"},
+        {"max-intention-bytes", "MELDB_TXN_MAX_INTENTION_BYTES", String.valueOf(TxnServerConfig.DEFAULT_MAX_INTENTION_BYTES), "most bytes one transaction may write (its intention); the statement crossing it fails with 54000"},
         {"checkpoint-every", "MELDB_TXN_CHECKPOINT_EVERY", "20000", "write a checkpoint every N intentions; 0 = never"},
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
         {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld"},
@@ -138,6 +139,7 @@ public final class TxnServerMain {
             .serverId(v.get("pod-name") != null ? serverIdOfPod(v.get("pod-name"))
                 : CommandFlags.intValue(v, "server-id"))
             .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))
+            .maxIntentionBytes(CommandFlags.intValue(v, "max-intention-bytes"))
             .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
             .trim(CommandFlags.booleanValue(v, "trim"))
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))

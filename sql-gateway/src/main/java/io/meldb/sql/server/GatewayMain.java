@@ -2,6 +2,7 @@ package io.meldb.sql.server;
 
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnService;
 import io.meldb.log.auth.ClusterSecret;
@@ -60,6 +61,10 @@ public final class GatewayMain {
                                     (default ./meldb-data); it survives restarts; one MeldDB at a time
               --durability D        when the log acknowledges a commit: page-cache (default; survives a crash
                                     of the process) or fsync (survives power loss)
+              --max-intention-bytes N  most bytes one transaction may write (its intention; default
+                                    268435456, about 1.6 million inserted rows of 100 bytes); the statement
+                                    crossing it fails with 54000. For the embedded database and
+                                    --local-cluster (with --txn-servers, give it to each txn-server)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
               --cluster-secret-file F  the cluster secret (file content, trimmed; also MELDB_CLUSTER_SECRET_FILE):
@@ -83,6 +88,7 @@ public final class GatewayMain {
         String host = "127.0.0.1";
         Durability durability = null;
         int metricsPort = METRICS_PORT_DEFAULT;
+        Integer maxIntentionBytes = null;
         String secretFlag = null;
         JdbcConfig jdbc = JdbcConfig.defaults();
         try {
@@ -102,6 +108,7 @@ public final class GatewayMain {
                     case "--durability" -> durability = Durability.parse(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
                     case "--local-cluster" -> localCluster = positive(args, ++i);
+                    case "--max-intention-bytes" -> maxIntentionBytes = maxIntentionBytes(args, ++i);
                     case "--cluster-secret-file" -> secretFlag = value(args, ++i);
                     case "--help", "-h" -> {
                         System.out.print(USAGE);
@@ -113,6 +120,10 @@ public final class GatewayMain {
             if (txnServers != null && durability != null) {
                 throw new IllegalArgumentException("--durability is for the log this command starts; with "
                         + "--txn-servers it starts none (give it to the log server)");
+            }
+            if (txnServers != null && maxIntentionBytes != null) {
+                throw new IllegalArgumentException("--max-intention-bytes is for the txn-servers this command "
+                        + "starts; with --txn-servers it starts none (give it to each txn-server)");
             }
         } catch (IllegalArgumentException e) {
             System.err.println("meldb: " + e.getMessage());
@@ -155,7 +166,9 @@ public final class GatewayMain {
                 if (localCluster > 0) {
                     final String secretPath = secretFlag != null ? secretFlag : System.getenv(ClusterSecret.ENVIRONMENT);
                     final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
-                            logDurability, secretPath == null || secretPath.isBlank() ? null : Path.of(secretPath.trim()));
+                            logDurability, secretPath == null || secretPath.isBlank() ? null : Path.of(secretPath.trim()),
+                            maxIntentionBytes == null ? List.of()
+                                    : List.of(TxnServerConfig.MAX_INTENTION_BYTES_FLAG, maxIntentionBytes.toString()));
                     resources.add(cluster);
                     secret = ClusterSecret.fromFile(cluster.secretFile());
                     addresses = cluster.txnServers();
@@ -200,8 +213,10 @@ public final class GatewayMain {
             if (embedded) {
                 // the txn-server's meters (JVM memory and GC among them) go into the gateway's registry
                 final ClusterSecret embeddedSecret = secret;
+                final Integer limit = maxIntentionBytes;
                 final EmbeddedNode node = EmbeddedNode.start(dataDir.toAbsolutePath(), logDurability,
-                        c -> c.registry(registry).clusterSecret(embeddedSecret));
+                        c -> limit == null ? c.registry(registry).clusterSecret(embeddedSecret)
+                                : c.registry(registry).clusterSecret(embeddedSecret).maxIntentionBytes(limit));
                 resources.add(node);
                 services.add(node.txnService());
                 scrape = () -> registry.scrape() + node.logServer().metrics().scrape();
@@ -316,6 +331,12 @@ public final class GatewayMain {
             throw new IllegalArgumentException(args[i - 1] + " wants a port 0..65535, or -1 for none, got " + p);
         }
         return p;
+    }
+
+    private static int maxIntentionBytes(final String[] args, final int i) {
+        final int n = integer(args, i);
+        new TxnServerConfig().maxIntentionBytes(n); // the same bounds, checked before anything starts
+        return n;
     }
 
     private static int positive(final String[] args, final int i) {

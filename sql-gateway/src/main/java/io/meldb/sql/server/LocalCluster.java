@@ -55,6 +55,12 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability,
                                      final Path secretFile) {
+        return start(dataDir, txnServerCount, durability, secretFile, List.of());
+    }
+
+    /** As {@link #start(Path, int, Durability, Path)}, with extra flags for every txn-server. */
+    public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability,
+                                     final Path secretFile, final List<String> txnServerFlags) {
         final LocalCluster cluster = new LocalCluster();
         try {
             Files.createDirectories(dataDir);
@@ -71,10 +77,12 @@ public final class LocalCluster implements AutoCloseable {
                 if (i == 2) {
                     cluster.txnServers.add(starting.remove(0).await());
                 }
-                starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY,
-                        "io.meldb.txn.TxnServerMain", "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1",
-                        "--server-id", String.valueOf(i), "--log", log, "--exit-with-parent", "true",
-                        "--cluster-secret-file", secret));
+                final List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1", "--port", "0",
+                        "--metrics-port", "-1", "--server-id", String.valueOf(i), "--log", log, "--exit-with-parent",
+                        "true", "--cluster-secret-file", secret));
+                args.addAll(txnServerFlags);
+                starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY, "io.meldb.txn.TxnServerMain",
+                        args.toArray(new String[0])));
             }
             for (Starting s : starting) {
                 cluster.txnServers.add(s.await());

@@ -1,6 +1,7 @@
 package io.meldb.sql.server;
 
 import io.meldb.txn.EmbeddedNode;
+import io.meldb.txn.TxnServerConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,6 +12,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
 /** A whole MeldDB in the test's JVM: an embedded node under a temporary directory and a gateway over it. */
@@ -20,12 +22,17 @@ public final class EmbeddedGateway implements AutoCloseable {
     public final Gateway gateway;
 
     public EmbeddedGateway() {
+        this(c -> c);
+    }
+
+    /** As {@link #EmbeddedGateway()}, with the txn-server's configuration adjusted (a limit, say). */
+    public EmbeddedGateway(final UnaryOperator<TxnServerConfig> tune) {
         try {
             dataDir = Files.createTempDirectory("meldb-sql-test");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        node = EmbeddedNode.start(dataDir);
+        node = EmbeddedNode.start(dataDir, tune);
         gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0);
     }
 

@@ -74,4 +74,12 @@ class GatewayCommandTest {
         assertTrue(run.output().startsWith("meldb: unknown durability 'sometimes' (expected page-cache or fsync)"),
                 run.output());
     }
+
+    @Test
+    void shouldRefuseAnIntentionLimitOutsideItsBoundsBeforeStarting() throws Exception {
+        final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60), "io.meldb.sql.server.GatewayMain",
+                "--port", "0", "--max-intention-bytes", "100");
+        assertEquals(2, run.exitCode(), run.output());
+        assertTrue(run.output().startsWith("meldb: max intention bytes 100 outside 4096..1073741803"), run.output());
+    }
 }

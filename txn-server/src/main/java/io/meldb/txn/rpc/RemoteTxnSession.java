@@ -5,6 +5,7 @@ import io.meldb.txn.KeyValue;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
 import io.meldb.txn.TxnId;
+import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.TxnSession;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -14,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 
 import static io.meldb.txn.rpc.TxnRpcProtocol.*;
@@ -35,6 +37,8 @@ final class RemoteTxnSession implements TxnSession {
     private final boolean readOnly;
     private final long snapshotCsn;
     private volatile boolean ended;
+    /** Key and value bytes this transaction sent, which lengthen the wait for its commit's answer. */
+    private long written;
 
     RemoteTxnSession(TxnRpcClient client, Channel channel, long handle, TxnId id, Isolation isolation, boolean readOnly,
                      long snapshotCsn) {
@@ -98,11 +102,13 @@ final class RemoteTxnSession implements TxnSession {
 
     @Override
     public void put(byte[] key, byte[] value) {
+        written += (key == null ? 0L : key.length) + (value == null ? 0L : value.length); // the server validates
         call(PUT, rid -> TxnFrame.put(ByteBufAllocator.DEFAULT, rid, handle, key, value), DONE, RemoteTxnSession::done);
     }
 
     @Override
     public void delete(byte[] key) {
+        written += key == null ? 0 : key.length;
         call(DELETE, rid -> TxnFrame.delete(ByteBufAllocator.DEFAULT, rid, handle, key), DONE, RemoteTxnSession::done);
     }
 
@@ -120,13 +126,15 @@ final class RemoteTxnSession implements TxnSession {
             return CompletableFuture.failedFuture(e);
         }
         ended = true;
+        // a large transaction's decision takes longer (the server waits as long: TxnServer's commit)
+        final long extraNanos = TimeUnit.MILLISECONDS.toNanos(written / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI);
         return client.send(channel, COMMIT, id, rid -> TxnFrame.commit(ByteBufAllocator.DEFAULT, rid, handle), COMMITTED,
                 f -> {
                     TxnBodyReader r = f.reader();
                     long csn = r.readLong("csn");
                     r.end();
                     return csn;
-                });
+                }, extraNanos);
     }
 
     /** Safe on an ended transaction, and on a lost connection (the server aborted the transaction already). */

@@ -297,8 +297,9 @@ public final class TxnRpcClient implements TxnService {
         return send(ch, type, txn, request, answerType, decoder, 0);
     }
 
-    private <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request,
-                                          byte answerType, AnswerDecoder<T> decoder, long extraNanos) {
+    /** As {@link #send(Channel, byte, TxnId, LongFunction, byte, AnswerDecoder)}, waiting longer by {@code extraNanos}. */
+    <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request,
+                                  byte answerType, AnswerDecoder<T> decoder, long extraNanos) {
         long id = ids.incrementAndGet();
         Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder,
                 System.nanoTime() + timeoutNanos + extraNanos);

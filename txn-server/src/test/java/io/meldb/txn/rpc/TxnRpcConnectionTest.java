@@ -41,6 +41,22 @@ class TxnRpcConnectionTest extends RpcTestSupport {
     }
 
     @Test
+    void shouldWaitLongerForTheCommitOfATransactionThatWroteMoreBytes() throws Exception {
+        TxnRpcServer server = startServer();
+        TxnRpcClient client = connect(server, Duration.ofMillis(200));
+        service.commitGate = new CompletableFuture<>();
+        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        for (int i = 0; i < 20; i++) {
+            t.put(b("k" + i), new byte[1 << 20]); // 20 MiB: 2 s more than the 200 ms request timeout
+        }
+        CompletableFuture<Long> commit = t.commitAsync();
+        Thread.sleep(600);
+        assertTrue(!commit.isDone(), "still waiting after three request timeouts");
+        service.commitGate.complete(null);
+        assertTrue(commit.get(5, TimeUnit.SECONDS) > 0, "committed");
+    }
+
+    @Test
     void shouldTimeOutABeginWaitingForAdmissionAndAbortItWhenItArrivesLate() throws Exception {
         TxnRpcServer server = startServer();
         TxnRpcClient client = connect(server, Duration.ofMillis(200));

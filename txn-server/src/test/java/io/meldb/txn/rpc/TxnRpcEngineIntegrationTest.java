@@ -40,13 +40,16 @@ class TxnRpcEngineIntegrationTest {
     @TempDir
     Path dataDir;
 
+    private static final int INTENTION_LIMIT = 256 * 1024;
+
     private EmbeddedNode node;
     private TxnRpcServer server;
     private TxnRpcClient client;
 
     @BeforeEach
     void start() {
-        node = EmbeddedNode.start(dataDir, c -> c.maxInFlight(4).admissionWait(Duration.ofMillis(50)));
+        node = EmbeddedNode.start(dataDir, c -> c.maxInFlight(4).admissionWait(Duration.ofMillis(50))
+            .maxIntentionBytes(INTENTION_LIMIT));
         server = TxnRpcServer.start(node.txnService(), "127.0.0.1", 0);
         client = TxnRpcClient.connect("127.0.0.1", server.port());
     }
@@ -101,6 +104,36 @@ class TxnRpcEngineIntegrationTest {
         assertEquals(local.csn(), remote.csn());
         assertEquals(local.stateHash(), remote.stateHash());
         assertEquals(local.incarnation(), remote.incarnation());
+    }
+
+    @Test
+    void shouldEndATransactionPastTheIntentionLimitAtTheWriteThatCrossesItOverTheWire() {
+        final TxnSession t = client.begin(Isolation.SERIALIZABLE, false);
+        int written = 0;
+        TxnException refused = null;
+        while (refused == null && written < 5_000) {
+            try {
+                t.put(b("row" + written), new byte[200]);
+                written++;
+            } catch (TxnException e) {
+                refused = e;
+            }
+        }
+        assertTrue(refused != null && refused.error() == TxnError.TOO_LARGE, String.valueOf(refused));
+        assertTrue(refused.getMessage().contains(String.valueOf(INTENTION_LIMIT))
+            && refused.getMessage().contains("--max-intention-bytes"), refused.getMessage());
+        assertTrue(written > INTENTION_LIMIT / 300, written + " rows before the refusal");
+        assertTxnError(TxnError.UNKNOWN_TRANSACTION, () -> t.put(b("more"), b("v")));
+        t.abort();
+        t.close();
+        final List<TxnSession> open = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            open.add(client.begin(Isolation.SNAPSHOT, true)); // every admission slot is free again
+        }
+        try (TxnSession r = open.get(0)) {
+            assertNull(r.get(b("row0")), "nothing of the refused transaction was committed");
+        }
+        open.forEach(TxnSession::close);
     }
 
     @Test

@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
  * field access {@code (x).n}, arrays with {@code = any(...)} and subscripts, {@code ::regclass}), so a Calcite
  * schema would still need a rewrite per query. What is covered: psql's {@code \d [pattern]}, {@code \d+},
  * {@code \dt}, {@code \di}, {@code \dn}, {@code \l} and pgjdbc's getTables, getColumns, getPrimaryKeys,
- * getIndexInfo, getSchemas, getCatalogs; and queries of the catalogs MeldDB has nothing in (policies,
- * statistics objects, publications, inheritance, triggers, rules), which answer no rows. Anything else naming
+ * getIndexInfo, getSchemas, getCatalogs; pgbench's partitioning probe ({@link PgbenchQueries}); and queries of
+ * the catalogs MeldDB has nothing in (policies, statistics objects, publications, inheritance, triggers, rules),
+ * which answer no rows. Anything else naming
  * {@code pg_catalog} or {@code information_schema} goes to the SQL engine, which answers plain queries of those
  * catalogs from the same {@link PgCatalogView} ({@link SystemSchemas}).
  */
@@ -37,6 +38,9 @@ public final class PgMetaQueries {
         PgMetaQuery q = PsqlQueries.recognize(flat);
         if (q == null) {
             q = PgJdbcQueries.recognize(flat);
+        }
+        if (q == null) {
+            q = PgbenchQueries.recognize(flat);
         }
         if (q == null && EMPTY_CATALOGS.matcher(flat).find()
                 && flat.toUpperCase(Locale.ROOT).startsWith("SELECT")) {
