@@ -354,6 +354,11 @@ public final class GatewayConnection implements MeldTxnContext {
         cancelled = true;
     }
 
+    /** A new statement begins (planning comes before {@link #runStatement}): an earlier cancel no longer counts. */
+    public void clearCancel() {
+        cancelled = false;
+    }
+
     @Override
     public boolean cancelled() {
         return cancelled;

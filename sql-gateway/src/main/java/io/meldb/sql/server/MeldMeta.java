@@ -173,7 +173,9 @@ public final class MeldMeta extends JdbcMeta {
             final StatementHandle h;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
                 // planning reads the catalog: in the open transaction, or a snapshot
-                try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                final GatewayConnection state = state(ch.id);
+                state.clearCancel();
+                try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                     h = super.prepare(ch, sql, maxRowCount);
                 }
             } else {
@@ -199,7 +201,7 @@ public final class MeldMeta extends JdbcMeta {
         }
         final StatementKind kind = kindOf(sql);
         return run(h, kind, sql, () -> {
-            try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+            try (Hook.Closeable program = SqlEngine.withMeldProgram(state(h.connectionId)::cancelled)) {
                 return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);

@@ -149,7 +149,7 @@ public final class SqlSession implements AutoCloseable {
                     return new PreparedSql(sql, kind, null, null, fast);
                 }
                 // planning reads the catalog: in the open transaction, or a snapshot
-                try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                     return new PreparedSql(sql, kind, calcite.prepareStatement(sql), null, null);
                 } catch (SQLException e) {
                     throw SqlErrors.toSqlState(e);
