@@ -21,4 +21,8 @@ public interface MeldTxnContext {
     default boolean cancelled() {
         return false;
     }
+
+    /** A scan read {@code n} more rows (or index entries) from the transaction's snapshot. */
+    default void rowsRead(final int n) {
+    }
 }

@@ -360,6 +360,11 @@ public final class GatewayConnection implements MeldTxnContext {
     }
 
     @Override
+    public void rowsRead(final int n) {
+        metrics.rowsRead(n);
+    }
+
+    @Override
     public boolean cancelled() {
         return cancelled;
     }

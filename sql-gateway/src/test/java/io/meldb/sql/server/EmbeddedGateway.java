@@ -18,6 +18,8 @@ public final class EmbeddedGateway implements AutoCloseable {
     final Path dataDir;
     final EmbeddedNode node;
     public final Gateway gateway;
+    /** What the gateway counts (statements, rows read, ...). */
+    public final SqlMetrics metrics = new SqlMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
 
     public EmbeddedGateway() {
         try {
@@ -26,7 +28,8 @@ public final class EmbeddedGateway implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         node = EmbeddedNode.start(dataDir);
-        gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0);
+        gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), "127.0.0.1", 0, metrics,
+                io.meldb.sql.pg.PgServerConfig.loopback(0));
     }
 
     public Connection connect() throws SQLException {
