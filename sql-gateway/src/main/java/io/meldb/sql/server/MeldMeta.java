@@ -186,7 +186,7 @@ public final class MeldMeta extends JdbcMeta {
             }
             prepared.put(h.id, new Prepared(kind, sql, fastPlan(ch, kind, sql), h.signature));
             return h;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }
@@ -335,7 +335,7 @@ public final class MeldMeta extends JdbcMeta {
             return super.fetch(h, offset, fetchMaxRowCount);
         } catch (NoSuchStatementException | MissingResultsException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }
@@ -347,7 +347,7 @@ public final class MeldMeta extends JdbcMeta {
             return super.syncResults(sh, state, offset);
         } catch (NoSuchStatementException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }
