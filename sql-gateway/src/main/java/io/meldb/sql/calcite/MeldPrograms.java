@@ -28,6 +28,7 @@ import java.util.function.BooleanSupplier;
  *   <li>Every rule attempt checks the statement's cancel flag (timeout, CancelRequest, Statement.cancel), and a
  *       planning that attempts more than {@link #MAX_RULE_ATTEMPTS} rules fails with 54001 instead of running
  *       on.</li>
+ *   <li>The inputs that operators keep in memory are charged to the statement's budget ({@link MeldBudget}).</li>
  *   <li>MeldDB's own rules (key ranges, lookup joins, large VALUES, table modify) are registered here, for every
  *       statement, not only those that read a table.</li>
  * </ul>
@@ -55,7 +56,8 @@ public final class MeldPrograms {
                 Programs.trim(),
                 joinOrder(),
                 volcano(cancelled),
-                Programs.calc(DefaultRelMetadataProvider.INSTANCE));
+                Programs.calc(DefaultRelMetadataProvider.INSTANCE),
+                MeldBudget.program());
     }
 
     /** Gathers the joins of a query with many of them into MultiJoins (Calcite's heuristicJoinOrder, first half). */
@@ -78,7 +80,8 @@ public final class MeldPrograms {
             planner.removeRule(JoinPushThroughJoinRule.LEFT);
             planner.removeRule(JoinPushThroughJoinRule.RIGHT);
             if (containsMultiJoin(rel)) {
-                planner.removeRule(CoreRules.JOIN_COMMUTE);
+                // commute stays: flipping one join's inputs costs one alternative per join, and it lets a
+                // nested-loop join keep the smaller side as the one it holds in memory
                 planner.addRule(CoreRules.MULTI_JOIN_OPTIMIZE_BUSHY);
             }
             planner.addListener(new Effort(cancelled));

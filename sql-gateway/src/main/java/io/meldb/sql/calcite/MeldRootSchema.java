@@ -39,6 +39,11 @@ public final class MeldRootSchema extends AbstractSchema {
     private final Lookup<Schema> subSchemas;
     private final Lookup<Table> tables;
 
+    /** The connection whose catalog this root shows. */
+    public MeldTxnContext context() {
+        return context;
+    }
+
     public MeldRootSchema(final MeldTxnContext context) {
         this.context = context;
         this.system = SystemSchemas.create(context);

@@ -150,6 +150,7 @@ public final class GatewayConnection implements MeldTxnContext {
         boolean began = false;
         Throwable error = null;
         cancelled = false;
+        memory.reset();
         try {
             beginStatement(statementId, kind);
             began = true;
@@ -357,6 +358,14 @@ public final class GatewayConnection implements MeldTxnContext {
     /** A new statement begins (planning comes before {@link #runStatement}): an earlier cancel no longer counts. */
     public void clearCancel() {
         cancelled = false;
+    }
+
+    /** The running statement's memory budget (limit set per connection; usage reset per statement). */
+    private final io.meldb.sql.calcite.StatementMemory memory = new io.meldb.sql.calcite.StatementMemory();
+
+    @Override
+    public io.meldb.sql.calcite.StatementMemory memory() {
+        return memory;
     }
 
     @Override

@@ -91,6 +91,9 @@ public final class MeldMeta extends JdbcMeta {
             final Connection c = getConnection(ch.id);
             final GatewayConnection state = pending.remove(c);
             state.bind(ch.id);
+            if (info != null && info.get("meldb.statement_memory") != null) {
+                state.memory().limit(io.meldb.sql.calcite.StatementMemory.parse(info.get("meldb.statement_memory")));
+            }
             connections.put(ch.id, state);
             final ConnectionPropertiesImpl props = new ConnectionPropertiesImpl(true, false,
                     Connection.TRANSACTION_SERIALIZABLE, null, SCHEMA);
