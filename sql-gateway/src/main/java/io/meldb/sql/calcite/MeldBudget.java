@@ -29,7 +29,9 @@ import java.util.List;
 
 /**
  * Charges the rows that flow into an operator that keeps them (the built side of a hash join, the inner side of
- * a nested-loop join, a sort, a window, a distinct set operation) to the statement's {@link StatementMemory}.
+ * a RIGHT or FULL nested-loop join, a sort, a window, a distinct set operation) to the statement's
+ * {@link StatementMemory}. Charges add up over the statement: a kept input that is read again (under a
+ * nested-loop join) counts again, so the estimate errs on the high side.
  * {@link #program()} puts one under every such input of the chosen plan.
  */
 public final class MeldBudget extends SingleRel implements EnumerableRel {
@@ -116,8 +118,12 @@ public final class MeldBudget extends SingleRel implements EnumerableRel {
 
     /** Whether {@code rel} keeps the rows of its input {@code i} in memory. */
     private static boolean kept(final RelNode rel, final int i) {
-        if (rel instanceof EnumerableHashJoin || rel instanceof EnumerableNestedLoopJoin) {
-            return i == 1;
+        if (rel instanceof EnumerableHashJoin) {
+            return i == 1; // the built side
+        }
+        if (rel instanceof EnumerableNestedLoopJoin j) {
+            // INNER, LEFT, SEMI and ANTI stream the inner side again per outer row; RIGHT and FULL keep it
+            return i == 1 && j.getJoinType().generatesNullsOnLeft();
         }
         if (rel instanceof EnumerableUnion u) {
             return !u.all;

@@ -6,7 +6,7 @@ import java.math.BigDecimal;
 
 /**
  * The memory budget of one statement: what its sorts, join buffers (the built side of a hash join, the inner
- * side of a nested-loop join) and set operations keep is estimated row by row ({@link MeldBudget} charges it),
+ * side of a RIGHT or FULL nested-loop join) and set operations keep is estimated row by row ({@link MeldBudget} charges it),
  * and the statement fails with 53200 (out_of_memory) when the estimate passes the limit, long before the JVM's
  * heap runs out under the txn-server and every other statement of the process. Aggregates' group state and
  * rows streamed to the client are not counted. One statement at a time; not thread-safe.

@@ -43,6 +43,8 @@ public final class MeldMeta extends JdbcMeta {
     private static final Logger LOG = LoggerFactory.getLogger(MeldMeta.class);
     /** The default schema of every connection (DESIGN.md: db / schema / table). */
     public static final String SCHEMA = SqlEngine.SCHEMA;
+    /** What MeldDB's driver sends to stop the running statement of its connection (see StatementCancels). */
+    static final String CANCEL_REQUEST = "/* meldb */ CANCEL";
 
     private final SqlEngine engine;
     private final Map<String, GatewayConnection> connections = new ConcurrentHashMap<>();
@@ -201,6 +203,10 @@ public final class MeldMeta extends JdbcMeta {
         final String sql = SqlEngine.withoutTrailingSemicolons(text == null ? "" : text);
         if (sql.isBlank()) {
             return count(h, 0); // an empty statement does nothing, as in PostgreSQL
+        }
+        if (sql.equals(CANCEL_REQUEST)) {
+            state(h.connectionId).cancel(); // MeldDB's driver: Statement.cancel or a query timeout
+            return count(h, 0);
         }
         final StatementKind kind = kindOf(sql);
         return run(h, kind, sql, () -> {

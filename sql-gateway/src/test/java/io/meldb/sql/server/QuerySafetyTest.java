@@ -176,6 +176,47 @@ class QuerySafetyTest {
         }
     }
 
+    @Test
+    void shouldStopAStatementAtItsJdbcQueryTimeoutThroughMeldDbsDriver() throws SQLException {
+        try (Connection c = DriverManager.getConnection(db.gateway.meldJdbcUrl()); Statement s = c.createStatement()) {
+            s.setQueryTimeout(1);
+            final long start = System.nanoTime();
+            final SQLException e = assertThrows(SQLException.class, () -> s.executeQuery(ENDLESS).next());
+            assertTrue(e instanceof java.sql.SQLTimeoutException, e.toString());
+            assertEquals("57014", e.getSQLState());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30), "stopped promptly");
+            s.setQueryTimeout(0);
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM safe WHERE id >= 0")) {
+                assertTrue(r.next());
+                assertEquals(ROWS, r.getInt(1));
+            }
+        }
+        assertStillCommits(-5);
+    }
+
+    @Test
+    void shouldCancelAStatementThroughMeldDbsDriver() throws Exception {
+        try (Connection c = DriverManager.getConnection(db.gateway.meldJdbcUrl());
+             PreparedStatement p = c.prepareStatement(ENDLESS)) {
+            final Thread canceller = new Thread(() -> {
+                try {
+                    Thread.sleep(1000);
+                    p.cancel();
+                } catch (Exception ignored) {
+                    // the assertion below fails instead
+                }
+            });
+            canceller.start();
+            final SQLException e = assertThrows(SQLException.class, () -> p.executeQuery().next());
+            canceller.join();
+            assertEquals("57014", e.getSQLState(), e.getMessage());
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT note FROM safe WHERE id = 3")) {
+                assertTrue(r.next());
+                assertEquals("n3", r.getString(1));
+            }
+        }
+    }
+
     private static void awaitRowsRead(final double atLeast) throws InterruptedException {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (db.metrics.rowsRead() < atLeast) {
