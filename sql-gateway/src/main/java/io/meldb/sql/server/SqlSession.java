@@ -148,7 +148,9 @@ public final class SqlSession implements AutoCloseable {
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
                     return new PreparedSql(sql, kind, null, null, fast);
                 }
-                // planning reads the catalog: in the open transaction, or a snapshot
+                // planning reads the catalog: in the open transaction, or a snapshot; a cancel of an earlier
+                // statement does not stop it, one that arrives while it plans does
+                state.clearCancel();
                 try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                     return new PreparedSql(sql, kind, calcite.prepareStatement(sql), null, null);
                 } catch (SQLException e) {
