@@ -79,8 +79,7 @@ public final class MeldLookups {
                     outerRow = outer.current();
                     matched = false;
                     final Object[] key = key(outerRow);
-                    inner = key == null ? null : MeldRuntime.scan(root, schema, tableId, indexId, key, false, null,
-                            false, false, null, false).enumerator();
+                    inner = key == null ? null : lookup(key);
                     if (inner == null) {
                         if (type == JoinRelType.LEFT) {
                             current = concat(outerRow, null);
@@ -104,6 +103,16 @@ public final class MeldLookups {
                     current = concat(outerRow, null);
                     return true;
                 }
+            }
+        }
+
+        /** The rows with this key; none when a value does not fit the key column (a BIGINT past INTEGER's range). */
+        private Enumerator<Object[]> lookup(final Object[] key) {
+            try {
+                return MeldRuntime.scan(root, schema, tableId, indexId, key, false, null, false, false, null, false)
+                        .enumerator();
+            } catch (io.meldb.sql.codec.ValueException e) {
+                return null; // equal to no value of the column
             }
         }
 

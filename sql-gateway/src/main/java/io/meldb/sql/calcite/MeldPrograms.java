@@ -9,6 +9,7 @@ import org.apache.calcite.plan.hep.HepMatchOrder;
 import org.apache.calcite.plan.hep.HepProgram;
 import org.apache.calcite.plan.hep.HepProgramBuilder;
 import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.JoinRelType;
 import org.apache.calcite.rel.metadata.DefaultRelMetadataProvider;
 import org.apache.calcite.rel.rules.CoreRules;
 import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
@@ -22,9 +23,10 @@ import java.util.function.BooleanSupplier;
  * MeldDB's planning program: Calcite's standard sequence (sub-query removal, decorrelation, field trimming,
  * Volcano, calc) with three changes that keep planning effort bounded whatever the query.
  * <ul>
- *   <li>Joins of three or more inputs are ordered heuristically: they are gathered into a MultiJoin and expanded
- *       by LoptOptimizeJoinRule, and the rules that make Volcano search every join order (commute, associate,
- *       push-through) are removed; their search grows exponentially with the number of tables.</li>
+ *   <li>Inner joins of three or more inputs are ordered heuristically: they are gathered into a MultiJoin and
+ *       expanded by Calcite's bushy join optimizer; the rules that make Volcano search every join order
+ *       (associate, push-through) are removed, as their search grows exponentially with the number of tables.
+ *       A query with an outer join keeps its written join order.</li>
  *   <li>Every rule attempt checks the statement's cancel flag (timeout, CancelRequest, Statement.cancel), and a
  *       planning that attempts more than {@link #MAX_RULE_ATTEMPTS} rules fails with 54001 instead of running
  *       on.</li>
@@ -69,7 +71,26 @@ public final class MeldPrograms {
                 .build();
         final Program gather = Programs.of(hep, false, DefaultRelMetadataProvider.INSTANCE);
         return (planner, rel, traits, materializations, lattices) -> RelOptUtil.countJoins(rel) >= HEURISTIC_JOIN_COUNT
-                ? gather.run(planner, rel, traits, materializations, lattices) : rel;
+                && onlyInnerJoins(rel) ? gather.run(planner, rel, traits, materializations, lattices) : rel;
+    }
+
+    /**
+     * Whether every join of the tree is an inner join: the bushy ordering refuses outer joins, so a query with one
+     * keeps the join order it was written in (Volcano then only flips each join's inputs).
+     */
+    private static boolean onlyInnerJoins(final RelNode rel) {
+        if (rel instanceof org.apache.calcite.rel.core.Join join && join.getJoinType() != JoinRelType.INNER) {
+            return false;
+        }
+        if (rel instanceof org.apache.calcite.rel.core.Correlate) {
+            return false;
+        }
+        for (RelNode input : rel.getInputs()) {
+            if (!onlyInnerJoins(input)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Volcano over the planner's rules, adjusted as the class comment says. */

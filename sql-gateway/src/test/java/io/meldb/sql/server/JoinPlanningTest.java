@@ -24,7 +24,7 @@ class JoinPlanningTest {
     private static final int TABLES = 64;
     private static final int ROWS = 10;
     /** Far below the minutes an exhaustive search takes, generous for a loaded 2-core machine. */
-    private static final long PLAN_BOUND_MS = 20_000;
+    private static final long PLAN_BOUND_MS = 30_000;
     private static EmbeddedGateway db;
 
     @BeforeAll

@@ -58,6 +58,10 @@ class LookupJoinTest {
             s.execute("INSERT INTO dept VALUES (1, 'eng'), (2, 'ops'), (3, 'empty')");
             s.execute("INSERT INTO emp VALUES (1, 1, 'ann'), (2, 1, 'bob'), (3, 2, 'cid'), (4, NULL, 'dan'), "
                     + "(5, 9, 'eve')");
+            s.execute("CREATE TABLE wstock (w INT, i INT, q INT, PRIMARY KEY (w, i))");
+            s.execute("INSERT INTO wstock VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 11), (2, 4, 41)");
+            s.execute("CREATE TABLE big_ref (id INT PRIMARY KEY, ref BIGINT)");
+            s.execute("INSERT INTO big_ref VALUES (1, 1), (2, 1099511627776)");
         }
     }
 
@@ -109,6 +113,17 @@ class LookupJoinTest {
                 + "'eng' AND e.id > 1"));
         assertEquals(List.of("eng", "ops"), rows("SELECT title FROM dept WHERE id IN (SELECT dept FROM emp) "
                 + "ORDER BY 1"));
+    }
+
+    @Test
+    void shouldTakeLeadingKeyColumnsFromTheTablesFilterAndMatchNothingOutOfRange() throws SQLException {
+        final String q = "SELECT e.name, s.q FROM emp e, wstock s WHERE s.w = 1 AND s.i = e.id ORDER BY 1";
+        final String plan = explain(q);
+        // either side may be looked up: WSTOCK by (W = 1, I = e.id), or EMP by id after a range read of W = 1
+        assertTrue(plan.contains("MeldLookupJoin(table=[[PUBLIC, WSTOCK]], index=[PRIMARY KEY], key=[W = 1 AND I =")
+                || plan.contains("MeldLookupJoin(table=[[PUBLIC, EMP]], index=[PRIMARY KEY], key=[ID = "), plan);
+        assertEquals(List.of("ann 10", "bob 20", "cid 30"), rows(q));
+        assertEquals(List.of("1"), rows("SELECT r.id FROM big_ref r JOIN emp e ON e.id = r.ref"));
     }
 
     private static String explain(final String sql) throws SQLException {
