@@ -60,7 +60,7 @@ class LookupJoinTest {
                     + "(5, 9, 'eve')");
             s.execute("CREATE TABLE wstock (w INT, i INT, q INT, PRIMARY KEY (w, i))");
             s.execute("INSERT INTO wstock VALUES (1, 1, 10), (1, 2, 20), (1, 3, 30), (2, 1, 11), (2, 4, 41)");
-            s.execute("CREATE TABLE big_ref (id INT PRIMARY KEY, ref BIGINT)");
+            s.execute("CREATE TABLE big_ref (id INT PRIMARY KEY, emp_ref BIGINT)");
             s.execute("INSERT INTO big_ref VALUES (1, 1), (2, 1099511627776)");
         }
     }
@@ -123,7 +123,7 @@ class LookupJoinTest {
         assertTrue(plan.contains("MeldLookupJoin(table=[[PUBLIC, WSTOCK]], index=[PRIMARY KEY], key=[W = 1 AND I =")
                 || plan.contains("MeldLookupJoin(table=[[PUBLIC, EMP]], index=[PRIMARY KEY], key=[ID = "), plan);
         assertEquals(List.of("ann 10", "bob 20", "cid 30"), rows(q));
-        assertEquals(List.of("1"), rows("SELECT r.id FROM big_ref r JOIN emp e ON e.id = r.ref"));
+        assertEquals(List.of("1"), rows("SELECT r.id FROM big_ref r JOIN emp e ON e.id = r.emp_ref"));
     }
 
     private static String explain(final String sql) throws SQLException {
