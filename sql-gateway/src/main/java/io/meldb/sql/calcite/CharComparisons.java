@@ -20,9 +20,6 @@ import org.apache.calcite.rex.RexUtil;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.fun.SqlStdOperatorTable;
 import org.apache.calcite.sql.fun.SqlTrimFunction;
-import org.apache.calcite.sql2rel.ConvertToChecked;
-import org.apache.calcite.tools.Program;
-import org.apache.calcite.tools.Programs;
 
 import java.util.EnumSet;
 import java.util.List;
@@ -45,19 +42,8 @@ public final class CharComparisons {
     private CharComparisons() {
     }
 
-    /**
-     * Calcite's standard program, after this rewrite and after integer arithmetic is made checked: {@code +},
-     * {@code -}, {@code *}, {@code /} and unary minus on exact integer types raise 22003 on overflow (as PostgreSQL
-     * does) instead of wrapping around ({@code 2147483647 + 1} was {@code -2147483648}).
-     */
-    public static Program program() {
-        final Program rewrite = (planner, rel, traits, materializations, lattices) -> rel.accept(new Shuttle())
-                .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
-        return Programs.sequence(rewrite, Programs.standard());
-    }
-
     /** Rewrites the conditions of filters and joins, children first. */
-    private static final class Shuttle extends RelShuttleImpl {
+    static final class Shuttle extends RelShuttleImpl {
         @Override
         public RelNode visit(final LogicalFilter filter) {
             final LogicalFilter visited = (LogicalFilter) super.visit(filter);

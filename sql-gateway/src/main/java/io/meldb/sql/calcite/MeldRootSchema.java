@@ -39,17 +39,17 @@ public final class MeldRootSchema extends AbstractSchema {
     private final Lookup<Schema> subSchemas;
     private final Lookup<Table> tables;
 
+    /** The connection whose catalog this root shows. */
+    public MeldTxnContext context() {
+        return context;
+    }
+
     public MeldRootSchema(final MeldTxnContext context) {
         this.context = context;
         this.system = SystemSchemas.create(context);
         this.subSchemas = new CompatibilityLookup<>(this::subSchema, () -> getSubSchemaMap().keySet());
         this.tables = SystemSchemas.lookup(
                 SystemSchemas.pgCatalogTables(system.get(SystemSchemas.PG_CATALOG)), Set.of());
-    }
-
-    /** The connection this root belongs to (what generated code reaches through the statement's DataContext). */
-    public MeldTxnContext context() {
-        return context;
     }
 
     /** MeldDB's own functions, by their lower-case names ({@link FunctionNames#OWN}): the sequence functions. */

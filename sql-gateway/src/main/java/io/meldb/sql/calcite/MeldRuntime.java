@@ -226,6 +226,7 @@ public final class MeldRuntime {
                     batch = txn.scan(from, fromInclusive, to, false, false, TableStore.SCAN_BATCH);
                     next = 0;
                     exhausted = batch.size() < TableStore.SCAN_BATCH;
+                    context.rowsRead(batch.size());
                     if (!batch.isEmpty()) {
                         from = batch.get(batch.size() - 1).key();
                         fromInclusive = false;

@@ -7,7 +7,6 @@ import org.apache.calcite.DataContext;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
 import org.apache.calcite.adapter.enumerable.EnumerableRel;
 import org.apache.calcite.adapter.enumerable.EnumerableRelImplementor;
-import org.apache.calcite.adapter.enumerable.EnumerableRules;
 import org.apache.calcite.adapter.enumerable.JavaRowFormat;
 import org.apache.calcite.adapter.enumerable.PhysType;
 import org.apache.calcite.adapter.enumerable.PhysTypeImpl;
@@ -78,9 +77,7 @@ public final class MeldTableScan extends TableScan implements EnumerableRel {
 
     /** Adds MeldDB's rules to a planner (and removes Calcite's collection-based table modify). */
     static void registerRules(final RelOptPlanner planner) {
-        planner.addRule(MeldFilterRule.INSTANCE);
-        planner.addRule(MeldTableModifyRule.INSTANCE);
-        planner.removeRule(EnumerableRules.ENUMERABLE_TABLE_MODIFICATION_RULE);
+        MeldPrograms.registerRules(planner);
     }
 
     @Override
@@ -167,7 +164,7 @@ public final class MeldTableScan extends TableScan implements EnumerableRel {
     }
 
     /** Code for a bound's value: a constant for a literal, a lookup of the parameter for {@code ?}. */
-    private static Expression valueExpression(final RexNode node, final ColumnType type) {
+    static Expression valueExpression(final RexNode node, final ColumnType type) {
         final RexNode value = MeldFilterRule.stripCast(node);
         if (value instanceof RexDynamicParam param) {
             return Expressions.call(DataContext.ROOT, BuiltInMethod.DATA_CONTEXT_GET.method,
@@ -221,5 +218,15 @@ public final class MeldTableScan extends TableScan implements EnumerableRel {
 
     static Method runtimeMethod(final String name) {
         return lookup(name);
+    }
+
+    /** The public static method {@code name} of {@code owner}, which generated code calls. */
+    static Method runtimeMethod(final Class<?> owner, final String name) {
+        for (Method m : owner.getMethods()) {
+            if (m.getName().equals(name)) {
+                return m;
+            }
+        }
+        throw new IllegalStateException("no " + owner.getSimpleName() + "." + name);
     }
 }

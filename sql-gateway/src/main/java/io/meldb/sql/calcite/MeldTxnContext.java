@@ -34,4 +34,11 @@ public interface MeldTxnContext {
     default boolean cancelled() {
         return false;
     }
+
+    /** The memory budget of the running statement. */
+    StatementMemory memory();
+
+    /** A scan read {@code n} more rows (or index entries) from the transaction's snapshot. */
+    default void rowsRead(final int n) {
+    }
 }

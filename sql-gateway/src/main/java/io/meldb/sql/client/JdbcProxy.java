@@ -19,7 +19,8 @@ import java.sql.Statement;
  * and {@code getConnection()} / {@code getStatement()} answer the proxy the program holds, never Avatica's object.
  * {@code setAutoCommit(true)} reaches the server at once (Avatica would defer it to the next request), so that the
  * commit it implies happens, or fails, in that call. Database metadata tells what MeldDB supports where Avatica's
- * client answers for itself (transactions, isolation levels).
+ * client answers for itself (transactions, isolation levels). {@code Statement.cancel} and query timeouts reach
+ * the gateway ({@link StatementCancels}).
  */
 final class JdbcProxy implements InvocationHandler {
     private final Object target;
@@ -116,7 +117,17 @@ final class JdbcProxy implements InvocationHandler {
                     return null;
                 }
                 break;
+            case "cancel":
+                if (target instanceof Statement statement && method.getParameterCount() == 0) {
+                    // not Avatica's own cancel: it waits for the statement's lock, which the execution holds
+                    StatementCancels.send(statement.getConnection());
+                    return null;
+                }
+                break;
             default:
+                if (target instanceof Statement statement && method.getName().startsWith("execute")) {
+                    return wrap(StatementCancels.withTimeout(statement, () -> call(method, args)), proxy);
+                }
                 break;
         }
         return wrap(call(method, args), proxy);

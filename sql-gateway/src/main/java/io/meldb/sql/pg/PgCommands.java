@@ -96,6 +96,8 @@ final class PgCommands {
             case "transaction_read_only" -> block.characteristics(false, null, PgSettings.isOn(now));
             case "default_transaction_read_only" -> block.characteristics(true, null, PgSettings.isOn(now));
             case "meldb.fast_path" -> session.fastPath(PgSettings.isOn(now));
+            case "meldb.statement_memory" -> session.state().memory().limit(
+                    io.meldb.sql.calcite.StatementMemory.parse(now));
             default -> {
                 // kept for SHOW only
             }

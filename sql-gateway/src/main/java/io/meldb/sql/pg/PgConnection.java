@@ -216,7 +216,7 @@ final class PgConnection {
                     output.flush();
                     return; // ReadyForQuery comes after CopyDone or CopyFail
                 }
-                try (PgStatement statement = prepare(part, new int[0])) {
+                try (PgStatement statement = prepareTimed(part, new int[0])) {
                     final PgPortal portal = new PgPortal(statement, new Object[0], NO_FORMATS);
                     if (statement.columns.size() > 0) {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
@@ -287,7 +287,8 @@ final class PgConnection {
         if (!name.isEmpty() && statements.containsKey(name)) {
             throw new SqlStateException("42P05", "prepared statement \"" + name + "\" already exists");
         }
-        final PgStatement statement = prepare(parts.isEmpty() ? "" : parts.get(0), declared);
+        cancelRequested = false;
+        final PgStatement statement = prepareTimed(parts.isEmpty() ? "" : parts.get(0), declared);
         final PgStatement old = statements.put(name, statement);
         forgetStatementName();
         if (old != null) {
@@ -506,6 +507,22 @@ final class PgConnection {
         } catch (RuntimeException e) {
             session.release(prepared);
             throw e;
+        }
+    }
+
+    /** {@link #prepare} under statement_timeout: planning a statement counts against its time too. */
+    private PgStatement prepareTimed(final String sql, final int[] declared) {
+        final long timeout = settings.statementTimeoutMillis();
+        final ScheduledFuture<?> timer = timeout <= 0 ? null : timers.schedule(() -> {
+            timedOut = true;
+            cancel();
+        }, timeout, TimeUnit.MILLISECONDS);
+        try {
+            return prepare(sql, declared);
+        } finally {
+            if (timer != null) {
+                timer.cancel(false);
+            }
         }
     }
 

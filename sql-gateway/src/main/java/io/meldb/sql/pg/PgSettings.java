@@ -61,6 +61,7 @@ public final class PgSettings {
         d.put("transaction_isolation", "serializable");
         d.put("transaction_read_only", "off");
         d.put("statement_timeout", "0");
+        d.put("meldb.statement_memory", io.meldb.sql.calcite.StatementMemory.DEFAULT_LIMIT / (1024 * 1024) + "MB");
         d.put("lock_timeout", "0");
         d.put("idle_in_transaction_session_timeout", "0");
         d.put("client_min_messages", "notice");
@@ -149,6 +150,11 @@ public final class PgSettings {
                     throw new SqlStateException("22023", "MeldDB keeps standard_conforming_strings on");
                 }
                 values.put(key, "on");
+                return key;
+            }
+            case "meldb.statement_memory" -> {
+                io.meldb.sql.calcite.StatementMemory.parse(value); // 22023 before it is stored
+                values.put(key, value.trim());
                 return key;
             }
             case "default_transaction_isolation", "transaction_isolation" -> {

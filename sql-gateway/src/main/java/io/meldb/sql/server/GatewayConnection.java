@@ -189,6 +189,7 @@ public final class GatewayConnection implements MeldTxnContext {
         boolean began = false;
         Throwable error = null;
         cancelled = false;
+        memory.reset();
         try {
             beginStatement(statementId, kind);
             began = true;
@@ -473,6 +474,24 @@ public final class GatewayConnection implements MeldTxnContext {
     /** Asks the running statement to stop (its scans end with 57014 at their next row). */
     public void cancel() {
         cancelled = true;
+    }
+
+    /** A new statement begins (planning comes before {@link #runStatement}): an earlier cancel no longer counts. */
+    public void clearCancel() {
+        cancelled = false;
+    }
+
+    /** The running statement's memory budget (limit set per connection; usage reset per statement). */
+    private final io.meldb.sql.calcite.StatementMemory memory = new io.meldb.sql.calcite.StatementMemory();
+
+    @Override
+    public io.meldb.sql.calcite.StatementMemory memory() {
+        return memory;
+    }
+
+    @Override
+    public void rowsRead(final int n) {
+        metrics.rowsRead(n);
     }
 
     @Override

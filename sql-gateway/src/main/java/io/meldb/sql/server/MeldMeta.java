@@ -43,6 +43,8 @@ public final class MeldMeta extends JdbcMeta {
     private static final Logger LOG = LoggerFactory.getLogger(MeldMeta.class);
     /** The default schema of every connection (DESIGN.md: db / schema / table). */
     public static final String SCHEMA = SqlEngine.SCHEMA;
+    /** What MeldDB's driver sends to stop the running statement of its connection (see StatementCancels). */
+    static final String CANCEL_REQUEST = "/* meldb */ CANCEL";
 
     private final SqlEngine engine;
     private final Map<String, GatewayConnection> connections = new ConcurrentHashMap<>();
@@ -117,6 +119,9 @@ public final class MeldMeta extends JdbcMeta {
             final Connection c = getConnection(ch.id);
             final GatewayConnection state = pending.remove(c);
             state.bind(ch.id);
+            if (info != null && info.get("meldb.statement_memory") != null) {
+                state.memory().limit(io.meldb.sql.calcite.StatementMemory.parse(info.get("meldb.statement_memory")));
+            }
             connections.put(ch.id, state);
             final ConnectionPropertiesImpl props = new ConnectionPropertiesImpl(true, false,
                     Connection.TRANSACTION_SERIALIZABLE, null, SCHEMA);
@@ -200,7 +205,9 @@ public final class MeldMeta extends JdbcMeta {
             final StatementHandle h;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
                 // planning reads the catalog: in the open transaction, or a snapshot
-                try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                final GatewayConnection state = state(ch.id);
+                state.clearCancel();
+                try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                     h = super.prepare(ch, sql, maxRowCount);
                 }
             } else {
@@ -211,7 +218,7 @@ public final class MeldMeta extends JdbcMeta {
             }
             prepared.put(h.id, new Prepared(kind, sql, fastPlan(ch, kind, sql), h.signature));
             return h;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }
@@ -224,6 +231,10 @@ public final class MeldMeta extends JdbcMeta {
         if (sql.isBlank()) {
             return count(h, 0); // an empty statement does nothing, as in PostgreSQL
         }
+        if (sql.equals(CANCEL_REQUEST)) {
+            state(h.connectionId).cancel(); // MeldDB's driver: Statement.cancel or a query timeout
+            return count(h, 0);
+        }
         final StatementKind kind = kindOf(sql);
         try {
             refuseReturning(kind, sql);
@@ -231,7 +242,7 @@ public final class MeldMeta extends JdbcMeta {
             throw SqlErrors.toAvatica(e);
         }
         return run(h, kind, sql, () -> {
-            try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+            try (Hook.Closeable program = SqlEngine.withMeldProgram(state(h.connectionId)::cancelled)) {
                 return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);
@@ -373,7 +384,7 @@ public final class MeldMeta extends JdbcMeta {
             return super.fetch(h, offset, fetchMaxRowCount);
         } catch (NoSuchStatementException | MissingResultsException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }
@@ -385,7 +396,7 @@ public final class MeldMeta extends JdbcMeta {
             return super.syncResults(sh, state, offset);
         } catch (NoSuchStatementException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }

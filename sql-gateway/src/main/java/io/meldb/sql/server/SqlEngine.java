@@ -4,6 +4,7 @@ import io.meldb.core.Isolation;
 import io.meldb.sql.calcite.CharComparisons;
 import io.meldb.sql.calcite.FunctionNames;
 import io.meldb.sql.calcite.MeldLex;
+import io.meldb.sql.calcite.MeldPrograms;
 import io.meldb.sql.calcite.MeldRootSchema;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
@@ -27,6 +28,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.BooleanSupplier;
 
 /**
  * What every front end of a gateway shares, whatever protocol its clients speak (Avatica's JDBC or PostgreSQL's
@@ -206,8 +208,11 @@ public final class SqlEngine {
         return given == null ? SCHEMA : given;
     }
 
-    /** Plans this thread's statements with {@link CharComparisons#program()} until closed. */
-    public static Hook.Closeable withMeldProgram() {
-        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(CharComparisons.program()));
+    /**
+     * Plans this thread's statements with {@link MeldPrograms#program} until closed; planning stops with 57014
+     * once {@code cancelled} answers true.
+     */
+    public static Hook.Closeable withMeldProgram(final BooleanSupplier cancelled) {
+        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(MeldPrograms.program(cancelled)));
     }
 }

@@ -21,6 +21,10 @@ import java.sql.SQLException;
 public final class SqlErrors {
     /** Meld aborted the transaction: standard retry loops look for this. */
     public static final String SERIALIZATION_FAILURE = "40001";
+    /** PostgreSQL's statement_too_complex (and its "stack depth limit exceeded"). */
+    public static final String STATEMENT_TOO_COMPLEX = "54001";
+    /** PostgreSQL's out_of_memory. */
+    public static final String OUT_OF_MEMORY = "53200";
 
     private SqlErrors() {
     }
@@ -61,6 +65,21 @@ public final class SqlErrors {
             }
             if (c instanceof TxnException e) {
                 return fromTxn(e);
+            }
+        }
+        // resource limits first: the parser wraps a stack overflow into a parse error
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof StackOverflowError) {
+                return new Described(STATEMENT_TOO_COMPLEX, "statement too complex: its expressions are nested too "
+                        + "deeply (stack depth limit exceeded)");
+            }
+            if (c instanceof OutOfMemoryError) {
+                return new Described(OUT_OF_MEMORY, "out of memory: the gateway ran out of memory while running "
+                        + "this statement");
+            }
+            if (c.getMessage() != null && c.getMessage().contains("grows beyond 64 KB")) {
+                return new Described(STATEMENT_TOO_COMPLEX, "statement too complex: the code compiled for it exceeds "
+                        + "the JVM's 64 KB method limit");
             }
         }
         for (Throwable c = t; c != null; c = c.getCause()) {

@@ -39,6 +39,7 @@ public final class SqlMetrics {
     private final Counter conflicts;
     private final Counter rolledBack;
     private final Counter disconnected;
+    private final Counter rowsRead;
     private final Map<String, Counter> abortedByClass = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> connections = new ConcurrentHashMap<>();
 
@@ -63,6 +64,9 @@ public final class SqlMetrics {
         conflicts = abortedCounter("40001");
         rolledBack = abortedCounter("rollback");
         disconnected = abortedCounter("disconnect");
+        rowsRead = Counter.builder("meldb.sql.rows.read")
+                .description("rows and index entries that Calcite-planned statements read from snapshots")
+                .register(registry);
         connections(JDBC);
     }
 
@@ -94,6 +98,15 @@ public final class SqlMetrics {
             final String cls = sqlState.length() >= 2 ? sqlState.substring(0, 2) : "XX";
             abortedByClass.computeIfAbsent(cls, c -> abortedCounter(c + "000")).increment();
         }
+    }
+
+    void rowsRead(final int n) {
+        rowsRead.increment(n);
+    }
+
+    /** Rows and index entries read by scans so far. */
+    public double rowsRead() {
+        return rowsRead.count();
     }
 
     void rolledBack() {

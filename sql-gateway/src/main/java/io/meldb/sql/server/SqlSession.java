@@ -153,7 +153,7 @@ public final class SqlSession implements AutoCloseable {
                 final Returning returning = kind == StatementKind.WRITE
                         ? Returning.of(sql, state.catalog(), SqlEngine.DATABASE, schema) : null;
                 if (returning != null) {
-                    try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                    try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                         return new PreparedSql(sql, kind, calcite.prepareStatement(returning.sql()), null, null,
                                 returning);
                     } catch (SQLException e) {
@@ -165,8 +165,10 @@ public final class SqlSession implements AutoCloseable {
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
                     return new PreparedSql(sql, kind, null, null, fast);
                 }
-                // planning reads the catalog: in the open transaction, or a snapshot
-                try (Hook.Closeable program = SqlEngine.withMeldProgram()) {
+                // planning reads the catalog: in the open transaction, or a snapshot; a cancel of an earlier
+                // statement does not stop it, one that arrives while it plans does
+                state.clearCancel();
+                try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                     return new PreparedSql(sql, kind, calcite.prepareStatement(sql), null, null);
                 } catch (SQLException e) {
                     throw SqlErrors.toSqlState(e);

@@ -20,6 +20,8 @@ public final class EmbeddedGateway implements AutoCloseable {
     final Path dataDir;
     final EmbeddedNode node;
     public final Gateway gateway;
+    /** What the gateway counts (statements, rows read, ...). */
+    public final SqlMetrics metrics = new SqlMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
 
     public EmbeddedGateway() {
         this(c -> c);
@@ -33,7 +35,8 @@ public final class EmbeddedGateway implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         node = EmbeddedNode.start(dataDir, tune);
-        gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0);
+        gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), "127.0.0.1", 0, metrics,
+                io.meldb.sql.pg.PgServerConfig.loopback(0));
     }
 
     public Connection connect() throws SQLException {

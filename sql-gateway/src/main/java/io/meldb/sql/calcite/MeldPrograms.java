@@ -1,0 +1,176 @@
+package io.meldb.sql.calcite;
+
+import io.meldb.sql.SqlStateException;
+import org.apache.calcite.adapter.enumerable.EnumerableRules;
+import org.apache.calcite.plan.RelOptListener;
+import org.apache.calcite.plan.RelOptPlanner;
+import org.apache.calcite.plan.RelOptUtil;
+import org.apache.calcite.plan.hep.HepMatchOrder;
+import org.apache.calcite.plan.hep.HepProgram;
+import org.apache.calcite.plan.hep.HepProgramBuilder;
+import org.apache.calcite.rel.RelNode;
+import org.apache.calcite.rel.core.JoinRelType;
+import org.apache.calcite.rel.metadata.DefaultRelMetadataProvider;
+import org.apache.calcite.rel.rules.CoreRules;
+import org.apache.calcite.rel.rules.JoinPushThroughJoinRule;
+import org.apache.calcite.sql2rel.ConvertToChecked;
+import org.apache.calcite.tools.Program;
+import org.apache.calcite.tools.Programs;
+
+import java.util.function.BooleanSupplier;
+
+/**
+ * MeldDB's planning program: Calcite's standard sequence (sub-query removal, decorrelation, field trimming,
+ * Volcano, calc) with three changes that keep planning effort bounded whatever the query.
+ * <ul>
+ *   <li>Inner joins of three or more inputs are ordered heuristically: they are gathered into a MultiJoin and
+ *       expanded by Calcite's bushy join optimizer; the rules that make Volcano search every join order
+ *       (associate, push-through) are removed, as their search grows exponentially with the number of tables.
+ *       A query with an outer join keeps its written join order.</li>
+ *   <li>Every rule attempt checks the statement's cancel flag (timeout, CancelRequest, Statement.cancel), and a
+ *       planning that attempts more than {@link #MAX_RULE_ATTEMPTS} rules fails with 54001 instead of running
+ *       on.</li>
+ *   <li>The inputs that operators keep in memory are charged to the statement's budget ({@link MeldBudget}).</li>
+ *   <li>MeldDB's own rules (key ranges, lookup joins, large VALUES, table modify) are registered here, for every
+ *       statement, not only those that read a table.</li>
+ * </ul>
+ * Before all of it, CHAR comparisons get PostgreSQL's padding semantics ({@link CharComparisons}) and integer
+ * arithmetic becomes overflow-checked.
+ */
+public final class MeldPrograms {
+    /** Rule attempts after which planning gives up (a 64-way join takes well under a tenth of it). */
+    static final int MAX_RULE_ATTEMPTS = 2_000_000;
+    /** Joins from which on the join order is chosen heuristically (3 joins: four tables). */
+    static final int HEURISTIC_JOIN_COUNT = 2;
+
+    private MeldPrograms() {
+    }
+
+    /** The program; {@code cancelled} answers whether the statement being planned was cancelled. */
+    public static Program program(final BooleanSupplier cancelled) {
+        final Program rewrite = (planner, rel, traits, materializations, lattices) -> rel
+                .accept(new CharComparisons.Shuttle())
+                .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
+        return Programs.sequence(rewrite,
+                Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
+                Programs.decorrelate(),
+                Programs.measure(DefaultRelMetadataProvider.INSTANCE),
+                Programs.trim(),
+                joinOrder(),
+                volcano(cancelled),
+                Programs.calc(DefaultRelMetadataProvider.INSTANCE),
+                MeldBudget.program());
+    }
+
+    /** Gathers the joins of a query with many of them into MultiJoins (Calcite's heuristicJoinOrder, first half). */
+    private static Program joinOrder() {
+        final HepProgram hep = new HepProgramBuilder()
+                .addRuleInstance(CoreRules.FILTER_INTO_JOIN)
+                .addMatchOrder(HepMatchOrder.BOTTOM_UP)
+                .addRuleInstance(CoreRules.JOIN_TO_MULTI_JOIN)
+                .build();
+        final Program gather = Programs.of(hep, false, DefaultRelMetadataProvider.INSTANCE);
+        return (planner, rel, traits, materializations, lattices) -> RelOptUtil.countJoins(rel) >= HEURISTIC_JOIN_COUNT
+                && onlyInnerJoins(rel) ? gather.run(planner, rel, traits, materializations, lattices) : rel;
+    }
+
+    /**
+     * Whether every join of the tree is an inner join: the bushy ordering refuses outer joins, so a query with one
+     * keeps the join order it was written in (Volcano then only flips each join's inputs).
+     */
+    private static boolean onlyInnerJoins(final RelNode rel) {
+        if (rel instanceof org.apache.calcite.rel.core.Join join && join.getJoinType() != JoinRelType.INNER) {
+            return false;
+        }
+        if (rel instanceof org.apache.calcite.rel.core.Correlate) {
+            return false;
+        }
+        for (RelNode input : rel.getInputs()) {
+            if (!onlyInnerJoins(input)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Volcano over the planner's rules, adjusted as the class comment says. */
+    private static Program volcano(final BooleanSupplier cancelled) {
+        return (planner, rel, traits, materializations, lattices) -> {
+            registerRules(planner);
+            planner.removeRule(CoreRules.JOIN_ASSOCIATE);
+            planner.removeRule(JoinPushThroughJoinRule.LEFT);
+            planner.removeRule(JoinPushThroughJoinRule.RIGHT);
+            if (containsMultiJoin(rel)) {
+                // commute stays: flipping one join's inputs costs one alternative per join, and it lets a
+                // nested-loop join keep the smaller side as the one it holds in memory
+                planner.addRule(CoreRules.MULTI_JOIN_OPTIMIZE_BUSHY);
+            }
+            planner.addListener(new Effort(cancelled));
+            planner.setRoot(rel);
+            final RelNode root = rel.getTraitSet().equals(traits) ? rel : planner.changeTraits(rel, traits);
+            planner.setRoot(root);
+            return planner.chooseDelegate().findBestExp();
+        };
+    }
+
+    /** Adds MeldDB's rules to a planner (and removes Calcite's collection-based table modify). */
+    static void registerRules(final RelOptPlanner planner) {
+        planner.addRule(MeldFilterRule.INSTANCE);
+        planner.addRule(MeldTableModifyRule.INSTANCE);
+        planner.addRule(MeldValues.RULE);
+        planner.addRule(MeldLookupJoinRule.INSTANCE);
+        planner.removeRule(EnumerableRules.ENUMERABLE_TABLE_MODIFICATION_RULE);
+    }
+
+    private static boolean containsMultiJoin(final RelNode rel) {
+        if (rel instanceof org.apache.calcite.rel.rules.MultiJoin) {
+            return true;
+        }
+        for (RelNode input : rel.getInputs()) {
+            if (containsMultiJoin(input)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Counts rule attempts and stops planning when the statement is cancelled or the budget is spent. */
+    private static final class Effort implements RelOptListener {
+        private final BooleanSupplier cancelled;
+        private int attempts;
+
+        Effort(final BooleanSupplier cancelled) {
+            this.cancelled = cancelled;
+        }
+
+        @Override
+        public void ruleAttempted(final RuleAttemptedEvent event) {
+            if (!event.isBefore()) {
+                return;
+            }
+            if (++attempts > MAX_RULE_ATTEMPTS) {
+                throw new SqlStateException("54001", "statement too complex: planning it took more than "
+                        + MAX_RULE_ATTEMPTS + " rule attempts");
+            }
+            if ((attempts & 63) == 0 && cancelled.getAsBoolean()) {
+                throw new SqlStateException("57014", "canceling statement due to user request");
+            }
+        }
+
+        @Override
+        public void relEquivalenceFound(final RelEquivalenceEvent event) {
+        }
+
+        @Override
+        public void ruleProductionSucceeded(final RuleProductionEvent event) {
+        }
+
+        @Override
+        public void relDiscarded(final RelDiscardedEvent event) {
+        }
+
+        @Override
+        public void relChosen(final RelChosenEvent event) {
+        }
+    }
+}
