@@ -128,13 +128,32 @@ final class RemoteTxnSession implements TxnSession {
         ended = true;
         // a large transaction's decision takes longer (the server waits as long: TxnServer's commit)
         final long extraNanos = TimeUnit.MILLISECONDS.toNanos(written / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI);
-        return client.send(channel, COMMIT, id, rid -> TxnFrame.commit(ByteBufAllocator.DEFAULT, rid, handle), COMMITTED,
+        final CompletableFuture<Long> answer = client.send(channel, COMMIT, id,
+                rid -> TxnFrame.commit(ByteBufAllocator.DEFAULT, rid, handle), COMMITTED,
                 f -> {
                     TxnBodyReader r = f.reader();
                     long csn = r.readLong("csn");
                     r.end();
                     return csn;
                 }, extraNanos);
+        if (!readOnly && written > 0) {
+            return answer;
+        }
+        // a transaction that wrote nothing appends nothing: its lost COMMIT has no outcome to ask about
+        final CompletableFuture<Long> out = new CompletableFuture<>();
+        answer.whenComplete((csn, failure) -> {
+            final Throwable error = failure instanceof java.util.concurrent.CompletionException
+                    && failure.getCause() != null ? failure.getCause() : failure;
+            if (error == null) {
+                out.complete(csn);
+            } else if (error instanceof TxnException e && e.error() == TxnError.OUTCOME_UNKNOWN) {
+                out.completeExceptionally(new TxnException(TxnError.SESSION_LOST, "the connection to the transaction "
+                        + "server was lost at the COMMIT of " + id + ", which wrote nothing", e));
+            } else {
+                out.completeExceptionally(error);
+            }
+        });
+        return out;
     }
 
     /** Safe on an ended transaction, and on a lost connection (the server aborted the transaction already). */
