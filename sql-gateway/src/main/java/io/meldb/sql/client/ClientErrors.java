@@ -114,6 +114,14 @@ public final class ClientErrors {
 
     /** {@code e}, or an exception of the subclass its SQLState calls for with the same message, state and code. */
     public static SQLException specific(final SQLException e) {
+        final String given = e.getSQLState();
+        if (given == null || given.isEmpty() || given.startsWith("00")) {
+            final IOException io = ioCause(e);
+            if (io != null) { // Avatica's "Error while executing SQL ...": the gateway could not be reached
+                return new SQLNonTransientConnectionException("cannot reach the MeldDB gateway: " + describe(io),
+                        CONNECTION_FAILURE, 0, e);
+            }
+        }
         final SQLException s = create(e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
         final boolean sameState = s.getSQLState().equals(e.getSQLState());
         return sameState && (s.getClass() == SQLException.class || s.getClass().isInstance(e)) ? e : s;
