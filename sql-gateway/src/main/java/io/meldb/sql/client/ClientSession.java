@@ -101,8 +101,11 @@ final class ClientSession {
 
     /** Throws 25P02 when the transaction was lost and the program has not rolled back since it was told. */
     synchronized void checkNotLost(final String sql) throws SQLException {
+        if (!lost) {
+            return;
+        }
         final String keyword = leadingKeyword(sql);
-        if (lost && !keyword.equals("ABORT") && !(keyword.equals("ROLLBACK") && !isRollbackTo(sql))) {
+        if (!keyword.equals("ABORT") && !(keyword.equals("ROLLBACK") && !isRollbackTo(sql))) {
             throw ClientErrors.create("the transaction on this connection was lost when the MeldDB gateway "
                     + "restarted (reported with 08003); call rollback() to start a new one",
                     IN_FAILED_TRANSACTION, 0, null);

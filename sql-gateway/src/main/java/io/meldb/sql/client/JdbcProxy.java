@@ -78,6 +78,12 @@ final class JdbcProxy implements InvocationHandler {
 
     @Override
     public Object invoke(final Object proxy, final Method method, final Object[] args) throws Throwable {
+        if (type == DatabaseMetaData.class) {
+            final Object answer = MetaDataAnswers.answer(method, args);
+            if (answer != MetaDataAnswers.ASK_THE_SERVER) {
+                return answer;
+            }
+        }
         switch (method.getName()) {
             case "equals":
                 if (method.getParameterCount() == 1 && method.getParameterTypes()[0] == Object.class) {
@@ -109,29 +115,6 @@ final class JdbcProxy implements InvocationHandler {
                 if (method.getParameterCount() == 0 && type == ResultSet.class && parent instanceof Statement) {
                     call(method, args);
                     return parent;
-                }
-                break;
-            case "supportsTransactionIsolationLevel":
-                if (type == DatabaseMetaData.class && args != null && args[0] instanceof Integer level) {
-                    // Avatica's client says only TRANSACTION_NONE. MeldDB runs SERIALIZABLE as meld's serializable
-                    // and the weaker levels as snapshot isolation, stronger than asked, as JDBC allows
-                    return level != Connection.TRANSACTION_NONE;
-                }
-                break;
-            case "getDatabaseProductName":
-                if (type == DatabaseMetaData.class && method.getParameterCount() == 0) {
-                    return io.meldb.sql.MeldVersion.PRODUCT; // Avatica's client names itself
-                }
-                break;
-            case "getDatabaseProductVersion":
-                if (type == DatabaseMetaData.class && method.getParameterCount() == 0) {
-                    return io.meldb.sql.MeldVersion.VERSION;
-                }
-                break;
-            case "supportsTransactions":
-            case "supportsDataDefinitionAndDataManipulationTransactions":
-                if (type == DatabaseMetaData.class && method.getParameterCount() == 0) {
-                    return true; // DDL is an ordinary transaction on the catalog tree
                 }
                 break;
             default:
