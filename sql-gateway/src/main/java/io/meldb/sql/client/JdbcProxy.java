@@ -210,11 +210,11 @@ final class JdbcProxy implements InvocationHandler {
         if (execute) {
             session.checkNotLost(sql);
         }
-        if (replay != null && !closed && generation != session.generation()) {
-            remake(); // made on a connection since replaced: make it on the new one first
-        }
         Object result;
         try {
+            if (replay != null && !closed && generation != session.generation()) {
+                remake(); // made on a connection since replaced: make it on the new one first
+            }
             result = invokeRaw(target, method, args);
         } catch (Throwable t) {
             final Lost lost = ClientErrors.lost(t);
@@ -263,9 +263,9 @@ final class JdbcProxy implements InvocationHandler {
     }
 
     private void remake() throws Throwable {
-        final int current = session.generation();
+        // the generation of the connection tried, even if that fails: a failure then names that connection
+        generation = session.generation();
         target = replay.recreate(session.current());
-        generation = current;
     }
 
     /** The single retry of a call the gateway did not run: if it forgets again, say so rather than loop. */

@@ -118,6 +118,21 @@ class MeldDriverReconnectTest {
     }
 
     @Test
+    void shouldHealAStatementMadeBeforeTwoRestartsInARow() throws Exception {
+        final Connection c = connect();
+        final Statement s = c.createStatement();
+        final Statement untouched = c.createStatement();
+        s.setMaxRows(1);
+        s.executeUpdate("INSERT INTO t VALUES (1, 1), (2, 2)");
+        restartGateway();
+        assertEquals(List.of("1"), column(s.executeQuery("SELECT id FROM t ORDER BY id")));
+        restartGateway();
+        // made on the first connection, healed after the second restart; the other was made on neither since
+        assertEquals(List.of("1"), column(s.executeQuery("SELECT id FROM t ORDER BY id")));
+        assertEquals(List.of("1", "2"), column(untouched.executeQuery("SELECT id FROM t ORDER BY id")));
+    }
+
+    @Test
     void shouldKeepTheConnectionsSettingsAcrossTheRestart() throws Exception {
         final Connection manual = connect();
         manual.setAutoCommit(false);
