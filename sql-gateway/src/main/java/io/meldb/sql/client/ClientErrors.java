@@ -1,6 +1,9 @@
 package io.meldb.sql.client;
 
 import org.apache.calcite.avatica.AvaticaClientRuntimeException;
+import org.apache.calcite.avatica.AvaticaSqlException;
+import org.apache.calcite.avatica.NoSuchConnectionException;
+import org.apache.calcite.avatica.NoSuchStatementException;
 import org.apache.calcite.avatica.remote.AvaticaRuntimeException;
 
 import java.io.IOException;
@@ -29,6 +32,20 @@ import java.sql.SQLTransientException;
 public final class ClientErrors {
     /** SQLState of a failed connection to the gateway. */
     public static final String CONNECTION_FAILURE = "08006";
+    /** SQLState of a connection whose server side is gone (a gateway restart took the open transaction with it). */
+    public static final String CONNECTION_DOES_NOT_EXIST = "08003";
+    /** SQLState for an error the server gave no SQLState for (Avatica sends "00000" or nothing). */
+    public static final String INTERNAL_ERROR = "XX000";
+
+    /** What the gateway no longer knows, when a call failed because the gateway forgot it (e.g. it restarted). */
+    public enum Lost {
+        /** The call failed for another reason. */
+        NOTHING,
+        /** The gateway does not know the statement (restarted, or the statement expired from its cache). */
+        STATEMENT,
+        /** The gateway does not know the connection: it restarted, and everything open on it is gone. */
+        CONNECTION
+    }
 
     private ClientErrors() {
     }
@@ -43,7 +60,7 @@ public final class ClientErrors {
             return specific(e);
         }
         if (t instanceof AvaticaClientRuntimeException e) {
-            return create(e.getMessage(), e.getSqlState(), e.getErrorCode(), e);
+            return create(message(e.getMessage(), e.getServerExceptions()), e.getSqlState(), e.getErrorCode(), e);
         }
         if (t instanceof AvaticaRuntimeException e) {
             return create(e.getErrorMessage(), e.getSqlState(), e.getErrorCode(), e);
@@ -67,16 +84,60 @@ public final class ClientErrors {
         return t;
     }
 
+    /**
+     * Whether {@code t} (as Avatica's client throws it, before {@link #convert}) says the gateway does not know the
+     * connection or statement of the call. Avatica reports the server's exception only by class name, in the
+     * stack traces it ships with the error, and as a bare {@link NoSuchStatementException} for prepared statements.
+     */
+    public static Lost lost(final Throwable t) {
+        Lost found = Lost.NOTHING;
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            final java.util.List<String> server;
+            if (c instanceof AvaticaClientRuntimeException e) {
+                server = e.getServerExceptions();
+            } else if (c instanceof AvaticaSqlException e) {
+                server = e.getStackTraces();
+            } else if (c instanceof NoSuchConnectionException) {
+                return Lost.CONNECTION;
+            } else if (c instanceof NoSuchStatementException) {
+                found = Lost.STATEMENT;
+                continue;
+            } else {
+                continue;
+            }
+            for (String trace : server == null ? java.util.List.<String>of() : server) {
+                if (trace.startsWith(NoSuchConnectionException.class.getName())) {
+                    return Lost.CONNECTION;
+                }
+                if (trace.startsWith(NoSuchStatementException.class.getName())) {
+                    found = Lost.STATEMENT;
+                }
+            }
+        }
+        return found;
+    }
+
     /** {@code e}, or an exception of the subclass its SQLState calls for with the same message, state and code. */
     public static SQLException specific(final SQLException e) {
+        final String given = e.getSQLState();
+        if (given == null || given.isEmpty() || given.startsWith("00")) {
+            final IOException io = ioCause(e);
+            if (io != null) { // Avatica's "Error while executing SQL ...": the gateway could not be reached
+                return new SQLNonTransientConnectionException("cannot reach the MeldDB gateway: " + describe(io),
+                        CONNECTION_FAILURE, 0, e);
+            }
+        }
         final SQLException s = create(e.getMessage(), e.getSQLState(), e.getErrorCode(), e);
-        return s.getClass() == SQLException.class || s.getClass().isInstance(e) ? e : s;
+        final boolean sameState = s.getSQLState().equals(e.getSQLState());
+        return sameState && (s.getClass() == SQLException.class || s.getClass().isInstance(e)) ? e : s;
     }
 
     /** A new SQLException of the subclass that {@code sqlState} calls for (JDBC 4.3, table 8-1). */
     public static SQLException create(final String message, final String sqlState, final int vendorCode,
                                       final Throwable cause) {
-        final String state = sqlState == null || sqlState.length() < 2 ? null : sqlState;
+        // an error always has a class: Avatica says "00000" (or nothing) when the server gave no SQLState
+        final String state = sqlState == null || sqlState.length() != 5 || sqlState.startsWith("00")
+                ? INTERNAL_ERROR : sqlState;
         final String cls = state == null ? "" : state.substring(0, 2);
         return switch (cls) {
             case "40" -> new SQLTransactionRollbackException(message, state, vendorCode, cause);
@@ -94,6 +155,15 @@ public final class ClientErrors {
                     : new SQLException(message, state, vendorCode, cause);
             default -> new SQLException(message, state, vendorCode, cause);
         };
+    }
+
+    /** Avatica's message, or the server's exception when the message says nothing ("Remote driver error: null"). */
+    private static String message(final String message, final java.util.List<String> server) {
+        if (message != null && !message.endsWith(": null") && !message.equals("null")) {
+            return message;
+        }
+        final String first = server == null || server.isEmpty() ? "" : server.get(0).lines().findFirst().orElse("");
+        return first.isEmpty() ? "the MeldDB gateway failed without saying why" : "the MeldDB gateway failed: " + first;
     }
 
     private static IOException ioCause(final Throwable t) {

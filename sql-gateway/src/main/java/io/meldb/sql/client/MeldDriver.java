@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  * {@code Connection.commit()} fails (e.g. meld aborted the transaction, SQLState 40001); through this driver every
  * method throws an {@link SQLException} instead, of the subclass its SQLState calls for
  * ({@link java.sql.SQLTransactionRollbackException} for 40001), with the server's message, SQLState and vendor
- * code. See {@link ClientErrors}.
+ * code. See {@link ClientErrors}. A connection outlives a restart of its gateway: see {@link ClientSession}.
  *
  * <p>URLs (registered with {@link DriverManager} through {@code META-INF/services/java.sql.Driver}):
  * <ul>
@@ -55,9 +55,10 @@ public final class MeldDriver implements Driver {
             return null; // JDBC: another driver's URL
         }
         final String avaticaUrl = avaticaUrl(url);
+        final Properties properties = withCredentials(info); // a reconnecting session presents them again
         final Connection c;
         try {
-            c = avatica.connect(avaticaUrl, withCredentials(info));
+            c = avatica.connect(avaticaUrl, properties);
         } catch (RuntimeException e) {
             throw rethrowable(ClientErrors.convert(e), e);
         } catch (SQLException e) {
@@ -66,7 +67,7 @@ public final class MeldDriver implements Driver {
         if (c == null) {
             throw new SQLException("Avatica's remote driver refused " + avaticaUrl, "08001");
         }
-        return JdbcProxy.connection(c);
+        return JdbcProxy.connection(new ClientSession(avatica, avaticaUrl, properties, c));
     }
 
     /**
