@@ -160,6 +160,9 @@ class UniqueTest {
                             + "WHERE table_name = 'uq_copy' ORDER BY constraint_name"));
             assertEquals(List.of("code:1"), rows(s, "SELECT column_name, ordinal_position FROM "
                     + "information_schema.key_column_usage WHERE constraint_name = 'uq_copy_code_key'"));
+            assertEquals(List.of("uq_copy_code_key:t:f", "uq_copy_pkey:t:t"), rows(s, "SELECT c.relname, "
+                    + "i.indisunique, i.indisprimary FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+                    + "WHERE c.relname LIKE 'uq_copy%' ORDER BY c.relname"));
             final List<String> unique = new ArrayList<>();
             try (java.sql.ResultSet r = c.getMetaData().getIndexInfo(null, "public", "uq_copy", true, false)) {
                 while (r.next()) {
