@@ -237,7 +237,7 @@ public final class MeldRuntime {
                 if (index == null) {
                     pending = store.decodeRow(kv.key(), kv.value());
                 } else {
-                    final byte[] rowKey = store.rowKeyOfIndexEntry(index, kv.key());
+                    final byte[] rowKey = store.rowKeyOfIndexEntry(index, kv.key(), kv.value());
                     final byte[] payload = txn.get(rowKey);
                     if (payload != null) {
                         pending = store.decodeRow(rowKey, payload);

@@ -20,7 +20,7 @@ import java.util.UUID;
  * conflict (both read and write the version key). Every DDL first makes sure the database entry and its
  * {@link Catalog#PUBLIC} schema exist ({@link #ensureDatabase}), as the gateway's bootstrap transaction does.
  * Decoded catalogs are cached by version token (one catalog read per statement is then one key lookup).
- * CREATE and DROP SEQUENCE are {@link SequenceDdl}'s.
+ * CREATE and DROP SEQUENCE are {@link SequenceDdl}'s, indexes and UNIQUE constraints {@link IndexDdl}'s.
  */
 public final class CatalogStore {
     private static final int CACHE_SIZE = 32;
@@ -194,7 +194,10 @@ public final class CatalogStore {
                 columns.set(i, col.withDefault(ColumnDefault.nextval(seqSchema, col.dflt().sequence())));
             }
         }
-        final TableDef def = new TableDef(db, schema, name, nextId(txn), columns, c.primaryKey(), List.of(),
+        final int id = nextId(txn);
+        final List<IndexDef> uniques = IndexDdl.constraintIndexes(txn, catalog, db, schema, name, columns,
+                c.uniques());
+        final TableDef def = new TableDef(db, schema, name, id, columns, c.primaryKey(), uniques,
                 c.primaryKey().length == 0, c.checks());
         txn.put(Keys.tableDefKey(db, schema, name), TableDefCodec.encode(def));
         for (SequenceDef q : owned) {
@@ -390,66 +393,6 @@ public final class CatalogStore {
         return true;
     }
 
-    /** Creates an index on {@code table} and fills it from the table's rows, in the same transaction. */
-    public boolean createIndex(final TxnSession txn, final String db, final String schema, final String table,
-                               final String indexName, final List<String> columnNames, final boolean ifNotExists) {
-        ensureDatabase(txn, db);
-        final Catalog catalog = read(txn);
-        requireSchema(catalog, db, schema);
-        final TableDef def = catalog.table(db, schema, table);
-        if (def == null) {
-            throw unknownTable(table);
-        }
-        if (findIndex(catalog, db, schema, indexName) != null) {
-            if (ifNotExists) {
-                return false;
-            }
-            throw new SqlStateException("42P07", "index \"" + indexName + "\" already exists");
-        }
-        final int[] columns = new int[columnNames.size()];
-        for (int i = 0; i < columns.length; i++) {
-            columns[i] = def.columnIndex(columnNames.get(i));
-            if (columns[i] < 0) {
-                throw new SqlStateException("42703", "column \"" + columnNames.get(i) + "\" of table \"" + table
-                        + "\" does not exist");
-            }
-        }
-        final IndexDef index = new IndexDef(indexName, nextId(txn), columns);
-        final List<IndexDef> indexes = new ArrayList<>(def.indexes());
-        indexes.add(index);
-        final TableDef changed = def.withIndexes(indexes);
-        final TableStore store = new TableStore(changed);
-        final byte[] empty = new byte[0];
-        store.forEachRow(txn, (key, row) -> txn.put(store.indexKey(index, key, row), empty));
-        txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(changed));
-        bumpVersion(txn);
-        return true;
-    }
-
-    public boolean dropIndex(final TxnSession txn, final String db, final String schema, final String indexName,
-                             final boolean ifExists) {
-        ensureDatabase(txn, db);
-        final Catalog catalog = read(txn);
-        if (!catalog.hasSchema(db, schema) && ifExists) {
-            return false;
-        }
-        requireSchema(catalog, db, schema);
-        final TableDef def = findIndex(catalog, db, schema, indexName);
-        if (def == null) {
-            if (ifExists) {
-                return false;
-            }
-            throw new SqlStateException("42704", "index \"" + indexName + "\" does not exist");
-        }
-        final IndexDef index = def.index(indexName);
-        deleteRange(txn, Keys.dataPrefix(index.id()));
-        final List<IndexDef> indexes = new ArrayList<>(def.indexes());
-        indexes.remove(index);
-        txn.put(Keys.tableDefKey(db, schema, def.name()), TableDefCodec.encode(def.withIndexes(indexes)));
-        bumpVersion(txn);
-        return true;
-    }
-
     public static SqlStateException unknownSchema(final String name) {
         return new SqlStateException("3F000", "schema \"" + name + "\" does not exist");
     }
@@ -462,16 +405,6 @@ public final class CatalogStore {
 
     public static SqlStateException unknownTable(final String name) {
         return new SqlStateException("42P01", "table \"" + name + "\" does not exist");
-    }
-
-    private static TableDef findIndex(final Catalog catalog, final String db, final String schema,
-                                      final String indexName) {
-        for (TableDef t : catalog.tables(db, schema).values()) {
-            if (t.index(indexName) != null) {
-                return t;
-            }
-        }
-        return null;
     }
 
     static int nextId(final TxnSession txn) {
@@ -487,7 +420,7 @@ public final class CatalogStore {
                 .putLong(token.getLeastSignificantBits()).array());
     }
 
-    private static void deleteRange(final TxnSession txn, final byte[] prefix) {
+    static void deleteRange(final TxnSession txn, final byte[] prefix) {
         final List<byte[]> keys = new ArrayList<>();
         TableStore.forEachEntry(txn, prefix, KeyCodec.prefixEnd(prefix), (KeyValue kv) -> keys.add(kv.key()));
         for (byte[] key : keys) {

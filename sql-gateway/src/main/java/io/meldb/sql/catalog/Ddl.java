@@ -19,12 +19,39 @@ public sealed interface Ddl {
      * made with {@code sequenceOptions} at its position (null: the defaults of its type).
      */
     record CreateTable(String schema, String name, List<ColumnDef> columns, int[] primaryKey, boolean ifNotExists,
-                       List<CheckDef> checks, List<SequenceOptions> sequenceOptions) implements Ddl {
+                       List<CheckDef> checks, List<SequenceOptions> sequenceOptions, List<Unique> uniques)
+            implements Ddl {
+        public CreateTable {
+            uniques = List.copyOf(uniques);
+        }
+
         public CreateTable(final String schema, final String name, final List<ColumnDef> columns,
                            final int[] primaryKey, final boolean ifNotExists) {
             this(schema, name, columns, primaryKey, ifNotExists, List.of(), java.util.Collections.nCopies(
-                    columns.size(), null));
+                    columns.size(), null), List.of());
         }
+    }
+
+    /**
+     * A {@code UNIQUE} constraint as written: {@code name} null when not named ({@code <table>_<columns>_key}
+     * then), {@code columns} by name.
+     */
+    record Unique(String name, List<String> columns) {
+        public Unique {
+            columns = List.copyOf(columns);
+        }
+    }
+
+    /** {@code ALTER TABLE [IF EXISTS] name ADD [CONSTRAINT constraint] UNIQUE (columns)}. */
+    record AddUnique(TableName table, Unique unique, boolean ifExists) implements Ddl {
+    }
+
+    /**
+     * {@code ALTER TABLE [IF EXISTS] name DROP CONSTRAINT [IF EXISTS] constraint [CASCADE | RESTRICT]}: of a UNIQUE
+     * constraint (the only constraints MeldDB can drop).
+     */
+    record DropConstraint(TableName table, String constraint, boolean ifExists, boolean constraintIfExists)
+            implements Ddl {
     }
 
     /**
@@ -87,9 +114,9 @@ public sealed interface Ddl {
         }
     }
 
-    /** {@code CREATE INDEX [IF NOT EXISTS] name ON [schema.]table (columns...)}. */
-    record CreateIndex(String schema, String name, String table, List<String> columns, boolean ifNotExists)
-            implements Ddl {
+    /** {@code CREATE [UNIQUE] INDEX [IF NOT EXISTS] name ON [schema.]table (columns...)}. */
+    record CreateIndex(String schema, String name, String table, List<String> columns, boolean ifNotExists,
+                       boolean unique) implements Ddl {
     }
 
     /** {@code DROP INDEX [IF EXISTS] [schema.]name}. */

@@ -12,8 +12,8 @@ import java.util.Set;
 /**
  * Parses MeldDB's DDL: CREATE SCHEMA, DROP SCHEMA, CREATE TABLE (columns, types, NOT NULL, DEFAULT, CHECK, SERIAL,
  * identity columns, PRIMARY KEY inline or as a table constraint or none, storage parameters), CREATE and DROP
- * SEQUENCE, DROP TABLE (several at once), TRUNCATE, ALTER TABLE ... ADD
- * PRIMARY KEY, CREATE INDEX, DROP INDEX. Types take PostgreSQL's spellings too (INT4, INT8, FLOAT8, BOOL, ...). Names may be qualified: {@code schema.name}, or
+ * SEQUENCE, DROP TABLE (several at once), TRUNCATE, ALTER TABLE ({@link AlterTableParser}), CREATE [UNIQUE] INDEX,
+ * DROP INDEX, UNIQUE constraints. Types take PostgreSQL's spellings too (INT4, INT8, FLOAT8, BOOL, ...). Names may be qualified: {@code schema.name}, or
  * {@code MELDB.schema.name} with the one database's name ({@link Catalog#DATABASE}; another is SQLState 3D000). Calcite's core parser has no DDL, and its DDL parser module is not
  * released for our Calcite version, so this small recursive-descent parser does it, with PostgreSQL-style
  * errors (SQLState 42601 for syntax, 0A000 for what MeldDB does not support).
@@ -51,7 +51,7 @@ public final class DdlParser extends DdlCursor {
             return new Ddl.Truncate(tables, restart);
         }
         if (acceptWord("ALTER")) {
-            return alter();
+            return AlterTableParser.alter(this);
         }
         if (acceptWord("CREATE")) {
             if (acceptWord("SCHEMA")) {
@@ -70,11 +70,13 @@ public final class DdlParser extends DdlCursor {
                 final String[] name = qualifiedName();
                 return new Ddl.CreateSequence(name[0], name[1], ColumnClauses.sequenceOptions(this), ifNotExists);
             }
-            if (acceptWord("UNIQUE")) {
-                throw new SqlStateException("0A000", "UNIQUE indexes are not supported");
+            final boolean unique = acceptWord("UNIQUE");
+            if (unique) {
+                expectWord("INDEX");
+                return createIndex(true);
             }
             if (acceptWord("INDEX")) {
-                return createIndex();
+                return createIndex(false);
             }
             throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, INDEX and SEQUENCE are supported, not CREATE "
                     + peek().text());
@@ -118,35 +120,6 @@ public final class DdlParser extends DdlCursor {
         }
         throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, INDEX and SEQUENCE are supported, not DROP "
                 + peek().text());
-    }
-
-    /** {@code ALTER TABLE [IF EXISTS] [ONLY] name ADD [CONSTRAINT name] PRIMARY KEY (columns)}, nothing else. */
-    private Ddl alter() {
-        if (!acceptWord("TABLE")) {
-            throw new SqlStateException("0A000", "only ALTER TABLE is supported, not ALTER " + peek().text());
-        }
-        final boolean ifExists = ifExists();
-        acceptWord("ONLY");
-        final String[] name = qualifiedName();
-        accept("*");
-        if (!acceptWord("ADD")) {
-            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY is supported, not ALTER TABLE "
-                    + "... " + peek().text());
-        }
-        String constraint = null;
-        if (acceptWord("CONSTRAINT")) {
-            constraint = identifier();
-        }
-        if (!acceptWord("PRIMARY")) {
-            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY is supported, not ADD "
-                    + peek().text());
-        }
-        expectWord("KEY");
-        final List<String> columns = identifierList();
-        if (peek().is("USING") || peek().is("WITH") || peek().is("DEFERRABLE") || peek().is("INITIALLY")) {
-            throw new SqlStateException("0A000", "PRIMARY KEY ... " + peek().text() + " is not supported");
-        }
-        return new Ddl.AddPrimaryKey(new Ddl.TableName(name[0], name[1]), constraint, columns, ifExists);
     }
 
     /** [ONLY] name [*] [, ...] as TRUNCATE writes them. */
@@ -207,6 +180,7 @@ public final class DdlParser extends DdlCursor {
         final List<ColumnDef> columns = new ArrayList<>();
         final List<Ddl.SequenceOptions> sequenceOptions = new ArrayList<>();
         final List<String> pkNames = new ArrayList<>();
+        final List<Ddl.Unique> uniques = new ArrayList<>();
         // CHECK constraints as written: {name or null, text, column or null (a table constraint)}
         final List<String[]> checks = new ArrayList<>();
         do {
@@ -228,11 +202,16 @@ public final class DdlParser extends DdlCursor {
                 noInherit();
                 continue;
             }
-            if (peek().is("UNIQUE") || peek().is("FOREIGN") || peek().is("EXCLUDE")) {
+            if (acceptWord("UNIQUE")) {
+                uniques.add(new Ddl.Unique(constraint, identifierList()));
+                AlterTableParser.uniqueOptions(this);
+                continue;
+            }
+            if (peek().is("FOREIGN") || peek().is("EXCLUDE")) {
                 throw new SqlStateException("0A000", peek().text() + " constraints are not supported");
             }
             if (constraint != null) {
-                throw syntax("PRIMARY KEY or CHECK");
+                throw syntax("PRIMARY KEY, UNIQUE or CHECK");
             }
             final String column = identifier();
             final io.meldb.sql.codec.SqlType serial = ColumnClauses.serialType(peek());
@@ -306,7 +285,10 @@ public final class DdlParser extends DdlCursor {
                     options = options.withType(type.type());
                     dflt = ColumnDefault.ownedSequence();
                     nullable = false;
-                } else if (peek().is("UNIQUE") || peek().is("REFERENCES")) {
+                } else if (acceptWord("UNIQUE")) {
+                    uniques.add(new Ddl.Unique(columnConstraint, List.of(column)));
+                    AlterTableParser.uniqueOptions(this);
+                } else if (peek().is("REFERENCES")) {
                     throw new SqlStateException("0A000", "column option " + peek().text() + " is not supported");
                 } else {
                     break;
@@ -341,7 +323,7 @@ public final class DdlParser extends DdlCursor {
             columns.set(pk[i], columns.get(pk[i]).withNullable(false)); // a key column is NOT NULL
         }
         return new Ddl.CreateTable(name[0], name[1], columns, pk, ifNotExists, checkDefs(name[1], columns, checks),
-                sequenceOptions);
+                sequenceOptions, uniques);
     }
 
     /** PostgreSQL's {@code NO INHERIT} after a CHECK: MeldDB has no table inheritance, so it changes nothing. */
@@ -381,7 +363,7 @@ public final class DdlParser extends DdlCursor {
         return out;
     }
 
-    private Ddl createIndex() {
+    private Ddl createIndex(final boolean unique) {
         final boolean ifNotExists = ifNotExists();
         final String[] name = qualifiedName();
         expectWord("ON");
@@ -396,8 +378,12 @@ public final class DdlParser extends DdlCursor {
             acceptWord("ASC");
         } while (accept(","));
         expect(")");
+        if (unique) {
+            AlterTableParser.uniqueOptions(this);
+        }
         storageParameters();
-        return new Ddl.CreateIndex(table[0] != null ? table[0] : name[0], name[1], table[1], columns, ifNotExists);
+        return new Ddl.CreateIndex(table[0] != null ? table[0] : name[0], name[1], table[1], columns, ifNotExists,
+                unique);
     }
 
     private ColumnType type() {

@@ -14,25 +14,30 @@ import java.util.List;
  * The payload of a catalog entry: a {@link TableDef} in a small versioned binary form.
  *
  * <pre>
- * version(1)=1|2  db schema name (strings)  id(4)
+ * version(1)=1..4  db schema name (strings)  id(4)
  * ncolumns(varint) { name  type ordinal(1)  precision(varint)  scale(varint)  nullable(1) }
  * npk(varint) { column(varint) }
- * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) } }
- * version 2, 3: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
- * version 3 only: ncolumns × { identity(1)  default kind(1) (0 = none, else 1 + {@link ColumnDefault.Kind})
+ * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) }
+ *                    version 4: index flags(varint) bit 0 = unique, bit 1 = backs a UNIQUE constraint }
+ * version 2..4: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
+ * version 3, 4: ncolumns × { identity(1)  default kind(1) (0 = none, else 1 + {@link ColumnDefault.Kind})
  *                              [sql (string)  constant: value (bytes, a one-column row payload)
  *                                             nextval: sequence schema, name (strings)] }
  *                 nchecks(varint) { name  sql }
  * string = length(varint) UTF-8; bytes = length(varint) then the bytes
  * </pre>
- * A definition is written in the oldest version that holds it (version 1 without flags, defaults or checks), so
- * gateways of a previous version still read every table that needs nothing newer; all three versions are read.
+ * A definition is written in the oldest version that holds it (version 1 without flags, defaults or checks,
+ * version 4 only for a table with a unique index), so gateways of a previous version still read every table that
+ * needs nothing newer; all four versions are read.
  */
 public final class TableDefCodec {
     private static final int VERSION_1 = 1;
     private static final int VERSION_2 = 2;
     private static final int VERSION_3 = 3;
+    private static final int VERSION_4 = 4;
     private static final int FLAG_HIDDEN_ROW_ID = 1;
+    private static final int INDEX_UNIQUE = 1;
+    private static final int INDEX_CONSTRAINT = 2;
 
     private TableDefCodec() {
     }
@@ -40,9 +45,10 @@ public final class TableDefCodec {
     public static byte[] encode(final TableDef t) {
         final ByteWriter out = new ByteWriter(128);
         final int flags = t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0;
-        final boolean v3 = !t.checks().isEmpty()
+        final boolean v4 = t.indexes().stream().anyMatch(IndexDef::unique);
+        final boolean v3 = v4 || !t.checks().isEmpty()
                 || t.columns().stream().anyMatch(c -> c.dflt() != null || c.identity() != ColumnDef.Identity.NONE);
-        out.write(v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
+        out.write(v4 ? VERSION_4 : v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
         string(out, t.db());
         string(out, t.schema());
         string(out, t.name());
@@ -61,6 +67,9 @@ public final class TableDefCodec {
             string(out, i.name());
             out.writeInt(i.id());
             ints(out, i.columns());
+            if (v4) {
+                out.writeVarInt((i.unique() ? INDEX_UNIQUE : 0) | (i.constraint() ? INDEX_CONSTRAINT : 0));
+            }
         }
         if (flags != 0 || v3) {
             out.writeVarInt(flags);
@@ -93,7 +102,7 @@ public final class TableDefCodec {
     public static TableDef decode(final byte[] bytes) {
         final ByteReader in = new ByteReader(bytes, 0);
         final int version = in.read();
-        if (version != VERSION_1 && version != VERSION_2 && version != VERSION_3) {
+        if (version < VERSION_1 || version > VERSION_4) {
             throw new IllegalArgumentException("unknown table definition version " + version);
         }
         final String db = string(in);
@@ -116,14 +125,20 @@ public final class TableDefCodec {
         for (int i = 0; i < nidx; i++) {
             final String iname = string(in);
             final int iid = in.readInt();
-            indexes.add(new IndexDef(iname, iid, ints(in)));
+            final int[] icols = ints(in);
+            final int iflags = version == VERSION_4 ? in.readVarInt() : 0;
+            if ((iflags & ~(INDEX_UNIQUE | INDEX_CONSTRAINT)) != 0) {
+                throw new IllegalArgumentException("unknown index flags " + iflags);
+            }
+            indexes.add(new IndexDef(iname, iid, icols, (iflags & INDEX_UNIQUE) != 0,
+                    (iflags & INDEX_CONSTRAINT) != 0));
         }
         final int flags = version == VERSION_1 ? 0 : in.readVarInt();
         if ((flags & ~FLAG_HIDDEN_ROW_ID) != 0) {
             throw new IllegalArgumentException("unknown table definition flags " + flags);
         }
         final List<CheckDef> checks = new ArrayList<>();
-        if (version == VERSION_3) {
+        if (version >= VERSION_3) {
             for (int i = 0; i < ncols; i++) {
                 final ColumnDef c = columns.get(i);
                 final ColumnDef.Identity identity = ColumnDef.Identity.values()[in.read()];

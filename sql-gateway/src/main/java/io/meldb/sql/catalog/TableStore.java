@@ -104,26 +104,78 @@ public final class TableStore {
         return indexKey(index, primaryKey(row), row);
     }
 
-    /** The index entry of the row stored at {@code rowKey}: the encoded index columns, then the row key's suffix. */
+    /**
+     * The key of the index entry of the row stored at {@code rowKey}: the encoded index columns, then (unless the
+     * entry is {@link #uniqueEntry unique}) the row key's suffix.
+     */
     public byte[] indexKey(final IndexDef index, final byte[] rowKey, final Object[] row) {
         final ByteWriter out = new ByteWriter(32);
         out.write(Keys.dataPrefix(index.id()));
         for (int c : index.columns()) {
             KeyCodec.encode(out, types.get(c).type(), row[c]);
         }
-        out.write(rowKey, prefix.length, rowKey.length - prefix.length);
+        if (!uniqueEntry(index, row)) {
+            out.write(rowKey, prefix.length, rowKey.length - prefix.length);
+        }
         return out.toByteArray();
     }
 
-    /** The row key that an index entry points to. */
-    public byte[] rowKeyOfIndexEntry(final IndexDef index, final byte[] indexKey) {
+    /**
+     * Whether the index entry of {@code row} holds the index columns alone as its key (and the row key as its
+     * payload): the row's entry in a unique index, unless one of its columns is NULL (NULLs never conflict, so such
+     * an entry keeps the row key in its key as a non-unique entry does).
+     */
+    public static boolean uniqueEntry(final IndexDef index, final Object[] row) {
+        if (!index.unique()) {
+            return false;
+        }
+        for (int c : index.columns()) {
+            if (row[c] == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The payload of the index entry of the row at {@code rowKey}: the row key's suffix for a unique entry. */
+    private byte[] indexPayload(final IndexDef index, final byte[] rowKey, final Object[] row) {
+        return uniqueEntry(index, row) ? Arrays.copyOfRange(rowKey, prefix.length, rowKey.length) : EMPTY;
+    }
+
+    /** The row key that an index entry points to: from the entry's key, or for a unique entry its payload. */
+    public byte[] rowKeyOfIndexEntry(final IndexDef index, final byte[] indexKey, final byte[] payload) {
         final ByteReader in = new ByteReader(indexKey, 5);
         for (int c : index.columns()) {
             KeyCodec.skip(in, types.get(c).type());
         }
-        final ByteWriter out = new ByteWriter(prefix.length + indexKey.length - in.position());
-        out.write(prefix).write(indexKey, in.position(), indexKey.length - in.position());
+        final boolean unique = in.position() == indexKey.length; // a row key's suffix is never empty
+        final byte[] suffix = unique ? payload : indexKey;
+        final int from = unique ? 0 : in.position();
+        final ByteWriter out = new ByteWriter(prefix.length + suffix.length - from);
+        out.write(prefix).write(suffix, from, suffix.length - from);
         return out.toByteArray();
+    }
+
+    /**
+     * SQLState 23505 unless every unique entry {@code row} needs at {@code rowKey} is free; {@code oldRow}, when
+     * not null, is the row's value before an update, whose own entries do not count. Called before anything of the
+     * row is written, so a refused row leaves nothing behind. The read puts the entry's key in the transaction's
+     * read set and the following write in its write set: a concurrent transaction writing the same value conflicts
+     * with this one in meld, on whichever txn-server it ran.
+     */
+    private void checkUnique(final TxnSession txn, final byte[] rowKey, final Object[] row, final Object[] oldRow) {
+        for (IndexDef index : def.indexes()) {
+            if (!uniqueEntry(index, row)) {
+                continue;
+            }
+            final byte[] entry = indexKey(index, rowKey, row);
+            if (oldRow != null && uniqueEntry(index, oldRow) && Arrays.equals(indexKey(index, rowKey, oldRow), entry)) {
+                continue; // the row keeps its value: the entry is its own
+            }
+            if (txn.get(entry) != null) {
+                throw UniqueViolation.of(def, index, row);
+            }
+        }
     }
 
     /** A row (in-flight Java form, one slot per column) from its key and payload. */
@@ -185,9 +237,10 @@ public final class TableStore {
                 throw duplicateKey(checked);
             }
         }
+        checkUnique(txn, key, checked, null);
         txn.put(key, RowCodec.encode(checked, types, valueColumns));
         for (IndexDef index : def.indexes()) {
-            txn.put(indexKey(index, key, checked), EMPTY);
+            txn.put(indexKey(index, key, checked), indexPayload(index, key, checked));
         }
         return checked;
     }
@@ -223,6 +276,9 @@ public final class TableStore {
             if (txn.get(newKey) != null) {
                 throw duplicateKey(checked);
             }
+        }
+        checkUnique(txn, newKey, checked, oldRow);
+        if (keyChanged) {
             txn.delete(oldKey);
         }
         txn.put(newKey, RowCodec.encode(checked, types, valueColumns));
@@ -231,7 +287,9 @@ public final class TableStore {
             final byte[] newEntry = indexKey(index, newKey, checked);
             if (!Arrays.equals(oldEntry, newEntry)) {
                 txn.delete(oldEntry);
-                txn.put(newEntry, EMPTY);
+                txn.put(newEntry, indexPayload(index, newKey, checked));
+            } else if (keyChanged && uniqueEntry(index, checked)) {
+                txn.put(newEntry, indexPayload(index, newKey, checked)); // same value, the row moved
             }
         }
         return checked;

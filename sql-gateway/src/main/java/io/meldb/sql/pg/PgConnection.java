@@ -704,7 +704,7 @@ final class PgConnection {
         } catch (RuntimeException | Error again) {
             LOG.debug("failing the transaction block failed too", again);
         }
-        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), null, null);
+        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), d.detail(), null);
     }
 
     private void endImplicitQuietly() {

@@ -10,6 +10,7 @@ import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.DdlParser;
+import io.meldb.sql.catalog.IndexDdl;
 import io.meldb.sql.catalog.SequenceDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
 import io.meldb.txn.TxnError;
@@ -52,6 +53,7 @@ public final class SqlEngine {
     private final CatalogStore catalogStore = new CatalogStore();
     private final SequenceCache sequenceCache;
     private final SequenceDdl sequenceDdl = new SequenceDdl(catalogStore);
+    private final IndexDdl indexDdl = new IndexDdl(catalogStore);
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -187,10 +189,16 @@ public final class SqlEngine {
             catalogStore.addPrimaryKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.constraint(),
                     a.columns(), a.ifExists());
         } else if (ddl instanceof Ddl.CreateIndex c) {
-            catalogStore.createIndex(txn, DATABASE, schema(c.schema()), c.table(), c.name(), c.columns(),
-                    c.ifNotExists());
+            indexDdl.createIndex(txn, DATABASE, schema(c.schema()), c.table(), c.name(), c.columns(),
+                    c.ifNotExists(), c.unique());
         } else if (ddl instanceof Ddl.DropIndex d) {
-            catalogStore.dropIndex(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
+            indexDdl.dropIndex(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
+        } else if (ddl instanceof Ddl.AddUnique a) {
+            indexDdl.addUnique(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.unique(),
+                    a.ifExists());
+        } else if (ddl instanceof Ddl.DropConstraint d) {
+            indexDdl.dropConstraint(txn, DATABASE, schema(d.table().schema()), d.table().name(), d.constraint(),
+                    d.ifExists(), d.constraintIfExists());
         }
     }
 

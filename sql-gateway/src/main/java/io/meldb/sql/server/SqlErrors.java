@@ -29,8 +29,11 @@ public final class SqlErrors {
     private SqlErrors() {
     }
 
-    /** The SQLState and message of a failure. */
-    public record Described(String sqlState, String message) {
+    /** The SQLState, message and (when the failure has one) PostgreSQL DETAIL of a failure. */
+    public record Described(String sqlState, String message, String detail) {
+        public Described(final String sqlState, final String message) {
+            this(sqlState, message, null);
+        }
     }
 
     public static RuntimeException toAvatica(final Throwable t) {
@@ -61,7 +64,7 @@ public final class SqlErrors {
     public static Described describe(final Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SqlStateException e) {
-                return new Described(e.sqlState(), e.getMessage());
+                return new Described(e.sqlState(), e.getMessage(), e.detail());
             }
             if (c instanceof TxnException e) {
                 return fromTxn(e);

@@ -86,7 +86,35 @@ class DdlParserTest {
         assertEquals("0A000", assertThrows(SqlStateException.class,
                 () -> DdlParser.parse("ALTER TABLE t ADD COLUMN c INT")).sqlState());
         assertEquals("0A000", assertThrows(SqlStateException.class,
-                () -> DdlParser.parse("ALTER TABLE t DROP CONSTRAINT t_pkey")).sqlState());
+                () -> DdlParser.parse("ALTER TABLE t DROP COLUMN c")).sqlState());
+    }
+
+    @Test
+    void shouldParseUniqueConstraintsAndUniqueIndexes() {
+        final Ddl.CreateTable t = assertInstanceOf(Ddl.CreateTable.class, DdlParser.parse("CREATE TABLE t (id INT "
+                + "PRIMARY KEY, a INT UNIQUE, b INT CONSTRAINT b_once UNIQUE NOT NULL, c INT, UNIQUE (a, c) NULLS "
+                + "DISTINCT, CONSTRAINT bc UNIQUE (b, c))"));
+        assertEquals(List.of(new Ddl.Unique(null, List.of("a")), new Ddl.Unique("b_once", List.of("b")),
+                new Ddl.Unique(null, List.of("a", "c")), new Ddl.Unique("bc", List.of("b", "c"))), t.uniques());
+        assertEquals(false, t.columns().get(2).nullable(), "NOT NULL after UNIQUE still applies");
+        final Ddl.CreateIndex i = assertInstanceOf(Ddl.CreateIndex.class,
+                DdlParser.parse("CREATE UNIQUE INDEX IF NOT EXISTS t_a ON s.t (a, b)"));
+        assertTrue(i.unique() && i.ifNotExists());
+        assertEquals(List.of("a", "b"), i.columns());
+        assertEquals(false, assertInstanceOf(Ddl.CreateIndex.class, DdlParser.parse("CREATE INDEX x ON t (a)"))
+                .unique());
+        final Ddl.AddUnique add = assertInstanceOf(Ddl.AddUnique.class,
+                DdlParser.parse("ALTER TABLE t ADD CONSTRAINT u UNIQUE (a)"));
+        assertEquals(new Ddl.Unique("u", List.of("a")), add.unique());
+        final Ddl.DropConstraint drop = assertInstanceOf(Ddl.DropConstraint.class,
+                DdlParser.parse("ALTER TABLE t DROP CONSTRAINT IF EXISTS u CASCADE"));
+        assertEquals("u", drop.constraint());
+        assertTrue(drop.constraintIfExists());
+        for (String refused : List.of("CREATE TABLE t (a INT UNIQUE NULLS NOT DISTINCT)",
+                "CREATE TABLE t (a INT, UNIQUE (a) DEFERRABLE)", "CREATE UNIQUE INDEX i ON t (a) INCLUDE (b)")) {
+            assertEquals("0A000", assertThrows(SqlStateException.class, () -> DdlParser.parse(refused)).sqlState(),
+                    refused);
+        }
     }
 
     @Test

@@ -51,6 +51,22 @@ class TableDefCodecTest {
     }
 
     @Test
+    void shouldRoundTripUniqueIndexesAsVersionFourAndKeepOthersOlder() {
+        final TableDef t = oldTable().withIndexes(List.of(new IndexDef("OLD_T_NAME", 8, new int[] {1}),
+                new IndexDef("OLD_T_NAME_KEY", 9, new int[] {1}, true, true),
+                new IndexDef("OLD_T_U", 10, new int[] {1, 0}, true, false)));
+        final byte[] bytes = TableDefCodec.encode(t);
+        assertEquals(4, bytes[0]);
+        final List<IndexDef> back = TableDefCodec.decode(bytes).indexes();
+        assertEquals(3, back.size());
+        assertFalse(back.get(0).unique());
+        assertTrue(back.get(1).unique() && back.get(1).constraint());
+        assertTrue(back.get(2).unique() && !back.get(2).constraint());
+        assertArrayEquals(new int[] {1, 0}, back.get(2).columns());
+        assertEquals(1, TableDefCodec.encode(oldTable())[0], "a table without unique indexes stays version 1");
+    }
+
+    @Test
     void shouldRoundTripATableWithoutAPrimaryKeyAsVersionTwo() {
         final TableDef keyless = new TableDef("MELDB", "PUBLIC", "HIST", 9,
                 List.of(new ColumnDef("TID", ColumnType.of(SqlType.INTEGER), true)), new int[0], List.of());

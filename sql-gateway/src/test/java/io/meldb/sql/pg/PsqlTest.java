@@ -112,6 +112,23 @@ class PsqlTest {
     }
 
     @Test
+    void shouldDescribeUniqueConstraintsAndIndexesAndShowTheDuplicateKey() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE u (id INTEGER PRIMARY KEY, code VARCHAR(5) UNIQUE, name VARCHAR(5));",
+                "CREATE UNIQUE INDEX u_name ON u (name);",
+                "INSERT INTO u VALUES (1, 'a', 'x');",
+                "INSERT INTO u VALUES (2, 'a', 'y');",
+                "\\d u");
+        assertTrue(out.contains("ERROR:  duplicate key value violates unique constraint \"u_code_key\"\n"
+                + "DETAIL:  Key (code)=(a) already exists."), out);
+        assertTrue(out.contains(String.join("\n",
+                "Indexes:",
+                "    \"u_pkey\" PRIMARY KEY, btree (id)",
+                "    \"u_code_key\" UNIQUE CONSTRAINT, btree (code)",
+                "    \"u_name\" UNIQUE, btree (name)")), out);
+    }
+
+    @Test
     void shouldFindRelationsByPatternAndSchema() throws Exception {
         final String out = runPsql(
                 "CREATE SCHEMA IF NOT EXISTS other;",

@@ -165,6 +165,7 @@ class ClusterGatewayTest {
             try (GatewayProcess a = GatewayProcess.start("--port", "0", "--txn-servers", txnServers.get(0));
                  GatewayProcess b = GatewayProcess.start("--port", "0", "--txn-servers", txnServers.get(1))) {
                 insertThroughOneSequenceFromTwoServers(a.pgJdbcUrl(), b.pgJdbcUrl());
+                raceForOneUniqueValueFromTwoServers(a.pgJdbcUrl(), b.pgJdbcUrl());
             }
         } finally {
             for (int i = started.size() - 1; i >= 0; i--) {
@@ -230,6 +231,60 @@ class ClusterGatewayTest {
             assertEquals(2L * perGateway, r.getLong(1));
             assertEquals(2L * perGateway, r.getLong(2), "no id handed out twice");
             assertEquals(2, r.getLong(3));
+        }
+    }
+
+    /**
+     * Two transactions, each open on its own gateway and txn-server, insert the same value of a UNIQUE column under
+     * different primary keys: neither sees the other, both write the same unique-index key, so meld lets exactly the
+     * first to commit through and aborts the other with 40001.
+     */
+    private static void raceForOneUniqueValueFromTwoServers(final String urlA, final String urlB) throws Exception {
+        final java.util.Properties p = new java.util.Properties();
+        p.setProperty("user", "cluster");
+        try (Connection c = DriverManager.getConnection(urlA, p); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE cluster_unique (id INTEGER PRIMARY KEY, code VARCHAR(10) UNIQUE)");
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        try (Connection a = DriverManager.getConnection(urlA, p); Connection b = DriverManager.getConnection(urlB, p);
+             Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            sa.executeUpdate("INSERT INTO cluster_unique VALUES (1, 'same')");
+            while (true) { // the second gateway learns of the table through its own txn-server
+                try {
+                    sb.executeUpdate("INSERT INTO cluster_unique VALUES (2, 'same')");
+                    break;
+                } catch (SQLException e) {
+                    b.rollback();
+                    if (!"42P01".equals(e.getSQLState()) || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(50);
+                }
+            }
+            a.commit();
+            assertEquals("40001", assertThrows(SQLException.class, b::commit).getSQLState());
+        }
+        awaitAnswer(urlB, p, "SELECT id FROM cluster_unique WHERE code = 'same'", "1");
+    }
+
+    private static void awaitAnswer(final String url, final java.util.Properties p, final String sql,
+                                    final String expected) throws Exception {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try (Connection c = DriverManager.getConnection(url, p); Statement s = c.createStatement();
+                 java.sql.ResultSet r = s.executeQuery(sql)) {
+                final String got = r.next() ? r.getString(1) : null;
+                if (expected.equals(got)) {
+                    assertFalse(r.next(), "one row");
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    assertEquals(expected, got, sql);
+                }
+            }
+            Thread.sleep(50);
         }
     }
 

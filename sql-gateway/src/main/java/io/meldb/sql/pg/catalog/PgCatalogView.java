@@ -32,12 +32,29 @@ public final class PgCatalogView {
 
     /**
      * A table (kind 'r') or an index (kind 'i') of {@code table}; an index's key columns are positions in the
-     * table's column list.
+     * table's column list. {@code unique}: the primary key or a unique index; {@code constraint}: the primary key
+     * or the index of a UNIQUE constraint.
      */
     record Relation(int oid, Namespace namespace, String name, char kind, TableDef table, boolean primary,
-                    int[] keyColumns) {
+                    int[] keyColumns, boolean unique, boolean constraint) {
+        Relation(final int oid, final Namespace namespace, final String name, final char kind, final TableDef table,
+                 final boolean primary, final int[] keyColumns) {
+            this(oid, namespace, name, kind, table, primary, keyColumns, primary, primary);
+        }
+
         boolean isTable() {
             return kind == 'r';
+        }
+
+        /** pg_constraint.contype of the index's constraint: 'p', 'u', or null for an index of no constraint. */
+        String contype() {
+            return primary ? "p" : constraint ? "u" : null;
+        }
+
+        /** pg_get_constraintdef of the index's constraint, or null. */
+        String constraintDef() {
+            return primary ? "PRIMARY KEY (" + keyList(this) + ")" : constraint ? "UNIQUE (" + keyList(this) + ")"
+                    : null;
         }
     }
 
@@ -84,7 +101,8 @@ public final class PgCatalogView {
             v.add(new Relation(FIRST_OID + 2 * t.id(), n, t.name(), 'r', t, false, t.primaryKey()));
             v.add(new Relation(FIRST_OID + 2 * t.id() + 1, n, t.name() + "_pkey", 'i', t, true, t.primaryKey()));
             for (IndexDef i : t.indexes()) {
-                v.add(new Relation(FIRST_OID + 2 * i.id(), n, i.name(), 'i', t, false, i.columns()));
+                v.add(new Relation(FIRST_OID + 2 * i.id(), n, i.name(), 'i', t, false, i.columns(), i.unique(),
+                        i.constraint()));
             }
         }
         v.relations.sort((a, b) -> a.namespace.name().equals(b.namespace.name()) ? a.name.compareTo(b.name)
@@ -139,7 +157,7 @@ public final class PgCatalogView {
 
     /** {@code pg_get_indexdef(oid)}: {@code CREATE [UNIQUE] INDEX name ON schema.table USING btree (columns)}. */
     static String indexDef(final Relation index) {
-        return "CREATE " + (index.primary() ? "UNIQUE " : "") + "INDEX " + quote(index.name()) + " ON "
+        return "CREATE " + (index.unique() ? "UNIQUE " : "") + "INDEX " + quote(index.name()) + " ON "
                 + quote(index.namespace().name()) + "." + quote(index.table().name()) + " USING btree ("
                 + keyList(index) + ")";
     }

@@ -174,7 +174,7 @@ final class PgJdbcQueries {
         final PgNameFilter table = PgNameFilter.find(where, "ct.relname");
         final boolean uniqueOnly = where.contains("i.indisunique");
         final Map<String, Field<Key>> f = keyFields();
-        f.put("non_unique", of(PgType.BOOL, k -> !k.index().primary()));
+        f.put("non_unique", of(PgType.BOOL, k -> !k.index().unique()));
         f.put("index_name", of(PgType.NAME, k -> k.index().name()));
         f.put("type", constant(PgType.INT4, 3)); // DatabaseMetaData.tableIndexOther
         f.put("ordinal_position", of(PgType.INT4, Key::ordinal));
@@ -185,7 +185,7 @@ final class PgJdbcQueries {
             final List<Key> out = new ArrayList<>();
             for (Relation t : tables(view, schema, table, p)) {
                 for (Relation index : view.indexesOf(t)) {
-                    if (uniqueOnly && !index.primary()) {
+                    if (uniqueOnly && !index.unique()) {
                         continue;
                     }
                     for (int k = 1; k <= index.keyColumns().length; k++) {
@@ -193,7 +193,7 @@ final class PgJdbcQueries {
                     }
                 }
             }
-            out.sort(Comparator.comparing((Key k) -> !k.index().primary()).thenComparing(k -> k.index().name())
+            out.sort(Comparator.comparing((Key k) -> !k.index().unique()).thenComparing(k -> k.index().name())
                     .thenComparing(Key::ordinal));
             return out;
         });

@@ -131,13 +131,12 @@ final class PsqlQueries {
         final Map<String, Field<Relation>> f = new HashMap<>();
         f.put("relname", of(PgType.NAME, Relation::name));
         f.put("indisprimary", of(PgType.BOOL, Relation::primary));
-        f.put("indisunique", of(PgType.BOOL, Relation::primary));
+        f.put("indisunique", of(PgType.BOOL, Relation::unique));
         f.put("indisclustered", constant(PgType.BOOL, false));
         f.put("indisvalid", constant(PgType.BOOL, true));
         f.put("pg_get_indexdef", of(PgType.TEXT, PgCatalogView::indexDef));
-        f.put("pg_get_constraintdef", of(PgType.TEXT,
-                r -> r.primary() ? "PRIMARY KEY (" + PgCatalogView.keyList(r) + ")" : null));
-        f.put("contype", of(PgType.TEXT, r -> r.primary() ? "p" : null));
+        f.put("pg_get_constraintdef", of(PgType.TEXT, Relation::constraintDef));
+        f.put("contype", of(PgType.TEXT, Relation::contype));
         f.put("condeferrable", constant(PgType.BOOL, false));
         f.put("condeferred", constant(PgType.BOOL, false));
         f.put("indisreplident", constant(PgType.BOOL, false));
@@ -152,7 +151,7 @@ final class PsqlQueries {
     /** {@code \d index}, step 4: the index's flags and its table. */
     private static PgMetaQuery indexFlags(final String sql) {
         final Map<String, Field<Relation>> f = new HashMap<>();
-        f.put("indisunique", of(PgType.BOOL, Relation::primary));
+        f.put("indisunique", of(PgType.BOOL, Relation::unique));
         f.put("indisprimary", of(PgType.BOOL, Relation::primary));
         f.put("indisvalid", constant(PgType.BOOL, true));
         for (String no : List.of("indisclustered", "condeferrable", "condeferred", "indisreplident",

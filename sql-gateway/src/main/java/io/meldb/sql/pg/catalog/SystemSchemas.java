@@ -205,11 +205,11 @@ public final class SystemSchemas {
                 .constant("table_catalog", PgCatalogView.DATABASE)
                 .text("table_schema", r -> r.namespace().name())
                 .text("table_name", r -> r.table().name())
-                .constant("constraint_type", "PRIMARY KEY")
+                .text("constraint_type", r -> r.primary() ? "PRIMARY KEY" : "UNIQUE")
                 .constant("is_deferrable", "NO")
                 .constant("initially_deferred", "NO")
                 .constant("enforced", "YES")
-                .nullText("nulls_distinct"), SystemSchemas::primaryKeysOf));
+                .text("nulls_distinct", r -> r.primary() ? null : "YES"), SystemSchemas::keyConstraintsOf));
         t.put("key_column_usage", SystemTable.of(cx, SystemTable.<Attribute>columns()
                 .constant("constraint_catalog", PgCatalogView.DATABASE)
                 .text("constraint_schema", a -> a.relation().namespace().name())
@@ -221,7 +221,7 @@ public final class SystemSchemas {
                 .integer("ordinal_position", Attribute::attnum)
                 .nullableInteger("position_in_unique_constraint", a -> null), v -> {
                     final List<Attribute> out = new ArrayList<>();
-                    for (Relation pk : primaryKeysOf(v)) {
+                    for (Relation pk : keyConstraintsOf(v)) {
                         out.addAll(keyColumns(pk));
                     }
                     return out;
@@ -303,11 +303,14 @@ public final class SystemSchemas {
         return out;
     }
 
-    /** The primary key indexes of tables that have a primary key (not a hidden row id). */
-    private static List<Relation> primaryKeysOf(final PgCatalogView v) {
+    /**
+     * The indexes of key constraints: of primary keys (of tables that have one, not a hidden row id) and of UNIQUE
+     * constraints (not of CREATE UNIQUE INDEX, which PostgreSQL lists as no constraint either).
+     */
+    private static List<Relation> keyConstraintsOf(final PgCatalogView v) {
         final List<Relation> out = new ArrayList<>();
         for (Relation r : v.relations()) {
-            if (r.primary() && r.keyColumns().length > 0) {
+            if (r.constraint() && r.keyColumns().length > 0) {
                 out.add(r);
             }
         }
@@ -438,7 +441,7 @@ public final class SystemSchemas {
                 .integer("indrelid", SystemSchemas::tableOid)
                 .smallint("indnatts", r -> (short) r.keyColumns().length)
                 .smallint("indnkeyatts", r -> (short) r.keyColumns().length)
-                .bool("indisunique", Relation::primary)
+                .bool("indisunique", Relation::unique)
                 .constant("indnullsnotdistinct", false)
                 .bool("indisprimary", Relation::primary)
                 .constant("indisexclusion", false)
