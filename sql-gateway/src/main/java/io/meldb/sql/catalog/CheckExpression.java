@@ -246,7 +246,7 @@ public final class CheckExpression {
                     if (v == null || p == null) {
                         return null;
                     }
-                    final Pattern pattern = Pattern.compile(likeToRegex(p.toString()),
+                    final Pattern pattern = Pattern.compile(LikePattern.toRegex(p.toString()),
                             Pattern.DOTALL | (caseInsensitive ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0));
                     return pattern.matcher(v.toString()).matches() != negated;
                 };
@@ -368,22 +368,5 @@ public final class CheckExpression {
             end--;
         }
         return s.substring(0, end);
-    }
-
-    private static String likeToRegex(final String like) {
-        final StringBuilder b = new StringBuilder();
-        for (int i = 0; i < like.length(); i++) {
-            final char c = like.charAt(i);
-            if (c == '\\' && i + 1 < like.length()) {
-                b.append(Pattern.quote(String.valueOf(like.charAt(++i))));
-            } else if (c == '%') {
-                b.append(".*");
-            } else if (c == '_') {
-                b.append('.');
-            } else {
-                b.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        return b.toString();
     }
 }

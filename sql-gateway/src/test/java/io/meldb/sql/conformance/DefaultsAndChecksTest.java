@@ -1,9 +1,5 @@
 package io.meldb.sql.conformance;
 
-import io.meldb.sql.server.EmbeddedGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -24,20 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * enforced on INSERT and UPDATE with 23514 naming the constraint; NOT NULL with 23502 naming the column; what
  * MeldDB cannot evaluate is refused when the table is created.
  */
-@Timeout(120)
-class DefaultsAndChecksTest {
-    private static EmbeddedGateway db;
-
-    @BeforeAll
-    static void start() {
-        db = new EmbeddedGateway();
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
-
+class DefaultsAndChecksTest extends ConformanceTest {
     @ParameterizedTest
     @ValueSource(strings = {Conformance.PG, Conformance.MELD})
     void shouldFillOmittedColumnsAndDefaultFromTheirDefaults(final String protocol) throws SQLException {

@@ -1,10 +1,7 @@
 package io.meldb.sql.conformance;
 
-import io.meldb.sql.server.EmbeddedGateway;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,22 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * getGeneratedKeys (which pgjdbc implements by appending RETURNING): the rows as stored, after defaults and
  * sequences.
  */
-@Timeout(120)
-class ReturningTest {
-    private static EmbeddedGateway db;
-
+class ReturningTest extends ConformanceTest {
     @BeforeAll
-    static void start() throws SQLException {
-        db = new EmbeddedGateway();
+    static void createTable() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE ret (id BIGSERIAL PRIMARY KEY, name VARCHAR(10) NOT NULL, "
                     + "qty INTEGER DEFAULT 5, price DECIMAL(6, 2))");
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
     }
 
     @ParameterizedTest

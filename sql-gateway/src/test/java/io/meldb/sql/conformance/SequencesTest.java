@@ -1,10 +1,6 @@
 package io.meldb.sql.conformance;
 
-import io.meldb.sql.server.EmbeddedGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,20 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * currval (per session, 55000 before nextval), setval; SERIAL, BIGSERIAL and identity columns owning a sequence
  * and defaulting to it; GENERATED ALWAYS refusing explicit values (428C9).
  */
-@Timeout(120)
-class SequencesTest {
-    private static EmbeddedGateway db;
-
-    @BeforeAll
-    static void start() {
-        db = new EmbeddedGateway();
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
-
+class SequencesTest extends ConformanceTest {
     @ParameterizedTest
     @ValueSource(strings = {Conformance.PG, Conformance.MELD})
     void shouldHandOutValuesWithItsOptionsAndKeepCurrvalPerSession(final String protocol) throws SQLException {

@@ -1,10 +1,6 @@
 package io.meldb.sql.conformance;
 
-import io.meldb.sql.server.EmbeddedGateway;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.copy.CopyManager;
@@ -32,20 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * conflict; composite keys; a unique index over rows that already hold a value twice is refused; lookups through
  * the index find the rows; and two open transactions inserting the same value cannot both commit (40001).
  */
-@Timeout(120)
-class UniqueTest {
-    private static EmbeddedGateway db;
-
-    @BeforeAll
-    static void start() {
-        db = new EmbeddedGateway();
-    }
-
-    @AfterAll
-    static void stop() {
-        db.close();
-    }
-
+class UniqueTest extends ConformanceTest {
     @ParameterizedTest
     @ValueSource(strings = {Conformance.PG, Conformance.MELD})
     void shouldRefuseADuplicateOnInsertAndUpdateNamingTheConstraint(final String protocol) throws SQLException {

@@ -1,5 +1,6 @@
 package io.meldb.sql.pg;
 
+import io.meldb.sql.server.Cancelling;
 import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,15 +98,7 @@ class PgCancelTest {
     @Test
     void shouldCancelARunningStatementOnACancelRequest() throws Exception {
         try (Connection c = db.connectPg(); PreparedStatement p = c.prepareStatement(SLOW)) {
-            final Thread canceller = new Thread(() -> {
-                try {
-                    Thread.sleep(500);
-                    p.cancel();
-                } catch (Exception ignored) {
-                    // the assertion below fails instead
-                }
-            });
-            canceller.start();
+            final Thread canceller = Cancelling.after(p, 500);
             final SQLException e = assertThrows(SQLException.class, p::executeQuery);
             canceller.join();
             assertEquals("57014", e.getSQLState());

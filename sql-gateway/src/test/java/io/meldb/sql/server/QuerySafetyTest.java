@@ -159,15 +159,7 @@ class QuerySafetyTest {
     @Test
     void shouldCancelAPreparedCartesianProductAndServeTheConnectionAfterwards() throws Exception {
         try (Connection c = db.connectPg(); PreparedStatement p = c.prepareStatement(ENDLESS)) {
-            final Thread canceller = new Thread(() -> {
-                try {
-                    Thread.sleep(500);
-                    p.cancel();
-                } catch (Exception ignored) {
-                    // the assertion below fails instead
-                }
-            });
-            canceller.start();
+            final Thread canceller = Cancelling.after(p, 500);
             assertEquals("57014", assertThrows(SQLException.class, p::executeQuery).getSQLState());
             canceller.join();
             try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM safe")) {
@@ -198,15 +190,7 @@ class QuerySafetyTest {
     void shouldCancelAStatementThroughMeldDbsDriver() throws Exception {
         try (Connection c = DriverManager.getConnection(db.gateway.meldJdbcUrl());
              PreparedStatement p = c.prepareStatement(ENDLESS)) {
-            final Thread canceller = new Thread(() -> {
-                try {
-                    Thread.sleep(1000);
-                    p.cancel();
-                } catch (Exception ignored) {
-                    // the assertion below fails instead
-                }
-            });
-            canceller.start();
+            final Thread canceller = Cancelling.after(p, 1000);
             final SQLException e = assertThrows(SQLException.class, () -> p.executeQuery().next());
             canceller.join();
             assertEquals("57014", e.getSQLState(), e.getMessage());

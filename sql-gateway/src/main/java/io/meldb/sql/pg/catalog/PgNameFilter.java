@@ -1,5 +1,6 @@
 package io.meldb.sql.pg.catalog;
 
+import io.meldb.sql.catalog.LikePattern;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -91,7 +92,7 @@ final class PgNameFilter {
         }
         final String regex = switch (op) {
             case REGEX -> text;
-            case LIKE -> likeToRegex(text);
+            case LIKE -> LikePattern.toRegex(text);
             case EQUALS -> Pattern.quote(text);
         };
         // a regular expression searches (psql anchors its own with ^ and $); LIKE and = match the whole name
@@ -117,23 +118,6 @@ final class PgNameFilter {
             }
         }
         return out;
-    }
-
-    private static String likeToRegex(final String like) {
-        final StringBuilder b = new StringBuilder();
-        for (int i = 0; i < like.length(); i++) {
-            final char c = like.charAt(i);
-            if (c == '\\' && i + 1 < like.length()) {
-                b.append(Pattern.quote(String.valueOf(like.charAt(++i))));
-            } else if (c == '%') {
-                b.append(".*");
-            } else if (c == '_') {
-                b.append('.');
-            } else {
-                b.append(Pattern.quote(String.valueOf(c)));
-            }
-        }
-        return b.toString();
     }
 
     /** The value of a string literal: {@code ''} is a quote; in {@code E'...'} backslash escapes a character. */
