@@ -12,7 +12,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.core.time.SystemTimeProvider;
 import net.openhft.chronicle.queue.ExcerptAppender;
-import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycle;
 import net.openhft.chronicle.queue.impl.RollingResourcesCache;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
@@ -27,7 +26,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -38,7 +36,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +45,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.LongSupplier;
-import java.util.stream.Stream;
 
 /**
  * The log service's storage (Hyder II §5.1) on Chronicle Queue: one excerpt per block, one writer thread, trim
@@ -92,9 +88,7 @@ public final class ChronicleLogStore implements LogStore {
 
     static final String QUEUE_DIR = "queue";
     static final String LOCK_FILE = "log.lock";
-    private static final String QUEUE_FILE_SUFFIX = ".cq4";
-    /** Chronicle's header bit for a header still being written (its {@code Wires.NOT_COMPLETE}). */
-    private static final int HEADER_NOT_COMPLETE = 0x80000000;
+    static final String QUEUE_FILE_SUFFIX = ".cq4";
     /** Bytes an excerpt takes besides its block: Chronicle's header, the position and the checksum. */
     private static final int EXCERPT_OVERHEAD = 4 + Long.BYTES + Integer.BYTES;
     /**
@@ -181,7 +175,7 @@ public final class ChronicleLogStore implements LogStore {
 
         SingleChronicleQueue q = null;
         try {
-            removeHeaderlessQueueFiles();
+            QueueRecovery.removeHeaderlessQueueFiles(queueDir);
             meta = LogMeta.read(dir);
             if (meta != null) {
                 trimPoint = Math.max(1, meta.trimPoint);
@@ -208,7 +202,12 @@ public final class ChronicleLogStore implements LogStore {
             files = new RollingResourcesCache(rollCycle, q.epoch(),
                     name -> new File(queueDir.toFile(), name + QUEUE_FILE_SUFFIX),
                     file -> file.getName().substring(0, file.getName().length() - QUEUE_FILE_SUFFIX.length()));
-            recover();
+            tail = QueueRecovery.recover(queue, rollCycle, dir, meta, trimPoint, cycles);
+            nextPosition = tail;
+            LOG.info("opened log {}: {}, {} queue file(s), durability {}, roll cycle {}", dir,
+                    meta == null ? "not created yet" : "log id " + meta.logId + ", block size " + meta.blockSize
+                            + ", positions [" + trimPoint + ", " + tail + ")",
+                    cycles.size(), options.durability().flag(), RollCycleNames.name(rollCycle));
         } catch (IOException | RuntimeException e) {
             if (q != null) {
                 q.close();
@@ -244,144 +243,6 @@ public final class ChronicleLogStore implements LogStore {
 
     public StoreOptions options() {
         return options;
-    }
-
-    // ------------------------------------------------------------------------------------------------ recovery
-
-    /**
-     * Deletes the queue files whose first header was never completed: a process killed while Chronicle created the
-     * next file (at a roll) leaves one, and Chronicle then waits for its header, 10 s at every access (measured: 21 s
-     * to open the log). Such a file holds no block, since a block is written after the header, and the directory lock
-     * held here means no one else is writing it.
-     */
-    private void removeHeaderlessQueueFiles() throws IOException {
-        List<Path> queueFiles;
-        try (Stream<Path> files = Files.list(queueDir)) {
-            queueFiles = files.filter(p -> p.getFileName().toString().endsWith(QUEUE_FILE_SUFFIX)).toList();
-        }
-        for (Path f : queueFiles) {
-            int header;
-            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ)) {
-                ByteBuffer b = ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN);
-                header = ch.read(b, 0) == 4 ? b.getInt(0) : 0;
-            }
-            if (header == 0 || (header & HEADER_NOT_COMPLETE) != 0) {
-                Files.delete(f);
-                LOG.warn("deleted queue file {}: its first header was never completed (a crash while it was being "
-                        + "created), so it held no block", f);
-            }
-        }
-    }
-
-    /**
-     * Rebuilds {@link #cycles} and the tail from the queue files, checking that positions are dense: each file must
-     * start where the previous one ended, the first one at or below the trim point, and the last excerpt must carry
-     * the position the counts predict.
-     */
-    private void recover() throws IOException {
-        queue.refreshDirectoryListing();
-        int first = queue.firstCycle();
-        int last = queue.lastCycle();
-        long expected = -1;
-        long lastCount = 0;
-        int lastCycleWithData = Integer.MIN_VALUE;
-        if (first <= last) {
-            NavigableSet<Long> all = queue.listCyclesBetween(first, last);
-            try (ExcerptTailer t = queue.createTailer()) {
-                StoredBlock checksum = new StoredBlock();
-                for (long c : all) {
-                    int cycle = (int) c;
-                    long count = t.excerptsInCycle(cycle);
-                    if (count <= 0) {
-                        continue;
-                    }
-                    long firstPos = readPositionAt(t, checksum, cycle, 0);
-                    if (expected < 0) {
-                        long lowest = meta == null ? 0 : trimPoint;
-                        if (firstPos != 0 && firstPos > lowest) {
-                            throw new IOException("the log in " + dir + " is damaged: its first queue file (cycle " + cycle
-                                    + ") starts at position " + firstPos + " but positions from " + lowest
-                                    + " on were never trimmed");
-                        }
-                    } else if (firstPos != expected) {
-                        throw new IOException("the log in " + dir + " is damaged: queue file of cycle " + cycle
-                                + " starts at position " + firstPos + ", expected " + expected
-                                + " (a queue file is missing or foreign)");
-                    }
-                    cycles.put(firstPos, cycle);
-                    expected = firstPos + count;
-                    lastCount = count;
-                    lastCycleWithData = cycle;
-                }
-                if (lastCycleWithData != Integer.MIN_VALUE) {
-                    long lastPos = readPositionAt(t, checksum, lastCycleWithData, lastCount - 1);
-                    if (lastPos != expected - 1) {
-                        throw new IOException("the log in " + dir + " is damaged: the last excerpt holds position "
-                                + lastPos + ", expected " + (expected - 1));
-                    }
-                }
-                if (meta != null && cycles.containsKey(0L)) {
-                    checkConfigExcerpt(t, checksum);
-                }
-            }
-        }
-        tail = Math.max(expected, 0);
-        nextPosition = tail;
-        if (meta == null && tail > 0) {
-            throw new IOException("the log in " + dir + " has queue files but no " + LogMeta.FILE_NAME
-                    + ": refusing to guess its block size and configuration");
-        }
-        if (meta != null && tail > 0 && trimPoint > tail) {
-            throw new IOException("the log in " + dir + " is damaged: trim point " + trimPoint + " is beyond the tail " + tail);
-        }
-        LOG.info("opened log {}: {}, {} queue file(s), durability {}, roll cycle {}", dir,
-                meta == null ? "not created yet" : "log id " + meta.logId + ", block size " + meta.blockSize
-                        + ", positions [" + trimPoint + ", " + tail + ")",
-                cycles.size(), options.durability().flag(), RollCycleNames.name(rollCycle));
-    }
-
-    private long readPositionAt(ExcerptTailer t, StoredBlock checksum, int cycle, long seq) throws IOException {
-        long index = rollCycle.toIndex(cycle, seq);
-        if (!t.moveToIndex(index)) {
-            throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle + " is missing");
-        }
-        try (DocumentContext dc = t.readingDocument()) {
-            if (!dc.isPresent()) {
-                throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle + " is missing");
-            }
-            Bytes<?> b = dc.wire().bytes();
-            long len = b.readRemaining();
-            if (len < StoredBlock.HEADER_LENGTH || (meta != null && len != StoredBlock.excerptLength(meta.blockSize))) {
-                throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle
-                        + " has " + len + " bytes");
-            }
-            long position = b.readLong();
-            int crc = b.readInt();
-            byte[] block = new byte[(int) b.readRemaining()];
-            b.read(block);
-            if (checksum.checksum(position, block, 0, block.length) != crc) {
-                throw new IOException("the log in " + dir + " is damaged: excerpt " + seq + " of cycle " + cycle
-                        + " (position " + position + ") fails its checksum");
-            }
-            return position;
-        }
-    }
-
-    private void checkConfigExcerpt(ExcerptTailer t, StoredBlock checksum) throws IOException {
-        int cycle = cycles.get(0L);
-        if (!t.moveToIndex(rollCycle.toIndex(cycle, 0))) {
-            throw new IOException("the log in " + dir + " is damaged: position 0 is missing");
-        }
-        try (DocumentContext dc = t.readingDocument()) {
-            Bytes<?> b = dc.wire().bytes();
-            b.readSkip(StoredBlock.HEADER_LENGTH);
-            byte[] block = new byte[(int) b.readRemaining()];
-            b.read(block);
-            if (!Arrays.equals(block, meta.configBlock)) {
-                throw new IOException("the log in " + dir + " is damaged: position 0 does not hold the configuration in "
-                        + LogMeta.FILE_NAME);
-            }
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ create
