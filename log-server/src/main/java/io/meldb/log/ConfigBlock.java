@@ -6,7 +6,7 @@ import io.netty.buffer.Unpooled;
 import java.nio.ByteOrder;
 
 /**
- * Layout of the block at position 0: the cluster meld configuration (DESIGN.md: "written once into the log's
+ * Layout of the block at position 0: the cluster meld configuration (docs/architecture.md: "written once into the log's
  * first block. A server started with a different configuration refuses to join"). The log server never
  * interprets the configuration bytes; it only stores them here and refuses a CREATE that differs.
  *

@@ -3,7 +3,7 @@ package io.meldb.log;
 import java.util.Locale;
 
 /**
- * When an append is acknowledged (DESIGN.md "Failure and recovery": a log server acknowledges an append only once
+ * When an append is acknowledged (docs/architecture.md "Failure and recovery": a log server acknowledges an append only once
  * the block is stored as configured).
  */
 public enum Durability {

@@ -1,6 +1,6 @@
 /**
  * The shared log of MeldDB: a totally ordered sequence of fixed-size intention blocks that every transaction
- * server appends to and reads from (Hyder II §5.1, "log service"; DESIGN.md "The log is the database").
+ * server appends to and reads from (Hyder II §5.1, "log service"; docs/architecture.md "The log is the database").
  *
  * <p>This package holds the API shared by the server, the storage engine and the client library: the storage
  * contract {@link io.meldb.log.LogStore} with its {@link io.meldb.log.LogReader}, the error codes every layer

@@ -1,7 +1,7 @@
 package io.meldb.core;
 
 /**
- * The cluster-wide meld configuration (DESIGN.md): every replica must run the same one, because premeld's
+ * The cluster-wide meld configuration (docs/architecture.md): every replica must run the same one, because premeld's
  * choice of state and group meld's pairing decide which ephemeral nodes exist.
  *
  * @param premeldThreads  t of Hyder II Algorithm 1; 0 turns premeld off

@@ -3,7 +3,7 @@ package io.meldb.core;
 /**
  * A 64-bit hash of a state: its structure, keys, payloads, tombstones and node identities (VNs), so two
  * replicas that melded the same log with the same pipeline configuration must report the same value
- * (DESIGN.md "Rules that keep replicas identical"). Not on a hot path.
+ * (docs/architecture.md "Rules that keep replicas identical"). Not on a hot path.
  */
 public final class StateHash {
     private StateHash() {

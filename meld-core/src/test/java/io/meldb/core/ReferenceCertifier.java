@@ -12,7 +12,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The deliberately simple oracle meld is checked against (DESIGN.md "How we know it is right"): backward
+ * The deliberately simple oracle meld is checked against (docs/architecture.md "How we know it is right"): backward
  * validation OCC over explicit read and write sets, plus a multi-version key/value history to read snapshots.
  *
  * <p>A transaction with snapshot s and log position v commits iff no committed transaction at a position in

@@ -8,7 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The cluster-wide meld configuration, written once into the log's first block (DESIGN.md "Rules that keep
+ * The cluster-wide meld configuration, written once into the log's first block (docs/architecture.md "Rules that keep
  * replicas identical"): block size, premeld threads t and distance d, group meld. Every server melds with the
  * configuration it finds in the log; one started with an explicit, different configuration refuses to join.
  * Stored as {@code key=value} lines so an operator can read it with any block dump.

@@ -16,7 +16,7 @@ import java.util.concurrent.TimeoutException;
  * incarnation and a fresh stream, waits until the server has melded up to the fence, and answers the commits that
  * were in flight: those whose intention reached the log before the fence are decided by meld as always; the others
  * cannot commit any more (meld rejects an older incarnation's records after its fence, on every replica), so they
- * are told so. The same mechanism as a restart's fence (DESIGN.md "Failure and recovery"), without the restart.
+ * are told so. The same mechanism as a restart's fence (docs/architecture.md "Failure and recovery"), without the restart.
  * Meanwhile the server refuses new transactions with UNAVAILABLE.
  */
 final class StreamHealer {

@@ -16,7 +16,7 @@ import java.util.UUID;
 import java.util.zip.CRC32C;
 
 /**
- * The log's own metadata (the trim point of meld paper App. B, the configuration block of DESIGN.md), kept beside the queue in {@code log.meta}: block size, the configuration given to
+ * The log's own metadata (the trim point of meld paper App. B, the configuration block of docs/architecture.md), kept beside the queue in {@code log.meta}: block size, the configuration given to
  * CREATE and the trim point. It is small and rarely written (CREATE, TRIM), so every write is a whole new file
  * made durable before it replaces the old one (write temp, fsync, atomic rename, fsync directory), whatever
  * the durability mode: a trim point that went back after a crash would make released positions readable again,

@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The server as a real process, {@code kill -9}ed while four clients append concurrently, then restarted on the
  * same data directory: every acknowledged block is at its position with identical bytes, positions are dense and
- * unique, and each unacknowledged append is either there whole or not at all (DESIGN.md: restart loses no
+ * unique, and each unacknowledged append is either there whole or not at all (docs/architecture.md: restart loses no
  * acknowledged block). The queue rolls every second, so the crash and the recovery span several queue files.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)

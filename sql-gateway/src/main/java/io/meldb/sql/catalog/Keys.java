@@ -7,7 +7,7 @@ import io.meldb.sql.codec.SqlType;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The layout of MeldDB's one tree (DESIGN.md "The catalog tree"):
+ * The layout of MeldDB's one tree (docs/architecture.md "The catalog tree"):
  *
  * <pre>
  * 0x00 'D' db                       → database entry ({@link CatalogEntryCodec})

@@ -41,7 +41,7 @@ import java.util.function.Supplier;
  */
 public final class MeldMeta extends JdbcMeta {
     private static final Logger LOG = LoggerFactory.getLogger(MeldMeta.class);
-    /** The default schema of every connection (DESIGN.md: db / schema / table). */
+    /** The default schema of every connection (docs/architecture.md: db / schema / table). */
     public static final String SCHEMA = SqlEngine.SCHEMA;
     /** What MeldDB's driver sends to stop the running statement of its connection (see StatementCancels). */
     static final String CANCEL_REQUEST = "/* meldb */ CANCEL";

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * helped (issue 18): when the answer to a commit is lost (the connection to the txn-server broke, the server lost
  * the log, no answer in time), it asks the live txn-servers, the others first, for the transaction's outcome.
  * Each such server waits until the log decides it, fencing off the transaction's server if need be (the fence
- * record makes "not in the log" definite on every replica: DESIGN.md "Failure and recovery"). The client then
+ * record makes "not in the log" definite on every replica: docs/architecture.md "Failure and recovery"). The client then
  * gets the commit or a 40001 as if nothing had happened, and {@link TxnError#OUTCOME_UNKNOWN} (SQLSTATE 40003)
  * only when no server could decide within the gateway's outcome wait. Everything else passes straight through.
  */

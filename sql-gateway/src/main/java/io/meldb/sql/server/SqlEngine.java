@@ -34,12 +34,12 @@ import java.util.function.BooleanSupplier;
 /**
  * What every front end of a gateway shares, whatever protocol its clients speak (Avatica's JDBC or PostgreSQL's
  * v3): the txn-server router, the catalog, a Calcite connection per client connection over the catalog tree,
- * and DDL, which the gateway runs itself as an ordinary transaction on the catalog prefix (DESIGN.md, "The catalog
+ * and DDL, which the gateway runs itself as an ordinary transaction on the catalog prefix (docs/architecture.md, "The catalog
  * tree").
  */
 public final class SqlEngine {
     private static final Logger LOG = LoggerFactory.getLogger(SqlEngine.class);
-    /** The default schema of every connection (DESIGN.md: db / schema / table). */
+    /** The default schema of every connection (docs/architecture.md: db / schema / table). */
     public static final String SCHEMA = Catalog.PUBLIC;
     /** The one database of the cluster. */
     public static final String DATABASE = Catalog.DATABASE;
