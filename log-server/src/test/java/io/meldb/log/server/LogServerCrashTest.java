@@ -4,21 +4,18 @@ import io.meldb.log.LogException;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.client.LogStatus;
+import io.meldb.testkit.ChildProcess;
+import io.meldb.testkit.JavaCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,12 +26,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -56,12 +51,12 @@ class LogServerCrashTest {
     @Test
     void shouldKeepEveryAcknowledgedBlockWhenKilledMidStream() throws Exception {
         Path data = dir.resolve("data");
-        ServerProcess first = ServerProcess.start(data, dir.resolve("first.log"));
-        ServerProcess second = null;
+        ChildProcess first = startServer(data, dir.resolve("first.log"));
+        ChildProcess second = null;
         Map<Long, Long> acked = new ConcurrentHashMap<>(); // position -> key
         AtomicInteger attempted = new AtomicInteger();
         try {
-            try (LogClient admin = connect(first.port)) {
+            try (LogClient admin = connect(port(first))) {
                 admin.create(BLOCK, "crash-test".getBytes(StandardCharsets.UTF_8)).join();
             }
             AtomicBoolean stop = new AtomicBoolean();
@@ -70,7 +65,7 @@ class LogServerCrashTest {
             for (int c = 0; c < CLIENTS; c++) {
                 int clientId = c;
                 Thread t = new Thread(() -> {
-                    try (LogClient client = connect(first.port)) {
+                    try (LogClient client = connect(port(first))) {
                         Semaphore window = new Semaphore(WINDOW);
                         for (int seq = 0; !stop.get(); seq++) {
                             if (!window.tryAcquire(100, TimeUnit.MILLISECONDS)) {
@@ -110,8 +105,8 @@ class LogServerCrashTest {
             assertTrue(ackedAtKill > 500, "appends were acknowledged before the kill: " + ackedAtKill);
             assertTrue(acked.keySet().stream().allMatch(p -> p > 0), "a position was acknowledged twice");
 
-            second = ServerProcess.start(data, dir.resolve("second.log"));
-            try (LogClient client = connect(second.port)) {
+            second = startServer(data, dir.resolve("second.log"));
+            try (LogClient client = connect(port(second))) {
                 LogStatus status = client.status().join();
                 long tail = status.tail();
                 long maxAcked = acked.keySet().stream().mapToLong(Long::longValue).max().orElse(0);
@@ -169,73 +164,17 @@ class LogServerCrashTest {
         return b;
     }
 
-    /** {@code java <bin/jvm-flags> -cp <test classpath> LogServerMain ...}, stderr to a file, stdout parsed for the port. */
-    private static final class ServerProcess {
-        final Process process;
-        final int port;
+    /** {@code java <bin/jvm-flags> -cp <test classpath> LogServerMain ...}, its output in {@code log}. */
+    private static ChildProcess startServer(Path data, Path log) {
+        ChildProcess p = ChildProcess.start("log-server", JavaCommand.main(LogServerMain.class.getName())
+                .args("--port", "0", "--metrics-port", "-1", "--data-dir", data.toString(), "--block-size",
+                        String.valueOf(BLOCK), "--roll-cycle", "TEST_SECONDLY", "--io-threads", "2").build(),
+                null, log, LISTENING);
+        p.awaitReady(Duration.ofSeconds(60));
+        return p;
+    }
 
-        private ServerProcess(Process process, int port) {
-            this.process = process;
-            this.port = port;
-        }
-
-        static ServerProcess start(Path data, Path log) throws IOException, InterruptedException {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(jvmFlags());
-            cmd.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"),
-                    LogServerMain.class.getName(),
-                    "--port", "0", "--metrics-port", "-1", "--data-dir", data.toString(),
-                    "--block-size", String.valueOf(BLOCK), "--roll-cycle", "TEST_SECONDLY", "--io-threads", "2"));
-            Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            CountDownLatch started = new CountDownLatch(1);
-            int[] port = {-1};
-            Thread reader = new Thread(() -> {
-                try {
-                    for (String line; (line = out.readLine()) != null; ) {
-                        Matcher m = LISTENING.matcher(line);
-                        if (m.find()) {
-                            port[0] = Integer.parseInt(m.group(2));
-                            started.countDown();
-                        }
-                    }
-                } catch (IOException ignored) {
-                    // the process died
-                } finally {
-                    started.countDown();
-                }
-            }, "log-server-stdout");
-            reader.setDaemon(true);
-            reader.start();
-            if (!started.await(30, TimeUnit.SECONDS) || port[0] < 0) {
-                p.destroyForcibly().waitFor();
-                throw new AssertionError("the log server did not start: " + Files.readString(log));
-            }
-            return new ServerProcess(p, port[0]);
-        }
-
-        /** kill -9. */
-        void kill() throws InterruptedException {
-            process.destroyForcibly();
-            assertTrue(process.waitFor(20, TimeUnit.SECONDS));
-        }
-
-        static List<String> jvmFlags() throws IOException {
-            for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-                Path flags = d.resolve("bin").resolve("jvm-flags");
-                if (Files.isRegularFile(flags)) {
-                    return Arrays.asList(Files.readString(flags).trim().split("\\s+"));
-                }
-            }
-            List<String> own = new ArrayList<>();
-            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (a.startsWith("--add-") || a.startsWith("-Dchronicle")) {
-                    own.add(a);
-                }
-            }
-            assertNotNull(own);
-            return own;
-        }
+    private static int port(ChildProcess server) {
+        return Integer.parseInt(server.awaitReady(Duration.ofSeconds(60)).group(2));
     }
 }

@@ -1,25 +1,17 @@
 package io.meldb.txn.cluster;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
+import io.meldb.testkit.ChildProcess;
+import io.meldb.testkit.JavaCommand;
+
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.MatchResult;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -37,34 +29,10 @@ final class ProcessCluster implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
 
     private final Path dir;
-    private final List<String> jvm;
     private final List<ServerProcess> started = new CopyOnWriteArrayList<>();
 
     ProcessCluster(final Path dir) {
         this.dir = dir;
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmFlags());
-        cmd.add("-Xmx512m");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        this.jvm = List.copyOf(cmd);
-    }
-
-    /** The flags of {@code bin/jvm-flags} (the module's tests run in the module directory). */
-    private static List<String> jvmFlags() {
-        final Path cwd = Path.of(System.getProperty("user.dir")).toAbsolutePath();
-        for (Path p : List.of(cwd.resolve("../bin/jvm-flags"), cwd.resolve("bin/jvm-flags"))) {
-            if (Files.isRegularFile(p)) {
-                try {
-                    final String text = Files.readString(p).trim();
-                    return text.isEmpty() ? List.of() : Arrays.asList(text.split("\\s+"));
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }
-        }
-        throw new IllegalStateException("bin/jvm-flags not found from " + cwd);
     }
 
     /** Starts a log server with its data under this cluster's directory and waits until it listens. */
@@ -85,7 +53,7 @@ final class ProcessCluster implements AutoCloseable {
 
     /** Starts the same command as {@code dead} again (same server id, same log, same flags) and waits. */
     ServerProcess restart(final ServerProcess dead) {
-        if (dead.process.isAlive()) {
+        if (dead.alive()) {
             throw new IllegalStateException(dead.name + " is still running");
         }
         final ServerProcess p = launch(dead.name, dead.readyPattern, dead.args);
@@ -93,24 +61,17 @@ final class ProcessCluster implements AutoCloseable {
         return p;
     }
 
+    /** {@code args}: the main class, then its arguments. */
     private ServerProcess launch(final String name, final Pattern ready, final List<String> args) {
-        final List<String> cmd = new ArrayList<>(jvm);
-        cmd.addAll(args);
         int n = 1;
         Path out = dir.resolve(name + ".out");
         while (Files.exists(out)) {
             out = dir.resolve(name + "." + (++n) + ".out");
         }
-        final Process process;
-        try {
-            Files.createDirectories(dir);
-            process = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + name, e);
-        }
-        final ServerProcess p = new ServerProcess(n == 1 ? name : name + "#" + n, ready, args, process, out);
+        final List<String> cmd = JavaCommand.main(args.get(0)).args(args.subList(1, args.size())).build();
+        final ChildProcess child = ChildProcess.start(n == 1 ? name : name + "#" + n, cmd, dir, out, ready);
+        final ServerProcess p = new ServerProcess(name, ready, args, child);
         started.add(p);
-        p.pump();
         return p;
     }
 
@@ -122,8 +83,8 @@ final class ProcessCluster implements AutoCloseable {
     void printOutputs(final PrintStream to, final int maxLines) {
         for (ServerProcess p : started) {
             final List<String> lines = p.outputLines();
-            to.println("===== " + p.name + " (" + p.output + ", " + lines.size() + " lines"
-                + (p.process.isAlive() ? ", running" : ", exit " + p.process.exitValue()) + ") =====");
+            to.println("===== " + p.child.name() + " (" + p.child.outputFile() + ", " + lines.size() + " lines"
+                + (p.alive() ? ", running" : ", exit " + p.child.process().exitValue()) + ") =====");
             for (String l : lines.subList(Math.max(0, lines.size() - maxLines), lines.size())) {
                 to.println(l);
             }
@@ -137,85 +98,33 @@ final class ProcessCluster implements AutoCloseable {
         final List<ServerProcess> all = new ArrayList<>(started);
         for (int i = all.size() - 1; i >= 0; i--) {
             final ServerProcess p = all.get(i);
-            if (p.process.isAlive()) {
-                p.process.destroy();
+            if (p.alive()) {
+                p.child.process().destroy();
             }
         }
         for (int i = all.size() - 1; i >= 0; i--) {
-            all.get(i).stop(Duration.ofSeconds(10));
+            all.get(i).child.stop(Duration.ofSeconds(10));
         }
     }
 
-    /** One server process. */
+    /** One server process, with what its ready line says (address, incarnation, CSN). */
     static final class ServerProcess {
         final String name;
         final Pattern readyPattern;
         final List<String> args;
-        final Process process;
-        final Path output;
-        private final CompletableFuture<MatchResult> ready = new CompletableFuture<>();
-        private final Object fileLock = new Object();
+        final ChildProcess child;
 
-        ServerProcess(final String name, final Pattern readyPattern, final List<String> args, final Process process,
-                      final Path output) {
+        ServerProcess(final String name, final Pattern readyPattern, final List<String> args,
+                      final ChildProcess child) {
             this.name = name;
             this.readyPattern = readyPattern;
             this.args = List.copyOf(args);
-            this.process = process;
-            this.output = output;
-        }
-
-        private void pump() {
-            final Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8)); Writer w = Files.newBufferedWriter(output, StandardCharsets.UTF_8)) {
-                    String line;
-                    while ((line = r.readLine()) != null) {
-                        synchronized (fileLock) {
-                            w.write(line);
-                            w.write('\n');
-                            w.flush();
-                        }
-                        if (!ready.isDone()) {
-                            final Matcher m = readyPattern.matcher(line);
-                            if (m.find()) {
-                                ready.complete(m.toMatchResult());
-                            }
-                        }
-                    }
-                } catch (IOException e) {
-                    // the process is gone; what it printed is in the file
-                } finally {
-                    ready.completeExceptionally(new IllegalStateException(name + " ended before it was ready"
-                        + exitNote()));
-                }
-            }, "output-" + name);
-            t.setDaemon(true);
-            t.start();
-        }
-
-        private String exitNote() {
-            try {
-                return process.waitFor(2, TimeUnit.SECONDS) ? " (exit " + process.exitValue() + ")" : "";
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return "";
-            }
+            this.child = child;
         }
 
         /** Waits for the ready line and returns its groups. */
         MatchResult awaitReady() {
-            try {
-                return ready.get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                throw new IllegalStateException(e.getCause().getMessage() + "; output:\n" + tail(40), e.getCause());
-            } catch (TimeoutException e) {
-                throw new IllegalStateException(name + " printed no ready line within " + READY_TIMEOUT
-                    + "; output:\n" + tail(40));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
+            return child.awaitReady(READY_TIMEOUT);
         }
 
         /** The ready line's matched groups (waits for it). */
@@ -246,62 +155,25 @@ final class ProcessCluster implements AutoCloseable {
         }
 
         boolean alive() {
-            return process.isAlive();
+            return child.alive();
         }
 
-        /** {@code kill -9}: {@link Process#destroyForcibly()} is SIGKILL on Linux. Waits until it is gone. */
+        /** {@code kill -9}; waits until it is gone. */
         void kill() {
-            process.destroyForcibly();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException(name + " survived SIGKILL for 30 s");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-        }
-
-        /** SIGTERM, then SIGKILL after {@code grace}. */
-        void stop(final Duration grace) {
-            try {
-                if (process.isAlive()) {
-                    process.destroy();
-                    if (!process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                        process.destroyForcibly();
-                        process.waitFor(10, TimeUnit.SECONDS);
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-            }
+            child.kill();
         }
 
         List<String> outputLines() {
-            synchronized (fileLock) {
-                try {
-                    return Files.exists(output) ? Files.readAllLines(output, StandardCharsets.UTF_8) : List.of();
-                } catch (IOException e) {
-                    return List.of("(cannot read " + output + ": " + e + ")");
-                }
-            }
+            return child.outputLines();
         }
 
-        /** Whether some line of the output so far matches {@code pattern}; the first match, or null. */
+        /** The first line of the output so far that matches {@code pattern}, or null. */
         MatchResult find(final Pattern pattern) {
-            for (String l : outputLines()) {
-                final Matcher m = pattern.matcher(l);
-                if (m.find()) {
-                    return m.toMatchResult();
-                }
-            }
-            return null;
+            return child.find(pattern);
         }
 
         String tail(final int lines) {
-            final List<String> all = outputLines();
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+            return child.tail(lines);
         }
 
         @Override

@@ -1,0 +1,75 @@
+package io.meldb.testkit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ChildProcessTest {
+    private static final Pattern READY = Pattern.compile("ready port=(\\d+)");
+
+    @Test
+    void startWaitsForTheReadyLineKeepsTheOutputAndKillEndsTheProcess(@TempDir final Path dir) throws Exception {
+        final Path out = dir.resolve("child.out");
+        try (ChildProcess child = ChildProcess.start("child", JavaCommand.main(ChildMain.class.getName())
+                .heap("64m").args("ready", "4711").build(), dir, out, READY)) {
+            assertEquals("4711", child.awaitReady(Duration.ofSeconds(60)).group(1));
+            assertTrue(child.alive());
+            assertEquals("starting", child.outputLines().get(0));
+            assertTrue(Files.readString(out).contains("ready port=4711"));
+            child.kill();
+            assertFalse(child.alive());
+            assertEquals(137, child.process().exitValue(), "SIGKILL");
+        }
+    }
+
+    @Test
+    void awaitReadyFailsWithTheOutputWhenTheProcessEndsFirst() {
+        try (ChildProcess child = ChildProcess.start("quitter", JavaCommand.main(ChildMain.class.getName())
+                .heap("64m").args("exit", "3").build(), null, null, READY)) {
+            final IllegalStateException e = assertThrows(IllegalStateException.class,
+                    () -> child.awaitReady(Duration.ofSeconds(60)));
+            assertTrue(e.getMessage().contains("ended before it was ready"), e.getMessage());
+            assertTrue(e.getMessage().contains("ending with 3"), e.getMessage());
+        }
+    }
+
+    @Test
+    void runReturnsTheExitCodeAndEverythingPrinted() {
+        final ChildProcess.Finished f = ChildProcess.run("runner", JavaCommand.main(ChildMain.class.getName())
+                .heap("64m").args("exit", "5").build(), Duration.ofSeconds(60));
+        assertEquals(5, f.exitCode());
+        assertEquals("ending with 5\n", f.output());
+    }
+
+    @Test
+    void closeStopsAProcessThatIsStillRunning() {
+        final ChildProcess child = ChildProcess.start("sleeper", JavaCommand.main(ChildMain.class.getName())
+                .heap("64m").args("ready", "1").build(), null, null, READY);
+        child.awaitReady(Duration.ofSeconds(60));
+        child.close();
+        assertFalse(child.alive());
+    }
+
+    @Test
+    void theCommandCarriesTheFlagsOfBinJvmFlags() {
+        assertTrue(JavaCommand.main("x.Y").build().containsAll(JavaCommand.jvmFlags()));
+        assertFalse(JavaCommand.jvmFlags().isEmpty());
+    }
+
+    @Test
+    void awaitFailsNamingWhatItWaitedFor() {
+        final AssertionError e = assertThrows(AssertionError.class,
+                () -> Await.until(Duration.ofMillis(50), "the moon to turn blue", () -> false));
+        assertTrue(e.getMessage().contains("the moon to turn blue"), e.getMessage());
+        assertEquals("x", Await.value(Duration.ofSeconds(1), "a value", () -> "x"));
+    }
+}
