@@ -1,6 +1,7 @@
 package io.meldb.deploy;
 
 import io.fabric8.kubernetes.api.model.Secret;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * PostgreSQL port with the rendered user's password; txn-server pod 1 is killed and restarted as its StatefulSet
  * would (same pod name, so the same server id); no acknowledged transfer may be lost and money is conserved.
  */
+@Tag("process")
 class ChartProcessesTest {
     private static final int ACCOUNTS = 10;
     private static final long INITIAL = 1000;

@@ -1,5 +1,6 @@
 package io.meldb.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * what the certifier's multi-version history says, every commit/abort decision equals the certifier's, and
  * the final contents are equal. A failure names the seed; {@code -Dmeld.seed=N} replays just that run.
  */
+@Tag("slow")
 class MeldDifferentialTest {
     private static final int RUNS = Integer.getInteger("meld.runs", 400);
     private static final int TXNS_PER_RUN = Integer.getInteger("meld.txns", 2600);

@@ -1,5 +1,6 @@
 package io.meldb.testkit;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@Tag("process")
 class ChildProcessTest {
     private static final Pattern READY = Pattern.compile("ready port=(\\d+)");
 

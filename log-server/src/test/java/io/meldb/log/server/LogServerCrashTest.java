@@ -6,6 +6,7 @@ import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.client.LogStatus;
 import io.meldb.testkit.ChildProcess;
 import io.meldb.testkit.JavaCommand;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * unique, and each unacknowledged append is either there whole or not at all (docs/architecture.md: restart loses no
  * acknowledged block). The queue rolls every second, so the crash and the recovery span several queue files.
  */
+@Tag("process")
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class LogServerCrashTest {
     private static final int BLOCK = 8192;

@@ -5,6 +5,7 @@ import io.meldb.log.LogErrorException;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Needs root, {@code mkfs.ext4} and loop mounts; skipped where any is missing.
  */
+@Tag("process")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class LogServerDiskFullTest {
     private static final int BLOCK = 8192;

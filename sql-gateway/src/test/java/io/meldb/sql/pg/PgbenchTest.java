@@ -3,6 +3,7 @@ package io.meldb.sql.pg;
 import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * vacuum, primary keys), then a short TPC-B-like run with 4 clients retrying serialization failures, which must end
  * with no failed transaction. Skipped when pgbench is not on the PATH (.ci/run installs it).
  */
+@Tag("process")
 @Timeout(300)
 class PgbenchTest {
     private static EmbeddedGateway db;

@@ -3,6 +3,7 @@ package io.meldb.sql.pg;
 import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * commands ({@code \d t}, {@code \dt}, {@code \di}, {@code \dn}, {@code \l}) print the catalog, and after a
  * failed statement the session goes on. Skipped when psql is not on the PATH (.ci/run installs it).
  */
+@Tag("process")
 @Timeout(120)
 class PsqlTest {
     private static EmbeddedGateway db;

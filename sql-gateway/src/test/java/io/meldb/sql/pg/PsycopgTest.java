@@ -1,6 +1,7 @@
 package io.meldb.sql.pg;
 
 import io.meldb.sql.server.EmbeddedGateway;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * error and the session going on, transactions, COPY. Skipped when python3 with psycopg is not installed
  * ({@code .ci/run} installs it).
  */
+@Tag("process")
 @Timeout(180)
 class PsycopgTest {
     @Test

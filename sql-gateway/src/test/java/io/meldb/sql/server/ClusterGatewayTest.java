@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * test starts). The gateway spreads transactions over both txn-servers, so every check that a committed row is
  * visible, made right after the commit from several connections, reads through both of them.
  */
+@Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterGatewayTest {
     private static final Pattern LOG_READY = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)");

@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the balances are exactly what the ledger's rows say, and 40003 (statement completion unknown) is rare. The
  * gateway also starts while one txn-server is down and uses it once it is up.
  */
+@Tag("process")
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class ClusterHealingTest {
     private static final Pattern LOG_READY = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)");

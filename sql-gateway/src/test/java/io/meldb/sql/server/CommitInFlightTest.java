@@ -1,6 +1,7 @@
 package io.meldb.sql.server;
 
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * COMMIT: the test waits until the intention's bytes sit unread in the log server's socket (Linux's
  * {@code /proc/net/tcp} receive queue), then kill -9s the txn-server and lets the log go on (SIGCONT).
  */
+@Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CommitInFlightTest {
     private static final Pattern LOG_READY = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)");

@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,6 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What the {@code meldb} command checks before it starts: its ports, its data directory, its flags. */
+@Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class GatewayCommandTest {
     @Test

@@ -13,6 +13,7 @@ import io.meldb.txn.rpc.TxnRpcClient;
 import io.meldb.txn.rpc.TxnRpcClientOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,6 +57,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>Seed: {@code -Dmeldb.test.seed=N} repeats a run's choices of accounts and amounts (thread timing still
  * varies).
  */
+@Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ClusterBankTest {
     static final int ACCOUNTS = 1_000;
