@@ -52,16 +52,16 @@ final class ConflictUpdate implements AutoCloseable {
     static ConflictUpdate prepare(final OnConflictClause clause, final TableDef def, final int[] keyColumns,
                                   final Connection calcite) {
         final List<Integer> excluded = new ArrayList<>();
+        final String name = clause.alias() != null ? clause.alias() : def.name();
         final StringBuilder sql = new StringBuilder("SELECT ");
         for (int i = 0; i < clause.set().size(); i++) {
             sql.append(i == 0 ? "" : ", ").append('(')
-                    .append(withExcluded(clause.set().get(i).expression(), def, excluded)).append(')');
+                    .append(rewrite(clause.set().get(i).expression(), def, name, excluded)).append(')');
         }
         if (clause.where() != null) {
-            sql.append(", CASE WHEN (").append(withExcluded(clause.where(), def, excluded))
+            sql.append(", CASE WHEN (").append(rewrite(clause.where(), def, name, excluded))
                     .append(") THEN TRUE ELSE FALSE END");
         }
-        final String name = clause.alias() != null ? clause.alias() : def.name();
         sql.append(" FROM ").append(quote(def.schema())).append('.').append(quote(def.name())).append(" AS ")
                 .append(quote(name)).append(" WHERE ");
         for (int i = 0; i < keyColumns.length; i++) {
@@ -113,8 +113,13 @@ final class ConflictUpdate implements AutoCloseable {
         }
     }
 
-    /** The expression with each {@code EXCLUDED.col} replaced by a typed parameter (its column noted). */
-    private static String withExcluded(final String expression, final TableDef def, final List<Integer> excluded) {
+    /**
+     * The expression with each {@code EXCLUDED.col} replaced by a typed parameter (its column noted), and the
+     * target's name or alias quoted where it qualifies a column (an alias such as {@code old} is a reserved word to
+     * Calcite).
+     */
+    private static String rewrite(final String expression, final TableDef def, final String target,
+                                  final List<Integer> excluded) {
         final List<Token> tokens = SqlLexer.tokenize(expression);
         final StringBuilder out = new StringBuilder(expression.length() + 16);
         int copied = 0;
@@ -132,9 +137,17 @@ final class ConflictUpdate implements AutoCloseable {
                         .append(sqlType(def.columns().get(c))).append(')');
                 copied = endOf(expression, column);
                 i += 2;
+            } else if (t.kind() == Kind.WORD && t.name().equals(target) && tokens.get(i + 1).kind() == Kind.SYMBOL
+                    && tokens.get(i + 1).text().equals(".") && (i == 0 || !isDot(tokens.get(i - 1)))) {
+                out.append(expression, copied, t.position()).append(quote(target));
+                copied = endOf(expression, t);
             }
         }
         return out.append(expression, copied, expression.length()).toString();
+    }
+
+    private static boolean isDot(final Token t) {
+        return t.kind() == Kind.SYMBOL && t.text().equals(".");
     }
 
     /** Where a word token ends in the text (a quoted one ends after its closing quote). */

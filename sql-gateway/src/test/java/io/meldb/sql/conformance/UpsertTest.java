@@ -49,7 +49,7 @@ class UpsertTest extends ConformanceTest {
                     "NULL conflicts with nothing");
             assertEquals("23505", failure(s, "INSERT INTO " + t + " VALUES (7, 'a', 7) ON CONFLICT (id) DO NOTHING")
                     .getSQLState(), "a conflict on another constraint than the target is still an error");
-            assertEquals(1, s.executeUpdate("INSERT INTO " + t + " SELECT id + 10, code || 'x', n FROM " + t
+            assertEquals(3, s.executeUpdate("INSERT INTO " + t + " SELECT id + 10, code || 'x', n FROM " + t
                     + " WHERE id <= 3 ON CONFLICT ON CONSTRAINT " + t + "_code_key DO NOTHING"));
             assertEquals(0, s.executeUpdate("INSERT INTO " + t + " SELECT id, code, n FROM " + t
                     + " ON CONFLICT ON CONSTRAINT " + t + "_pkey DO NOTHING"));
@@ -99,9 +99,9 @@ class UpsertTest extends ConformanceTest {
                 p.setInt(1, 4);
                 assertEquals(1, p.executeUpdate());
             }
-            assertEquals(List.of("1:p:11:2025-03-01:2025-01-01 11:30:00.0", "2:b:-200:null:null",
-                    "3:null:-8:null:null", "4:p:0:null:null"), rows(s, "SELECT id, name, n, d, ts FROM " + t
-                    + " ORDER BY id"));
+            assertEquals(List.of("1:p:11:2025-03-01", "2:b:-200:null", "3:null:-4:null", "4:p:0:null"),
+                    rows(s, "SELECT id, name, n, d FROM " + t + " ORDER BY id"));
+            assertEquals(List.of("1"), rows(s, "SELECT id FROM " + t + " WHERE ts = TIMESTAMP '2025-01-01 11:30:00'"));
         }
     }
 
