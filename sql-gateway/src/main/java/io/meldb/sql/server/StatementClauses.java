@@ -38,6 +38,11 @@ public final class StatementClauses implements AutoCloseable {
         return locking == null ? null : new StatementClauses(locking.sql(), null, locking);
     }
 
+    /** Whether the statement reads rows for update (a locking clause): it needs an update transaction. */
+    public boolean locks() {
+        return locking != null;
+    }
+
     /** The statement as Calcite plans it: without the clauses. */
     public String sql() {
         return sql;
