@@ -203,6 +203,7 @@ public final class MeldMeta extends JdbcMeta {
         final StatementKind kind = kindOf(sql);
         try {
             refuseReturning(kind, sql);
+            UnsupportedStatements.refuse(sql);
             final StatementHandle h;
             StatementClauses clauses = null;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
@@ -251,6 +252,7 @@ public final class MeldMeta extends JdbcMeta {
         final StatementKind kind = kindOf(sql);
         try {
             refuseReturning(kind, sql);
+            UnsupportedStatements.refuse(sql);
         } catch (RuntimeException e) {
             throw SqlErrors.toAvatica(e);
         }

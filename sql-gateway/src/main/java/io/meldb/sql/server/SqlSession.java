@@ -150,6 +150,7 @@ public final class SqlSession implements AutoCloseable {
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
             case WRITE: {
+                UnsupportedStatements.refuse(sql);
                 // ON CONFLICT and FOR UPDATE: Calcite plans the statement without them, the gateway does the rest
                 final StatementClauses clauses = StatementClauses.of(sql);
                 final String planned = clauses == null ? sql : clauses.sql();
