@@ -26,7 +26,7 @@ public record LockingClause(String sql, List<String> tables) {
     /** The statement's locking clauses taken out, or null when it is no SELECT or has none at its top level. */
     public static LockingClause split(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
-        if (!first.equals("SELECT") && !first.equals("WITH") && !first.equals("TABLE")) {
+        if (!first.equals("SELECT") && !first.equals("WITH")) {
             return null;
         }
         if (!containsWordFor(sql)) {
@@ -113,7 +113,7 @@ public record LockingClause(String sql, List<String> tables) {
     }
 
     private static boolean containsWordFor(final String sql) {
-        for (int i = sql.indexOf('F') >= 0 || sql.indexOf('f') >= 0 ? 0 : sql.length(); i + 3 <= sql.length(); i++) {
+        for (int i = 0; i + 3 <= sql.length(); i++) {
             if (sql.regionMatches(true, i, "for", 0, 3)) {
                 return true;
             }
