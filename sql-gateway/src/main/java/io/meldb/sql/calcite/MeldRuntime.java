@@ -85,11 +85,13 @@ public final class MeldRuntime {
         final byte[] from = lo;
         final byte[] to = hi;
         final AtomicBoolean cancel = DataContext.Variable.CANCEL_FLAG.get(root);
+        final RowLocks locks = context.rowLocks();
+        final boolean forUpdate = locks != null && locks.locks(txn, tableId);
         return new AbstractEnumerable<>() {
             @Override
             public Enumerator<Object[]> enumerator() {
                 return Linq4j.iterableEnumerator(() -> new RangeIterator(txn, store, index, from, to, cancel,
-                        context));
+                        context, forUpdate));
             }
         };
     }
@@ -112,13 +114,20 @@ public final class MeldRuntime {
         final TxnSession txn = context.session();
         final List<Object[]> written = context.writtenRows();
         if (operation.equals("INSERT")) {
+            final InsertConflicts conflicts = context.insertConflicts();
+            final InsertConflicts.Execution onConflict = conflicts != null && conflicts.tableId() == tableId
+                    ? conflicts.begin() : null;
+            long count = 0;
             for (Object[] row : rows) {
-                final Object[] stored = store.insert(txn, row);
-                if (written != null) {
-                    written.add(stored);
+                final Object[] stored = onConflict != null ? onConflict.insert(store, txn, row) : store.insert(txn, row);
+                if (stored != null) {
+                    count++;
+                    if (written != null) {
+                        written.add(stored);
+                    }
                 }
             }
-            return Linq4j.singletonEnumerable((long) rows.size());
+            return Linq4j.singletonEnumerable(count);
         }
         if (!operation.equals("DELETE") && !operation.equals("UPDATE")) {
             throw new SqlStateException("0A000", operation + " is not supported");
@@ -201,9 +210,13 @@ public final class MeldRuntime {
         private final AtomicBoolean cancel;
 
         private final MeldTxnContext context;
+        /** Whether every row read is written back unchanged (SELECT ... FOR UPDATE: see RowLocks). */
+        private final boolean forUpdate;
 
         RangeIterator(final TxnSession txn, final TableStore store, final IndexDef index, final byte[] from,
-                      final byte[] to, final AtomicBoolean cancel, final MeldTxnContext context) {
+                      final byte[] to, final AtomicBoolean cancel, final MeldTxnContext context,
+                      final boolean forUpdate) {
+            this.forUpdate = forUpdate;
             this.cancel = cancel;
             this.context = context;
             this.txn = txn;
@@ -236,11 +249,17 @@ public final class MeldRuntime {
                 final KeyValue kv = batch.get(next++);
                 if (index == null) {
                     pending = store.decodeRow(kv.key(), kv.value());
+                    if (forUpdate) {
+                        txn.put(kv.key(), kv.value());
+                    }
                 } else {
                     final byte[] rowKey = store.rowKeyOfIndexEntry(index, kv.key(), kv.value());
                     final byte[] payload = txn.get(rowKey);
                     if (payload != null) {
                         pending = store.decodeRow(rowKey, payload);
+                        if (forUpdate) {
+                            txn.put(rowKey, payload);
+                        }
                     }
                 }
             }

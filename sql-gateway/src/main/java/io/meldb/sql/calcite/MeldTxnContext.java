@@ -30,6 +30,16 @@ public interface MeldTxnContext {
         return null;
     }
 
+    /** What the running INSERT does on a conflict (ON CONFLICT), or null: a duplicate key is 23505. */
+    default InsertConflicts insertConflicts() {
+        return null;
+    }
+
+    /** The tables whose rows the running statement reads for update (SELECT ... FOR UPDATE), or null. */
+    default RowLocks rowLocks() {
+        return null;
+    }
+
     /** Whether the running statement was asked to stop (a cancel request, a timeout): scans check it per row. */
     default boolean cancelled() {
         return false;

@@ -79,7 +79,8 @@ public final class DdlParser extends DdlCursor {
                 return createIndex(false);
             }
             throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, INDEX and SEQUENCE are supported, not CREATE "
-                    + peek().text());
+                    + (peek().is("OR") && pos + 2 < tokens.size() ? "OR REPLACE " + tokens.get(pos + 2).text()
+                    : peek().text()));
         }
         expectWord("DROP");
         if (acceptWord("SCHEMA")) {

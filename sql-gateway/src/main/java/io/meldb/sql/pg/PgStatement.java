@@ -88,9 +88,13 @@ final class PgStatement implements AutoCloseable {
         return Types.VARCHAR;
     }
 
-    /** Whether executing the statement writes (DML or DDL), so that it needs an update transaction. */
+    /**
+     * Whether executing the statement writes (DML or DDL, or a SELECT ... FOR UPDATE, whose rows count as written),
+     * so that it needs an update transaction.
+     */
     boolean writes() {
-        return prepared != null && prepared.kind() != StatementKind.READ;
+        return prepared != null && (prepared.kind() != StatementKind.READ
+                || prepared.clauses() != null && prepared.clauses().locks());
     }
 
     @Override

@@ -67,6 +67,9 @@ public final class GatewayConnection implements MeldTxnContext {
     private final SessionSequences sequences;
     /** The running statement's written rows, while a RETURNING clause wants them. */
     private java.util.List<Object[]> writtenRows;
+    /** The running statement's ON CONFLICT action and FOR UPDATE tables (null: none). */
+    private io.meldb.sql.calcite.InsertConflicts insertConflicts;
+    private io.meldb.sql.calcite.RowLocks rowLocks;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -100,6 +103,23 @@ public final class GatewayConnection implements MeldTxnContext {
     @Override
     public java.util.List<Object[]> writtenRows() {
         return writtenRows;
+    }
+
+    @Override
+    public io.meldb.sql.calcite.InsertConflicts insertConflicts() {
+        return insertConflicts;
+    }
+
+    @Override
+    public io.meldb.sql.calcite.RowLocks rowLocks() {
+        return rowLocks;
+    }
+
+    /** Sets (or clears, with nulls) the running statement's ON CONFLICT action and FOR UPDATE tables. */
+    public void statementClauses(final io.meldb.sql.calcite.InsertConflicts conflicts,
+                                 final io.meldb.sql.calcite.RowLocks locks) {
+        this.insertConflicts = conflicts;
+        this.rowLocks = locks;
     }
 
     /** Starts (a list) or stops (null) capturing the rows the running statement writes. */
@@ -190,6 +210,8 @@ public final class GatewayConnection implements MeldTxnContext {
         Throwable error = null;
         cancelled = false;
         memory.reset();
+        insertConflicts = null;
+        rowLocks = null;
         try {
             beginStatement(statementId, kind);
             began = true;

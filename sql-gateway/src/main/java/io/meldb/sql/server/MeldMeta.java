@@ -54,7 +54,8 @@ public final class MeldMeta extends JdbcMeta {
     private final Map<String, ConnectionPropertiesImpl> properties = new ConcurrentHashMap<>();
 
     /** A prepared statement: what it does, its SQL, and its fast-path plan (null: Calcite runs it). */
-    private record Prepared(StatementKind kind, String sql, FastPlan fast, Signature signature) {
+    private record Prepared(StatementKind kind, String sql, FastPlan fast, Signature signature,
+                            StatementClauses clauses) {
     }
 
     /** Connections opened with {@code meldb.fast_path=off}: every statement through Calcite. */
@@ -202,13 +203,25 @@ public final class MeldMeta extends JdbcMeta {
         final StatementKind kind = kindOf(sql);
         try {
             refuseReturning(kind, sql);
+            UnsupportedStatements.refuse(sql);
             final StatementHandle h;
+            StatementClauses clauses = null;
             if (kind == StatementKind.READ || kind == StatementKind.WRITE) {
                 // planning reads the catalog: in the open transaction, or a snapshot
                 final GatewayConnection state = state(ch.id);
                 state.clearCancel();
+                // ON CONFLICT and FOR UPDATE: Calcite plans the statement without them, the gateway does the rest
+                clauses = StatementClauses.of(sql);
                 try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
-                    h = super.prepare(ch, sql, maxRowCount);
+                    h = super.prepare(ch, clauses == null ? sql : clauses.sql(), maxRowCount);
+                    if (clauses != null) {
+                        clauses.prepare(state.catalog(), schemaOf(ch.id), getConnection(ch.id));
+                    }
+                } catch (RuntimeException | SQLException e) {
+                    if (clauses != null) {
+                        clauses.close();
+                    }
+                    throw e;
                 }
             } else {
                 final int id = getStatementIdGenerator().getAndIncrement();
@@ -216,9 +229,10 @@ public final class MeldMeta extends JdbcMeta {
                         CursorFactory.ARRAY, kind == StatementKind.DDL ? StatementType.OTHER_DDL
                                 : StatementType.OTHER_DML));
             }
-            prepared.put(h.id, new Prepared(kind, sql, fastPlan(ch, kind, sql), h.signature));
+            prepared.put(h.id, new Prepared(kind, sql, clauses == null ? fastPlan(ch, kind, sql) : null, h.signature,
+                    clauses));
             return h;
-        } catch (RuntimeException | StackOverflowError | OutOfMemoryError e) {
+        } catch (SQLException | RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
         }
     }
@@ -238,16 +252,45 @@ public final class MeldMeta extends JdbcMeta {
         final StatementKind kind = kindOf(sql);
         try {
             refuseReturning(kind, sql);
+            UnsupportedStatements.refuse(sql);
         } catch (RuntimeException e) {
             throw SqlErrors.toAvatica(e);
         }
+        final StatementClauses clauses = kind == StatementKind.READ || kind == StatementKind.WRITE
+                ? clausesOf(sql) : null;
         return run(h, kind, sql, () -> {
-            try (Hook.Closeable program = SqlEngine.withMeldProgram(state(h.connectionId)::cancelled)) {
-                return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
+            final GatewayConnection state = state(h.connectionId);
+            try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
+                if (clauses == null) {
+                    return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
+                }
+                clauses.prepare(state.catalog(), schemaOf(h.connectionId), getConnection(h.connectionId));
+                clauses.enter(state, schemaOf(h.connectionId));
+                return super.prepareAndExecute(h, clauses.sql(), maxRowCount, maxRowsInFirstFrame, callback);
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);
+            } catch (SQLException e) {
+                throw SqlErrors.toSqlState(e);
+            } finally {
+                if (clauses != null) {
+                    clauses.close();
+                }
             }
         });
+    }
+
+    private static StatementClauses clausesOf(final String sql) {
+        try {
+            return StatementClauses.of(sql);
+        } catch (RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
+    }
+
+    /** The schema unqualified names of the connection resolve in. */
+    private String schemaOf(final String connectionId) {
+        final ConnectionPropertiesImpl props = properties.get(connectionId);
+        return props == null || props.getSchema() == null ? SCHEMA : props.getSchema();
     }
 
     /** RETURNING is the PostgreSQL front end's: here a clear 0A000 rather than the planner's syntax error. */
@@ -333,6 +376,9 @@ public final class MeldMeta extends JdbcMeta {
         }
         return run(h, p.kind(), p.sql(), () -> {
             try {
+                if (p.clauses() != null) {
+                    p.clauses().enter(state(h.connectionId), schemaOf(h.connectionId));
+                }
                 return super.execute(h, parameterValues, maxRowsInFirstFrame);
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);
@@ -403,7 +449,10 @@ public final class MeldMeta extends JdbcMeta {
 
     @Override
     public void closeStatement(final StatementHandle h) {
-        prepared.remove(h.id);
+        final Prepared p = prepared.remove(h.id);
+        if (p != null && p.clauses() != null) {
+            p.clauses().close();
+        }
         final GatewayConnection state = connections.get(h.connectionId);
         if (state != null) {
             state.closeSnapshot(h.id);
@@ -440,7 +489,13 @@ public final class MeldMeta extends JdbcMeta {
         final Prepared p = prepared.get(h.id);
         final StatementKind kind = p == null ? StatementKind.WRITE : p.kind();
         try {
-            return state(h.connectionId).runStatement(h.id, kind, calcite);
+            final GatewayConnection state = state(h.connectionId);
+            return state.runStatement(h.id, kind, () -> {
+                if (p != null && p.clauses() != null) {
+                    p.clauses().enter(state, schemaOf(h.connectionId));
+                }
+                return calcite.get();
+            });
         } catch (RuntimeException | Error e) {
             throw SqlErrors.toAvatica(e);
         }

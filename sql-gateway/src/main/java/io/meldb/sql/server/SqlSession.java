@@ -150,32 +150,50 @@ public final class SqlSession implements AutoCloseable {
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
             case WRITE: {
+                UnsupportedStatements.refuse(sql);
+                // ON CONFLICT and FOR UPDATE: Calcite plans the statement without them, the gateway does the rest
+                final StatementClauses clauses = StatementClauses.of(sql);
+                final String planned = clauses == null ? sql : clauses.sql();
                 final Returning returning = kind == StatementKind.WRITE
-                        ? Returning.of(sql, state.catalog(), SqlEngine.DATABASE, schema) : null;
-                if (returning != null) {
-                    try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
-                        return new PreparedSql(sql, kind, calcite.prepareStatement(returning.sql()), null, null,
-                                returning);
-                    } catch (SQLException e) {
-                        throw SqlErrors.toSqlState(e);
-                    }
-                }
-                final FastPlan fast = fastPath ? FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema)
-                        : null;
+                        ? Returning.of(planned, state.catalog(), SqlEngine.DATABASE, schema) : null;
+                final FastPlan fast = fastPath && clauses == null && returning == null
+                        ? FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema) : null;
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
                     return new PreparedSql(sql, kind, null, null, fast);
                 }
                 // planning reads the catalog: in the open transaction, or a snapshot; a cancel of an earlier
                 // statement does not stop it, one that arrives while it plans does
                 state.clearCancel();
+                PreparedStatement ps = null;
                 try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
-                    return new PreparedSql(sql, kind, calcite.prepareStatement(sql), null, null);
+                    ps = calcite.prepareStatement(returning != null ? returning.sql() : planned);
+                    if (clauses != null) {
+                        clauses.prepare(state.catalog(), schema, calcite);
+                    }
+                    return new PreparedSql(sql, kind, ps, null, null, returning, clauses);
                 } catch (SQLException e) {
+                    closeQuietly(ps, clauses);
                     throw SqlErrors.toSqlState(e);
+                } catch (RuntimeException e) {
+                    closeQuietly(ps, clauses);
+                    throw e;
                 }
             }
             default:
                 return new PreparedSql(sql, kind, null, null, null);
+        }
+    }
+
+    private static void closeQuietly(final PreparedStatement ps, final StatementClauses clauses) {
+        if (clauses != null) {
+            clauses.close();
+        }
+        if (ps != null) {
+            try {
+                ps.close();
+            } catch (SQLException e) {
+                // closing a Calcite statement only releases memory
+            }
         }
     }
 
@@ -213,6 +231,9 @@ public final class SqlSession implements AutoCloseable {
             final PreparedStatement ps = p.statement();
             if (ps == null) {
                 throw new SqlStateException("0A000", "statement is not supported here: " + p.sql());
+            }
+            if (p.clauses() != null) {
+                p.clauses().enter(state, schema);
             }
             try {
                 for (int i = 0; i < parameters.length; i++) {
@@ -340,10 +361,10 @@ public final class SqlSession implements AutoCloseable {
      * queries and DML, parsed DDL, or (for statements a front end runs itself) only its SQL and kind.
      */
     public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast,
-                              Returning returning) implements AutoCloseable {
+                              Returning returning, StatementClauses clauses) implements AutoCloseable {
         public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
                            final Ddl ddl, final FastPlan fast) {
-            this(sql, kind, statement, ddl, fast, null);
+            this(sql, kind, statement, ddl, fast, null, null);
         }
 
         /** The JDBC types of the parameters ({@link java.sql.Types}). */
@@ -395,6 +416,9 @@ public final class SqlSession implements AutoCloseable {
 
         @Override
         public void close() {
+            if (clauses != null) {
+                clauses.close();
+            }
             if (statement != null) {
                 try {
                     statement.close();
