@@ -24,22 +24,22 @@ import java.util.TreeMap;
  * @param resumePosition where reading resumes: no record in progress at {@code lastPosition} started before it
  * @param fences         each server's newest incarnation as of {@code lastPosition}
  */
-record CheckpointManifest(long baseCsn, long[] rootVns, long lastPosition, long resumePosition,
+public record CheckpointManifest(long baseCsn, long[] rootVns, long lastPosition, long resumePosition,
                           Map<Integer, Long> fences) {
     /** VN 0 stands for the empty tree, -1 for a state that was never materialized. */
     static final long NO_STATE_VN = -1;
 
-    long lcsCsn() {
+    public long lcsCsn() {
         return baseCsn + rootVns.length - 1;
     }
 
     /** How a state root is named in the manifest: its VN, with the two special roots of {@link MeldPipeline}. */
-    static long vnOf(final long root) {
+    public static long vnOf(final long root) {
         return root == MeldPipeline.NO_STATE ? NO_STATE_VN : root == 0 ? 0 : Node.vn(root);
     }
 
     /** The state roots, as handles of the nodes {@code loader} has loaded. */
-    long[] roots(final CheckpointLoader loader) {
+    public long[] roots(final CheckpointLoader loader) {
         final long[] roots = new long[rootVns.length];
         for (int i = 0; i < roots.length; i++) {
             roots[i] = rootVns[i] == NO_STATE_VN ? MeldPipeline.NO_STATE : loader.resolve(rootVns[i]);
@@ -47,7 +47,7 @@ record CheckpointManifest(long baseCsn, long[] rootVns, long lastPosition, long 
         return roots;
     }
 
-    byte[] encode() {
+    public byte[] encode() {
         try {
             final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             final DataOutputStream out = new DataOutputStream(bytes);
@@ -71,7 +71,7 @@ record CheckpointManifest(long baseCsn, long[] rootVns, long lastPosition, long 
         }
     }
 
-    static CheckpointManifest decode(final byte[] data) {
+    public static CheckpointManifest decode(final byte[] data) {
         try {
             final DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
             final int version = in.readInt();

@@ -22,26 +22,26 @@ import java.nio.ByteOrder;
  * Only INTENTION records consume a CSN (meld paper §3: the CSN orders intentions); the others are invisible to
  * meld. Little-endian like the block format.
  */
-final class LogRecords {
-    static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+public final class LogRecords {
+    public static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
-    static final byte INTENTION = 1;
-    static final byte FENCE = 2;
-    static final byte CHECKPOINT = 3;
+    public static final byte INTENTION = 1;
+    public static final byte FENCE = 2;
+    public static final byte CHECKPOINT = 3;
 
-    static final int INTENTION_HEADER = 1 + 4 + 8 + 8;
-    static final int FENCE_LENGTH = 1 + 4;
+    public static final int INTENTION_HEADER = 1 + 4 + 8 + 8;
+    public static final int FENCE_LENGTH = 1 + 4;
     /** A fence one server appends for another (see {@link TxnServer#awaitOutcome}). */
-    static final int FOREIGN_FENCE_LENGTH = FENCE_LENGTH + 8;
-    static final int CHECKPOINT_HEADER = 1 + 8 + 4 + 1 + 8 + 4;
+    public static final int FOREIGN_FENCE_LENGTH = FENCE_LENGTH + 8;
+    public static final int CHECKPOINT_HEADER = 1 + 8 + 4 + 1 + 8 + 4;
 
     /** Writer id of the control stream that carries fences: every record in it fits one block. */
-    static final int CONTROL_WRITER = 0;
+    public static final int CONTROL_WRITER = 0;
 
     private LogRecords() {
     }
 
-    static void putIntentionHeader(final MutableDirectBuffer b, final int serverId, final long incarnation,
+    public static void putIntentionHeader(final MutableDirectBuffer b, final int serverId, final long incarnation,
                                    final long sequence) {
         b.putByte(0, INTENTION);
         b.putInt(1, serverId, ORDER);
@@ -49,19 +49,19 @@ final class LogRecords {
         b.putLong(13, sequence, ORDER);
     }
 
-    static int serverId(final DirectBuffer b, final int offset) {
+    public static int serverId(final DirectBuffer b, final int offset) {
         return b.getInt(offset + 1, ORDER);
     }
 
-    static long incarnation(final DirectBuffer b, final int offset) {
+    public static long incarnation(final DirectBuffer b, final int offset) {
         return b.getLong(offset + 5, ORDER);
     }
 
-    static long sequence(final DirectBuffer b, final int offset) {
+    public static long sequence(final DirectBuffer b, final int offset) {
         return b.getLong(offset + 13, ORDER);
     }
 
-    static void putCheckpointHeader(final MutableDirectBuffer b, final long checkpointId, final int chunk,
+    public static void putCheckpointHeader(final MutableDirectBuffer b, final long checkpointId, final int chunk,
                                     final boolean last, final long firstChunkPosition, final int chunkLength) {
         b.putByte(0, CHECKPOINT);
         b.putLong(1, checkpointId, ORDER);
@@ -71,23 +71,23 @@ final class LogRecords {
         b.putInt(22, chunkLength, ORDER);
     }
 
-    static int checkpointChunkLength(final DirectBuffer b, final int offset) {
+    public static int checkpointChunkLength(final DirectBuffer b, final int offset) {
         return b.getInt(offset + 22, ORDER);
     }
 
-    static long checkpointId(final DirectBuffer b, final int offset) {
+    public static long checkpointId(final DirectBuffer b, final int offset) {
         return b.getLong(offset + 1, ORDER);
     }
 
-    static int checkpointChunk(final DirectBuffer b, final int offset) {
+    public static int checkpointChunk(final DirectBuffer b, final int offset) {
         return b.getInt(offset + 9, ORDER);
     }
 
-    static boolean checkpointLast(final DirectBuffer b, final int offset) {
+    public static boolean checkpointLast(final DirectBuffer b, final int offset) {
         return b.getByte(offset + 13) != 0;
     }
 
-    static long checkpointFirstChunkPosition(final DirectBuffer b, final int offset) {
+    public static long checkpointFirstChunkPosition(final DirectBuffer b, final int offset) {
         return b.getLong(offset + 14, ORDER);
     }
 }

@@ -8,10 +8,10 @@ import java.util.Map;
  * own), so a client that lost its connection during commit can ask any server what became of its transaction.
  * Bounded: the oldest entries go first.
  */
-final class OutcomeTable {
+public final class OutcomeTable {
     private final LinkedHashMap<TxnId, TxnOutcome> map;
 
-    OutcomeTable(final int capacity) {
+    public OutcomeTable(final int capacity) {
         this.map = new LinkedHashMap<>(1024, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(final Map.Entry<TxnId, TxnOutcome> eldest) {
@@ -20,11 +20,11 @@ final class OutcomeTable {
         };
     }
 
-    synchronized void put(final TxnOutcome outcome) {
+    public synchronized void put(final TxnOutcome outcome) {
         map.put(outcome.id(), outcome);
     }
 
-    synchronized TxnOutcome get(final TxnId id) {
+    public synchronized TxnOutcome get(final TxnId id) {
         return map.get(id);
     }
 }

@@ -36,7 +36,7 @@ final class Recovery {
     }
 
     static Result run(final LogService log, final ClusterConfig cluster) {
-        final LogStatus status = TxnServer.join(log.status());
+        final LogStatus status = LogCalls.join(log.status());
         final long lowest = Math.max(1, status.trimPoint());
         final int blockSize = cluster.blockSize();
         long high = status.tail() - 1;
@@ -66,7 +66,7 @@ final class Recovery {
     private static List<byte[]> readAll(final LogService log, final long from, final int count) {
         final java.util.ArrayList<byte[]> out = new java.util.ArrayList<>(count);
         while (out.size() < count) {
-            final List<byte[]> got = TxnServer.join(log.read(from + out.size(), count - out.size()));
+            final List<byte[]> got = LogCalls.join(log.read(from + out.size(), count - out.size()));
             if (got.isEmpty()) {
                 break;
             }

@@ -1,5 +1,6 @@
 package io.meldb.txn;
 
+import io.meldb.txn.session.IntentionAppender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,31 +20,33 @@ import java.util.concurrent.TimeoutException;
  * are told so. The same mechanism as a restart's fence (docs/architecture.md "Failure and recovery"), without the restart.
  * Meanwhile the server refuses new transactions with UNAVAILABLE.
  */
-final class StreamHealer {
+public final class StreamHealer {
     private static final Logger LOG = LoggerFactory.getLogger(StreamHealer.class);
     private static final long MIN_BACKOFF_MILLIS = 50;
     private static final long MAX_BACKOFF_MILLIS = 2000;
     /** How long one fence append may take before it is tried again. */
     private static final long APPEND_WAIT_MILLIS = 5000;
 
-    private final TxnServer server;
+    private final ServerContext server;
+    private final IntentionAppender appender;
     private final Object lock = new Object();
     private volatile String brokenBecause;
     private Thread thread;
     private volatile boolean closed;
     private long heals;
 
-    StreamHealer(final TxnServer server) {
+    StreamHealer(final ServerContext server, final IntentionAppender appender) {
         this.server = server;
+        this.appender = appender;
     }
 
     /** Null while the stream is sound; otherwise why it broke (the server takes no transactions meanwhile). */
-    String brokenBecause() {
+    public String brokenBecause() {
         return brokenBecause;
     }
 
     /** How many times the stream was re-fenced. */
-    long heals() {
+    public long heals() {
         synchronized (lock) {
             return heals;
         }
@@ -53,7 +56,7 @@ final class StreamHealer {
      * The stream of incarnation {@code incarnation} broke. Ignored when that incarnation is already superseded
      * (an append of it failed after the re-fence began) or a re-fence is under way.
      */
-    void streamBroken(final long incarnation, final String why) {
+    public void streamBroken(final long incarnation, final String why) {
         synchronized (lock) {
             if (closed || server.stopped() || brokenBecause != null || incarnation != server.incarnation()) {
                 return;
@@ -81,17 +84,17 @@ final class StreamHealer {
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
                 continue;
             }
-            server.switchIncarnation(position);
+            appender.switchIncarnation(position);
             while (!server.awaitPosition(position, 1000)) {
                 if (closed || server.stopped()) {
                     return;
                 }
             }
-            server.resolveSuperseded(position);
-            if (server.newestFence() > position) {
+            resolveSuperseded(position);
+            if (server.fences().newest(server.serverId(), 0L) > position) {
                 // fenced off again meanwhile (or an earlier attempt's fence landed late): once more
                 LOG.info("server {}: fenced again at {} while re-fencing; once more", server.serverId(),
-                    server.newestFence());
+                    server.fences().newest(server.serverId(), 0L));
                 continue;
             }
             synchronized (lock) {
@@ -105,8 +108,22 @@ final class StreamHealer {
         }
     }
 
+    /**
+     * Once this server has melded up to its new fence: a commit of an older incarnation of this process whose
+     * intention the reader never saw is not in the log before the fence, and meld rejects it after; it did not
+     * commit. (Those that were seen are answered by meld as usual.)
+     */
+    private void resolveSuperseded(final long newIncarnation) {
+        server.pending().resolveSuperseded(newIncarnation,
+            id -> server.seen().containsKey(id) || server.outcomes().get(id) != null,
+            id -> new TxnException(TxnError.CONFLICT, "transaction " + id + " did not reach the log before server "
+                + server.serverId() + " re-fenced its stream as incarnation " + newIncarnation
+                + "; it was not committed; retry it"),
+            () -> server.metrics().aborted("origin_restarted"));
+    }
+
     private long appendFence() {
-        final CompletableFuture<Long> f = server.appendOwnFence();
+        final CompletableFuture<Long> f = appender.appendOwnFence();
         try {
             return f.get(APPEND_WAIT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -130,7 +147,7 @@ final class StreamHealer {
         }
     }
 
-    void close() {
+    public void close() {
         final Thread t;
         synchronized (lock) {
             closed = true;

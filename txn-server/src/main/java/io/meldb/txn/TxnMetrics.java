@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A txn-server's meters (Micrometer; scraped as Prometheus text): commits and aborts by reason, melds and nodes
@@ -19,7 +20,7 @@ import java.util.concurrent.TimeUnit;
  * in-flight transactions, checkpoints, JVM memory and GC pauses. Counters the pipeline thread keeps in plain fields
  * are read through function meters, so the pipeline does no metric work per node.
  */
-final class TxnMetrics {
+public final class TxnMetrics {
     private final MeterRegistry registry;
     private final Counter commits;
     private final Counter began;
@@ -38,9 +39,13 @@ final class TxnMetrics {
     private final Timer checkpointTime;
     private final Counter checkpointNodes;
     private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
+    /** Held here: meters keep only weak references to what they read. */
+    private final Supplier<TxnStats> stats;
 
-    TxnMetrics(final MeterRegistry registry, final TxnServer server) {
+    /** {@code stats} takes a snapshot of the server's counters (each meter reads one when scraped). */
+    TxnMetrics(final MeterRegistry registry, final Supplier<TxnStats> stats) {
         this.registry = registry;
+        this.stats = stats;
         commits = Counter.builder("meldb.txn.commits").description("transactions committed by final meld")
             .register(registry);
         began = Counter.builder("meldb.txn.begun").description("transactions begun on this server").register(registry);
@@ -73,78 +78,79 @@ final class TxnMetrics {
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
 
-        FunctionCounter.builder("meldb.meld.final.melds", server, TxnServer::finalMelds)
+        FunctionCounter.builder("meldb.meld.final.melds", stats, s -> s.get().meld().finalMelds())
             .description("final melds run (a group counts once)").register(registry);
-        FunctionCounter.builder("meldb.meld.ephemerals", server, TxnServer::ephemeralsCreated)
+        FunctionCounter.builder("meldb.meld.ephemerals", stats, s -> s.get().meld().ephemeralsCreated())
             .description("ephemeral nodes created by all meld stages").register(registry);
-        FunctionCounter.builder("meldb.meld.premeld.melds", server, TxnServer::premelds)
+        FunctionCounter.builder("meldb.meld.premeld.melds", stats, s -> s.get().meld().premelds())
             .description("premelds run (Hyder II Algorithm 1)").register(registry);
-        FunctionCounter.builder("meldb.meld.premeld.nodes.visited", server, TxnServer::premeldNodesVisited)
+        FunctionCounter.builder("meldb.meld.premeld.nodes.visited", stats, s -> s.get().meld().premeldNodesVisited())
             .register(registry);
-        FunctionCounter.builder("meldb.meld.group.nodes.visited", server, TxnServer::groupNodesVisited)
+        FunctionCounter.builder("meldb.meld.group.nodes.visited", stats, s -> s.get().meld().groupNodesVisited())
             .register(registry);
-        FunctionCounter.builder("meldb.meld.group.formed", server, TxnServer::groupsFormed).register(registry);
-        FunctionCounter.builder("meldb.meld.group.fallbacks", server, TxnServer::groupsFallenBack)
+        FunctionCounter.builder("meldb.meld.group.formed", stats, s -> s.get().meld().groupsFormed())
             .register(registry);
-        FunctionCounter.builder("meldb.memory.generations", server, TxnServer::generations)
+        FunctionCounter.builder("meldb.meld.group.fallbacks", stats, s -> s.get().meld().groupsFallenBack())
+            .register(registry);
+        FunctionCounter.builder("meldb.memory.generations", stats, s -> s.get().generations())
             .description("node-memory generations started (one per checkpoint)").register(registry);
         Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
             .description("4 MiB node-memory segments in use").register(registry);
         Gauge.builder("meldb.memory.offheap.large.bytes", NodeMemory::largeBytesInUse)
             .description("node memory in dedicated segments of allocations over 4 MiB (large intentions)")
             .baseUnit("bytes").register(registry);
-        FunctionCounter.builder("meldb.pipeline.meld.allocated.bytes", server, TxnServer::meldThreadAllocatedBytes)
+        FunctionCounter.builder("meldb.pipeline.meld.allocated.bytes", stats, s -> s.get().meldThreadAllocatedBytes())
             .description("heap bytes allocated by the meld stage's thread").register(registry);
-        FunctionCounter.builder("meldb.log.blocks.dropped", server, TxnServer::blocksDropped).register(registry);
-        FunctionCounter.builder("meldb.txn.snapshot.too.old", server, TxnServer::snapshotsTooOld)
+        FunctionCounter.builder("meldb.log.blocks.dropped", stats, s -> s.get().blocksDropped()).register(registry);
+        FunctionCounter.builder("meldb.txn.snapshot.too.old", stats, s -> s.get().snapshotsTooOld())
             .description("intentions aborted because their snapshot was older than the cluster's limit")
             .register(registry);
-        Gauge.builder("meldb.txn.inflight", server, TxnServer::inFlight).register(registry);
-        Gauge.builder("meldb.lcs.csn", server, TxnServer::lcsCsn).register(registry);
-        Gauge.builder("meldb.log.position", server, TxnServer::processedPosition).register(registry);
-        Gauge.builder("meldb.pipeline.queue", server, TxnServer::inboxSize).register(registry);
+        Gauge.builder("meldb.txn.inflight", stats, s -> s.get().inFlight()).register(registry);
+        Gauge.builder("meldb.lcs.csn", stats, s -> s.get().lcsCsn()).register(registry);
+        Gauge.builder("meldb.log.position", stats, s -> s.get().processedPosition()).register(registry);
+        Gauge.builder("meldb.pipeline.queue", stats, s -> s.get().inboxSize()).register(registry);
         new JvmGcMetrics().bindTo(registry);
         new JvmMemoryMetrics().bindTo(registry);
     }
 
-    void began() {
+    public void began() {
         began.increment();
     }
 
-    void committedLocally() {
+    public void committedLocally() {
         localCommits.increment();
     }
 
-    void abortedTooLarge() {
+    public void abortedTooLarge() {
         tooLarge.increment();
     }
 
-    void abortedByClient() {
+    public void abortedByClient() {
         clientAborts.increment();
     }
 
-    void refused() {
+    public void refused() {
         refused.increment();
     }
 
-    void stalled() {
+    public void stalled() {
         stalls.increment();
     }
 
-    void recordDropped() {
+    public void recordDropped() {
         droppedRecords.increment();
     }
 
-    void checkpointChunkSeen() {
+    public void checkpointChunkSeen() {
         checkpointChunks.increment();
     }
 
-    void intentionRead(final int nodes) {
+    public void intentionRead(final int nodes) {
         intentions.increment();
         intentionNodes.record(nodes);
     }
 
-    void finalMelds(final long melds, final long visited, final long zone, final long effectiveZone) {
+    public void finalMelds(final long melds, final long visited, final long zone, final long effectiveZone) {
         for (long i = 0; i < melds; i++) {
             visitedPerMeld.record((double) visited / melds);
             conflictZone.record((double) zone / melds);
@@ -152,16 +158,16 @@ final class TxnMetrics {
         }
     }
 
-    void committed() {
+    public void committed() {
         commits.increment();
     }
 
-    void aborted(final String reason) {
+    public void aborted(final String reason) {
         aborts.computeIfAbsent(reason, r -> Counter.builder("meldb.txn.aborts").tag("reason", r)
             .description("transactions aborted, by reason").register(registry)).increment();
     }
 
-    void checkpointWritten(final long nodes, final long bytes, final long nanos) {
+    public void checkpointWritten(final long nodes, final long bytes, final long nanos) {
         checkpointNodes.increment(nodes);
         checkpointTime.record(nanos, TimeUnit.NANOSECONDS);
     }

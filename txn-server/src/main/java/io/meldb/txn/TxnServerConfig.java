@@ -41,8 +41,7 @@ public final class TxnServerConfig {
     private int checkpointChunkBytes = 256 * 1024;
     private boolean trim = true;
     private boolean writeCheckpoints = true;
-    private boolean separateDecoder = true;
-    private boolean premeldOnThreads = true;
+    private ThreadingMode threading = ThreadingMode.DEDICATED;
     private int decodeThreads = 1;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
@@ -212,16 +211,34 @@ public final class TxnServerConfig {
         return this;
     }
 
-    /**
-     * Whether decoding intentions (the deserializer stage, Hyder II §5.2) runs on a thread of its own, ahead of
-     * the meld stage, or in turn with melding on one thread.
-     */
-    public boolean separateDecoder() {
-        return separateDecoder;
+    /** How the meld pipeline is laid out on threads (default {@link ThreadingMode#DEDICATED}). */
+    public ThreadingMode threading() {
+        return threading;
     }
 
+    public TxnServerConfig threading(final ThreadingMode threading) {
+        this.threading = Objects.requireNonNull(threading);
+        return this;
+    }
+
+    /**
+     * Whether decoding intentions (the deserializer stage, Hyder II §5.2) runs on threads of its own, ahead of
+     * the meld stage, or in turn with melding on one thread: {@link #threading()} is not {@link ThreadingMode#SHARED}.
+     */
+    public boolean separateDecoder() {
+        return threading.separateDecoder();
+    }
+
+    /**
+     * The older setting, an alias of {@link #threading(ThreadingMode)}: false is {@link ThreadingMode#SHARED};
+     * true keeps a mode that already decodes apart, and turns SHARED into {@link ThreadingMode#DEDICATED}.
+     */
     public TxnServerConfig separateDecoder(final boolean separateDecoder) {
-        this.separateDecoder = separateDecoder;
+        if (!separateDecoder) {
+            threading = ThreadingMode.SHARED;
+        } else if (threading == ThreadingMode.SHARED) {
+            threading = ThreadingMode.DEDICATED;
+        }
         return this;
     }
 
@@ -242,16 +259,23 @@ public final class TxnServerConfig {
     }
 
     /**
-     * Whether premeld runs on t threads of its own (the cluster's premeld thread count), ahead of final meld;
-     * needs {@link #separateDecoder()}. Otherwise premeld runs in line on the meld thread. Decisions and states
-     * are the same either way.
+     * Whether premeld runs on t threads of its own (the cluster's premeld thread count), ahead of final meld, or in
+     * line on the meld thread: {@link #threading()} is {@link ThreadingMode#DEDICATED}. Decisions and states are
+     * the same either way.
      */
     public boolean premeldOnThreads() {
-        return premeldOnThreads;
+        return threading.premeldOnThreads();
     }
 
+    /**
+     * The older setting, an alias of {@link #threading(ThreadingMode)} that only applies with a separate decoder:
+     * there false is {@link ThreadingMode#DEDICATED_DECODE} and true {@link ThreadingMode#DEDICATED}; under
+     * {@link ThreadingMode#SHARED} (no premeld threads possible) it changes nothing.
+     */
     public TxnServerConfig premeldOnThreads(final boolean premeldOnThreads) {
-        this.premeldOnThreads = premeldOnThreads;
+        if (threading != ThreadingMode.SHARED) {
+            threading = premeldOnThreads ? ThreadingMode.DEDICATED : ThreadingMode.DEDICATED_DECODE;
+        }
         return this;
     }
 

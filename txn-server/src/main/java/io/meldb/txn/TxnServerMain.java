@@ -31,9 +31,10 @@ public final class TxnServerMain {
         {"max-intention-bytes", "MELDB_TXN_MAX_INTENTION_BYTES", String.valueOf(TxnServerConfig.DEFAULT_MAX_INTENTION_BYTES), "most bytes one transaction may write (its intention); the statement crossing it fails with 54000"},
         {"checkpoint-every", "MELDB_TXN_CHECKPOINT_EVERY", "20000", "write a checkpoint every N intentions; 0 = never"},
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
-        {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld"},
+        {"threading", "MELDB_TXN_THREADING", null, "pipeline threads: shared | dedicated-decode | dedicated (default; overrides the two flags below)"},
+        {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld (false: --threading shared)"},
         {"decode-threads", "MELDB_TXN_DECODE_THREADS", "1", "deserializer threads (with --separate-decoder)"},
-        {"premeld-on-threads", "MELDB_TXN_PREMELD_ON_THREADS", "true", "run premeld on t threads of its own (needs --separate-decoder)"},
+        {"premeld-on-threads", "MELDB_TXN_PREMELD_ON_THREADS", "true", "run premeld on t threads of its own (needs --separate-decoder; false: --threading dedicated-decode)"},
         {"premeld-threads", "MELDB_TXN_PREMELD_THREADS", null, "cluster meld config, used when creating the log: premeld t"},
         {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
@@ -146,6 +147,9 @@ public final class TxnServerMain {
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
             .decodeThreads(CommandFlags.intValue(v, "decode-threads"))
             .clusterSecret(io.meldb.log.auth.ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")));
+        if (v.get("threading") != null) {
+            c.threading(threadingMode(v.get("threading")));
+        }
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
             || v.get("block-size") != null || v.get("max-snapshot-age") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;
@@ -179,6 +183,16 @@ public final class TxnServerMain {
                 + " is past the last server id, 65535");
         }
         return id;
+    }
+
+    /** The value of --threading: a {@link ThreadingMode} in lower case, with '-' for '_'. */
+    static ThreadingMode threadingMode(final String value) {
+        try {
+            return ThreadingMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--threading must be shared, dedicated-decode or dedicated, got '"
+                + value + "'");
+        }
     }
 
     private static int parsePort(final String s) {

@@ -177,7 +177,7 @@ class ReplicaServersTest {
             awaitSameCsn(compacting, plain);
             assertNull(compacting.failure());
             assertTrue(compacting.generations() > 20, "compactions: " + compacting.generations());
-            assertTrue(compacting.snapshotsTooOld() > 0, "no snapshot exceeded the age limit");
+            assertTrue(compacting.stats().snapshotsTooOld() > 0, "no snapshot exceeded the age limit");
             assertEquals(plain.status().stateHash(), compacting.status().stateHash());
         }
     }

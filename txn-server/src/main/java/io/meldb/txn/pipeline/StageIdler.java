@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.pipeline;
 
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -26,12 +26,12 @@ import java.util.concurrent.locks.LockSupport;
  * nudges a held group-meld intention after a quiet spell). Nothing here allocates, so the meld thread may idle
  * between intentions and stay allocation-free. Timing decides only when a thread runs, never what it decides.
  */
-final class StageIdler {
+public final class StageIdler {
     /** Spins, then yields, before a thread announces it sleeps: the short gaps between jobs under load. */
     static final int SPINS = 20;
     static final int YIELDS = 10;
     /** Longest park: a thread looks for work this often even if no one wakes it (stop flags, missed conditions). */
-    static final long MAX_PARK_NANOS = 100_000_000;
+    public static final long MAX_PARK_NANOS = 100_000_000;
 
     private final int maxSpins;
     private final int maxYields;
@@ -47,23 +47,23 @@ final class StageIdler {
     /** Parks so far (tests: an idle thread parks a few times per second at most). */
     private volatile long parks;
 
-    StageIdler() {
+    public StageIdler() {
         this(SPINS, YIELDS, MAX_PARK_NANOS);
     }
 
-    StageIdler(final int maxSpins, final int maxYields, final long maxParkNanos) {
+    public StageIdler(final int maxSpins, final int maxYields, final long maxParkNanos) {
         this.maxSpins = maxSpins;
         this.maxYields = maxYields;
         this.maxParkNanos = maxParkNanos;
     }
 
     /** Owner: no work found; spins, yields, announces sleep (then returns for one more look), then parks. */
-    void idle() {
+    public void idle() {
         idle(maxParkNanos);
     }
 
     /** Owner: as {@link #idle()}, parking at most {@code parkNanos} (and at most this idler's bound). */
-    void idle(final long parkNanos) {
+    public void idle(final long parkNanos) {
         if (spins < maxSpins) {
             spins++;
             Thread.onSpinWait();
@@ -85,7 +85,7 @@ final class StageIdler {
     }
 
     /** Owner: found work; the next idle spell starts with spinning again. */
-    void reset() {
+    public void reset() {
         spins = 0;
         yields = 0;
         if (announced) {
@@ -95,7 +95,7 @@ final class StageIdler {
     }
 
     /** Any thread, after making work visible to the owner: unparks it if it sleeps or is about to. */
-    void wake() {
+    public void wake() {
         // the work this thread just published must be visible before it reads the flag (Dekker with idle())
         VarHandle.fullFence();
         if (sleeping) {
@@ -104,7 +104,7 @@ final class StageIdler {
     }
 
     /** Any thread: {@link #wake()} for each of {@code idlers}, with one fence for them all. */
-    static void wakeAll(final StageIdler[] idlers) {
+    public static void wakeAll(final StageIdler[] idlers) {
         if (idlers.length == 0) {
             return;
         }
@@ -117,7 +117,7 @@ final class StageIdler {
     }
 
     /** Times the owner parked so far. */
-    long parks() {
+    public long parks() {
         return parks;
     }
 }

@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.pipeline;
 
 import io.meldb.core.BlockFormat;
 import io.meldb.core.BlockReader;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * so every replica drops the same ones. It also tracks, per writer, where the record in progress started, which
  * a checkpoint needs as its resume position.
  */
-final class BlockDemux {
+public final class BlockDemux {
     private static final Logger LOG = LoggerFactory.getLogger(BlockDemux.class);
 
     private final int blockSize;
@@ -38,16 +38,16 @@ final class BlockDemux {
         }
     }
 
-    BlockDemux(final int blockSize, final RecordHandler handler) {
+    public BlockDemux(final int blockSize, final RecordHandler handler) {
         this.blockSize = blockSize;
         this.handler = handler;
     }
 
-    long blocksDropped() {
+    public long blocksDropped() {
         return blocksDropped;
     }
 
-    void onBlock(final DirectBuffer block, final int offset, final long position) {
+    public void onBlock(final DirectBuffer block, final int offset, final long position) {
         final int writer = BlockFormat.writer(block, offset);
         Stream s = streams.get(writer);
         if (s == null) {
@@ -75,7 +75,7 @@ final class BlockDemux {
     }
 
     /** Where reading must resume so that every record in progress now is read whole; {@code next} if none. */
-    long resumePosition(final long next) {
+    public long resumePosition(final long next) {
         long min = next;
         for (Stream s : streams.values()) {
             if (s.inProgressSince != 0) {
@@ -86,7 +86,7 @@ final class BlockDemux {
     }
 
     /** A writer restarted (a fence): whatever its old incarnation left half-written is dropped. */
-    void resync(final int writer) {
+    public void resync(final int writer) {
         final Stream s = streams.get(writer);
         if (s != null) {
             s.reader.resync();

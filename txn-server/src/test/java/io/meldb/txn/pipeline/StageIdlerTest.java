@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.pipeline;
 
 import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,59 @@
+package io.meldb.txn;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * Commits of this process waiting for their decision, by sequence (unique within the process). Sessions add
+ * them; the reply stage answers them once meld decided; the stream healer answers the ones a re-fence
+ * superseded; a stop or failure answers the rest with OUTCOME_UNKNOWN.
+ */
+public final class PendingCommits {
+    /** A commit waiting for its decision, with the incarnation its intention was appended under. */
+    private record Pending(long incarnation, CompletableFuture<Long> future) {
+    }
+
+    private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
+
+    /** Registers the commit of transaction ({@code incarnation}, {@code sequence}); its future is the answer. */
+    public CompletableFuture<Long> register(final long incarnation, final long sequence) {
+        final CompletableFuture<Long> decided = new CompletableFuture<>();
+        pending.put(sequence, new Pending(incarnation, decided));
+        return decided;
+    }
+
+    /** Removes and returns the answer of ({@code incarnation}, {@code sequence}) if it is still waiting here. */
+    public CompletableFuture<Long> take(final long incarnation, final long sequence) {
+        final Pending p = pending.get(sequence);
+        return p != null && p.incarnation() == incarnation && pending.remove(sequence, p) ? p.future() : null;
+    }
+
+    /**
+     * After a re-fence to {@code newIncarnation}: every commit of an older incarnation whose intention the reader
+     * never saw (and whose outcome is unknown) did not reach the log before the fence, and meld rejects it after:
+     * {@code failure} gets its id and says so.
+     */
+    public void resolveSuperseded(final long newIncarnation, final Function<TxnId, Boolean> inLogOrDecided,
+                                  final Function<TxnId, Throwable> failure, final Runnable onEach) {
+        for (Map.Entry<Long, Pending> e : pending.entrySet()) {
+            final Pending p = e.getValue();
+            final TxnId id = new TxnId(p.incarnation(), e.getKey());
+            if (p.incarnation() < newIncarnation && !inLogOrDecided.apply(id) && pending.remove(e.getKey(), p)) {
+                onEach.run();
+                p.future().completeExceptionally(failure.apply(id));
+            }
+        }
+    }
+
+    /** Answers every waiting commit with {@code failure} of its id (the server stopped or failed). */
+    public void failAll(final Function<TxnId, Throwable> failure) {
+        for (Long seq : pending.keySet()) {
+            final Pending p = pending.remove(seq);
+            if (p != null) {
+                p.future().completeExceptionally(failure.apply(new TxnId(p.incarnation(), seq)));
+            }
+        }
+    }
+}

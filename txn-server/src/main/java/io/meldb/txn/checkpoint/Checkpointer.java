@@ -1,0 +1,136 @@
+package io.meldb.txn.checkpoint;
+
+import io.meldb.core.Arena;
+import io.meldb.core.CheckpointLoader;
+import io.meldb.core.CheckpointWriter;
+import io.meldb.core.MeldPipeline;
+import io.meldb.core.NodeDirectory;
+import io.meldb.core.NodeMemory;
+import io.meldb.core.Snapshot;
+import io.meldb.core.StateHash;
+import io.meldb.txn.CheckpointManifest;
+import io.meldb.txn.ServerContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Checkpoints and memory generations (meld paper App. A-B). Asked by the meld stage at a block boundary with
+ * nothing held by group meld, it serializes the states a recovering server needs, on its compaction thread while
+ * the meld thread waits (so those allocations stay off the meld thread), loads them into a new
+ * {@link Generation} that the meld stage continues in, and hands the serialized checkpoint to the
+ * {@link CheckpointAppender}, which appends it on a thread of its own while melding goes on.
+ */
+public final class Checkpointer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
+
+    private final ServerContext ctx;
+    private final CheckpointAppender appender;
+    /** Serializes and reloads checkpoints (while the meld thread waits), apart from appending them. */
+    private final ExecutorService compactionExecutor;
+    private final ExecutorService checkpointExecutor;
+    private volatile boolean appending;
+
+    public Checkpointer(final ServerContext ctx, final CheckpointAppender appender) {
+        this.ctx = ctx;
+        this.appender = appender;
+        this.compactionExecutor = daemon("meldb-compaction-" + ctx.serverId());
+        this.checkpointExecutor = daemon("meldb-checkpoint-" + ctx.serverId());
+    }
+
+    private static ExecutorService daemon(final String name) {
+        return Executors.newSingleThreadExecutor(r -> {
+            final Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Meld thread: checkpoints the current generation's LCS as of log {@code position} (reading resumes at
+     * {@code resumePosition}, {@code fences} as of there) and returns the generation melding continues in.
+     */
+    public Generation checkpoint(final long position, final long resumePosition, final Map<Integer, Long> fences) {
+        CompletableFuture.runAsync(() -> write(position, resumePosition, fences), compactionExecutor).join();
+        return ctx.state().current();
+    }
+
+    private void write(final long position, final long resumePosition, final Map<Integer, Long> fences) {
+        final long started = System.nanoTime();
+        final MeldPipeline pipeline = ctx.state().current().pipeline();
+        // every state a later intention may have as its snapshot, and every state premeld may still need
+        final long base = Math.min(pipeline.oldestStateNeeded(),
+            Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - ctx.cluster().maxSnapshotAge()));
+        final int count = (int) (pipeline.lcsCsn() - base + 1);
+        final List<byte[]> chunks = new ArrayList<>();
+        final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
+            (b, o, l) -> chunks.add(CheckpointAppender.copy(b, o, l)));
+        final long[] rootVns = new long[count];
+        for (int i = 0; i < count; i++) {
+            final long root = pipeline.stateRootAt(base + i);
+            if (root != MeldPipeline.NO_STATE) {
+                cw.writeState(root);
+            }
+            rootVns[i] = CheckpointManifest.vnOf(root);
+        }
+        cw.finish();
+        if (chunks.isEmpty()) {
+            chunks.add(new byte[Integer.BYTES]);
+        }
+        final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position, resumePosition, fences);
+        compact(manifest, chunks);
+        ctx.metrics().checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
+        if (ctx.config().writeCheckpoints() && !appending && ctx.refencing() == null) {
+            appending = true;
+            final long checkpointIncarnation = ctx.incarnation();
+            checkpointExecutor.execute(() -> {
+                try {
+                    appender.append(manifest, chunks);
+                } catch (RuntimeException ex) {
+                    LOG.warn("server {}: appending the checkpoint of csn {} failed: {}", ctx.serverId(),
+                        manifest.lcsCsn(), ex.toString());
+                    ctx.streamBroken(checkpointIncarnation, "appending a checkpoint failed: " + ex.getMessage());
+                } finally {
+                    appending = false;
+                }
+            });
+        }
+    }
+
+    /**
+     * Loads the checkpoint just serialized into fresh memory and continues melding there; the old generation is
+     * freed when its last session ends. The checkpoint holds every state from the cluster's snapshot-age limit on,
+     * so every intention not rejected as too old points only at nodes the new generation holds, with the same
+     * identities: melding goes on exactly as on a server that never compacted.
+     */
+    private void compact(final CheckpointManifest manifest, final List<byte[]> chunks) {
+        final Generation current = ctx.state().current();
+        // sized like the generation it replaces, so it does not rehash (and allocate) while it fills up again
+        final NodeDirectory directory = new NodeDirectory(current.directory().size());
+        final Arena loadArena = new Arena();
+        final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
+        for (byte[] chunk : chunks) {
+            loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
+        }
+        final Generation next = Generation.restored(ctx.cluster(), directory, loadArena, manifest,
+            manifest.roots(loader), current.decodeThreads());
+        final Snapshot nextLcs = next.pipeline().lcs();
+        if (NodeMemory.CHECKS && StateHash.of(nextLcs.root()) != StateHash.of(current.pipeline().lcs().root())) {
+            throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
+        }
+        ctx.state().replace(next);
+    }
+
+    @Override
+    public void close() {
+        checkpointExecutor.shutdownNow();
+        compactionExecutor.shutdownNow();
+    }
+}

@@ -1,0 +1,93 @@
+package io.meldb.txn.checkpoint;
+
+import io.meldb.core.Arena;
+import io.meldb.core.IntentionDecoder;
+import io.meldb.core.MeldPipeline;
+import io.meldb.core.NodeDirectory;
+import io.meldb.txn.CheckpointManifest;
+import io.meldb.txn.ClusterConfig;
+
+/**
+ * All node memory of one span of the server's life: the nodes loaded from a checkpoint and everything decoded
+ * and melded since, with the meld pipeline working in it. A checkpoint starts a new generation holding only the
+ * live states; the old one is freed once no session reads a snapshot in it any more. This is how memory stays
+ * bounded: the same mechanism as recovery (meld paper App. A), run in memory.
+ */
+public final class Generation {
+    private final NodeDirectory directory;
+    private final Arena loadArena;
+    private final Arena decodeArena = new Arena();
+    private final MeldPipeline pipeline;
+    /** The decoder of a reader that decodes in line (threading mode SHARED). */
+    private final IntentionDecoder decoder;
+    /** One arena and decoder per deserializer thread (per-thread pools, Hyder II §5.3). */
+    private final Arena[] workerArenas;
+    private final IntentionDecoder[] workerDecoders;
+    /** Sessions and status calls reading a snapshot in it (guarded by {@link CommittedState}'s lock). */
+    int sessions;
+    boolean retired;
+
+    Generation(final NodeDirectory directory, final Arena loadArena, final MeldPipeline pipeline,
+               final int decodeThreads) {
+        this.directory = directory;
+        this.loadArena = loadArena;
+        this.pipeline = pipeline;
+        this.decoder = new IntentionDecoder(decodeArena, directory);
+        this.workerArenas = new Arena[decodeThreads];
+        this.workerDecoders = new IntentionDecoder[decodeThreads];
+        for (int i = 0; i < decodeThreads; i++) {
+            workerArenas[i] = new Arena();
+            workerDecoders[i] = new IntentionDecoder(workerArenas[i], directory);
+        }
+    }
+
+    /** The first generation of a server that starts from the empty state. */
+    public static Generation empty(final ClusterConfig cluster, final NodeDirectory directory, final Arena arena,
+                                   final int decodeThreads) {
+        return new Generation(directory, arena,
+            new MeldPipeline(cluster.meldConfig(), directory).retainStates(cluster.maxSnapshotAge() + 1L),
+            decodeThreads);
+    }
+
+    /** A generation that starts from a checkpoint (after recovery, or after a compaction). */
+    public static Generation restored(final ClusterConfig cluster, final NodeDirectory directory,
+                                      final Arena loadArena, final CheckpointManifest manifest, final long[] roots,
+                                      final int decodeThreads) {
+        return new Generation(directory, loadArena,
+            new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots)
+                .retainStates(cluster.maxSnapshotAge() + 1L), decodeThreads);
+    }
+
+    public MeldPipeline pipeline() {
+        return pipeline;
+    }
+
+    NodeDirectory directory() {
+        return directory;
+    }
+
+    /** The in-line decoder (reader thread only). */
+    public IntentionDecoder decoder() {
+        return decoder;
+    }
+
+    /** The decoder of deserializer thread {@code worker} (that thread only). */
+    public IntentionDecoder workerDecoder(final int worker) {
+        return workerDecoders[worker];
+    }
+
+    int decodeThreads() {
+        return workerDecoders.length;
+    }
+
+    void free() {
+        pipeline.close();
+        decodeArena.close();
+        for (Arena a : workerArenas) {
+            a.close();
+        }
+        if (loadArena != null) {
+            loadArena.close();
+        }
+    }
+}

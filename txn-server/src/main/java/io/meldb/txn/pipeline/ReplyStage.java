@@ -1,0 +1,59 @@
+package io.meldb.txn.pipeline;
+
+import io.meldb.txn.ServerContext;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import io.meldb.txn.TxnId;
+import io.meldb.txn.TxnOutcome;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The reply stage (Hyder II §5.3: the meld thread does no bookkeeping of its own). Thread: "meldb-reply-N".
+ * Receives decided intentions from the meld thread, in log order, after the new LCS is published. Records each
+ * outcome, per-meld metrics and abort reasons, forgets the intention as merely seen, and answers this process's
+ * waiting commit, so a client told of its commit sees it in its next transaction.
+ */
+final class ReplyStage {
+    private final ServerContext ctx;
+    private final StageLinks links;
+
+    ReplyStage(final ServerContext ctx, final StageLinks links) {
+        this.ctx = ctx;
+        this.links = links;
+    }
+
+    void run() {
+        links.run("the reply thread", links.toReply, links.replyIdler, links.meldIdler, this::reply, null);
+    }
+
+    private void reply(final Decidable d) {
+        if (d.finalMelds > 0) {
+            ctx.metrics().finalMelds(d.finalMelds, d.nodesVisited, d.conflictZone, d.effectiveConflictZone);
+        }
+        final boolean committed = d.committed;
+        final long decided = d.csn;
+        final String rejected = d.rejectReason();
+        final String reason = committed ? null : (rejected != null ? rejected : "conflict");
+        if (committed) {
+            ctx.metrics().committed();
+        } else {
+            ctx.metrics().aborted(reason);
+        }
+        final TxnId id = new TxnId(d.incarnation, d.sequence);
+        ctx.outcomes().put(new TxnOutcome(id, committed ? TxnOutcome.State.COMMITTED : TxnOutcome.State.ABORTED,
+            decided, reason));
+        ctx.seen().remove(id);
+        if (ctx.isThisProcess(d.serverId, d.incarnation)) {
+            final CompletableFuture<Long> f = ctx.pending().take(d.incarnation, d.sequence);
+            if (f != null) {
+                if (committed) {
+                    f.complete(decided);
+                } else {
+                    f.completeExceptionally(new TxnException(TxnError.CONFLICT, "transaction " + id
+                        + " aborted by meld at csn " + decided + " (" + reason + "); retry it"));
+                }
+            }
+        }
+    }
+}

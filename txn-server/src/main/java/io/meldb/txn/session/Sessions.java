@@ -1,0 +1,103 @@
+package io.meldb.txn.session;
+
+import io.meldb.core.Isolation;
+import io.meldb.txn.ServerContext;
+import io.meldb.txn.TxnError;
+import io.meldb.txn.TxnException;
+import io.meldb.txn.TxnId;
+import io.meldb.txn.TxnSession;
+import io.meldb.txn.checkpoint.CommittedState;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The client side of a txn-server (Hyder II §5.2, "executing transactions"): admission control, transaction ids,
+ * the pool of session workspaces, and new {@link LocalSession}s on a pinned snapshot of the last committed state.
+ * Runs on client threads.
+ */
+public final class Sessions {
+    private final ServerContext ctx;
+    private final IntentionAppender appender;
+    private final Semaphore admission;
+    private final AtomicLong sequence = new AtomicLong();
+    private final ConcurrentLinkedQueue<Workspace> workspaces = new ConcurrentLinkedQueue<>();
+
+    public Sessions(final ServerContext ctx, final IntentionAppender appender) {
+        this.ctx = ctx;
+        this.appender = appender;
+        this.admission = new Semaphore(ctx.config().maxInFlight());
+    }
+
+    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+        if (isolation == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");
+        }
+        checkAvailable();
+        try {
+            if (!admission.tryAcquire(ctx.config().admissionWait().toNanos(), TimeUnit.NANOSECONDS)) {
+                ctx.metrics().refused();
+                throw new TxnException(TxnError.OVERLOADED, "server " + ctx.serverId() + " has "
+                    + ctx.config().maxInFlight() + " transactions in flight; try again later");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TxnException(TxnError.UNAVAILABLE, "interrupted while waiting for admission");
+        }
+        Workspace w = workspaces.poll();
+        if (w == null) {
+            w = new Workspace();
+        }
+        final CommittedState.Pinned pinned = ctx.state().pin();
+        final TxnId id = new TxnId(ctx.incarnation(), sequence.incrementAndGet());
+        return new LocalSession(this, id, isolation, readOnly, pinned, w);
+    }
+
+    /** Whether a begin now would neither wait nor fail, on a state at least {@code requiredCsn}. */
+    public boolean beginsWithoutWaiting(final long requiredCsn) {
+        return ctx.ready() && !ctx.stopped() && ctx.state().meldedCsn() >= requiredCsn
+            && admission.availablePermits() > 0;
+    }
+
+    /** Transactions open on this server now. */
+    public int inFlight() {
+        return ctx.config().maxInFlight() - admission.availablePermits();
+    }
+
+    void checkAvailable() {
+        if (ctx.closed()) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + ctx.serverId() + " is stopped");
+        }
+        if (ctx.failure() != null) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + ctx.serverId() + " has failed: "
+                + ctx.failure());
+        }
+        if (!ctx.ready()) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + ctx.serverId() + " is starting");
+        }
+        final String broken = ctx.refencing();
+        if (broken != null) {
+            throw new TxnException(TxnError.UNAVAILABLE, "server " + ctx.serverId()
+                + " is re-fencing its log stream (" + broken + ")");
+        }
+    }
+
+    ServerContext ctx() {
+        return ctx;
+    }
+
+    IntentionAppender appender() {
+        return appender;
+    }
+
+    /** A session ended: its workspace goes back to the pool, its snapshot's generation and admission are released. */
+    void ended(final Workspace w, final CommittedState.Pinned pinned) {
+        w.arena.reset();
+        w.trim();
+        workspaces.add(w);
+        ctx.state().unpin(pinned.generation());
+        admission.release();
+    }
+}
