@@ -5,7 +5,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The fences read from the log so far (DESIGN.md "Failure and recovery"): each server's newest incarnation, and
+ * The fences read from the log so far (docs/architecture.md "Failure and recovery"): each server's newest incarnation, and
  * the server of every incarnation seen since the recovery point. The log reader writes it; outcome queries, the
  * meld stage's nudge and the stream healer read it.
  */

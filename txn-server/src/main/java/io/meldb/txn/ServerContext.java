@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * What the parts of one txn-server share, so that its sessions, pipeline stages and checkpoints depend on this and
  * not on each other: the configuration, the log, meters, the committed-state handle, outcomes, fences, commits
  * waiting for a decision, the incarnation, and the server's lifecycle (ready, failed, stopped). Built by
- * {@link TxnServer}; Hyder II §5.2-5.3 (DESIGN.md "Data flow of one update transaction").
+ * {@link TxnServer}; Hyder II §5.2-5.3 (docs/architecture.md "Data flow of one update transaction").
  */
 public final class ServerContext {
     private static final Logger LOG = LoggerFactory.getLogger(ServerContext.class);

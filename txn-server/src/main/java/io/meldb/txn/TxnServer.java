@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A transaction server (Hyder II §5.2-5.3; DESIGN.md "Data flow of one update transaction"): it runs client
+ * A transaction server (Hyder II §5.2-5.3; docs/architecture.md "Data flow of one update transaction"): it runs client
  * transactions on snapshots of its copy of the tree, appends their intentions to the shared log, and rolls its copy
  * forward by melding every intention in the log, its own and its peers', answering its own clients once final meld
  * has decided. All servers of a cluster read the same log with the same configuration and so reach the same

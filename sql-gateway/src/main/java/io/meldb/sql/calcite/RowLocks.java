@@ -5,7 +5,7 @@ import io.meldb.txn.TxnSession;
 /**
  * Which tables' rows the running statement reads for update (SELECT ... FOR UPDATE and its kin): {@link
  * MeldRuntime#scan} writes every row it reads from such a table unchanged into the transaction's intention, so that
- * meld's conflict test counts the row as written (DESIGN.md "Meld"; Hyder II §3: a transaction conflicts when a
+ * meld's conflict test counts the row as written (docs/meld.md; Hyder II §3: a transaction conflicts when a
  * concurrent committed one wrote what it wrote, under snapshot isolation too).
  */
 public interface RowLocks {

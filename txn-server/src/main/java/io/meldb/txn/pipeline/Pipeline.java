@@ -10,7 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A txn-server's meld pipeline (Hyder II §5.2-5.3; DESIGN.md "Data flow of one update transaction"), laid out on
+ * A txn-server's meld pipeline (Hyder II §5.2-5.3; docs/architecture.md "Data flow of one update transaction"), laid out on
  * threads as its {@link ThreadingMode} says: {@link LogIntake} (the log client's I/O thread) feeds the
  * {@link LogReaderStage}, which hands intentions to {@link DecoderStage}s and {@link PremeldStage}s and everything
  * in log order to the {@link MeldStage}; the {@link ReplyStage} records outcomes and answers clients. This class

@@ -16,7 +16,7 @@ import java.util.concurrent.CompletionException;
 /**
  * The intention write path (Hyder II §5.1): frames this server's records (intentions, nudges, checkpoints) into
  * its own block stream and appends the blocks, in order, on the log connection; appends fences on the control
- * stream. Each fence's position names an incarnation (DESIGN.md "Failure and recovery"). Called from client
+ * stream. Each fence's position names an incarnation (docs/architecture.md "Failure and recovery"). Called from client
  * threads, the meld thread (nudges), the checkpoint thread and the stream healer; one lock orders the stream.
  */
 public final class IntentionAppender implements RecordStream {

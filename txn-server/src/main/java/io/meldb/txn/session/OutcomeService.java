@@ -12,7 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Answers what became of a transaction, from this server's reading of the log (DESIGN.md "Failure and recovery"):
+ * Answers what became of a transaction, from this server's reading of the log (docs/architecture.md "Failure and recovery"):
  * outcomes the reply stage recorded, intentions the reader has seen, and fences. To make a pending answer
  * definite it fences off the transaction's server incarnation, after which meld decides everything of it on every
  * replica alike. Runs on client (or RPC worker) threads.
