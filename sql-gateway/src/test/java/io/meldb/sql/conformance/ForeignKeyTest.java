@@ -85,14 +85,14 @@ class ForeignKeyTest extends ConformanceTest {
     @Test
     void everyActionDoesWhatPostgresDoes() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE fka_p (id INTEGER PRIMARY KEY)");
+            s.execute("CREATE TABLE fka_p (id INTEGER PRIMARY KEY, v INTEGER)");
             s.execute("CREATE TABLE fka_cascade (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES fka_p "
                     + "ON DELETE CASCADE ON UPDATE CASCADE)");
             s.execute("CREATE TABLE fka_null (id INTEGER PRIMARY KEY, pid INTEGER, FOREIGN KEY (pid) REFERENCES "
                     + "fka_p (id) ON DELETE SET NULL ON UPDATE SET NULL)");
             s.execute("CREATE TABLE fka_restrict (id INTEGER PRIMARY KEY, pid INTEGER, CONSTRAINT fka_r FOREIGN KEY "
                     + "(pid) REFERENCES fka_p ON DELETE RESTRICT ON UPDATE NO ACTION)");
-            s.executeUpdate("INSERT INTO fka_p VALUES (1), (2), (3), (4)");
+            s.executeUpdate("INSERT INTO fka_p (id) VALUES (1), (2), (3), (4)");
             s.executeUpdate("INSERT INTO fka_cascade VALUES (10, 1), (11, 1), (12, 2)");
             s.executeUpdate("INSERT INTO fka_null VALUES (20, 1), (21, 2)");
             s.executeUpdate("INSERT INTO fka_restrict VALUES (30, 3)");
@@ -210,9 +210,9 @@ class ForeignKeyTest extends ConformanceTest {
     @Test
     void copyChecksEveryRow() throws Exception {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE fkcp_p (id INTEGER PRIMARY KEY)");
+            s.execute("CREATE TABLE fkcp_p (id INTEGER PRIMARY KEY, v INTEGER)");
             s.execute("CREATE TABLE fkcp_c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES fkcp_p)");
-            s.executeUpdate("INSERT INTO fkcp_p VALUES (1)");
+            s.executeUpdate("INSERT INTO fkcp_p (id) VALUES (1)");
             final CopyManager copy = new CopyManager(c.unwrap(BaseConnection.class));
             assertEquals(2, copy.copyIn("COPY fkcp_c FROM STDIN", new StringReader("1\t1\n2\t\\N\n")));
             final SQLException missing = assertThrows(SQLException.class,
@@ -233,14 +233,14 @@ class ForeignKeyTest extends ConformanceTest {
         final String p = "fkr_p" + isolation;
         final String ch = "fkr_c" + isolation;
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE " + p + " (id INTEGER PRIMARY KEY)");
+            s.execute("CREATE TABLE " + p + " (id INTEGER PRIMARY KEY, v INTEGER)");
             s.execute("CREATE TABLE " + ch + " (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES " + p + ")");
-            s.executeUpdate("INSERT INTO " + p + " VALUES (1), (2)");
+            s.executeUpdate("INSERT INTO " + p + " (id) VALUES (1), (2)");
         }
         for (boolean childFirst : new boolean[] {true, false}) {
             final int parent = childFirst ? 3 : 4;
             try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
-                s.executeUpdate("INSERT INTO " + p + " VALUES (" + parent + ")");
+                s.executeUpdate("INSERT INTO " + p + " (id) VALUES (" + parent + ")");
             }
             try (Connection a = db.connectPg(); Connection b = db.connectPg();
                  Statement child = a.createStatement(); Statement del = b.createStatement()) {
