@@ -146,7 +146,7 @@ public final class ForeignKeys {
     }
 
     /** The unique index whose columns are {@code columns} (in any order), or null when they are the primary key. */
-    static IndexDef referencedIndex(final TableDef parent, final int[] columns) {
+    public static IndexDef referencedIndex(final TableDef parent, final int[] columns) {
         if (sameSet(parent.primaryKey(), columns)) {
             return null;
         }
@@ -158,7 +158,7 @@ public final class ForeignKeys {
         throw new IllegalStateException("table " + parent.name() + " has no unique key on the referenced columns");
     }
 
-    static boolean sameSet(final int[] a, final int[] b) {
+    public static boolean sameSet(final int[] a, final int[] b) {
         if (a.length != b.length || a.length == 0) {
             return false;
         }

@@ -208,6 +208,47 @@ class ForeignKeyTest extends ConformanceTest {
     }
 
     @Test
+    void catalogsAndPgjdbcMetadataShowTheConstraints() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE fkm_p (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, UNIQUE (b, a))");
+            s.execute("CREATE TABLE fkm_c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES fkm_p ON DELETE CASCADE, "
+                    + "x INTEGER, y INTEGER, CONSTRAINT fkm_xy FOREIGN KEY (x, y) REFERENCES fkm_p (a, b) "
+                    + "ON UPDATE SET NULL)");
+            assertEquals(List.of("fkm_c_pid_fkey:FOREIGN KEY", "fkm_c_pkey:PRIMARY KEY", "fkm_xy:FOREIGN KEY"),
+                    rows(s, "SELECT constraint_name, constraint_type FROM information_schema.table_constraints "
+                            + "WHERE table_name = 'fkm_c' ORDER BY constraint_name"));
+            assertEquals(List.of("x:1:2", "y:2:1"), rows(s, "SELECT column_name, ordinal_position, "
+                    + "position_in_unique_constraint FROM information_schema.key_column_usage "
+                    + "WHERE constraint_name = 'fkm_xy' ORDER BY ordinal_position"));
+            assertEquals(List.of("fkm_c_pid_fkey:fkm_p_pkey:NONE:NO ACTION:CASCADE",
+                    "fkm_xy:fkm_p_b_a_key:NONE:SET NULL:NO ACTION"), rows(s, "SELECT constraint_name, "
+                    + "unique_constraint_name, match_option, update_rule, delete_rule FROM "
+                    + "information_schema.referential_constraints WHERE constraint_name LIKE 'fkm%' "
+                    + "ORDER BY constraint_name"));
+            assertEquals(List.of(), rows(s, "SELECT relname FROM pg_class WHERE relname LIKE 'fkm_c%' "
+                    + "AND relname NOT IN ('fkm_c', 'fkm_c_pkey')"), "the hidden index is not a relation");
+            final List<String> imported = new java.util.ArrayList<>();
+            try (java.sql.ResultSet r = c.getMetaData().getImportedKeys(null, "public", "fkm_c")) {
+                while (r.next()) {
+                    imported.add(r.getString("FK_NAME") + ":" + r.getString("FKCOLUMN_NAME") + "->"
+                            + r.getString("PKTABLE_NAME") + "." + r.getString("PKCOLUMN_NAME") + ":"
+                            + r.getInt("KEY_SEQ") + ":" + r.getInt("UPDATE_RULE") + ":" + r.getInt("DELETE_RULE")
+                            + ":" + r.getString("PK_NAME"));
+                }
+            }
+            assertEquals(List.of("fkm_c_pid_fkey:pid->fkm_p.id:1:3:0:fkm_p_pkey",
+                    "fkm_xy:x->fkm_p.a:1:2:3:fkm_p_b_a_key", "fkm_xy:y->fkm_p.b:2:2:3:fkm_p_b_a_key"), imported);
+            final List<String> exported = new java.util.ArrayList<>();
+            try (java.sql.ResultSet r = c.getMetaData().getExportedKeys(null, "public", "fkm_p")) {
+                while (r.next()) {
+                    exported.add(r.getString("FKTABLE_NAME") + "." + r.getString("FKCOLUMN_NAME"));
+                }
+            }
+            assertEquals(List.of("fkm_c.pid", "fkm_c.x", "fkm_c.y"), exported);
+        }
+    }
+
+    @Test
     void copyChecksEveryRow() throws Exception {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE fkcp_p (id INTEGER PRIMARY KEY, v INTEGER)");
