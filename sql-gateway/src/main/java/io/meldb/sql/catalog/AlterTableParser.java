@@ -35,8 +35,8 @@ final class AlterTableParser {
             return new Ddl.DropConstraint(table, constraint, ifExists, constraintIfExists);
         }
         if (!c.acceptWord("ADD")) {
-            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY, ADD UNIQUE and DROP "
-                    + "CONSTRAINT are supported, not ALTER TABLE ... " + c.peek().text());
+            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY, ADD UNIQUE, ADD FOREIGN KEY and "
+                    + "DROP CONSTRAINT are supported, not ALTER TABLE ... " + c.peek().text());
         }
         String constraint = null;
         if (c.acceptWord("CONSTRAINT")) {
