@@ -79,6 +79,8 @@ class RefenceTest {
             assertNull(get(s2, "b"));
             final long csn = put(s1, "c", "3");
             assertTrue(s2.awaitPosition(s1.processedPosition(), 5000));
+            // having read past the block is not having decided it: wait for s2's committed state to reach csn
+            eventually("s2 decided csn " + csn, () -> s2.status().csn() >= csn);
             assertArrayEquals(b("3"), get(s2, "c"), "s1 serves again, as its new incarnation, csn " + csn);
             assertEquals(s1.status().stateHash(), s2.status().stateHash());
         }

@@ -168,6 +168,7 @@ class ClusterGatewayTest {
                  GatewayProcess b = GatewayProcess.start("--port", "0", "--txn-servers", txnServers.get(1))) {
                 insertThroughOneSequenceFromTwoServers(a.pgJdbcUrl(), b.pgJdbcUrl());
                 raceForOneUniqueValueFromTwoServers(a.pgJdbcUrl(), b.pgJdbcUrl());
+                raceAChildInsertAgainstItsParentsDeleteFromTwoServers(a.pgJdbcUrl(), b.pgJdbcUrl());
             }
         } finally {
             for (int i = started.size() - 1; i >= 0; i--) {
@@ -269,6 +270,35 @@ class ClusterGatewayTest {
             assertEquals("40001", assertThrows(SQLException.class, b::commit).getSQLState());
         }
         awaitAnswer(urlB, p, "SELECT id FROM cluster_unique WHERE code = 'same'", "1");
+    }
+
+    /**
+     * Under snapshot isolation (REPEATABLE READ), a transaction on one gateway and txn-server inserts a child of
+     * parent 1 while one on the other deletes parent 1: neither sees the other, both statements succeed, and the
+     * dependencies each declares over the RPC (DEPEND) make meld abort the second to commit, so no orphan remains.
+     */
+    private static void raceAChildInsertAgainstItsParentsDeleteFromTwoServers(final String urlA, final String urlB)
+            throws Exception {
+        final java.util.Properties p = new java.util.Properties();
+        p.setProperty("user", "cluster");
+        try (Connection c = DriverManager.getConnection(urlA, p); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE cluster_parent (id INTEGER PRIMARY KEY, name VARCHAR(10))");
+            s.execute("CREATE TABLE cluster_child (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES cluster_parent)");
+            s.executeUpdate("INSERT INTO cluster_parent VALUES (1, 'p')");
+        }
+        awaitAnswer(urlB, p, "SELECT name FROM cluster_parent WHERE id = 1", "p");
+        try (Connection a = DriverManager.getConnection(urlA, p); Connection b = DriverManager.getConnection(urlB, p);
+             Statement sa = a.createStatement(); Statement sb = b.createStatement()) {
+            a.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            b.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            a.setAutoCommit(false);
+            b.setAutoCommit(false);
+            assertEquals(1, sa.executeUpdate("INSERT INTO cluster_child VALUES (10, 1)"));
+            assertEquals(1, sb.executeUpdate("DELETE FROM cluster_parent WHERE id = 1"));
+            b.commit();
+            assertEquals("40001", assertThrows(SQLException.class, a::commit).getSQLState());
+        }
+        awaitAnswer(urlA, p, "SELECT COUNT(*) FROM cluster_child", "0");
     }
 
     private static void awaitAnswer(final String url, final java.util.Properties p, final String sql,

@@ -1,6 +1,7 @@
 package io.meldb.txn.session;
 
 import io.meldb.core.Isolation;
+import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.LogRecords;
@@ -135,6 +136,16 @@ final class LocalSession implements TxnSession {
             out.add(new KeyValue(r[0], r[1]));
         }
         return out;
+    }
+
+    @Override
+    public void dependOn(final byte[] lo, final boolean loInclusive, final byte[] hi,
+                         final boolean hiInclusive) {
+        final Transaction t = active();
+        if (!readOnly) {
+            t.dependOn(new RangeDependency(lo, loInclusive, hi, hiInclusive));
+            checkSize(t);
+        }
     }
 
     @Override
