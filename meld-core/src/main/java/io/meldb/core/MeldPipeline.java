@@ -59,6 +59,7 @@ public final class MeldPipeline implements AutoCloseable {
 
     private long commits;
     private long aborts;
+    private int lastAbortReason;
     private long finalMelds;
     private long conflictZoneTotal;
     private long effectiveConflictZoneTotal;
@@ -357,11 +358,13 @@ public final class MeldPipeline implements AutoCloseable {
     private void decide(final Intention intention, final boolean abortedEarly, final long csn,
                         final DecisionListener listener) {
         if (abortedEarly) {
+            lastAbortReason = AbortReason.CONFLICT;
             abort(csn, listener);
             return;
         }
         final long root = finalMeld(intention);
         if (root == Meld.CONFLICT) {
+            lastAbortReason = finalMeld.abortReason();
             abort(csn, listener);
         } else {
             commit(csn, root, listener);
@@ -393,6 +396,14 @@ public final class MeldPipeline implements AutoCloseable {
     private void advance(final long csn, final long root) {
         setRoot(csn, root);
         lcsCsn = csn;
+    }
+
+    /**
+     * Why the intention whose abort is being delivered aborted ({@link AbortReason}): valid inside
+     * {@link DecisionListener#onDecision} for an abort, which is called on the deciding thread.
+     */
+    public int lastAbortReason() {
+        return lastAbortReason;
     }
 
     public long commits() {
