@@ -39,6 +39,8 @@ class MeldDifferentialTest {
         long transactions = 0;
         long melded = 0;
         long aborted = 0;
+        long incremented = 0;
+        long incrementAborts = 0;
         if (only != null) {
             final RunResult r = run(only, TXNS_PER_RUN);
             System.out.println("seed " + only + ": " + r);
@@ -50,15 +52,22 @@ class MeldDifferentialTest {
             transactions += r.transactions;
             melded += r.melded;
             aborted += r.aborted;
+            incremented += r.incremented;
+            incrementAborts += r.incrementAborts;
         }
-        System.out.printf("differential: %d transactions, %d melded, %d aborted (%.1f%%)%n",
-            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded));
+        System.out.printf("differential: %d transactions, %d melded, %d aborted (%.1f%%), %d committed with increments,"
+                + " %d aborted by an increment%n",
+            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded), incremented, incrementAborts);
+        if (incremented == 0 || incrementAborts == 0) {
+            fail("the workloads committed no increments or none aborted on one");
+        }
         if (RUNS * TXNS_PER_RUN >= 1_000_000 && transactions < 1_000_000) {
             fail("expected at least 1,000,000 transactions, ran " + transactions);
         }
     }
 
-    record RunResult(long transactions, long melded, long aborted, String workload) {
+    record RunResult(long transactions, long melded, long aborted, long incremented, long incrementAborts,
+                     String workload) {
     }
 
     static RunResult run(final long seed, final int txns) {
@@ -131,6 +140,8 @@ class MeldDifferentialTest {
         long transactions = 0;
         long melded = 0;
         final long[] abortedCount = {0};
+        long incremented = 0;
+        long incrementAborts = 0;
         try (Arena exec = new Arena(); MeldPipeline pipeline = new MeldPipeline(w.config, directory)) {
             final IntentionAdopter adopter = new IntentionAdopter(exec, directory);
             final boolean throughCodec = (seed & 1) == 0;
@@ -214,6 +225,8 @@ class MeldDifferentialTest {
                 final boolean want = certifier.certify(csn, snapshot.csn(), iso, reads,
                     iso == Isolation.SERIALIZABLE ? ranges : List.of(), declared, writes, FIELD, increments);
                 expected.put(csn, want);
+                incremented += want && !increments.isEmpty() ? 1 : 0;
+                incrementAborts += certifier.lastIncrementReason != AbortReason.NONE ? 1 : 0;
                 described.put(csn, iso + " snapshot " + snapshot.csn() + " reads " + keys(reads) + " ranges " + ranges
                     + " declared " + declared + " writes " + keys(writes.keySet()) + " increments " + keys(increments.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
                 if (Boolean.getBoolean("meld.debug")) {
@@ -239,7 +252,7 @@ class MeldDifferentialTest {
             assertContents(certifier.contents(pipeline.lcsCsn()), pipeline.lcs().root());
             TreeInvariants.check(pipeline.lcs().root());
         }
-        return new RunResult(transactions, melded, abortedCount[0], w.toString());
+        return new RunResult(transactions, melded, abortedCount[0], incremented, incrementAborts, w.toString());
     }
 
     /** The value the transaction sees: its own write, else the snapshot's with its own increments added. */
