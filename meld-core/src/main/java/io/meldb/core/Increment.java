@@ -126,7 +126,7 @@ public final class Increment {
         final int width = NodeMemory.getByte(d, 4);
         final int length = Node.payloadLength(m);
         final long source = Node.payload(m);
-        final long payload = arena.allocate(length);
+        final long payload = arena.allocateTail(length);
         NodeMemory.copy(source, payload, length);
         final long sum = readField(source, offset, width) + NodeMemory.getLongBigEndian(d, DELTA_AT);
         for (int i = 0; i < width; i++) {
