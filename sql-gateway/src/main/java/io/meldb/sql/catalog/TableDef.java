@@ -13,9 +13,12 @@ import java.util.List;
  * <p>A table created without a primary key has {@code hiddenRowId}: its rows are keyed by a row id that
  * {@link RowIds} hands out, which is no column (neither {@code SELECT *} nor an INSERT's column list sees it), and
  * {@code primaryKey} is empty. ALTER TABLE ... ADD PRIMARY KEY turns such a table into a keyed one.
+ *
+ * <p>{@code layout} says where each column lives in the rows' payloads ({@link RowLayout}): the compact layout
+ * unless ALTER TABLE added, dropped or retyped a column.
  */
 public record TableDef(String db, String schema, String name, int id, List<ColumnDef> columns, int[] primaryKey,
-                       List<IndexDef> indexes, boolean hiddenRowId, List<CheckDef> checks) {
+                       List<IndexDef> indexes, boolean hiddenRowId, List<CheckDef> checks, RowLayout layout) {
 
     public TableDef {
         columns = List.copyOf(columns);
@@ -25,6 +28,19 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             throw new IllegalArgumentException("table " + name + ": a table has either a primary key or a hidden "
                     + "row id");
         }
+        if (layout == null) {
+            layout = RowLayout.compact(columns, primaryKey);
+        } else if (layout.columnCount() != columns.size()) {
+            throw new IllegalArgumentException("table " + name + ": a row layout of " + layout.columnCount()
+                    + " columns for " + columns.size());
+        }
+    }
+
+    /** A table in the compact row layout. */
+    public TableDef(final String db, final String schema, final String name, final int id,
+                    final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes,
+                    final boolean hiddenRowId, final List<CheckDef> checks) {
+        this(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, checks, null);
     }
 
     /** A table without CHECK constraints. */
@@ -74,7 +90,11 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
     }
 
     public TableDef withIndexes(final List<IndexDef> newIndexes) {
-        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks);
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks, layout);
+    }
+
+    public TableDef withLayout(final RowLayout newLayout) {
+        return new TableDef(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, checks, newLayout);
     }
 
     /** This table keyed by {@code newPrimaryKey} instead of its hidden row id; the key's columns become NOT NULL. */
@@ -84,6 +104,7 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             final ColumnDef col = changed.get(c);
             changed.set(c, col.withNullable(false));
         }
-        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false, checks);
+        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false, checks,
+                layout.withPrimaryKey(newPrimaryKey));
     }
 }
