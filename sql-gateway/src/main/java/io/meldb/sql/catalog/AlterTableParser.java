@@ -78,7 +78,10 @@ final class AlterTableParser {
                     c.expectWord("NULL");
                     return new AlterAction.SetNotNull(column, true);
                 }
-                c.expectWord("DATA");
+                if (!c.acceptWord("DATA")) {
+                    throw new SqlStateException("0A000", "ALTER COLUMN ... SET " + c.peek().text() + " is not "
+                            + "supported (only SET DEFAULT, SET NOT NULL and SET DATA TYPE)");
+                }
                 c.expectWord("TYPE");
                 return setType(c, column);
             }
