@@ -18,6 +18,29 @@ public record ViewDef(String db, String schema, String name, int id, String sql,
                       int[] dependsOn) {
     /** One column of a view. */
     public record Column(String name, int jdbcType, int precision, int scale, boolean nullable) {
+        /** The column's type as a MeldDB column type (the catalog views show it so; VARCHAR for others). */
+        public io.meldb.sql.codec.ColumnType type() {
+            final int p = Math.max(1, Math.min(precision, io.meldb.sql.codec.ColumnType.MAX_STRING_LENGTH));
+            return switch (jdbcType) {
+                case java.sql.Types.INTEGER -> io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.INTEGER);
+                case java.sql.Types.BIGINT -> io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.BIGINT);
+                case java.sql.Types.SMALLINT, java.sql.Types.TINYINT ->
+                        io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.SMALLINT);
+                case java.sql.Types.DOUBLE, java.sql.Types.FLOAT, java.sql.Types.REAL ->
+                        io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.DOUBLE);
+                case java.sql.Types.BOOLEAN -> io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.BOOLEAN);
+                case java.sql.Types.DATE -> io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.DATE);
+                case java.sql.Types.TIMESTAMP ->
+                        io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.TIMESTAMP);
+                case java.sql.Types.DECIMAL, java.sql.Types.NUMERIC -> new io.meldb.sql.codec.ColumnType(
+                        io.meldb.sql.codec.SqlType.DECIMAL, Math.min(Math.max(precision, 1),
+                        io.meldb.sql.codec.ColumnType.MAX_DECIMAL_PRECISION), Math.max(0, Math.min(scale,
+                        Math.max(precision, 1))));
+                case java.sql.Types.CHAR -> new io.meldb.sql.codec.ColumnType(io.meldb.sql.codec.SqlType.CHAR, p, 0);
+                default -> new io.meldb.sql.codec.ColumnType(io.meldb.sql.codec.SqlType.VARCHAR, precision > 0
+                        ? p : io.meldb.sql.codec.ColumnType.DEFAULT_VARCHAR_LENGTH, 0);
+            };
+        }
     }
 
     public ViewDef {

@@ -11,7 +11,10 @@ import io.meldb.sql.catalog.ViewDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
 import io.meldb.txn.TxnSession;
+import io.meldb.sql.calcite.MeldLex;
 import org.apache.calcite.runtime.Hook;
+import org.apache.calcite.sql.dialect.CalciteSqlDialect;
+import org.apache.calcite.sql.parser.SqlParseException;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -35,8 +38,9 @@ final class QueryDdl {
     static void createView(final Connection calcite, final ViewDdl views, final TxnSession txn, final String db,
                            final String schema, final Ddl.CreateView v, final java.util.function.BooleanSupplier
                                    cancelled) {
+        final String sql = canonical(v.query());
         try (Hook.Closeable program = SqlEngine.withMeldProgram(cancelled);
-             PreparedStatement ps = calcite.prepareStatement(v.query())) {
+             PreparedStatement ps = calcite.prepareStatement(sql)) {
             final ResultSetMetaData md = ps.getMetaData();
             final List<String> names = names(md, v.columnNames());
             final List<ViewDef.Column> columns = new ArrayList<>();
@@ -44,9 +48,22 @@ final class QueryDdl {
                 columns.add(new ViewDef.Column(names.get(i - 1), md.getColumnType(i), md.getPrecision(i),
                         md.getScale(i), md.isNullable(i) != ResultSetMetaData.columnNoNulls));
             }
-            views.createView(txn, db, schema, v.name(), v.query(), columns, v.orReplace());
+            views.createView(txn, db, schema, v.name(), sql, columns, v.orReplace());
         } catch (SQLException e) {
             throw SqlErrors.toSqlState(e);
+        }
+    }
+
+    /**
+     * A view's query as the catalog keeps it: parsed with the gateway's identifier rule and written back with every
+     * identifier quoted, so that Calcite's view expansion, which parses with its default rule (unquoted names to
+     * upper case), finds the same tables and columns.
+     */
+    static String canonical(final String query) {
+        try {
+            return MeldLex.parser(query).parseQuery().toSqlString(CalciteSqlDialect.DEFAULT).getSql();
+        } catch (SqlParseException e) {
+            throw new SqlStateException("42601", "syntax error in the view's query: " + e.getMessage());
         }
     }
 
