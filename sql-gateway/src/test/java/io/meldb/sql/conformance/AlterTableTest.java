@@ -188,4 +188,45 @@ class AlterTableTest extends ConformanceTest {
             assertEquals(List.of("0:long one:old"), rows(s, "SELECT * FROM " + t + "_r WHERE id = 0"));
         }
     }
+
+    /**
+     * A transaction that wrote rows under the old definition and commits after an ALTER: meld aborts it (40001, a
+     * SERIALIZABLE transaction read the catalog version the ALTER replaced), or its rows read correctly in the new
+     * layout (SNAPSHOT isolation logs no reads): the added column's default, the dropped column gone, the widened
+     * column's value.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void aWriterThatCommitsAfterAnAlterIsAbortedOrReadsCorrectly(final String protocol) throws SQLException {
+        for (int isolation : new int[] {Connection.TRANSACTION_SERIALIZABLE, Connection.TRANSACTION_REPEATABLE_READ}) {
+            final String t = "conc_" + protocol + "_" + isolation;
+            try (Connection writer = Conformance.connect(db, protocol);
+                 Connection ddl = Conformance.connect(db, protocol);
+                 Statement w = writer.createStatement(); Statement d = ddl.createStatement()) {
+                d.execute("CREATE TABLE " + t + " (id INTEGER PRIMARY KEY, gone VARCHAR(5), n INTEGER)");
+                d.executeUpdate("INSERT INTO " + t + " VALUES (1, 'g1', 10)");
+                writer.setTransactionIsolation(isolation);
+                writer.setAutoCommit(false);
+                w.executeUpdate("INSERT INTO " + t + " VALUES (2, 'g2', 20)");
+                w.executeUpdate("UPDATE " + t + " SET n = 11 WHERE id = 1");
+                d.execute("ALTER TABLE " + t + " ADD COLUMN added VARCHAR(3) DEFAULT 'dft', DROP COLUMN gone, "
+                        + "ALTER COLUMN n TYPE BIGINT");
+                boolean committed = true;
+                try {
+                    writer.commit();
+                } catch (SQLException e) {
+                    assertEquals("40001", e.getSQLState(), e.getMessage());
+                    committed = false;
+                }
+                writer.setAutoCommit(true);
+                assertEquals(committed ? List.of("1:11:dft", "2:20:dft") : List.of("1:10:dft"),
+                        rows(d, "SELECT * FROM " + t + " ORDER BY id"), "isolation " + isolation);
+                if (isolation == Connection.TRANSACTION_SERIALIZABLE) {
+                    assertTrue(!committed, "a serializable writer read the catalog version the ALTER replaced");
+                }
+                d.executeUpdate("UPDATE " + t + " SET n = 9000000000 WHERE id = 1");
+                assertEquals(List.of("9000000000"), rows(w, "SELECT n FROM " + t + " WHERE id = 1"));
+            }
+        }
+    }
 }
