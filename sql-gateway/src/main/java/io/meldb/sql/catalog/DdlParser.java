@@ -129,6 +129,7 @@ public final class DdlParser extends DdlCursor {
         if (acceptWord("INDEX")) {
             final boolean ifExists = ifExists();
             final String[] name = qualifiedName();
+            cascadeOrRestrict(); // nothing depends on an index
             return new Ddl.DropIndex(name[0], name[1], ifExists);
         }
         if (acceptWord("VIEW")) {
