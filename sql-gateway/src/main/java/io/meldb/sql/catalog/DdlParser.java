@@ -101,7 +101,8 @@ public final class DdlParser extends DdlCursor {
             if (acceptWord("INDEX")) {
                 return createIndex(false);
             }
-            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, not CREATE "
+            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, "
+                    + "not CREATE "
                     + peek().text());
         }
         expectWord("DROP");
@@ -145,7 +146,8 @@ public final class DdlParser extends DdlCursor {
             cascadeOrRestrict();
             return new Ddl.DropSequence(sequences, ifExists);
         }
-        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, not DROP "
+        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, not "
+                + "DROP "
                 + peek().text());
     }
 
