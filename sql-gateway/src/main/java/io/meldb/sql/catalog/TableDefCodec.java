@@ -19,7 +19,8 @@ import java.util.List;
  * npk(varint) { column(varint) }
  * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) }
  *                    version 4: index flags(varint) bit 0 = unique, bit 1 = backs a UNIQUE constraint }
- * version 2..4: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
+ * version 2..4: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says),
+ *                               bit 1 = the rows follow a stored {@link RowLayout} (an altered table)
  * version 3, 4: ncolumns × { identity(1)  default kind(1) (0 = none, else 1 + {@link ColumnDefault.Kind})
  *                              [sql (string)  constant: value (bytes, a one-column row payload)
  *                                             nextval: sequence schema, name (strings)] }
@@ -36,6 +37,11 @@ public final class TableDefCodec {
     private static final int VERSION_3 = 3;
     private static final int VERSION_4 = 4;
     private static final int FLAG_HIDDEN_ROW_ID = 1;
+    /**
+     * The rows follow a {@link RowLayout} stored beside the definition (ALTER TABLE changed a column): a gateway
+     * that does not know the flag refuses the table rather than misread its rows.
+     */
+    private static final int FLAG_ROW_LAYOUT = 2;
     private static final int INDEX_UNIQUE = 1;
     private static final int INDEX_CONSTRAINT = 2;
 
@@ -44,7 +50,8 @@ public final class TableDefCodec {
 
     public static byte[] encode(final TableDef t) {
         final ByteWriter out = new ByteWriter(128);
-        final int flags = t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0;
+        final int flags = (t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0)
+                | (t.layout().isCompact(t.columns(), t.primaryKey()) ? 0 : FLAG_ROW_LAYOUT);
         final boolean v4 = t.indexes().stream().anyMatch(IndexDef::unique);
         final boolean v3 = v4 || !t.checks().isEmpty()
                 || t.columns().stream().anyMatch(c -> c.dflt() != null || c.identity() != ColumnDef.Identity.NONE);
@@ -134,7 +141,7 @@ public final class TableDefCodec {
                     (iflags & INDEX_CONSTRAINT) != 0));
         }
         final int flags = version == VERSION_1 ? 0 : in.readVarInt();
-        if ((flags & ~FLAG_HIDDEN_ROW_ID) != 0) {
+        if ((flags & ~(FLAG_HIDDEN_ROW_ID | FLAG_ROW_LAYOUT)) != 0) {
             throw new IllegalArgumentException("unknown table definition flags " + flags);
         }
         final List<CheckDef> checks = new ArrayList<>();

@@ -229,4 +229,32 @@ class AlterTableTest extends ConformanceTest {
             }
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void everyCreateAndDropTakesIfNotExistsAndIfExistsAndATrailingSemicolon(final String protocol)
+            throws SQLException {
+        final String p = "ife_" + protocol;
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            for (int twice = 0; twice < 2; twice++) {
+                s.execute("CREATE SCHEMA IF NOT EXISTS " + p + "_s;");
+                s.execute("CREATE TABLE IF NOT EXISTS " + p + "_t (id INTEGER PRIMARY KEY, v INTEGER);");
+                s.execute("CREATE TABLE IF NOT EXISTS " + p + "_ctas AS SELECT id FROM " + p + "_t;");
+                s.execute("CREATE SEQUENCE IF NOT EXISTS " + p + "_q;");
+                s.execute("CREATE INDEX IF NOT EXISTS " + p + "_i ON " + p + "_t (v);");
+                s.execute("CREATE OR REPLACE VIEW " + p + "_v AS SELECT id FROM " + p + "_t;");
+                s.execute("ALTER TABLE IF EXISTS " + p + "_t ADD COLUMN IF NOT EXISTS w INTEGER;");
+            }
+            for (int twice = 0; twice < 2; twice++) {
+                s.execute("DROP VIEW IF EXISTS " + p + "_v RESTRICT;");
+                s.execute("DROP INDEX IF EXISTS " + p + "_i CASCADE;");
+                s.execute("DROP SEQUENCE IF EXISTS " + p + "_q;");
+                s.execute("DROP TABLE IF EXISTS " + p + "_ctas, " + p + "_t CASCADE;");
+                s.execute("DROP SCHEMA IF EXISTS " + p + "_s RESTRICT;");
+                s.execute("ALTER TABLE IF EXISTS " + p + "_t DROP COLUMN IF EXISTS w;");
+            }
+            assertEquals(List.of("0"), rows(s, "SELECT COUNT(*) FROM information_schema.tables WHERE table_name "
+                    + "LIKE '" + p + "%'"));
+        }
+    }
 }
