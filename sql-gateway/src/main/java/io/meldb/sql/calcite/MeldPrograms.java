@@ -48,7 +48,7 @@ public final class MeldPrograms {
 
     /** The program; {@code cancelled} answers whether the statement being planned was cancelled. */
     public static Program program(final BooleanSupplier cancelled) {
-        final Program rewrite = (planner, rel, traits, materializations, lattices) -> rel
+        final Program rewrite = (planner, rel, traits, materializations, lattices) -> MeldView.refuseWrite(rel)
                 .accept(new CharComparisons.Shuttle())
                 .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
         return Programs.sequence(rewrite,

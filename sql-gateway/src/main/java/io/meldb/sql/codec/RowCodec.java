@@ -47,11 +47,20 @@ public final class RowCodec {
         return out.toByteArray();
     }
 
-    /** Decodes a payload written by {@link #encode} into {@code row[i]} for every i in {@code columns}. */
-    public static void decode(final byte[] payload, final List<ColumnType> types, final int[] columns,
-                              final Object[] row) {
+    /**
+     * Decodes a payload written by {@link #encode} into {@code row[i]} for every i in {@code columns}, stopping at
+     * the payload's end: a row written before ALTER TABLE ... ADD COLUMN holds fewer columns than {@code columns}
+     * names. Answers how many columns it decoded; the slots of the others are left as they were.
+     */
+    public static int decode(final byte[] payload, final List<ColumnType> types, final int[] columns,
+                             final Object[] row) {
         final ByteReader in = new ByteReader(payload, 0);
+        int decoded = 0;
         for (int c : columns) {
+            if (in.position() >= payload.length) {
+                return decoded;
+            }
+            decoded++;
             if (in.read() == 0) {
                 row[c] = null;
                 continue;
@@ -69,5 +78,6 @@ public final class RowCodec {
                 }
             };
         }
+        return decoded;
     }
 }

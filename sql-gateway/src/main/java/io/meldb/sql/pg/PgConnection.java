@@ -579,7 +579,10 @@ final class PgConnection {
         final RowCursor rows = portal.result.rows();
         if (rows == null) {
             portal.completedTag = statement.tag;
-            portal.completedCount = statement.prepared.ddl() != null ? -1 : portal.result.updateCount();
+            // DDL has no count in its tag, but CREATE TABLE ... AS, tagged SELECT n as PostgreSQL does
+            portal.completedCount = statement.prepared.ddl() != null
+                    && !(statement.prepared.ddl() instanceof io.meldb.sql.catalog.Ddl.CreateTableAs) ? -1
+                    : portal.result.updateCount();
             portal.result = null;
             complete(portal);
             return;

@@ -476,8 +476,7 @@ public final class MeldMeta extends JdbcMeta {
         try {
             return state.runStatement(h.id, kind, () -> {
                 if (kind == StatementKind.DDL) {
-                    engine.runDdl(state, SqlEngine.parseDdl(sql));
-                    return count(h, 0);
+                    return count(h, engine.runDdl(state, SqlEngine.parseDdl(sql)));
                 }
                 return calcite.get();
             });

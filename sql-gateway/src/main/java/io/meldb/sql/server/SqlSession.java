@@ -218,8 +218,7 @@ public final class SqlSession implements AutoCloseable {
         }
         return state.runStatement(executionId, p.kind(), () -> {
             if (p.ddl() != null) {
-                engine.runDdl(state, p.ddl());
-                return new Result(executionId, null, 0, p);
+                return new Result(executionId, null, engine.runDdl(state, p.ddl()), p);
             }
             final FastPlan fast = p.fast();
             if (fast != null) {

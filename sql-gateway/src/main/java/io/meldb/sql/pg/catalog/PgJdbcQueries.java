@@ -98,7 +98,7 @@ final class PgJdbcQueries {
     }
 
     private static String tableType(final Relation r) {
-        return r.isTable() ? "TABLE" : "INDEX";
+        return r.isTable() ? "TABLE" : r.isView() ? "VIEW" : "INDEX";
     }
 
     private static PgMetaQuery columns(final String sql) {
@@ -220,7 +220,7 @@ final class PgJdbcQueries {
                                          final PgNameFilter table, final Object[] p) {
         final List<Relation> tables = new ArrayList<>();
         for (Relation r : view.relations()) {
-            if (r.isTable()) {
+            if (r.hasColumns()) {
                 tables.add(r);
             }
         }
