@@ -68,6 +68,12 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
             case BOOLEAN -> typeFactory.createSqlType(SqlTypeName.BOOLEAN);
             case DATE -> typeFactory.createSqlType(SqlTypeName.DATE);
             case TIMESTAMP -> typeFactory.createSqlType(SqlTypeName.TIMESTAMP, 3);
+            case REAL -> typeFactory.createSqlType(SqlTypeName.REAL);
+            case TIME -> typeFactory.createSqlType(SqlTypeName.TIME, 3);
+            case TIMESTAMPTZ -> typeFactory.createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 3);
+            case TEXT, JSON -> typeFactory.createSqlType(SqlTypeName.VARCHAR);
+            case BYTEA -> typeFactory.createSqlType(SqlTypeName.VARBINARY);
+            case UUID -> typeFactory.createSqlType(SqlTypeName.UUID);
         };
     }
 

@@ -36,6 +36,7 @@ public record ColumnType(SqlType type, int precision, int scale) {
         return switch (type) {
             case VARCHAR, CHAR -> type + "(" + precision + ")";
             case DECIMAL -> "DECIMAL(" + precision + ", " + scale + ")";
+            case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
             default -> type.name();
         };
     }
@@ -87,8 +88,8 @@ public record ColumnType(SqlType type, int precision, int scale) {
                 } catch (ArithmeticException e) {
                     throw ValueException.outOfRange(value, this);
                 }
-                if (scaled.precision() - scaled.scale() > precision - scale) {
-                    throw ValueException.outOfRange(value, this);
+                if (scaled.signum() != 0 && scaled.precision() - scaled.scale() > precision - scale) {
+                    throw ValueException.numericOverflow(value, this);
                 }
                 return scaled;
             }
@@ -169,7 +170,7 @@ public record ColumnType(SqlType type, int precision, int scale) {
                 }
                 throw ValueException.badCast(value, this);
             default:
-                throw new IllegalStateException("unknown type " + type);
+                return ExtendedTypes.coerce(value, this);
         }
     }
 

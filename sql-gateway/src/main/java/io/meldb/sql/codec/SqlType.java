@@ -3,7 +3,10 @@ package io.meldb.sql.codec;
 /**
  * The column types MeldDB stores. Each has one Java form while a row is in flight, the form Calcite's generated
  * code uses ("internal representation"): DATE is days since 1970-01-01 as {@link Integer}, TIMESTAMP is
- * milliseconds since 1970-01-01 00:00 as {@link Long}, CHAR and VARCHAR are {@link String}.
+ * milliseconds since 1970-01-01 00:00 as {@link Long}, CHAR and VARCHAR are {@link String}; REAL is {@link Float},
+ * TIME is milliseconds of the day as {@link Integer}, TIMESTAMPTZ is the UTC instant in milliseconds as {@link Long},
+ * TEXT and JSON are {@link String} (JSON checked on write), BYTEA is Avatica's {@code ByteString}, UUID is
+ * {@link java.util.UUID}.
  */
 public enum SqlType {
     SMALLINT(Short.class),
@@ -15,7 +18,14 @@ public enum SqlType {
     VARCHAR(String.class),
     BOOLEAN(Boolean.class),
     DATE(Integer.class),
-    TIMESTAMP(Long.class);
+    TIMESTAMP(Long.class),
+    REAL(Float.class),
+    TIME(Integer.class),
+    TIMESTAMPTZ(Long.class),
+    TEXT(String.class),
+    BYTEA(org.apache.calcite.avatica.util.ByteString.class),
+    UUID(java.util.UUID.class),
+    JSON(String.class);
 
     private final Class<?> javaClass;
 
@@ -40,11 +50,17 @@ public enum SqlType {
             case BOOLEAN -> java.sql.Types.BOOLEAN;
             case DATE -> java.sql.Types.DATE;
             case TIMESTAMP -> java.sql.Types.TIMESTAMP;
+            case REAL -> java.sql.Types.REAL;
+            case TIME -> java.sql.Types.TIME;
+            case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
+            case TEXT, JSON -> java.sql.Types.VARCHAR;
+            case BYTEA -> java.sql.Types.VARBINARY;
+            case UUID -> java.sql.Types.OTHER;
         };
     }
 
     public boolean isString() {
-        return this == CHAR || this == VARCHAR;
+        return this == CHAR || this == VARCHAR || this == TEXT || this == JSON;
     }
 
     public boolean isExactInteger() {
