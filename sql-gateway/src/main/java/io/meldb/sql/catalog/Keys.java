@@ -5,6 +5,7 @@ import io.meldb.sql.codec.KeyCodec;
 import io.meldb.sql.codec.SqlType;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The layout of MeldDB's one tree (DESIGN.md "The catalog tree"):
@@ -38,6 +39,24 @@ public final class Keys {
     public static final byte[] TABLES_PREFIX = {CATALOG, 'T'};
     public static final byte[] CATALOG_VERSION = {CATALOG, 'V'};
     public static final int FIRST_ID = 1;
+
+    /** Every key and index column has a key encoding; a JSON column is refused as PostgreSQL refuses it (42704). */
+    static void requireKeyTypes(final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes) {
+        for (int c : primaryKey) {
+            requireKeyType(columns.get(c));
+        }
+        for (IndexDef index : indexes) {
+            for (int c : index.columns()) {
+                requireKeyType(columns.get(c));
+            }
+        }
+    }
+
+    private static void requireKeyType(final ColumnDef column) {
+        if (!KeyCodec.isKeyType(column.type().type())) {
+            throw KeyCodec.notAKey(column.type().type());
+        }
+    }
 
     private Keys() {
     }

@@ -25,6 +25,7 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             throw new IllegalArgumentException("table " + name + ": a table has either a primary key or a hidden "
                     + "row id");
         }
+        Keys.requireKeyTypes(columns, primaryKey, indexes);
     }
 
     /** A table without CHECK constraints. */

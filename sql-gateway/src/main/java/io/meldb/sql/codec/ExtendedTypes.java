@@ -42,7 +42,8 @@ final class ExtendedTypes {
             .optionalEnd()
             .optionalStart().appendOffset("+HH:mm", "Z").optionalEnd()
             .optionalStart().appendOffset("+HH", "Z").optionalEnd()
-            .toFormatter(Locale.ROOT);
+            .toFormatter(Locale.ROOT)
+            .withResolverStyle(java.time.format.ResolverStyle.STRICT);
 
     private ExtendedTypes() {
     }
@@ -52,9 +53,9 @@ final class ExtendedTypes {
             case REAL -> real(value, type);
             case TIME -> time(value, type);
             case TIMESTAMPTZ -> timestamptz(value, type);
-            case TEXT -> value instanceof String s ? s : text(value);
+            case TEXT -> value instanceof String s ? s : text(value, type);
             case JSON -> {
-                final String s = value instanceof String str ? str : text(value);
+                final String s = value instanceof String str ? str : text(value, type);
                 JsonText.check(s);
                 yield s;
             }
@@ -64,11 +65,12 @@ final class ExtendedTypes {
         };
     }
 
-    private static String text(final Object value) {
-        if (value instanceof ByteString b) {
-            return "\\x" + b.toString();
+    private static String text(final Object value, final ColumnType type) {
+        if (value instanceof String || value instanceof Number || value instanceof Boolean
+                || value instanceof java.util.UUID) {
+            return String.valueOf(value);
         }
-        return String.valueOf(value);
+        throw ValueException.badCast(value, type); // byte[] has no text form to store
     }
 
     private static Float real(final Object value, final ColumnType type) {
@@ -83,11 +85,16 @@ final class ExtendedTypes {
                 case "infinity", "+infinity", "inf" -> Double.POSITIVE_INFINITY;
                 case "-infinity", "-inf" -> Double.NEGATIVE_INFINITY;
                 default -> {
+                    final double parsed;
                     try {
-                        yield Double.parseDouble(s.trim());
+                        parsed = Double.parseDouble(s.trim());
                     } catch (NumberFormatException e) {
                         throw ValueException.badSyntax(value, type);
                     }
+                    if (Double.isInfinite(parsed)) {
+                        throw ValueException.outOfRange(value, type);
+                    }
+                    yield parsed;
                 }
             };
         } else {
@@ -183,22 +190,18 @@ final class ExtendedTypes {
         throw ValueException.badCast(value, type);
     }
 
-    private static java.util.UUID uuid(final Object value, final ColumnType type) {
+    private static String uuid(final Object value, final ColumnType type) {
         if (value instanceof java.util.UUID u) {
-            return u;
+            return u.toString();
         }
         if (value instanceof String s) {
-            final String t = s.trim();
+            final String t = s; // no blanks around it, as PostgreSQL's uuid_in
             if (!UUID_TEXT.matcher(t).matches() || t.startsWith("{") != t.endsWith("}")) {
                 throw ValueException.badSyntax(value, type);
             }
             final String hex = t.replace("-", "").replace("{", "").replace("}", "");
             return new java.util.UUID(Long.parseUnsignedLong(hex.substring(0, 16), 16),
-                    Long.parseUnsignedLong(hex.substring(16), 16));
-        }
-        if (value instanceof ByteString b && b.length() == 16) {
-            final java.nio.ByteBuffer buf = java.nio.ByteBuffer.wrap(b.getBytes());
-            return new java.util.UUID(buf.getLong(), buf.getLong());
+                    Long.parseUnsignedLong(hex.substring(16), 16)).toString();
         }
         throw ValueException.badCast(value, type);
     }

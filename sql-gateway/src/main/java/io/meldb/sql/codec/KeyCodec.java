@@ -49,8 +49,10 @@ public final class KeyCodec {
             case BOOLEAN -> out.write(((Boolean) value) ? 1 : 0);
             case CHAR, VARCHAR, TEXT -> encodeString(out, (String) value);
             case BYTEA -> encodeBytes(out, ((org.apache.calcite.avatica.util.ByteString) value).getBytes());
-            case UUID -> out.writeLong(((java.util.UUID) value).getMostSignificantBits())
-                    .writeLong(((java.util.UUID) value).getLeastSignificantBits());
+            case UUID -> {
+                final java.util.UUID u = java.util.UUID.fromString((String) value);
+                out.writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
+            }
             case DECIMAL -> encodeDecimal(out, (BigDecimal) value);
             case JSON -> throw notAKey(type);
         }
@@ -74,7 +76,7 @@ public final class KeyCodec {
             case BOOLEAN -> in.read() != 0;
             case CHAR, VARCHAR, TEXT -> decodeString(in);
             case BYTEA -> new org.apache.calcite.avatica.util.ByteString(decodeBytes(in));
-            case UUID -> new java.util.UUID(in.readLong(), in.readLong());
+            case UUID -> new java.util.UUID(in.readLong(), in.readLong()).toString();
             case JSON -> throw notAKey(type);
             case DECIMAL -> decodeDecimal(in).setScale(scale);
         };

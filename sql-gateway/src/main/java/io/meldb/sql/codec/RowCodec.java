@@ -36,7 +36,7 @@ public final class RowCodec {
                     out.writeVarInt(b.length()).write(b.getBytes());
                 }
                 case UUID -> {
-                    final java.util.UUID u = (java.util.UUID) v;
+                    final java.util.UUID u = java.util.UUID.fromString((String) v);
                     out.writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
                 }
                 case DOUBLE -> out.writeLong(Double.doubleToRawLongBits((Double) v));
@@ -70,7 +70,7 @@ public final class RowCodec {
                 case BIGINT, TIMESTAMP, TIMESTAMPTZ -> in.readLong();
                 case REAL -> Float.intBitsToFloat(in.readInt());
                 case BYTEA -> new org.apache.calcite.avatica.util.ByteString(in.readBytes(in.readVarInt()));
-                case UUID -> new java.util.UUID(in.readLong(), in.readLong());
+                case UUID -> new java.util.UUID(in.readLong(), in.readLong()).toString();
                 case DOUBLE -> Double.longBitsToDouble(in.readLong());
                 case BOOLEAN -> in.read() != 0;
                 case CHAR, VARCHAR, TEXT, JSON -> new String(in.readBytes(in.readVarInt()), StandardCharsets.UTF_8);

@@ -5,8 +5,9 @@ package io.meldb.sql.codec;
  * code uses ("internal representation"): DATE is days since 1970-01-01 as {@link Integer}, TIMESTAMP is
  * milliseconds since 1970-01-01 00:00 as {@link Long}, CHAR and VARCHAR are {@link String}; REAL is {@link Float},
  * TIME is milliseconds of the day as {@link Integer}, TIMESTAMPTZ is the UTC instant in milliseconds as {@link Long},
- * TEXT and JSON are {@link String} (JSON checked on write), BYTEA is Avatica's {@code ByteString}, UUID is
- * {@link java.util.UUID}.
+ * TEXT and JSON are {@link String} (JSON checked on write), BYTEA is Avatica's {@code ByteString}, UUID is its
+ * canonical lower-case text as {@link String} (whose order is the uuid's byte order) and is
+ * {@link #UUID_MARKER_LENGTH VARCHAR(2950)} to Calcite.
  */
 public enum SqlType {
     SMALLINT(Short.class),
@@ -24,8 +25,14 @@ public enum SqlType {
     TIMESTAMPTZ(Long.class),
     TEXT(String.class),
     BYTEA(org.apache.calcite.avatica.util.ByteString.class),
-    UUID(java.util.UUID.class),
+    UUID(String.class),
     JSON(String.class);
+
+    /**
+     * The length of the VARCHAR that Calcite sees for a UUID column: results of that type travel as uuid on the
+     * PostgreSQL protocol. 2950 is uuid's type OID; no MeldDB string column shows Calcite a length.
+     */
+    public static final int UUID_MARKER_LENGTH = 2950;
 
     private final Class<?> javaClass;
 
@@ -53,9 +60,8 @@ public enum SqlType {
             case REAL -> java.sql.Types.REAL;
             case TIME -> java.sql.Types.TIME;
             case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
-            case TEXT, JSON -> java.sql.Types.VARCHAR;
+            case TEXT, JSON, UUID -> java.sql.Types.VARCHAR;
             case BYTEA -> java.sql.Types.VARBINARY;
-            case UUID -> java.sql.Types.OTHER;
         };
     }
 

@@ -27,8 +27,12 @@ public final class ValueException extends SqlStateException {
                 java.util.Locale.ROOT) + ": " + shorten(value));
     }
 
+    /** Text that does not read as the type is 22P02; a value of another type altogether is 42804. */
     static ValueException badCast(final Object value, final ColumnType type) {
-        return new ValueException("22018", "cannot convert " + shorten(value) + " ("
+        if (value instanceof String) {
+            return badSyntax(value, type);
+        }
+        return new ValueException("42804", "cannot convert " + shorten(value) + " ("
                 + value.getClass().getSimpleName() + ") to " + type.sqlName());
     }
 

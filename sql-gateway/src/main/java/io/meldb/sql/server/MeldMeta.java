@@ -328,6 +328,13 @@ public final class MeldMeta extends JdbcMeta {
             throw new NoSuchStatementException(h);
         }
         requireEveryParameter(p, parameterValues);
+        if (p.signature() != null) {
+            try {
+                TemporalParameters.check(p.signature().parameters, parameterValues);
+            } catch (SqlStateException e) {
+                throw SqlErrors.toAvatica(e);
+            }
+        }
         if (p.fast() != null) {
             return run(h, p.kind(), p.sql(), () -> fastExecute(h, p, parameterValues));
         }
