@@ -76,37 +76,44 @@ class TypePairPropertyTest extends ConformanceTest {
             }
             s.execute(ddl.append(')').toString());
             long id = 0;
+            final List<Object> values = values(random);
             for (Target target : Target.values()) {
-                for (Object value : values(random)) {
-                    if (value instanceof UUID && protocol.equals(Conformance.MELD)) {
-                        continue; // Avatica's client cannot send a java.util.UUID at all (its own refusal)
-                    }
-                    id++;
-                    final Expect expect = expect(target, value);
-                    final String what = protocol + ": " + describe(value) + " into " + target.sql;
-                    try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (id, "
-                            + target.column() + ") VALUES (?, ?)")) {
-                        insert.setLong(1, id);
-                        bind(insert, 2, value);
-                        insert.executeUpdate();
-                    } catch (SQLException e) {
-                        final String state = String.valueOf(e.getSQLState());
-                        if (!state.startsWith("22") && !state.startsWith("42")) {
-                            problems.add(what + " failed with " + state + ": " + e.getMessage());
+                // one prepared INSERT per column, as applications bind many values to one statement
+                try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (id, "
+                        + target.column() + ") VALUES (?, ?)");
+                     PreparedStatement select = c.prepareStatement("SELECT " + target.column() + " FROM " + table
+                             + " WHERE id = ?")) {
+                    for (Object value : values) {
+                        if (value instanceof UUID && protocol.equals(Conformance.MELD)) {
+                            continue; // Avatica's client cannot send a java.util.UUID at all (its own refusal)
                         }
-                        refused++;
-                        continue;
-                    }
-                    if (expect == Expect.FAIL) {
-                        problems.add(what + " was stored; PostgreSQL refuses it: " + readBack(s, table, target, id));
-                    } else if (expect != Expect.ANY) {
+                        id++;
+                        final Expect expect = expect(target, value);
+                        final String what = protocol + ": " + describe(value) + " into " + target.sql;
                         try {
-                            verify(target, expect.value(), s, table, id, what);
-                        } catch (AssertionError e) {
-                            problems.add(e.getMessage());
+                            insert.setLong(1, id);
+                            bind(insert, 2, value);
+                            insert.executeUpdate();
+                        } catch (SQLException e) {
+                            final String state = String.valueOf(e.getSQLState());
+                            if (!state.startsWith("22") && !state.startsWith("42")) {
+                                problems.add(what + " failed with " + state + ": " + e.getMessage());
+                            }
+                            refused++;
+                            continue;
                         }
+                        if (expect == Expect.FAIL) {
+                            problems.add(what + " was stored; PostgreSQL refuses it: "
+                                    + readBack(select, id));
+                        } else if (expect != Expect.ANY) {
+                            try {
+                                verify(target, expect.value(), select, id, what);
+                            } catch (AssertionError e) {
+                                problems.add(e.getMessage());
+                            }
+                        }
+                        stored++;
                     }
-                    stored++;
                 }
             }
         }
@@ -366,16 +373,17 @@ class TypePairPropertyTest extends ConformanceTest {
 
     // ------------------------------------------------------------------------------------------ reading back
 
-    private static String readBack(final Statement s, final String table, final Target t, final long id)
-            throws SQLException {
-        try (ResultSet r = s.executeQuery("SELECT " + t.column() + " FROM " + table + " WHERE id = " + id)) {
+    private static String readBack(final PreparedStatement select, final long id) throws SQLException {
+        select.setLong(1, id);
+        try (ResultSet r = select.executeQuery()) {
             return r.next() ? String.valueOf(r.getString(1)) : "<no row>";
         }
     }
 
-    private static void verify(final Target t, final Object expected, final Statement s, final String table,
+    private static void verify(final Target t, final Object expected, final PreparedStatement select,
                                final long id, final String what) throws SQLException {
-        try (ResultSet r = s.executeQuery("SELECT " + t.column() + " FROM " + table + " WHERE id = " + id)) {
+        select.setLong(1, id);
+        try (ResultSet r = select.executeQuery()) {
             assertTrue(r.next(), what);
             switch (t) {
                 case SMALLINT, INTEGER, BIGINT, NUMERIC -> assertEquals(0,
