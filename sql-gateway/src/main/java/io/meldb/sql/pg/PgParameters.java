@@ -61,14 +61,32 @@ public final class PgParameters {
         if (bytes == null) {
             return null;
         }
-        if (declared != null && jdbcType == Types.VARBINARY && declared != PgType.BYTEA && declared != PgType.TEXT
-                && declared != PgType.VARCHAR && declared != PgType.BPCHAR && declared != PgType.UNKNOWN) {
-            throw new SqlStateException("42804", "a " + declared.typeName() + " parameter cannot be used as bytea");
+        if (declared != null && !assignable(declared, jdbcType)) {
+            throw new SqlStateException("42804", "a " + declared.typeName() + " parameter cannot be used as "
+                    + jdbcName(jdbcType));
         }
         if (binary) {
             return convert(readBinary(bytes, declared == null ? binaryGuess(jdbcType, bytes) : declared), jdbcType);
         }
         return convertText(bytes.toString(StandardCharsets.UTF_8), jdbcType);
+    }
+
+    /**
+     * Whether a value the client declared as {@code declared} may be stored as {@code jdbcType}: PostgreSQL has no
+     * assignment cast from boolean to a number, from a number to boolean, or from anything but text to bytea.
+     */
+    private static boolean assignable(final PgType declared, final int jdbcType) {
+        final boolean number = declared == PgType.INT2 || declared == PgType.INT4 || declared == PgType.INT8
+                || declared == PgType.FLOAT4 || declared == PgType.FLOAT8 || declared == PgType.NUMERIC;
+        return switch (jdbcType) {
+            case Types.TINYINT, Types.SMALLINT, Types.INTEGER, Types.BIGINT, Types.DECIMAL, Types.NUMERIC, Types.REAL,
+                 Types.FLOAT, Types.DOUBLE -> declared != PgType.BOOL && declared != PgType.BYTEA
+                    && declared != PgType.UUID;
+            case Types.BOOLEAN, Types.BIT -> !number && declared != PgType.BYTEA && declared != PgType.UUID;
+            case Types.BINARY, Types.VARBINARY -> declared == PgType.BYTEA || declared == PgType.TEXT
+                    || declared == PgType.VARCHAR || declared == PgType.BPCHAR || declared == PgType.UNKNOWN;
+            default -> true;
+        };
     }
 
     /** A binary value of a parameter the client sent without naming its type: take the statement's. */
