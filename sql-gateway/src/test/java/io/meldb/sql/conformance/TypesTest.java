@@ -126,6 +126,8 @@ class TypesTest extends ConformanceTest {
             assertEquals("22P02", failure(s, "UPDATE json_" + protocol + " SET j = '{bad' WHERE id = 1")
                     .getSQLState());
             assertEquals(List.of("{\"k\": \"v\"}"), rows(s, "SELECT j FROM json_" + protocol));
+            assertEquals(List.of("v"), rows(s, "SELECT JSON_VALUE(j, '$.k') FROM json_" + protocol),
+                    "Calcite's SQL/JSON functions read the stored text");
             assertEquals("42704", failure(s, "CREATE TABLE json_key_" + protocol + " (j JSONB PRIMARY KEY)")
                     .getSQLState());
             assertEquals("42704", failure(s, "CREATE INDEX json_ix_" + protocol + " ON json_" + protocol + " (j)")
