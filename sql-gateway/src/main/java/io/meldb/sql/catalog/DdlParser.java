@@ -440,8 +440,22 @@ public final class DdlParser extends DdlCursor {
             case "DOUBLE":
                 acceptWord("PRECISION");
                 return ColumnType.of(SqlType.DOUBLE);
-            case "FLOAT", "REAL", "FLOAT4", "FLOAT8":
+            case "REAL", "FLOAT4":
+                return ColumnType.of(SqlType.REAL);
+            case "FLOAT8":
                 return ColumnType.of(SqlType.DOUBLE);
+            case "FLOAT": {
+                // PostgreSQL: float(1) to float(24) is real, float(25) to float(53) and plain float are double
+                final boolean declared = accept("(");
+                final int bits = declared ? number() : 53;
+                if (declared) {
+                    expect(")");
+                }
+                if (bits < 1 || bits > 53) {
+                    throw new SqlStateException("22023", "precision for type float must be between 1 and 53 bits");
+                }
+                return ColumnType.of(bits <= 24 ? SqlType.REAL : SqlType.DOUBLE);
+            }
             case "BOOLEAN", "BOOL":
                 return ColumnType.of(SqlType.BOOLEAN);
             case "DATE":
@@ -452,7 +466,9 @@ public final class DdlParser extends DdlCursor {
                     expect(")");
                 }
                 if (acceptWord("WITH")) {
-                    throw new SqlStateException("0A000", "TIMESTAMP WITH TIME ZONE is not supported");
+                    expectWord("TIME");
+                    expectWord("ZONE");
+                    return ColumnType.of(SqlType.TIMESTAMPTZ);
                 }
                 if (acceptWord("WITHOUT")) {
                     expectWord("TIME");
@@ -483,8 +499,13 @@ public final class DdlParser extends DdlCursor {
                 }
                 return new ColumnType(SqlType.CHAR, optionalLength(1), 0);
             default:
+                final ColumnType more = ExtendedTypeNames.type(this, t);
+                if (more != null) {
+                    return more;
+                }
                 throw new SqlStateException("0A000", "type " + t.text() + " is not supported (supported: INTEGER, "
-                        + "BIGINT, SMALLINT, DECIMAL, DOUBLE, VARCHAR, CHAR, BOOLEAN, DATE, TIMESTAMP)");
+                        + "BIGINT, SMALLINT, DECIMAL, NUMERIC, DOUBLE, REAL, VARCHAR, CHAR, TEXT, BOOLEAN, DATE, TIME, "
+                        + "TIMESTAMP, TIMESTAMPTZ, BYTEA, VARBINARY, UUID, JSON, JSONB)");
         }
     }
 

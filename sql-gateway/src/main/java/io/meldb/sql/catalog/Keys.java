@@ -5,6 +5,7 @@ import io.meldb.sql.codec.KeyCodec;
 import io.meldb.sql.codec.SqlType;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The layout of MeldDB's one tree (docs/architecture.md "The catalog tree"):
@@ -44,6 +45,24 @@ public final class Keys {
     public static final byte[] VIEWS_PREFIX = {CATALOG, 'W'};
     public static final byte[] COMMENTS_PREFIX = {CATALOG, 'C'};
     public static final int FIRST_ID = 1;
+
+    /** Every key and index column has a key encoding; a JSON column is refused as PostgreSQL refuses it (42704). */
+    static void requireKeyTypes(final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes) {
+        for (int c : primaryKey) {
+            requireKeyType(columns.get(c));
+        }
+        for (IndexDef index : indexes) {
+            for (int c : index.columns()) {
+                requireKeyType(columns.get(c));
+            }
+        }
+    }
+
+    private static void requireKeyType(final ColumnDef column) {
+        if (!KeyCodec.isKeyType(column.type().type())) {
+            throw KeyCodec.notAKey(column.type().type());
+        }
+    }
 
     private Keys() {
     }

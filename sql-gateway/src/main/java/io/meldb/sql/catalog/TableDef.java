@@ -37,6 +37,7 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             throw new IllegalArgumentException("table " + name + ": a row layout of " + layout.columnCount()
                     + " columns for " + columns.size());
         }
+        Keys.requireKeyTypes(columns, primaryKey, indexes);
     }
 
     /** A table in the compact row layout. */

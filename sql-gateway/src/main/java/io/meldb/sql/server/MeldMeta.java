@@ -353,13 +353,19 @@ public final class MeldMeta extends JdbcMeta {
                 Frame.create(0, true, rows))));
     }
 
-    /** A value as JdbcMeta puts it in a frame: DATE as days, TIMESTAMP as milliseconds (both UTC-based). */
+    /** A value as JdbcMeta puts it in a frame: DATE as days, TIMESTAMP and TIME as milliseconds (UTC-based). */
     private static Object frameValue(final Object v) {
         if (v instanceof LocalDate d) {
             return (int) d.toEpochDay();
         }
         if (v instanceof LocalDateTime t) {
             return t.toInstant(ZoneOffset.UTC).toEpochMilli();
+        }
+        if (v instanceof java.time.LocalTime t) {
+            return (int) (t.toNanoOfDay() / 1_000_000L); // TIME as milliseconds of the day
+        }
+        if (v instanceof java.time.OffsetDateTime t) {
+            return t.toInstant().toEpochMilli(); // TIMESTAMP WITH LOCAL TIME ZONE as the instant's milliseconds
         }
         return v;
     }
@@ -372,6 +378,13 @@ public final class MeldMeta extends JdbcMeta {
             throw new NoSuchStatementException(h);
         }
         requireEveryParameter(p, parameterValues);
+        if (p.signature() != null) {
+            try {
+                TemporalParameters.check(p.signature().parameters, parameterValues);
+            } catch (SqlStateException e) {
+                throw SqlErrors.toAvatica(e);
+            }
+        }
         if (p.fast() != null) {
             return run(h, p.kind(), p.sql(), () -> fastExecute(h, p, parameterValues));
         }

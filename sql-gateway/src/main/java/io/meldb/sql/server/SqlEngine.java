@@ -110,6 +110,8 @@ public final class SqlEngine {
         // PostgreSQL's function library on top of the standard one (length, left, right, concat, date_trunc, ...):
         // the dialect the PostgreSQL front end's clients write
         calcite.setProperty("fun", "standard,postgresql");
+        // PostgreSQL's rounding, SUM widening and NUMERIC precision (MeldTypeSystem)
+        calcite.setProperty("typeSystem", "io.meldb.sql.calcite.MeldTypeSystem#INSTANCE");
         // no caching: the sub-schemas and their tables come from the catalog at every lookup
         final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
         final CalciteConnection cc = CALCITE.connect(root, calcite);

@@ -98,7 +98,12 @@ public final class SqlErrors {
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof NumberFormatException e) {
-                return new Described("22018", "invalid value for a number: " + e.getMessage());
+                // PostgreSQL's code for text that is not a number: invalid_text_representation
+                return new Described("22P02", "invalid input syntax for a number: " + e.getMessage());
+            }
+            if (c instanceof org.apache.calcite.runtime.CalciteException e && e.getMessage() != null
+                    && e.getMessage().startsWith("Illegal ") && e.getMessage().contains(" literal ")) {
+                return new Described("22007", "invalid input syntax for a date/time literal: " + e.getMessage());
             }
             if (c instanceof ArithmeticException e) {
                 final String m = String.valueOf(e.getMessage());

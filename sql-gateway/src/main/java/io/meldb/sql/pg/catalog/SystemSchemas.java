@@ -166,7 +166,7 @@ public final class SystemSchemas {
                 .nullableInteger("numeric_scale", a -> numericScale(a.column().type()))
                 .nullableInteger("datetime_precision", a -> switch (a.column().type().type()) {
                     case DATE -> 0;
-                    case TIMESTAMP -> 3;
+                    case TIMESTAMP, TIMESTAMPTZ, TIME -> 3;
                     default -> null;
                 })
                 .nullText("interval_type")
@@ -381,6 +381,7 @@ public final class SystemSchemas {
             case INTEGER -> 32;
             case BIGINT -> 64;
             case DOUBLE -> 53;
+            case REAL -> 24;
             case DECIMAL -> t.precision();
             default -> null;
         };
