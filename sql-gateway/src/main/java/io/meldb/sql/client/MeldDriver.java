@@ -165,12 +165,12 @@ public final class MeldDriver implements Driver {
 
     @Override
     public int getMajorVersion() {
-        return 0;
+        return io.meldb.sql.MeldVersion.MAJOR;
     }
 
     @Override
     public int getMinorVersion() {
-        return 1;
+        return io.meldb.sql.MeldVersion.MINOR;
     }
 
     @Override
