@@ -93,7 +93,7 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1, timeUnit = TimeUnit.SECONDS)
 @Measurement(iterations = 5, time = 1, timeUnit = TimeUnit.SECONDS)
-// The flags must match bin/jvm-flags and the parent pom's meldb.jvm.flags exactly (Agrona needs the exports).
+// Annotations cannot read bin/jvm-flags, so its flags are repeated here; JvmFlagsTest checks they match.
 @Fork(value = 1, jvmArgsAppend = {
     "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
     "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",

@@ -12,7 +12,8 @@ import java.util.List;
  * {@link Arena}, VN still 0 because the CSN is known only once the intention is in the log). A copied node
  * records the source versions of its snapshot node: SCV = NCV(source), SSV = NSV(source). Under serializable
  * isolation a read copies the path too and marks the node DependsOn; a read that finds no key, and every scan,
- * adds a {@link RangeDependency}. Deletes write a tombstone (meld paper §6, first approach).
+ * adds a {@link RangeDependency}. At either isolation {@link #dependOn} adds a range without reading it. Deletes
+ * write a tombstone (meld paper §6, first approach).
  *
  * <p>Inserts rebalance the intention tree (AVL). The executor keeps the promise meld's serial-graft case relies
  * on (App. D, Theorem 3): a rotated node loses its SSV (its subtree is no longer its source's plus changes), and a
@@ -102,7 +103,20 @@ public final class Transaction {
             + (range.hi() == null ? 0 : withLength(range.hi().length));
     }
 
-    /** The range dependencies recorded so far (empty under snapshot isolation). */
+    /**
+     * Makes {@code range} a read dependency at either isolation: meld aborts this transaction if a transaction that
+     * committed after its snapshot wrote (inserted, updated or deleted) a key in the range, exactly as it does for a
+     * serializable scan. Snapshot isolation records no reads otherwise; this is how a snapshot transaction asks for
+     * one read to be validated, the role of PostgreSQL's {@code FOR KEY SHARE} in a foreign-key check (the SQL
+     * layer's child insert depends on the parent key, the parent delete on the range of its children). Nothing is
+     * read and nothing is written.
+     */
+    public void dependOn(final RangeDependency range) {
+        addRange(new RangeDependency(range.lo() == null ? null : range.lo().clone(), range.loInclusive(),
+            range.hi() == null ? null : range.hi().clone(), range.hiInclusive()));
+    }
+
+    /** The range dependencies recorded so far (under snapshot isolation only those {@link #dependOn} added). */
     public List<RangeDependency> ranges() {
         return Collections.unmodifiableList(ranges);
     }

@@ -142,17 +142,28 @@ class MeldDifferentialTest {
                 final List<byte[]> reads = new ArrayList<>();
                 final List<RangeDependency> ranges = new ArrayList<>();
                 final NavigableMap<byte[], byte[]> writes = new TreeMap<>(Arrays::compareUnsigned);
+                final List<RangeDependency> declared = new ArrayList<>();
                 final int ops = 1 + rnd.nextInt(w.maxOps);
                 for (int o = 0; o < ops; o++) {
                     final int dice = rnd.nextInt(100);
                     final byte[] key = w.key(rnd);
+                    // a snapshot transaction declares some of its reads as dependencies (Transaction.dependOn)
+                    final boolean declare = iso == Isolation.SNAPSHOT && rnd.nextInt(4) == 0;
                     if (dice < w.scanPct) {
-                        scan(rnd, w, txn, certifier, snapshot, writes, ranges);
+                        final RangeDependency read = scan(rnd, w, txn, certifier, snapshot, writes, ranges);
+                        if (declare) {
+                            txn.dependOn(read);
+                            declared.add(read);
+                        }
                     } else if (dice < w.scanPct + w.readPct * (100 - w.scanPct) / 100) {
                         final byte[] got = txn.get(key);
                         final byte[] want = writes.containsKey(key) ? writes.get(key) : certifier.read(key, snapshot.csn());
                         assertArrayEquals(want, got, "get at snapshot " + snapshot.csn());
                         reads.add(key);
+                        if (declare) {
+                            txn.dependOn(RangeDependency.point(key));
+                            declared.add(RangeDependency.point(key));
+                        }
                     } else if (rnd.nextInt(100) < w.deletePct) {
                         txn.delete(key);
                         writes.put(key, null);
@@ -171,10 +182,10 @@ class MeldDifferentialTest {
                 melded++;
                 final long csn = nextCsn++;
                 final boolean want = certifier.certify(csn, snapshot.csn(), iso, reads,
-                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), writes);
+                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), declared, writes);
                 expected.put(csn, want);
                 described.put(csn, iso + " snapshot " + snapshot.csn() + " reads " + keys(reads) + " ranges " + ranges
-                    + " writes " + keys(writes.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
+                    + " declared " + declared + " writes " + keys(writes.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
                 if (Boolean.getBoolean("meld.debug")) {
                     System.out.println("csn " + csn + " " + described.get(csn) + " want=" + want);
                     for (long s = Math.max(0, pipeline.lcsCsn() - 3); s <= pipeline.lcsCsn(); s++) {
@@ -201,7 +212,8 @@ class MeldDifferentialTest {
         return new RunResult(transactions, melded, abortedCount[0], w.toString());
     }
 
-    private static void scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
+    /** Runs a random scan, checks its rows, records the range it read in {@code ranges} and answers it. */
+    private static RangeDependency scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
                              final ReferenceCertifier certifier, final Snapshot snapshot,
                              final NavigableMap<byte[], byte[]> writes, final List<RangeDependency> ranges) {
         byte[] lo = rnd.nextInt(8) == 0 ? null : w.key(rnd);
@@ -237,12 +249,15 @@ class MeldDifferentialTest {
             assertArrayEquals(limited.get(i).getKey(), got.get(i)[0], "scan key " + i);
             assertArrayEquals(limited.get(i).getValue(), got.get(i)[1], "scan value " + i);
         }
+        final RangeDependency read;
         if (limit > 0 && got.size() == limit) {
             final byte[] last = got.get(got.size() - 1)[0];
-            ranges.add(descending ? new RangeDependency(last, true, hi, hiInc) : new RangeDependency(lo, loInc, last, true));
+            read = descending ? new RangeDependency(last, true, hi, hiInc) : new RangeDependency(lo, loInc, last, true);
         } else {
-            ranges.add(range);
+            read = range;
         }
+        ranges.add(read);
+        return read;
     }
 
     static String dump(final long n) {

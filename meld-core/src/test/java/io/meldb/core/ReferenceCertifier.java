@@ -17,7 +17,8 @@ import java.util.TreeSet;
  *
  * <p>A transaction with snapshot s and log position v commits iff no committed transaction at a position in
  * (s, v) wrote a key it wrote (both isolation levels) or a key it read or a key inside a range it scanned
- * (serializable). Deletes are writes. A read-only transaction never reaches the certifier.
+ * (serializable), or a key inside a range it declared a dependency on ({@link Transaction#dependOn}, both isolation
+ * levels). Deletes are writes. A read-only transaction never reaches the certifier.
  */
 final class ReferenceCertifier {
     private static final byte[] DELETED = new byte[0];
@@ -58,6 +59,12 @@ final class ReferenceCertifier {
 
     boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
                     final Collection<RangeDependency> ranges, final Map<byte[], byte[]> writes) {
+        return certify(csn, snapshotCsn, isolation, reads, ranges, List.of(), writes);
+    }
+
+    boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
+                    final Collection<RangeDependency> ranges, final Collection<RangeDependency> dependencies,
+                    final Map<byte[], byte[]> writes) {
         final Set<byte[]> readSet = new TreeSet<>(Arrays::compareUnsigned);
         readSet.addAll(reads);
         for (long c = snapshotCsn + 1; c < csn; c++) {
@@ -69,6 +76,12 @@ final class ReferenceCertifier {
                 if (writes.containsKey(key)) {
                     lastReason = "ww with csn " + c + " on " + Arrays.toString(key);
                     return false;
+                }
+                for (final RangeDependency d : dependencies) {
+                    if (d.contains(key)) {
+                        lastReason = "declared dependency with csn " + c + " on " + Arrays.toString(key) + " in " + d;
+                        return false;
+                    }
                 }
                 if (isolation == Isolation.SERIALIZABLE) {
                     if (readSet.contains(key)) {

@@ -15,6 +15,7 @@ import io.meldb.core.NodeDirectory;
 import io.meldb.core.NodeMemory;
 import io.meldb.core.Snapshot;
 import io.meldb.core.StateHash;
+import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogException;
@@ -917,6 +918,16 @@ public final class TxnServer implements TxnService {
                 out.add(new KeyValue(r[0], r[1]));
             }
             return out;
+        }
+
+        @Override
+        public void dependOn(final byte[] lo, final boolean loInclusive, final byte[] hi,
+                             final boolean hiInclusive) {
+            final Transaction t = active();
+            if (!readOnly) {
+                t.dependOn(new RangeDependency(lo, loInclusive, hi, hiInclusive));
+                checkSize(t);
+            }
         }
 
         @Override

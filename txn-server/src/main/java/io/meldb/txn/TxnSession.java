@@ -31,6 +31,15 @@ public interface TxnSession extends AutoCloseable {
     List<KeyValue> scan(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending,
                         int limit);
 
+    /**
+     * Makes the keys in [lo, hi] (bounds as in {@link #scan}) a read dependency that meld validates at either
+     * isolation: the commit fails with {@link TxnError#CONFLICT} if a transaction that committed after this one's
+     * snapshot wrote a key in the range ({@link io.meldb.core.Transaction#dependOn}). Reads nothing. Snapshot
+     * transactions use it where a read must not be overtaken, as PostgreSQL's {@code FOR KEY SHARE} does for a
+     * foreign-key check; a read-only transaction commits without meld, so it needs none and this does nothing.
+     */
+    void dependOn(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive);
+
     /** Inserts or replaces {@code key}. Fails with {@link TxnError#READ_ONLY} on a read-only transaction. */
     void put(byte[] key, byte[] value);
 

@@ -103,7 +103,7 @@ public final class MeldRuntime {
                                           final String operation, final int[] updateColumns,
                                           final Enumerable<?> input) {
         final MeldTxnContext context = context(root, schema);
-        final TableStore store = new TableStore(table(context, tableId));
+        final TableStore store = context.catalog().foreignKeys().store(table(context, tableId));
         final int width = store.def().columns().size();
         final List<Object[]> rows = new ArrayList<>();
         for (Object o : input) {

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The ALTER TABLE statements {@link DdlParser} reads through here: {@code ADD [CONSTRAINT name] PRIMARY KEY (...)},
- * {@code ADD [CONSTRAINT name] UNIQUE (...)} and {@code DROP CONSTRAINT [IF EXISTS] name}; and the options that may
+ * {@code ADD [CONSTRAINT name] UNIQUE (...)}, {@code ADD [CONSTRAINT name] FOREIGN KEY (...) REFERENCES ...} and {@code DROP CONSTRAINT [IF EXISTS] name}; and the options that may
  * follow a UNIQUE constraint or index. Any other ALTER is refused with 0A000 naming it.
  */
 final class AlterTableParser {
@@ -30,7 +30,7 @@ final class AlterTableParser {
             final boolean constraintIfExists = c.ifExists();
             final String constraint = c.identifier();
             if (!c.acceptWord("RESTRICT")) {
-                c.acceptWord("CASCADE"); // nothing depends on a unique constraint in MeldDB (no foreign keys)
+                c.acceptWord("CASCADE"); // MeldDB refuses to drop a unique constraint a foreign key references
             }
             return new Ddl.DropConstraint(table, constraint, ifExists, constraintIfExists);
         }
@@ -47,8 +47,13 @@ final class AlterTableParser {
             uniqueOptions(c);
             return new Ddl.AddUnique(table, new Ddl.Unique(constraint, columns), ifExists);
         }
+        if (c.acceptWord("FOREIGN")) {
+            c.expectWord("KEY");
+            return new Ddl.AddForeignKey(table, ForeignKeyParser.tableConstraint(c, constraint), ifExists);
+        }
         if (!c.acceptWord("PRIMARY")) {
-            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY and ADD UNIQUE are supported, "
+            throw new SqlStateException("0A000", "only ALTER TABLE ... ADD PRIMARY KEY, ADD UNIQUE and ADD FOREIGN KEY are "
+                    + "supported, "
                     + "not ADD " + c.peek().text());
         }
         c.expectWord("KEY");

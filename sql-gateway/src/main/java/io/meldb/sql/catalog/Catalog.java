@@ -29,6 +29,8 @@ public final class Catalog {
     private final Map<Integer, TableDef> byId = new HashMap<>();
 
     private final Map<String, SequenceDef> sequences = new TreeMap<>();
+    /** Built on first use: most statements run against a catalog version many statements share. */
+    private volatile ForeignKeys foreignKeys;
 
     public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
                    final Collection<TableDef> tables) {
@@ -102,6 +104,16 @@ public final class Catalog {
     /** Every sequence, by (db, schema, name). */
     public Collection<SequenceDef> sequences() {
         return sequences.values();
+    }
+
+    /** The FOREIGN KEY constraints of this version, indexed by parent, and the stores that enforce them. */
+    public ForeignKeys foreignKeys() {
+        ForeignKeys f = foreignKeys;
+        if (f == null) {
+            f = new ForeignKeys(this);
+            foreignKeys = f;
+        }
+        return f;
     }
 
     public Collection<TableDef> all() {

@@ -128,6 +128,9 @@ public final class CatalogStore {
                         + "depend on it: " + tables.size() + " table(s), e.g. \"" + tables.keySet().iterator().next()
                         + "\" (drop them first, or use DROP SCHEMA ... CASCADE)");
             }
+            final java.util.Set<Integer> ids = new java.util.TreeSet<>();
+            tables.values().forEach(t -> ids.add(t.id()));
+            ForeignKeyDdl.dropReferencing(txn, catalog, db, ids, true);
             for (String table : tables.keySet()) {
                 dropTable(txn, db, name, table, false);
             }
@@ -197,8 +200,8 @@ public final class CatalogStore {
         final int id = nextId(txn);
         final List<IndexDef> uniques = IndexDdl.constraintIndexes(txn, catalog, db, schema, name, columns,
                 c.uniques());
-        final TableDef def = new TableDef(db, schema, name, id, columns, c.primaryKey(), uniques,
-                c.primaryKey().length == 0, c.checks());
+        final TableDef def = ForeignKeyDdl.attach(txn, catalog, new TableDef(db, schema, name, id, columns,
+                c.primaryKey(), uniques, c.primaryKey().length == 0, c.checks()), c.foreignKeys());
         txn.put(Keys.tableDefKey(db, schema, name), TableDefCodec.encode(def));
         for (SequenceDef q : owned) {
             txn.put(Keys.sequenceKey(db, schema, q.name()), CatalogEntryCodec.encodeSequence(q));
@@ -258,12 +261,17 @@ public final class CatalogStore {
 
     /**
      * Drops several tables in one transaction, as {@code DROP TABLE a, b, c} does: every name is checked before
-     * anything is dropped (SQLState 42P01 for a missing one unless {@code ifExists}, which skips it). Nothing
-     * depends on a table in MeldDB (no views, no foreign keys), so CASCADE and RESTRICT drop the same. Answers how
-     * many tables it dropped.
+     * anything is dropped (SQLState 42P01 for a missing one unless {@code ifExists}, which skips it). Answers how
+     * many tables it dropped. A table referenced by a FOREIGN KEY of a table not dropped with it is refused (2BP01).
      */
     public int dropTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
                           final boolean ifExists) {
+        return dropTables(txn, db, tables, ifExists, false);
+    }
+
+    /** As {@link #dropTables(TxnSession, String, List, boolean)}; {@code cascade} drops the referencing constraints. */
+    public int dropTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
+                          final boolean ifExists, final boolean cascade) {
         ensureDatabase(txn, db);
         final Catalog catalog = read(txn);
         final List<Ddl.TableName> present = new ArrayList<>();
@@ -278,6 +286,11 @@ public final class CatalogStore {
                 throw unknownTable(t.name());
             }
         }
+        final java.util.Set<Integer> ids = new java.util.TreeSet<>();
+        for (Ddl.TableName t : present) {
+            ids.add(catalog.table(db, t.schema(), t.name()).id());
+        }
+        ForeignKeyDdl.dropReferencing(txn, catalog, db, ids, cascade);
         int dropped = 0;
         for (Ddl.TableName t : present) {
             if (dropTable(txn, db, t.schema(), t.name(), true)) {
@@ -295,6 +308,15 @@ public final class CatalogStore {
      */
     public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
                                final boolean restartIdentity) {
+        truncateTables(txn, db, tables, restartIdentity, false);
+    }
+
+    /**
+     * As {@link #truncateTables(TxnSession, String, List, boolean)}: a table referenced by a FOREIGN KEY of a table
+     * not truncated with it is refused (0A000), unless {@code cascade}, which truncates the referencing tables too.
+     */
+    public void truncateTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
+                               final boolean restartIdentity, final boolean cascade) {
         final Catalog catalog = read(txn);
         final Map<Integer, TableDef> defs = new LinkedHashMap<>();
         for (Ddl.TableName t : tables) {
@@ -316,6 +338,7 @@ public final class CatalogStore {
             }
             defs.put(def.id(), def);
         }
+        ForeignKeyDdl.truncateReferencing(catalog, defs, cascade);
         for (TableDef def : defs.values()) {
             deleteRange(txn, Keys.dataPrefix(def.id()));
             for (IndexDef index : def.indexes()) {

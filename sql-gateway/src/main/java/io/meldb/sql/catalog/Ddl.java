@@ -19,10 +19,18 @@ public sealed interface Ddl {
      * made with {@code sequenceOptions} at its position (null: the defaults of its type).
      */
     record CreateTable(String schema, String name, List<ColumnDef> columns, int[] primaryKey, boolean ifNotExists,
-                       List<CheckDef> checks, List<SequenceOptions> sequenceOptions, List<Unique> uniques)
-            implements Ddl {
+                       List<CheckDef> checks, List<SequenceOptions> sequenceOptions, List<Unique> uniques,
+                       List<ForeignKey> foreignKeys) implements Ddl {
         public CreateTable {
             uniques = List.copyOf(uniques);
+            foreignKeys = List.copyOf(foreignKeys);
+        }
+
+        /** A table without FOREIGN KEY constraints. */
+        public CreateTable(final String schema, final String name, final List<ColumnDef> columns,
+                           final int[] primaryKey, final boolean ifNotExists, final List<CheckDef> checks,
+                           final List<SequenceOptions> sequenceOptions, final List<Unique> uniques) {
+            this(schema, name, columns, primaryKey, ifNotExists, checks, sequenceOptions, uniques, List.of());
         }
 
         public CreateTable(final String schema, final String name, final List<ColumnDef> columns,
@@ -42,13 +50,30 @@ public sealed interface Ddl {
         }
     }
 
+    /**
+     * A {@code FOREIGN KEY} constraint as written: {@code name} null when not named ({@code <table>_<columns>_fkey}
+     * then), {@code columns} by name, the parent table as written, {@code parentColumns} empty for the parent's
+     * primary key.
+     */
+    record ForeignKey(String name, List<String> columns, TableName parent, List<String> parentColumns,
+                      ForeignKeyDef.Action onDelete, ForeignKeyDef.Action onUpdate) {
+        public ForeignKey {
+            columns = List.copyOf(columns);
+            parentColumns = List.copyOf(parentColumns);
+        }
+    }
+
+    /** {@code ALTER TABLE [IF EXISTS] name ADD [CONSTRAINT constraint] FOREIGN KEY (columns) REFERENCES ...}. */
+    record AddForeignKey(TableName table, ForeignKey foreignKey, boolean ifExists) implements Ddl {
+    }
+
     /** {@code ALTER TABLE [IF EXISTS] name ADD [CONSTRAINT constraint] UNIQUE (columns)}. */
     record AddUnique(TableName table, Unique unique, boolean ifExists) implements Ddl {
     }
 
     /**
      * {@code ALTER TABLE [IF EXISTS] name DROP CONSTRAINT [IF EXISTS] constraint [CASCADE | RESTRICT]}: of a UNIQUE
-     * constraint (the only constraints MeldDB can drop).
+     * or FOREIGN KEY constraint (the only constraints MeldDB can drop).
      */
     record DropConstraint(TableName table, String constraint, boolean ifExists, boolean constraintIfExists)
             implements Ddl {
@@ -83,8 +108,8 @@ public sealed interface Ddl {
     }
 
     /**
-     * {@code DROP TABLE [IF EXISTS] name [, name ...] [CASCADE | RESTRICT]}; nothing depends on a table in MeldDB,
-     * so {@code cascade} changes nothing.
+     * {@code DROP TABLE [IF EXISTS] name [, name ...] [CASCADE | RESTRICT]}; {@code cascade} drops the FOREIGN KEY
+     * constraints of other tables that reference a dropped one (without it they refuse the drop).
      */
     record DropTable(List<TableName> tables, boolean ifExists, boolean cascade) implements Ddl {
         public DropTable {
@@ -93,9 +118,13 @@ public sealed interface Ddl {
     }
 
     /** {@code TRUNCATE [TABLE] [ONLY] name [, name ...] [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]}. */
-    record Truncate(List<TableName> tables, boolean restartIdentity) implements Ddl {
+    record Truncate(List<TableName> tables, boolean restartIdentity, boolean cascade) implements Ddl {
         public Truncate {
             tables = List.copyOf(tables);
+        }
+
+        public Truncate(final List<TableName> tables, final boolean restartIdentity) {
+            this(tables, restartIdentity, false);
         }
 
         public Truncate(final List<TableName> tables) {

@@ -13,7 +13,7 @@ import java.util.Set;
  * Parses MeldDB's DDL: CREATE SCHEMA, DROP SCHEMA, CREATE TABLE (columns, types, NOT NULL, DEFAULT, CHECK, SERIAL,
  * identity columns, PRIMARY KEY inline or as a table constraint or none, storage parameters), CREATE and DROP
  * SEQUENCE, DROP TABLE (several at once), TRUNCATE, ALTER TABLE ({@link AlterTableParser}), CREATE [UNIQUE] INDEX,
- * DROP INDEX, UNIQUE constraints. Types take PostgreSQL's spellings too (INT4, INT8, FLOAT8, BOOL, ...). Names may be qualified: {@code schema.name}, or
+ * DROP INDEX, UNIQUE and FOREIGN KEY constraints ({@link ForeignKeyParser}). Types take PostgreSQL's spellings too (INT4, INT8, FLOAT8, BOOL, ...). Names may be qualified: {@code schema.name}, or
  * {@code MELDB.schema.name} with the one database's name ({@link Catalog#DATABASE}; another is SQLState 3D000). Calcite's core parser has no DDL, and its DDL parser module is not
  * released for our Calcite version, so this small recursive-descent parser does it, with PostgreSQL-style
  * errors (SQLState 42601 for syntax, 0A000 for what MeldDB does not support).
@@ -47,8 +47,7 @@ public final class DdlParser extends DdlCursor {
             if (restart || acceptWord("CONTINUE")) {
                 expectWord("IDENTITY");
             }
-            cascadeOrRestrict();
-            return new Ddl.Truncate(tables, restart);
+            return new Ddl.Truncate(tables, restart, cascadeOrRestrict());
         }
         if (acceptWord("ALTER")) {
             return AlterTableParser.alter(this);
@@ -181,6 +180,7 @@ public final class DdlParser extends DdlCursor {
         final List<Ddl.SequenceOptions> sequenceOptions = new ArrayList<>();
         final List<String> pkNames = new ArrayList<>();
         final List<Ddl.Unique> uniques = new ArrayList<>();
+        final List<Ddl.ForeignKey> foreignKeys = new ArrayList<>();
         // CHECK constraints as written: {name or null, text, column or null (a table constraint)}
         final List<String[]> checks = new ArrayList<>();
         do {
@@ -207,11 +207,16 @@ public final class DdlParser extends DdlCursor {
                 AlterTableParser.uniqueOptions(this);
                 continue;
             }
-            if (peek().is("FOREIGN") || peek().is("EXCLUDE")) {
+            if (acceptWord("FOREIGN")) {
+                expectWord("KEY");
+                foreignKeys.add(ForeignKeyParser.tableConstraint(this, constraint));
+                continue;
+            }
+            if (peek().is("EXCLUDE")) {
                 throw new SqlStateException("0A000", peek().text() + " constraints are not supported");
             }
             if (constraint != null) {
-                throw syntax("PRIMARY KEY, UNIQUE or CHECK");
+                throw syntax("PRIMARY KEY, UNIQUE, CHECK or FOREIGN KEY");
             }
             final String column = identifier();
             final io.meldb.sql.codec.SqlType serial = ColumnClauses.serialType(peek());
@@ -288,8 +293,8 @@ public final class DdlParser extends DdlCursor {
                 } else if (acceptWord("UNIQUE")) {
                     uniques.add(new Ddl.Unique(columnConstraint, List.of(column)));
                     AlterTableParser.uniqueOptions(this);
-                } else if (peek().is("REFERENCES")) {
-                    throw new SqlStateException("0A000", "column option " + peek().text() + " is not supported");
+                } else if (acceptWord("REFERENCES")) {
+                    foreignKeys.add(ForeignKeyParser.references(this, columnConstraint, List.of(column)));
                 } else {
                     break;
                 }
@@ -323,7 +328,7 @@ public final class DdlParser extends DdlCursor {
             columns.set(pk[i], columns.get(pk[i]).withNullable(false)); // a key column is NOT NULL
         }
         return new Ddl.CreateTable(name[0], name[1], columns, pk, ifNotExists, checkDefs(name[1], columns, checks),
-                sequenceOptions, uniques);
+                sequenceOptions, uniques, foreignKeys);
     }
 
     /** PostgreSQL's {@code NO INHERIT} after a CHECK: MeldDB has no table inheritance, so it changes nothing. */

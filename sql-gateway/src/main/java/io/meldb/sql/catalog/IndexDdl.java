@@ -143,6 +143,12 @@ public final class IndexDdl {
             throw new SqlStateException("42704", "index \"" + indexName + "\" does not exist");
         }
         final IndexDef index = def.index(indexName);
+        if (index.hidden()) {
+            throw new SqlStateException("42704", "index \"" + indexName + "\" does not exist");
+        }
+        if (index.unique()) {
+            ForeignKeyDdl.requireUnreferenced(catalog, def, index);
+        }
         if (index.constraint()) {
             throw new SqlStateException("2BP01", "cannot drop index " + indexName + " because constraint "
                     + indexName + " on table " + def.name() + " requires it (use ALTER TABLE " + def.name()
@@ -170,11 +176,19 @@ public final class IndexDdl {
             CatalogStore.requireSchema(catalog, db, schema);
             throw CatalogStore.unknownTable(table);
         }
+        if (ForeignKeyDdl.has(def, constraint)) {
+            ForeignKeyDdl.drop(txn, db, def, constraint);
+            return true;
+        }
         final IndexDef index = def.index(constraint);
+        if (index != null && index.constraint()) {
+            ForeignKeyDdl.requireUnreferenced(catalog, def, index);
+        }
         if (index == null || !index.constraint()) {
             if (constraint.equals(table + "_pkey") && !def.hiddenRowId()
                     || def.checks().stream().anyMatch(c -> c.name().equals(constraint))) {
-                throw new SqlStateException("0A000", "only UNIQUE constraints can be dropped, not \"" + constraint
+                throw new SqlStateException("0A000", "only UNIQUE and FOREIGN KEY constraints can be dropped, not \""
+                        + constraint
                         + "\"");
             }
             if (constraintIfExists) {

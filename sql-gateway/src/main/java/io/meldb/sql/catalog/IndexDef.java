@@ -9,13 +9,24 @@ package io.meldb.sql.catalog;
  * one of them (Hyder's write-write conflict), whichever txn-server each ran on; an entry with a NULL in one of its
  * columns uses the non-unique layout, since NULLs never conflict (SQL's rule). {@code constraint} marks the index
  * of a {@code UNIQUE} constraint (as opposed to {@code CREATE UNIQUE INDEX}): its name is the constraint's.
+ * {@code hidden} marks the index a FOREIGN KEY made on its referencing columns ({@link ForeignKeyDef#indexId()}):
+ * named as the constraint, used by the planner like any other, but listed nowhere and dropped with the constraint.
  */
-public record IndexDef(String name, int id, int[] columns, boolean unique, boolean constraint) {
+public record IndexDef(String name, int id, int[] columns, boolean unique, boolean constraint, boolean hidden) {
 
     public IndexDef {
         if (constraint && !unique) {
             throw new IllegalArgumentException("index " + name + ": only a unique index backs a constraint");
         }
+        if (hidden && (unique || constraint)) {
+            throw new IllegalArgumentException("index " + name + ": a hidden index is a plain one");
+        }
+    }
+
+    /** An index a user can see (not {@link #hidden}). */
+    public IndexDef(final String name, final int id, final int[] columns, final boolean unique,
+                    final boolean constraint) {
+        this(name, id, columns, unique, constraint, false);
     }
 
     /** A non-unique index. */

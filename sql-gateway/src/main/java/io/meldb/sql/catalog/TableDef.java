@@ -8,23 +8,33 @@ import java.util.List;
 
 /**
  * A table's definition as stored in the catalog: columns, primary key (positions in the column list), indexes
- * and the id under which its rows live. Immutable; DDL makes a changed copy.
+ * and the id under which its rows live, CHECK and FOREIGN KEY constraints (those this table's rows make: a parent
+ * learns of its children from the catalog, {@link ForeignKeys}). Immutable; DDL makes a changed copy.
  *
  * <p>A table created without a primary key has {@code hiddenRowId}: its rows are keyed by a row id that
  * {@link RowIds} hands out, which is no column (neither {@code SELECT *} nor an INSERT's column list sees it), and
  * {@code primaryKey} is empty. ALTER TABLE ... ADD PRIMARY KEY turns such a table into a keyed one.
  */
 public record TableDef(String db, String schema, String name, int id, List<ColumnDef> columns, int[] primaryKey,
-                       List<IndexDef> indexes, boolean hiddenRowId, List<CheckDef> checks) {
+                       List<IndexDef> indexes, boolean hiddenRowId, List<CheckDef> checks,
+                       List<ForeignKeyDef> foreignKeys) {
 
     public TableDef {
         columns = List.copyOf(columns);
         indexes = List.copyOf(indexes);
         checks = List.copyOf(checks);
+        foreignKeys = List.copyOf(foreignKeys);
         if (hiddenRowId != (primaryKey.length == 0)) {
             throw new IllegalArgumentException("table " + name + ": a table has either a primary key or a hidden "
                     + "row id");
         }
+    }
+
+    /** A table without FOREIGN KEY constraints. */
+    public TableDef(final String db, final String schema, final String name, final int id,
+                    final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes,
+                    final boolean hiddenRowId, final List<CheckDef> checks) {
+        this(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, checks, List.of());
     }
 
     /** A table without CHECK constraints. */
@@ -74,7 +84,13 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
     }
 
     public TableDef withIndexes(final List<IndexDef> newIndexes) {
-        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks);
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks, foreignKeys);
+    }
+
+    /** This table with {@code newForeignKeys} and {@code newIndexes} (a foreign key may bring a hidden index). */
+    public TableDef withForeignKeys(final List<ForeignKeyDef> newForeignKeys, final List<IndexDef> newIndexes) {
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks,
+                newForeignKeys);
     }
 
     /** This table keyed by {@code newPrimaryKey} instead of its hidden row id; the key's columns become NOT NULL. */
@@ -84,6 +100,7 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             final ColumnDef col = changed.get(c);
             changed.set(c, col.withNullable(false));
         }
-        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false, checks);
+        return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false, checks,
+                foreignKeys);
     }
 }

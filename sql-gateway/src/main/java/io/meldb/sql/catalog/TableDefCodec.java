@@ -19,15 +19,20 @@ import java.util.List;
  * npk(varint) { column(varint) }
  * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) }
  *                    version 4: index flags(varint) bit 0 = unique, bit 1 = backs a UNIQUE constraint }
- * version 2..4: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
+ *                    version 5: bit 2 = hidden (a foreign key's index) }
+ * version 2..5: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
  * version 3, 4: ncolumns × { identity(1)  default kind(1) (0 = none, else 1 + {@link ColumnDefault.Kind})
  *                              [sql (string)  constant: value (bytes, a one-column row payload)
  *                                             nextval: sequence schema, name (strings)] }
  *                 nchecks(varint) { name  sql }
+ * version 5:    nforeignkeys(varint) { name  ncols(varint) { column(varint) }  parent id(4)
+ *                                      ncols(varint) { parent column(varint) }  on delete(1)  on update(1)
+ *                                      index id(4) (0: the primary key) }
  * string = length(varint) UTF-8; bytes = length(varint) then the bytes
  * </pre>
  * A definition is written in the oldest version that holds it (version 1 without flags, defaults or checks,
- * version 4 only for a table with a unique index), so gateways of a previous version still read every table that
+ * version 4 only for a table with a unique index,
+ * version 5 only for one with a foreign key), so gateways of a previous version still read every table that
  * needs nothing newer; all four versions are read.
  */
 public final class TableDefCodec {
@@ -35,9 +40,11 @@ public final class TableDefCodec {
     private static final int VERSION_2 = 2;
     private static final int VERSION_3 = 3;
     private static final int VERSION_4 = 4;
+    private static final int VERSION_5 = 5;
     private static final int FLAG_HIDDEN_ROW_ID = 1;
     private static final int INDEX_UNIQUE = 1;
     private static final int INDEX_CONSTRAINT = 2;
+    private static final int INDEX_HIDDEN = 4;
 
     private TableDefCodec() {
     }
@@ -45,10 +52,11 @@ public final class TableDefCodec {
     public static byte[] encode(final TableDef t) {
         final ByteWriter out = new ByteWriter(128);
         final int flags = t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0;
-        final boolean v4 = t.indexes().stream().anyMatch(IndexDef::unique);
+        final boolean v5 = !t.foreignKeys().isEmpty();
+        final boolean v4 = v5 || t.indexes().stream().anyMatch(IndexDef::unique);
         final boolean v3 = v4 || !t.checks().isEmpty()
                 || t.columns().stream().anyMatch(c -> c.dflt() != null || c.identity() != ColumnDef.Identity.NONE);
-        out.write(v4 ? VERSION_4 : v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
+        out.write(v5 ? VERSION_5 : v4 ? VERSION_4 : v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
         string(out, t.db());
         string(out, t.schema());
         string(out, t.name());
@@ -68,7 +76,8 @@ public final class TableDefCodec {
             out.writeInt(i.id());
             ints(out, i.columns());
             if (v4) {
-                out.writeVarInt((i.unique() ? INDEX_UNIQUE : 0) | (i.constraint() ? INDEX_CONSTRAINT : 0));
+                out.writeVarInt((i.unique() ? INDEX_UNIQUE : 0) | (i.constraint() ? INDEX_CONSTRAINT : 0)
+                        | (i.hidden() ? INDEX_HIDDEN : 0));
             }
         }
         if (flags != 0 || v3) {
@@ -96,13 +105,25 @@ public final class TableDefCodec {
                 string(out, check.sql());
             }
         }
+        if (v5) {
+            out.writeVarInt(t.foreignKeys().size());
+            for (ForeignKeyDef fk : t.foreignKeys()) {
+                string(out, fk.name());
+                ints(out, fk.columns());
+                out.writeInt(fk.parentId());
+                ints(out, fk.parentColumns());
+                out.write(fk.onDelete().ordinal());
+                out.write(fk.onUpdate().ordinal());
+                out.writeInt(fk.indexId());
+            }
+        }
         return out.toByteArray();
     }
 
     public static TableDef decode(final byte[] bytes) {
         final ByteReader in = new ByteReader(bytes, 0);
         final int version = in.read();
-        if (version < VERSION_1 || version > VERSION_4) {
+        if (version < VERSION_1 || version > VERSION_5) {
             throw new IllegalArgumentException("unknown table definition version " + version);
         }
         final String db = string(in);
@@ -126,12 +147,12 @@ public final class TableDefCodec {
             final String iname = string(in);
             final int iid = in.readInt();
             final int[] icols = ints(in);
-            final int iflags = version == VERSION_4 ? in.readVarInt() : 0;
-            if ((iflags & ~(INDEX_UNIQUE | INDEX_CONSTRAINT)) != 0) {
+            final int iflags = version >= VERSION_4 ? in.readVarInt() : 0;
+            if ((iflags & ~(INDEX_UNIQUE | INDEX_CONSTRAINT | INDEX_HIDDEN)) != 0) {
                 throw new IllegalArgumentException("unknown index flags " + iflags);
             }
             indexes.add(new IndexDef(iname, iid, icols, (iflags & INDEX_UNIQUE) != 0,
-                    (iflags & INDEX_CONSTRAINT) != 0));
+                    (iflags & INDEX_CONSTRAINT) != 0, (iflags & INDEX_HIDDEN) != 0));
         }
         final int flags = version == VERSION_1 ? 0 : in.readVarInt();
         if ((flags & ~FLAG_HIDDEN_ROW_ID) != 0) {
@@ -167,7 +188,21 @@ public final class TableDefCodec {
                 checks.add(new CheckDef(string(in), string(in)));
             }
         }
-        return new TableDef(db, schema, name, id, columns, pk, indexes, (flags & FLAG_HIDDEN_ROW_ID) != 0, checks);
+        final List<ForeignKeyDef> foreignKeys = new ArrayList<>();
+        if (version >= VERSION_5) {
+            final int nfks = in.readVarInt();
+            for (int i = 0; i < nfks; i++) {
+                final String fname = string(in);
+                final int[] fcols = ints(in);
+                final int parentId = in.readInt();
+                final int[] pcols = ints(in);
+                final ForeignKeyDef.Action onDelete = ForeignKeyDef.Action.values()[in.read()];
+                final ForeignKeyDef.Action onUpdate = ForeignKeyDef.Action.values()[in.read()];
+                foreignKeys.add(new ForeignKeyDef(fname, fcols, parentId, pcols, onDelete, onUpdate, in.readInt()));
+            }
+        }
+        return new TableDef(db, schema, name, id, columns, pk, indexes, (flags & FLAG_HIDDEN_ROW_ID) != 0, checks,
+                foreignKeys);
     }
 
     private static void string(final ByteWriter out, final String s) {

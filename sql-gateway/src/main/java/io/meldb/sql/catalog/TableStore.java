@@ -24,7 +24,8 @@ import java.util.function.Consumer;
  * UPDATE and DELETE, each keeping the secondary indexes in step within the same transaction. A row's key is its
  * encoded primary key, or for a table without one ({@link TableDef#hiddenRowId()}) a row id from {@link RowIds};
  * an index entry ends with what follows the table prefix in the row's key. The payload holds every column that is
- * not in the key (every column, for a table keyed by row id).
+ * not in the key (every column, for a table keyed by row id). A store made by {@link ForeignKeys#store} checks the
+ * FOREIGN KEY constraints after each write.
  */
 public final class TableStore {
     /** Rows are read from the tree in batches of this many keys. */
@@ -38,8 +39,19 @@ public final class TableStore {
     private final byte[] prefix;
     /** The table's CHECK constraints, compiled, in the order of {@link TableDef#checks()}. */
     private final CheckExpression[] checks;
+    /** The foreign keys this table's writes are checked against, or null when none concern it. */
+    private final ForeignKeys foreignKeys;
 
+    /**
+     * The rows of {@code def}, written without FOREIGN KEY checks: for DDL that moves rows it keeps, and for tables
+     * no foreign key concerns. Statements get their store from {@link ForeignKeys#store}.
+     */
     public TableStore(final TableDef def) {
+        this(def, null);
+    }
+
+    TableStore(final TableDef def, final ForeignKeys foreignKeys) {
+        this.foreignKeys = foreignKeys;
         this.def = def;
         this.types = def.columnTypes();
         this.valueColumns = def.valueColumns();
@@ -242,6 +254,9 @@ public final class TableStore {
         for (IndexDef index : def.indexes()) {
             txn.put(indexKey(index, key, checked), indexPayload(index, key, checked));
         }
+        if (foreignKeys != null) {
+            foreignKeys.afterInsert(txn, def, checked);
+        }
         return checked;
     }
 
@@ -255,6 +270,9 @@ public final class TableStore {
         txn.delete(key);
         for (IndexDef index : def.indexes()) {
             txn.delete(indexKey(index, key, oldRow));
+        }
+        if (foreignKeys != null) {
+            foreignKeys.afterDelete(txn, def, oldRow);
         }
     }
 
@@ -291,6 +309,9 @@ public final class TableStore {
             } else if (keyChanged && uniqueEntry(index, checked)) {
                 txn.put(newEntry, indexPayload(index, newKey, checked)); // same value, the row moved
             }
+        }
+        if (foreignKeys != null) {
+            foreignKeys.afterUpdate(txn, def, oldRow, checked);
         }
         return checked;
     }

@@ -2,6 +2,7 @@ package io.meldb.sql.fast;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.catalog.ForeignKeys;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ByteWriter;
@@ -30,6 +31,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
     /** The JDBC type of each parameter ({@link java.sql.Types}), as Calcite would infer it. */
     private final int[] parameterTypes;
     private TableDef storeDef;
+    private ForeignKeys storeForeignKeys;
     private TableStore store;
 
     FastPlan(final TableDef planned, final int[] parameterTypes) {
@@ -59,13 +61,12 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
      * Runs the statement in {@code txn} against the table as the transaction's catalog has it now. A query answers
      * its rows through {@link #query}; this answers the number of rows changed.
      */
-    /** As {@link #update(TxnSession, TableDef, Object[])}, with the session's sequences (for nextval DEFAULTs). */
-    public long update(final TxnSession txn, final TableDef current, final Object[] parameters,
-                       final io.meldb.sql.calcite.SequenceAccess sequences) {
-        return update(txn, current, parameters);
-    }
-
-    public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
+    /**
+     * Runs a statement that changes rows, with the session's sequences (for nextval DEFAULTs) and the FOREIGN KEY
+     * constraints of the transaction's catalog ({@code foreignKeys}, checked on every row written).
+     */
+    public long update(final TxnSession txn, final TableDef current, final ForeignKeys foreignKeys,
+                       final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
         throw new IllegalStateException("not a statement that changes rows");
     }
 
@@ -79,7 +80,12 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
      * columns or key changed since planning fails the statement; a new index is fine (it is kept in step).
      */
     final TableStore store(final TableDef current) {
-        if (current != storeDef) {
+        return store(current, null);
+    }
+
+    /** As {@link #store(TableDef)}, enforcing {@code foreignKeys} (null for a statement that only reads). */
+    final TableStore store(final TableDef current, final ForeignKeys foreignKeys) {
+        if (current != storeDef || foreignKeys != storeForeignKeys) {
             if (current == null) {
                 throw new SqlStateException("42P01", "the table of this statement was dropped; prepare it again");
             }
@@ -88,8 +94,9 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
                 throw new SqlStateException("0A000", "cached plan must not change result type: table "
                         + planned.name() + " changed since this statement was prepared; prepare it again");
             }
-            store = new TableStore(current);
+            store = foreignKeys == null ? new TableStore(current) : foreignKeys.store(current);
             storeDef = current;
+            storeForeignKeys = foreignKeys;
         }
         return store;
     }
@@ -170,8 +177,9 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         }
 
         @Override
-        public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
-            final TableStore store = store(current);
+        public long update(final TxnSession txn, final TableDef current, final ForeignKeys foreignKeys,
+                           final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+            final TableStore store = store(current, foreignKeys);
             final byte[] k = key(store, key, parameters);
             final byte[] payload = k == null ? null : txn.get(k);
             if (payload == null) {
@@ -204,14 +212,9 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         }
 
         @Override
-        public long update(final TxnSession txn, final TableDef current, final Object[] parameters) {
-            return update(txn, current, parameters, null);
-        }
-
-        @Override
-        public long update(final TxnSession txn, final TableDef current, final Object[] parameters,
-                           final io.meldb.sql.calcite.SequenceAccess sequences) {
-            final TableStore store = store(current);
+        public long update(final TxnSession txn, final TableDef current, final ForeignKeys foreignKeys,
+                           final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+            final TableStore store = store(current, foreignKeys);
             final int width = store.def().columns().size();
             for (FastOperand[] operands : rows) {
                 final Object[] row = new Object[width];

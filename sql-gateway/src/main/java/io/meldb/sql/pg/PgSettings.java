@@ -66,6 +66,7 @@ public final class PgSettings {
         d.put("idle_in_transaction_session_timeout", "0");
         d.put("client_min_messages", "notice");
         d.put("max_identifier_length", "63");
+        d.put("max_index_keys", "32"); // pgjdbc reads it before getImportedKeys / getExportedKeys
         d.put("lc_collate", "C");
         d.put("lc_ctype", "C");
         d.put("lc_messages", "C");

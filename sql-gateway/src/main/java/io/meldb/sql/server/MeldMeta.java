@@ -374,7 +374,8 @@ public final class MeldMeta extends JdbcMeta {
         final FastPlan fast = p.fast();
         final TableDef current = state.catalog().tableById(fast.tableId());
         if (!fast.reads()) {
-            return count(h, fast.update(state.session(), current, parameters, state.sequences()));
+            return count(h, fast.update(state.session(), current, state.catalog().foreignKeys(),
+                    parameters, state.sequences()));
         }
         final List<Object> rows = new ArrayList<>();
         try (RowCursor cursor = fast.query(state.session(), current, parameters)) {

@@ -75,6 +75,11 @@ final class ResolvingSession implements TxnSession {
     }
 
     @Override
+    public void dependOn(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive) {
+        session.dependOn(lo, loInclusive, hi, hiInclusive);
+    }
+
+    @Override
     public void delete(final byte[] key) {
         session.delete(key);
     }

@@ -10,6 +10,7 @@ import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
 import io.meldb.sql.catalog.DdlParser;
+import io.meldb.sql.catalog.ForeignKeyDdl;
 import io.meldb.sql.catalog.IndexDdl;
 import io.meldb.sql.catalog.SequenceDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
@@ -54,6 +55,7 @@ public final class SqlEngine {
     private final SequenceCache sequenceCache;
     private final SequenceDdl sequenceDdl = new SequenceDdl(catalogStore);
     private final IndexDdl indexDdl = new IndexDdl(catalogStore);
+    private final ForeignKeyDdl foreignKeyDdl = new ForeignKeyDdl(catalogStore);
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -182,9 +184,9 @@ public final class SqlEngine {
         } else if (ddl instanceof Ddl.DropSequence d) {
             sequenceDdl.dropSequences(txn, DATABASE, resolve(d.sequences()), d.ifExists());
         } else if (ddl instanceof Ddl.DropTable d) {
-            catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists());
+            catalogStore.dropTables(txn, DATABASE, resolve(d.tables()), d.ifExists(), d.cascade());
         } else if (ddl instanceof Ddl.Truncate t) {
-            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()), t.restartIdentity());
+            catalogStore.truncateTables(txn, DATABASE, resolve(t.tables()), t.restartIdentity(), t.cascade());
         } else if (ddl instanceof Ddl.AddPrimaryKey a) {
             catalogStore.addPrimaryKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.constraint(),
                     a.columns(), a.ifExists());
@@ -195,6 +197,9 @@ public final class SqlEngine {
             indexDdl.dropIndex(txn, DATABASE, schema(d.schema()), d.name(), d.ifExists());
         } else if (ddl instanceof Ddl.AddUnique a) {
             indexDdl.addUnique(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.unique(),
+                    a.ifExists());
+        } else if (ddl instanceof Ddl.AddForeignKey a) {
+            foreignKeyDdl.addForeignKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.foreignKey(),
                     a.ifExists());
         } else if (ddl instanceof Ddl.DropConstraint d) {
             indexDdl.dropConstraint(txn, DATABASE, schema(d.table().schema()), d.table().name(), d.constraint(),

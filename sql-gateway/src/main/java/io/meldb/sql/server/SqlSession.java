@@ -208,7 +208,8 @@ public final class SqlSession implements AutoCloseable {
                 final TxnSession txn = state.session();
                 final TableDef current = state.catalog().tableById(fast.tableId());
                 return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, parameters), -1, p))
-                        : new Result(executionId, null, fast.update(txn, current, parameters, state.sequences()), p);
+                        : new Result(executionId, null, fast.update(txn, current, state.catalog().foreignKeys(),
+                                parameters, state.sequences()), p);
             }
             final PreparedStatement ps = p.statement();
             if (ps == null) {
@@ -276,7 +277,7 @@ public final class SqlSession implements AutoCloseable {
             if (def == null) {
                 throw new SqlStateException("42P01", "the table was dropped during COPY");
             }
-            final TableStore store = new TableStore(def);
+            final TableStore store = state.catalog().foreignKeys().store(def);
             final TxnSession txn = state.session();
             // the columns COPY does not fill take their DEFAULTs, as in PostgreSQL
             final boolean[] given = new boolean[def.columns().size()];
@@ -423,7 +424,8 @@ public final class SqlSession implements AutoCloseable {
             final TxnSession txn = state.session();
             final TableDef current = state.catalog().tableById(fast.tableId());
             return fast.reads() ? opened(plan, new Result(executionId, fast.query(txn, current, parameters), -1, plan))
-                    : new Result(executionId, null, fast.update(txn, current, parameters, state.sequences()), plan);
+                    : new Result(executionId, null, fast.update(txn, current, state.catalog().foreignKeys(),
+                            parameters, state.sequences()), plan);
         }
     }
 

@@ -63,6 +63,35 @@ class DdlParserTest {
     }
 
     @Test
+    void shouldParseForeignKeysInEveryForm() {
+        final Ddl.CreateTable c = assertInstanceOf(Ddl.CreateTable.class, DdlParser.parse(
+                "create table c (id int primary key, pid int constraint c_p references s.p (id) on delete cascade "
+                        + "not null, x int, y int, foreign key (x, y) references q match simple on update set null "
+                        + "on delete restrict not deferrable)"));
+        assertEquals(2, c.foreignKeys().size());
+        final Ddl.ForeignKey column = c.foreignKeys().get(0);
+        assertEquals("c_p", column.name());
+        assertEquals(List.of("pid"), column.columns());
+        assertEquals(new Ddl.TableName("s", "p"), column.parent());
+        assertEquals(List.of("id"), column.parentColumns());
+        assertEquals(ForeignKeyDef.Action.CASCADE, column.onDelete());
+        assertEquals(ForeignKeyDef.Action.NO_ACTION, column.onUpdate());
+        assertFalse(c.columns().get(1).nullable(), "NOT NULL after REFERENCES still applies");
+        final Ddl.ForeignKey table = c.foreignKeys().get(1);
+        assertNull(table.name());
+        assertEquals(List.of("x", "y"), table.columns());
+        assertEquals(List.of(), table.parentColumns(), "the parent's primary key");
+        assertEquals(ForeignKeyDef.Action.RESTRICT, table.onDelete());
+        assertEquals(ForeignKeyDef.Action.SET_NULL, table.onUpdate());
+        final Ddl.AddForeignKey a = assertInstanceOf(Ddl.AddForeignKey.class, DdlParser.parse(
+                "alter table c add constraint f foreign key (pid) references p"));
+        assertEquals("f", a.foreignKey().name());
+        assertTrue(assertInstanceOf(Ddl.Truncate.class, DdlParser.parse("truncate p cascade")).cascade());
+        assertEquals("0A000", assertThrows(SqlStateException.class, () -> DdlParser.parse(
+                "create table c (pid int references p on update set default)")).sqlState());
+    }
+
+    @Test
     void shouldParseTruncateOfSeveralTables() {
         final Ddl.Truncate t = assertInstanceOf(Ddl.Truncate.class, DdlParser.parse(
                 "truncate table pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers"));

@@ -67,6 +67,28 @@ class TableDefCodecTest {
     }
 
     @Test
+    void shouldRoundTripForeignKeysAndTheirHiddenIndexAsVersionFive() {
+        final ForeignKeyDef fk = new ForeignKeyDef("OLD_T_NAME_FKEY", new int[] {1}, 3, new int[] {0},
+                ForeignKeyDef.Action.CASCADE, ForeignKeyDef.Action.SET_NULL, 8);
+        final TableDef t = oldTable().withForeignKeys(List.of(fk), List.of(new IndexDef("OLD_T_NAME_FKEY", 8,
+                new int[] {1}, false, false, true)));
+        final byte[] bytes = TableDefCodec.encode(t);
+        assertEquals(5, bytes[0]);
+        final TableDef back = TableDefCodec.decode(bytes);
+        assertTrue(back.indexes().get(0).hidden());
+        final ForeignKeyDef read = back.foreignKeys().get(0);
+        assertEquals("OLD_T_NAME_FKEY", read.name());
+        assertArrayEquals(new int[] {1}, read.columns());
+        assertEquals(3, read.parentId());
+        assertArrayEquals(new int[] {0}, read.parentColumns());
+        assertEquals(ForeignKeyDef.Action.CASCADE, read.onDelete());
+        assertEquals(ForeignKeyDef.Action.SET_NULL, read.onUpdate());
+        assertEquals(8, read.indexId());
+        assertEquals(4, TableDefCodec.encode(back.withForeignKeys(List.of(), List.of(new IndexDef("U", 9,
+                new int[] {1}, true, true))))[0], "without foreign keys the older version is written");
+    }
+
+    @Test
     void shouldRoundTripATableWithoutAPrimaryKeyAsVersionTwo() {
         final TableDef keyless = new TableDef("MELDB", "PUBLIC", "HIST", 9,
                 List.of(new ColumnDef("TID", ColumnType.of(SqlType.INTEGER), true)), new int[0], List.of());

@@ -76,6 +76,24 @@ class PsqlTest {
     }
 
     @Test
+    void shouldShowForeignKeysAndWhatReferencesATable() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE fk_p (id INTEGER PRIMARY KEY, name VARCHAR(10));",
+                "CREATE TABLE fk_c (id INTEGER PRIMARY KEY, pid INTEGER REFERENCES fk_p ON DELETE CASCADE);",
+                "\\d fk_c",
+                "\\d fk_p",
+                "\\di fk_*");
+        assertTrue(out.contains(String.join("\n",
+                "Foreign-key constraints:",
+                "    \"fk_c_pid_fkey\" FOREIGN KEY (pid) REFERENCES fk_p(id) ON DELETE CASCADE")), out);
+        assertTrue(out.contains(String.join("\n",
+                "Referenced by:",
+                "    TABLE \"fk_c\" CONSTRAINT \"fk_c_pid_fkey\" FOREIGN KEY (pid) REFERENCES fk_p(id) ON DELETE CASCADE")),
+                out);
+        assertTrue(!out.contains("fk_c_pid_fkey | index"), "the foreign key's own index is hidden: " + out);
+    }
+
+    @Test
     void shouldDescribeTablesIndexesSchemasAndDatabasesAndGoOnAfterAnError() throws Exception {
         final String out = runPsql(
                 "CREATE TABLE t (id INTEGER PRIMARY KEY, name VARCHAR(20) NOT NULL, price DECIMAL(10, 2));",

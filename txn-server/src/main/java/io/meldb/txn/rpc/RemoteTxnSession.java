@@ -101,6 +101,12 @@ final class RemoteTxnSession implements TxnSession {
     }
 
     @Override
+    public void dependOn(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive) {
+        call(DEPEND, rid -> TxnFrame.depend(ByteBufAllocator.DEFAULT, rid, handle, lo, loInclusive, hi, hiInclusive),
+                DONE, RemoteTxnSession::done);
+    }
+
+    @Override
     public void put(byte[] key, byte[] value) {
         written += (key == null ? 0L : key.length) + (value == null ? 0L : value.length); // the server validates
         call(PUT, rid -> TxnFrame.put(ByteBufAllocator.DEFAULT, rid, handle, key, value), DONE, RemoteTxnSession::done);

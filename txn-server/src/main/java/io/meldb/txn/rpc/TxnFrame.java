@@ -80,6 +80,15 @@ public final class TxnFrame extends Frame {
         return new TxnFrame(SCAN, requestId, b);
     }
 
+    public static TxnFrame depend(ByteBufAllocator alloc, long requestId, long handle, byte[] lo, boolean loInclusive,
+                                  byte[] hi, boolean hiInclusive) {
+        int flags = (loInclusive ? SCAN_LO_INCLUSIVE : 0) | (hiInclusive ? SCAN_HI_INCLUSIVE : 0);
+        ByteBuf b = alloc.buffer(9 + sizeOf(lo) + sizeOf(hi)).writeLong(handle).writeByte(flags);
+        writeBytes(b, lo);
+        writeBytes(b, hi);
+        return new TxnFrame(DEPEND, requestId, b);
+    }
+
     public static TxnFrame put(ByteBufAllocator alloc, long requestId, long handle, byte[] key, byte[] value) {
         ByteBuf b = alloc.buffer(8 + sizeOf(key) + sizeOf(value)).writeLong(handle);
         writeBytes(b, key);

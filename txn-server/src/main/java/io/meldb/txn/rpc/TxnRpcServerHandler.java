@@ -32,7 +32,7 @@ import static io.meldb.txn.rpc.TxnRpcProtocol.*;
  * open transactions (handle to {@link TxnSession}).
  *
  * <ul>
- *   <li>GET, SCAN, PUT, DELETE, ABORT, OUTCOME and STATUS run on the event loop (they work on the snapshot in
+ *   <li>GET, SCAN, DEPEND, PUT, DELETE, ABORT, OUTCOME and STATUS run on the event loop (they work on the snapshot in
  *   memory). BEGIN runs on the server's begin pool, COMMIT through {@code commitAsync()}; their answers come back to
  *   the event loop, which stays free meanwhile.</li>
  *   <li>A connection has at most {@code maxTransactionsPerConnection} transactions open, beginning or committing;
@@ -123,6 +123,19 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
                 byte[] key = r.readBytes("key");
                 r.end();
                 s.delete(key);
+                answer(f, start, TxnFrame.done(f.requestId()));
+            }
+            case DEPEND -> {
+                TxnSession s = session(r.readLong("handle"));
+                int flags = r.readByte("flags");
+                byte[] lo = r.readBytes("lo");
+                byte[] hi = r.readBytes("hi");
+                r.end();
+                if ((flags & ~(SCAN_LO_INCLUSIVE | SCAN_HI_INCLUSIVE)) != 0) {
+                    throw new TxnException(TxnError.BAD_REQUEST, "DEPEND has unknown flags 0x"
+                            + Integer.toHexString(flags & 0xFF));
+                }
+                s.dependOn(lo, (flags & SCAN_LO_INCLUSIVE) != 0, hi, (flags & SCAN_HI_INCLUSIVE) != 0);
                 answer(f, start, TxnFrame.done(f.requestId()));
             }
             case COMMIT -> commit(f, r, start);

@@ -123,6 +123,15 @@ final class InMemoryTxnService implements TxnService {
                 throw new TxnException(TxnError.CONFLICT, "transaction " + s.id + " conflicts on a key written at csn " + w);
             }
         }
+        for (byte[][] range : s.dependencies) {
+            for (Map.Entry<byte[], Long> w : rangeOf(lastWrite, range).entrySet()) {
+                if (w.getValue() > s.snapshotCsn) {
+                    outcomes.put(s.id, new TxnOutcome(s.id, TxnOutcome.State.ABORTED, csn, "read dependency"));
+                    throw new TxnException(TxnError.CONFLICT, "transaction " + s.id + " depends on a key written at csn "
+                            + w.getValue());
+                }
+            }
+        }
         csn++;
         for (Map.Entry<byte[], byte[]> e : s.writes.entrySet()) {
             if (e.getValue() == null) {
@@ -136,6 +145,18 @@ final class InMemoryTxnService implements TxnService {
         return csn;
     }
 
+    /** The entries in a range {lo, hi, loInclusive?, hiInclusive?} as {@link Session#dependOn} records it. */
+    private static <V> NavigableMap<byte[], V> rangeOf(NavigableMap<byte[], V> map, byte[][] range) {
+        NavigableMap<byte[], V> m = map;
+        if (range[0] != null) {
+            m = m.tailMap(range[0], range[2].length > 0);
+        }
+        if (range[1] != null) {
+            m = m.headMap(range[1], range[3].length > 0);
+        }
+        return m;
+    }
+
     /** One transaction: a copy of the store at begin, and its writes (null value = delete). */
     private final class Session implements TxnSession {
         private final TxnId id;
@@ -144,6 +165,8 @@ final class InMemoryTxnService implements TxnService {
         private final long snapshotCsn;
         private final NavigableMap<byte[], byte[]> snapshot;
         private final NavigableMap<byte[], byte[]> writes = new TreeMap<>(Arrays::compareUnsigned);
+        /** Ranges {lo, hi, loInclusive (non-empty), hiInclusive (non-empty)} checked at commit like written keys. */
+        private final List<byte[][]> dependencies = new ArrayList<>();
         private boolean ended;
 
         Session(TxnId id, Isolation isolation, boolean readOnly, long snapshotCsn, NavigableMap<byte[], byte[]> snapshot) {
@@ -253,6 +276,13 @@ final class InMemoryTxnService implements TxnService {
                 throw new TxnException(TxnError.TOO_LARGE, "value of " + value.length + " bytes");
             }
             writes.put(key, value);
+        }
+
+        @Override
+        public void dependOn(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive) {
+            maybeFail("depend");
+            dependencies.add(new byte[][] {lo, hi, loInclusive ? new byte[1] : new byte[0],
+                    hiInclusive ? new byte[1] : new byte[0]});
         }
 
         @Override

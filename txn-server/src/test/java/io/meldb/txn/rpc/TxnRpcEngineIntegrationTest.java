@@ -164,6 +164,40 @@ class TxnRpcEngineIntegrationTest {
     }
 
     @Test
+    void shouldAbortASnapshotTransactionWhoseDeclaredRangeAConcurrentCommitWroteOverTheWire() {
+        try (TxnSession setup = client.begin(Isolation.SNAPSHOT, false)) {
+            setup.put(b("p1"), b("parent"));
+            setup.commit();
+        }
+        // the foreign-key pattern: a child insert depends on its parent key, a parent delete on its child range
+        TxnSession child = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession parent = client.begin(Isolation.SNAPSHOT, false);
+        assertArrayEquals(b("parent"), child.get(b("p1")));
+        child.dependOn(b("p1"), true, b("p1"), true);
+        child.put(b("q1/c1"), b("child"));
+        assertTrue(parent.scan(b("q1/"), true, b("q10"), false, false, 0).isEmpty());
+        parent.dependOn(b("q1/"), true, b("q10"), false);
+        parent.delete(b("p1"));
+        parent.commit();
+        TxnException conflict = assertTxnError(TxnError.CONFLICT, child::commit);
+        assertTrue(!conflict.getMessage().isEmpty());
+
+        // without a concurrent write to the range, a declared dependency commits; two dependents of one key too
+        TxnSession a = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession c = client.begin(Isolation.SNAPSHOT, false);
+        a.dependOn(b("p2"), true, b("p2"), true);
+        a.put(b("q2/a"), b("x"));
+        c.dependOn(b("p2"), true, b("p2"), true);
+        c.put(b("q2/c"), b("x"));
+        assertTrue(a.commit() > 0);
+        assertTrue(c.commit() > 0);
+        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+            assertNull(r.get(b("q1/c1")), "the aborted child left nothing");
+            assertArrayEquals(b("x"), r.get(b("q2/c")));
+        }
+    }
+
+    @Test
     void shouldReleaseTheEnginesSlotsWhenTheClientGoesAway() throws Exception {
         TxnRpcClient other = TxnRpcClient.connect("127.0.0.1", server.port());
         try {

@@ -2,6 +2,8 @@ package io.meldb.sql.pg.catalog;
 
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.ColumnDef;
+import io.meldb.sql.catalog.ForeignKeyDef;
+import io.meldb.sql.catalog.ForeignKeys;
 import io.meldb.sql.catalog.IndexDef;
 import io.meldb.sql.catalog.TableDef;
 
@@ -58,6 +60,62 @@ public final class PgCatalogView {
         }
     }
 
+    /**
+     * A FOREIGN KEY constraint (pg_constraint, contype 'f'): its table, the referenced table and the relation of
+     * the referenced key (the parent's primary key or UNIQUE constraint index). Its OID is {@code 1000000000 +
+     * 1000 * table id + its place among the table's constraints}.
+     */
+    record ForeignKey(int oid, String name, Relation table, Relation parent, ForeignKeyDef def, Relation parentKey) {
+        Namespace namespace() {
+            return table.namespace();
+        }
+
+        /** pg_get_constraintdef: {@code FOREIGN KEY (pid) REFERENCES p(id) ON UPDATE ... ON DELETE CASCADE}. */
+        String definition() {
+            final StringBuilder b = new StringBuilder("FOREIGN KEY (").append(columnList(table.table(), def.columns()))
+                    .append(") REFERENCES ");
+            if (!parent.namespace().equals(table.namespace())) {
+                b.append(quote(parent.namespace().name())).append('.');
+            }
+            b.append(quote(parent.name())).append('(').append(columnList(parent.table(), def.parentColumns()))
+                    .append(')');
+            if (def.onUpdate() != ForeignKeyDef.Action.NO_ACTION) {
+                b.append(" ON UPDATE ").append(def.onUpdate().sql());
+            }
+            if (def.onDelete() != ForeignKeyDef.Action.NO_ACTION) {
+                b.append(" ON DELETE ").append(def.onDelete().sql());
+            }
+            return b.toString();
+        }
+
+        private static String columnList(final TableDef t, final int[] columns) {
+            final StringBuilder b = new StringBuilder();
+            for (int c : columns) {
+                b.append(b.length() == 0 ? "" : ", ").append(quote(t.columns().get(c).name()));
+            }
+            return b.toString();
+        }
+    }
+
+    private static final int FOREIGN_KEY_OIDS = 1_000_000_000;
+
+    private final List<ForeignKey> foreignKeys = new ArrayList<>();
+
+    /** The FOREIGN KEY constraints, by schema, table and name. */
+    List<ForeignKey> foreignKeys() {
+        return Collections.unmodifiableList(foreignKeys);
+    }
+
+    /** Whether a FOREIGN KEY concerns table {@code r} (psql shows its constraints when relhastriggers is true). */
+    boolean hasForeignKeys(final Relation r) {
+        for (ForeignKey fk : foreignKeys) {
+            if (fk.table() == r || fk.parent() == r) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private final String user;
     private final String currentSchema;
     private final List<Namespace> namespaces = new ArrayList<>();
@@ -101,12 +159,35 @@ public final class PgCatalogView {
             v.add(new Relation(FIRST_OID + 2 * t.id(), n, t.name(), 'r', t, false, t.primaryKey()));
             v.add(new Relation(FIRST_OID + 2 * t.id() + 1, n, t.name() + "_pkey", 'i', t, true, t.primaryKey()));
             for (IndexDef i : t.indexes()) {
+                if (i.hidden()) {
+                    continue; // a foreign key's own index: PostgreSQL has none to list
+                }
                 v.add(new Relation(FIRST_OID + 2 * i.id(), n, i.name(), 'i', t, false, i.columns(), i.unique(),
                         i.constraint()));
             }
         }
         v.relations.sort((a, b) -> a.namespace.name().equals(b.namespace.name()) ? a.name.compareTo(b.name)
                 : a.namespace.name().compareTo(b.namespace.name()));
+        for (Relation r : v.relations) {
+            if (!r.isTable()) {
+                continue;
+            }
+            final List<ForeignKeyDef> fks = r.table().foreignKeys();
+            final List<ForeignKey> ofTable = new ArrayList<>();
+            for (int k = 0; k < fks.size(); k++) {
+                final ForeignKeyDef fk = fks.get(k);
+                final Relation parent = v.byOid.get(FIRST_OID + 2 * fk.parentId());
+                if (parent == null) {
+                    continue;
+                }
+                final IndexDef key = ForeignKeys.referencedIndex(parent.table(), fk.parentColumns());
+                final Relation parentKey = v.byOid.get(key == null ? parent.oid() + 1 : FIRST_OID + 2 * key.id());
+                ofTable.add(new ForeignKey(FOREIGN_KEY_OIDS + 1000 * r.table().id() + k, fk.name(), r, parent, fk,
+                        parentKey));
+            }
+            ofTable.sort((a, b) -> a.name().compareTo(b.name()));
+            v.foreignKeys.addAll(ofTable);
+        }
         return v;
     }
 

@@ -19,7 +19,8 @@ import static io.meldb.sql.pg.catalog.PgMetaQuery.Field.of;
 
 /**
  * The catalog queries pgjdbc 42.7 sends for {@code DatabaseMetaData}: getTables, getColumns, getPrimaryKeys,
- * getIndexInfo, getSchemas and getCatalogs, recognized by the columns they return and answered from the
+ * getIndexInfo, getSchemas, getCatalogs and getImportedKeys / getExportedKeys / getCrossReference
+ * ({@link ImportedKeys}), recognized by the columns they return and answered from the
  * catalog. Their filters (schema and table patterns, table types, unique indexes only) are read from the WHERE
  * clause, as literals or as parameters bound when the query runs.
  */
@@ -47,6 +48,9 @@ final class PgJdbcQueries {
         }
         if (sql.contains("AS \"INDEX_NAME\"") && sql.contains("_pg_expandarray")) {
             return indexInfo(sql);
+        }
+        if (sql.contains("AS \"FK_NAME\"") && sql.contains("pg_catalog.pg_constraint con")) {
+            return ImportedKeys.query(sql);
         }
         if (sql.startsWith("SELECT nspname AS \"TABLE_SCHEM\"") && sql.contains("FROM pg_catalog.pg_namespace")) {
             return schemas(sql);

@@ -18,13 +18,15 @@ import static io.meldb.sql.pg.catalog.PgMetaQuery.Field.of;
 
 /**
  * The catalog queries psql 15 sends for {@code \d name} (the lookup by pattern, the relation's flags, its
- * columns, its indexes), {@code \d}, {@code \dt}, {@code \di} (and the other relation lists), {@code \dn} and
+ * columns, its indexes, its foreign keys and those that reference it), {@code \d}, {@code \dt}, {@code \di} (and the other relation lists), {@code \dn} and
  * {@code \l}, recognized by their FROM clauses and answered column by column from the names in their select
  * lists, so that the verbose forms ({@code \d+}) get the columns they ask for (NULL where MeldDB has nothing
  * to say). Patterns ({@code \dt t*}, {@code \d public.t}) are psql's regular expressions on names.
  */
 final class PsqlQueries {
     private static final Pattern RELKINDS = Pattern.compile("c\\.relkind IN \\(([^)]*)\\)");
+    /** The table OID of psql's "Referenced by:" query. */
+    private static final Pattern ANCESTORS = Pattern.compile("pg_partition_ancestors\\('(\\d+)'\\)");
 
     private PsqlQueries() {
     }
@@ -47,6 +49,13 @@ final class PsqlQueries {
         if (sql.contains("FROM pg_catalog.pg_index i, pg_catalog.pg_class c, pg_catalog.pg_class c2, "
                 + "pg_catalog.pg_am a")) {
             return indexFlags(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_constraint r") && sql.contains("r.contype = 'f'")) {
+            return foreignKeys(sql);
+        }
+        if (sql.contains("FROM pg_catalog.pg_constraint c") && sql.contains("confrelid IN")
+                && sql.contains("contype = 'f'")) {
+            return referencedBy(sql);
         }
         if (sql.contains("CASE c.relkind WHEN 'r' THEN 'table'") && sql.contains("FROM pg_catalog.pg_class c")) {
             return relationList(sql);
@@ -75,7 +84,9 @@ final class PsqlQueries {
         f.put("relchecks", constant(PgType.INT2, 0));
         f.put("relkind", of(PgType.TEXT, r -> String.valueOf(r.kind())));
         f.put("relhasindex", of(PgType.BOOL, Relation::isTable));
-        for (String no : List.of("relhasrules", "relhastriggers", "relrowsecurity", "relforcerowsecurity",
+        // psql asks for foreign keys only of a table with triggers (PostgreSQL enforces them with triggers)
+        f.put("relhastriggers", new Field<>(PgType.BOOL, (view, r) -> view.hasForeignKeys(r)));
+        for (String no : List.of("relhasrules", "relrowsecurity", "relforcerowsecurity",
                 "relhasoids", "relispartition")) {
             f.put(no, constant(PgType.BOOL, false));
         }
@@ -145,6 +156,45 @@ final class PsqlQueries {
         return PgMetaQuery.of("psql \\d indexes", sql, PgSelectList.names(sql), f, (view, p) -> {
             final Relation r = view.relation(oid);
             return r == null || !r.isTable() ? List.of() : view.indexesOf(r);
+        });
+    }
+
+    /** {@code \d table}, step 5: its foreign keys ("Foreign-key constraints:"), by name. */
+    private static PgMetaQuery foreignKeys(final String sql) {
+        final Map<String, Field<PgCatalogView.ForeignKey>> f = new HashMap<>();
+        f.put("sametable", constant(PgType.BOOL, true));
+        f.put("conname", of(PgType.NAME, PgCatalogView.ForeignKey::name));
+        f.put("condef", of(PgType.TEXT, PgCatalogView.ForeignKey::definition));
+        f.put("ontable", of(PgType.TEXT, fk -> fk.table().name()));
+        final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "r.conrelid");
+        return PgMetaQuery.of("psql \\d foreign keys", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final List<PgCatalogView.ForeignKey> out = new ArrayList<>();
+            for (PgCatalogView.ForeignKey fk : view.foreignKeys()) {
+                if (fk.table().oid() == oid) {
+                    out.add(fk);
+                }
+            }
+            return out;
+        });
+    }
+
+    /** {@code \d table}, step 6: the foreign keys that reference it ("Referenced by:"), by name. */
+    private static PgMetaQuery referencedBy(final String sql) {
+        final Map<String, Field<PgCatalogView.ForeignKey>> f = new HashMap<>();
+        f.put("conname", of(PgType.NAME, PgCatalogView.ForeignKey::name));
+        f.put("condef", of(PgType.TEXT, PgCatalogView.ForeignKey::definition));
+        f.put("ontable", of(PgType.TEXT, fk -> fk.table().name()));
+        final Matcher m = ANCESTORS.matcher(sql);
+        final int oid = m.find() ? Integer.parseInt(m.group(1)) : -1;
+        return PgMetaQuery.of("psql \\d referenced by", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final List<PgCatalogView.ForeignKey> out = new ArrayList<>();
+            for (PgCatalogView.ForeignKey fk : view.foreignKeys()) {
+                if (fk.parent().oid() == oid) {
+                    out.add(fk);
+                }
+            }
+            out.sort((a, b) -> a.name().compareTo(b.name()));
+            return out;
         });
     }
 

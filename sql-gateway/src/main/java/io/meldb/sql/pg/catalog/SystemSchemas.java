@@ -39,7 +39,7 @@ import java.util.Set;
  *
  * <p><b>Values</b> are MeldDB's names as stored ({@code WHERE table_schema = 'public'}). Only users' tables and indexes are listed: the system tables themselves are in neither
  * {@code information_schema.tables} nor {@code pg_class} (as in {@link PgCatalogView}). Constraints are primary
- * keys only (no NOT NULL CHECK constraints, no foreign keys: MeldDB has none). {@code pg_settings} lists the
+ * keys, UNIQUE and FOREIGN KEY constraints (no NOT NULL or CHECK constraints: {@link ConstraintRows}). {@code pg_settings} lists the
  * defaults of a PostgreSQL session ({@link PgSettings#defaultValues()}), not the values the session has SET.
  *
  * <p><b>Clashes.</b> Users cannot create schemas named {@code information_schema} or starting with {@code pg_}
@@ -198,39 +198,40 @@ public final class SystemSchemas {
                 .nullText("view_definition").nullText("check_option").text("is_updatable", x -> null)
                 .text("is_insertable_into", x -> null).text("is_trigger_updatable", x -> null)
                 .text("is_trigger_deletable", x -> null).text("is_trigger_insertable_into", x -> null)));
-        t.put("table_constraints", SystemTable.of(cx, SystemTable.<Relation>columns()
+        t.put("table_constraints", SystemTable.of(cx, SystemTable.<ConstraintRows.Constraint>columns()
                 .constant("constraint_catalog", PgCatalogView.DATABASE)
                 .text("constraint_schema", r -> r.namespace().name())
-                .text("constraint_name", Relation::name)
+                .text("constraint_name", ConstraintRows.Constraint::name)
                 .constant("table_catalog", PgCatalogView.DATABASE)
                 .text("table_schema", r -> r.namespace().name())
                 .text("table_name", r -> r.table().name())
-                .text("constraint_type", r -> r.primary() ? "PRIMARY KEY" : "UNIQUE")
+                .text("constraint_type", ConstraintRows.Constraint::type)
                 .constant("is_deferrable", "NO")
                 .constant("initially_deferred", "NO")
                 .constant("enforced", "YES")
-                .text("nulls_distinct", r -> r.primary() ? null : "YES"), SystemSchemas::keyConstraintsOf));
-        t.put("key_column_usage", SystemTable.of(cx, SystemTable.<Attribute>columns()
+                .nullableText("nulls_distinct", ConstraintRows.Constraint::nullsDistinct),
+                v -> ConstraintRows.constraints(v, keyConstraintsOf(v))));
+        t.put("key_column_usage", SystemTable.of(cx, SystemTable.<ConstraintRows.KeyColumn>columns()
                 .constant("constraint_catalog", PgCatalogView.DATABASE)
-                .text("constraint_schema", a -> a.relation().namespace().name())
-                .text("constraint_name", a -> a.relation().name())
+                .text("constraint_schema", a -> a.namespace().name())
+                .text("constraint_name", ConstraintRows.KeyColumn::constraint)
                 .constant("table_catalog", PgCatalogView.DATABASE)
-                .text("table_schema", a -> a.relation().namespace().name())
-                .text("table_name", a -> a.relation().table().name())
-                .text("column_name", a -> a.column().name())
-                .integer("ordinal_position", Attribute::attnum)
-                .nullableInteger("position_in_unique_constraint", a -> null), v -> {
-                    final List<Attribute> out = new ArrayList<>();
-                    for (Relation pk : keyConstraintsOf(v)) {
-                        out.addAll(keyColumns(pk));
-                    }
-                    return out;
-                }));
-        t.put("referential_constraints", SystemTable.empty(cx, SystemTable.columns()
-                .text("constraint_catalog", x -> null).text("constraint_schema", x -> null)
-                .text("constraint_name", x -> null).text("unique_constraint_catalog", x -> null)
-                .text("unique_constraint_schema", x -> null).text("unique_constraint_name", x -> null)
-                .text("match_option", x -> null).text("update_rule", x -> null).text("delete_rule", x -> null)));
+                .text("table_schema", a -> a.namespace().name())
+                .text("table_name", a -> a.table().name())
+                .text("column_name", ConstraintRows.KeyColumn::column)
+                .integer("ordinal_position", ConstraintRows.KeyColumn::ordinal)
+                .nullableInteger("position_in_unique_constraint", ConstraintRows.KeyColumn::uniquePosition),
+                v -> ConstraintRows.keyColumns(v, keyConstraintsOf(v))));
+        t.put("referential_constraints", SystemTable.of(cx, SystemTable.<PgCatalogView.ForeignKey>columns()
+                .constant("constraint_catalog", PgCatalogView.DATABASE)
+                .text("constraint_schema", fk -> fk.namespace().name())
+                .text("constraint_name", PgCatalogView.ForeignKey::name)
+                .constant("unique_constraint_catalog", PgCatalogView.DATABASE)
+                .text("unique_constraint_schema", fk -> fk.parent().namespace().name())
+                .nullableText("unique_constraint_name", fk -> fk.parentKey() == null ? null : fk.parentKey().name())
+                .constant("match_option", "NONE")
+                .text("update_rule", fk -> fk.def().onUpdate().sql())
+                .text("delete_rule", fk -> fk.def().onDelete().sql()), PgCatalogView::foreignKeys));
         t.put("sequences", SystemTable.of(cx, SystemTable.<io.meldb.sql.catalog.SequenceDef>columns()
                 .constant("sequence_catalog", PgCatalogView.DATABASE)
                 .text("sequence_schema", io.meldb.sql.catalog.SequenceDef::schema)
