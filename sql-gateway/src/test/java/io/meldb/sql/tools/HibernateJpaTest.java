@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A JPA application on Hibernate ORM 6, unchanged, against MeldDB over PostgreSQL's JDBC driver with Hibernate's
- * PostgreSQLDialect: Hibernate creates the schema (sequences, tables, the foreign key), then CRUD on two related
+ * PostgreSQLDialect (which Hibernate chooses itself): Hibernate creates the schema (sequences, tables, the foreign key), then CRUD on two related
  * entities with sequence-generated ids, a JPQL query with a join, and a unit of work retried when meld aborts it
  * (SQLSTATE 40001).
  */
@@ -98,7 +98,6 @@ class HibernateJpaTest {
                 .setProperty(AvailableSettings.JAKARTA_JDBC_URL, db.gateway.pgJdbcUrl())
                 .setProperty(AvailableSettings.JAKARTA_JDBC_USER, "test")
                 .setProperty(AvailableSettings.JAKARTA_JDBC_PASSWORD, "")
-                .setProperty(AvailableSettings.DIALECT, "org.hibernate.dialect.PostgreSQLDialect")
                 .setProperty(AvailableSettings.HBM2DDL_AUTO, "create")
                 .setProperty(AvailableSettings.POOL_SIZE, "4")
                 .buildSessionFactory();
@@ -146,6 +145,18 @@ class HibernateJpaTest {
             }
         }
         return null;
+    }
+
+    @Test
+    void hibernateRecognizesPostgreSqlAndReadsTheConnectionsMetadata() throws SQLException {
+        final org.hibernate.engine.jdbc.env.spi.JdbcEnvironment env = emf.unwrap(
+                org.hibernate.engine.spi.SessionFactoryImplementor.class).getJdbcServices().getJdbcEnvironment();
+        assertTrue(env.getDialect() instanceof org.hibernate.dialect.PostgreSQLDialect, env.getDialect().toString());
+        // Hibernate reads DatabaseMetaData.getSQLKeywords, which pgjdbc asks of pg_get_keywords()
+        try (java.sql.Connection c = db.connectPg()) {
+            final String keywords = c.getMetaData().getSQLKeywords();
+            assertTrue(java.util.Arrays.asList(keywords.split(",")).contains("MULTISET"), keywords);
+        }
     }
 
     @Test
