@@ -10,8 +10,8 @@ import java.sql.Statement;
 
 /**
  * The {@code DatabaseMetaData} calls that Avatica's protocol has no request for, which Avatica's client would answer
- * itself with no rows (getPrimaryKeys, getIndexInfo): sent to the gateway as a statement that its catalog answers
- * (io.meldb.sql.server.MetaDataRequest reads it). Arguments are URL-encoded, {@code ~} stands for null.
+ * itself with no rows (getPrimaryKeys, getIndexInfo, getImportedKeys, getExportedKeys): sent to the gateway as a
+ * statement that its catalog answers (io.meldb.sql.server.MetaDataRequest reads it). Arguments are URL-encoded, {@code ~} stands for null.
  */
 final class MetaDataQueries {
     private static final String PREFIX = "/* meldb */ METADATA ";
@@ -23,7 +23,7 @@ final class MetaDataQueries {
     static boolean answers(final Method method) {
         final Class<?>[] p = method.getParameterTypes();
         return switch (method.getName()) {
-            case "getPrimaryKeys" -> p.length == 3;
+            case "getPrimaryKeys", "getImportedKeys", "getExportedKeys" -> p.length == 3;
             case "getIndexInfo" -> p.length == 5;
             default -> false;
         };

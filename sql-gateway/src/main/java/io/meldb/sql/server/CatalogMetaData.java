@@ -65,10 +65,10 @@ final class CatalogMetaData {
             bool("FIXED_PREC_SCALE"), bool("AUTO_INCREMENT"), text("LOCAL_TYPE_NAME"), small("MINIMUM_SCALE"),
             small("MAXIMUM_SCALE"), integer("SQL_DATA_TYPE"), integer("SQL_DATETIME_SUB"), integer("NUM_PREC_RADIX"));
 
-    private static final String DB = Catalog.DATABASE;
+    static final String DB = Catalog.DATABASE;
     private static final List<String> SYSTEM = List.of(SystemSchemas.INFORMATION_SCHEMA, SystemSchemas.PG_CATALOG);
 
-    private final Catalog catalog;
+    final Catalog catalog;
     /** The connection's Calcite root schema: where the system tables' row types are. */
     private final SchemaPlus root;
     private final RelDataTypeFactory types;
@@ -220,7 +220,7 @@ final class CatalogMetaData {
                 index(t, t.name() + "_pkey", true, t.primaryKey(), rows);
             }
             for (IndexDef i : t.indexes()) {
-                if (i.unique() || !uniqueOnly) {
+                if (!i.hidden() && (i.unique() || !uniqueOnly)) { // a foreign key's own index is listed nowhere
                     index(t, i.name(), i.unique(), i.columns(), rows);
                 }
             }
@@ -256,7 +256,7 @@ final class CatalogMetaData {
     }
 
     /** The users' tables that getPrimaryKeys and getIndexInfo name (exact names; a null schema is any schema). */
-    private List<TableDef> userTables(final String catalogName, final String schema, final String table) {
+    List<TableDef> userTables(final String catalogName, final String schema, final String table) {
         final List<TableDef> out = new ArrayList<>();
         if (!catalogMatches(catalogName) || table == null) {
             return out;

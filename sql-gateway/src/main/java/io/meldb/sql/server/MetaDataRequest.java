@@ -9,8 +9,9 @@ import java.util.List;
 /**
  * A {@code DatabaseMetaData} call that Avatica's protocol has no request for, as MeldDB's driver sends it: a
  * statement {@code /* meldb *&#47; METADATA method arg...} whose arguments are URL-encoded, {@code ~} for null
- * (see io.meldb.sql.client.MetaDataQueries, which writes them). Avatica's remote client answers getPrimaryKeys and
- * getIndexInfo itself with no rows; through this, MeldDB's catalog answers them.
+ * (see io.meldb.sql.client.MetaDataQueries, which writes them). Avatica's remote client answers getPrimaryKeys,
+ * getIndexInfo, getImportedKeys and getExportedKeys itself with no rows; through this, MeldDB's catalog answers
+ * them.
  */
 record MetaDataRequest(String method, List<String> args) {
     static final String PREFIX = "/* meldb */ METADATA ";
@@ -23,7 +24,7 @@ record MetaDataRequest(String method, List<String> args) {
         }
         final MetaDataRequest r = new MetaDataRequest(parts[0], java.util.Arrays.asList(args));
         final int expected = switch (r.method) {
-            case "getPrimaryKeys" -> 3;
+            case "getPrimaryKeys", "getImportedKeys", "getExportedKeys" -> 3;
             case "getIndexInfo" -> 4;
             default -> throw new SqlStateException("0A000", "DatabaseMetaData." + r.method
                     + " is not answered by the MeldDB gateway");
@@ -36,11 +37,20 @@ record MetaDataRequest(String method, List<String> args) {
     }
 
     MetaResults shape() {
-        return method.equals("getPrimaryKeys") ? CatalogMetaData.PRIMARY_KEYS : CatalogMetaData.INDEX_INFO;
+        return switch (method) {
+            case "getPrimaryKeys" -> CatalogMetaData.PRIMARY_KEYS;
+            case "getIndexInfo" -> CatalogMetaData.INDEX_INFO;
+            default -> ForeignKeyMetaData.KEYS;
+        };
     }
 
     List<Object[]> rows(final CatalogMetaData m) {
-        return method.equals("getPrimaryKeys") ? m.primaryKeys(args.get(0), args.get(1), args.get(2))
-                : m.indexInfo(args.get(0), args.get(1), args.get(2), Boolean.parseBoolean(args.get(3)));
+        return switch (method) {
+            case "getPrimaryKeys" -> m.primaryKeys(args.get(0), args.get(1), args.get(2));
+            case "getIndexInfo" -> m.indexInfo(args.get(0), args.get(1), args.get(2),
+                    Boolean.parseBoolean(args.get(3)));
+            case "getImportedKeys" -> ForeignKeyMetaData.imported(m, args.get(0), args.get(1), args.get(2));
+            default -> ForeignKeyMetaData.exported(m, args.get(0), args.get(1), args.get(2));
+        };
     }
 }

@@ -46,6 +46,9 @@ class MeldDriverMetaDataTest {
             s.execute("CREATE TABLE md_line (order_id INT, line_no INT, item_id INT NOT NULL, "
                     + "PRIMARY KEY (order_id, line_no))");
             s.execute("CREATE TABLE md_serial (id SERIAL PRIMARY KEY, note VARCHAR(10))");
+            s.execute("CREATE TABLE md_child (id INT PRIMARY KEY, item_id INT REFERENCES md_item (id) "
+                    + "ON DELETE CASCADE, item_code CHAR(5), "
+                    + "CONSTRAINT md_child_code_fk FOREIGN KEY (item_code) REFERENCES md_item (code))");
         }
     }
 
@@ -158,6 +161,26 @@ class MeldDriverMetaDataTest {
                             "ORDINAL_POSITION", "COLUMN_NAME"));
             assertEquals(List.of("md_item_code_key", "md_item_pkey"),
                     rows(md.getIndexInfo(null, null, "md_item", true, false), "INDEX_NAME"));
+        }
+    }
+
+    @Test
+    void getImportedKeysAndGetExportedKeysAnswerFromTheForeignKeys() throws SQLException {
+        try (Connection c = meld()) {
+            final DatabaseMetaData md = c.getMetaData();
+            final String[] columns = {"PKTABLE_NAME", "PKCOLUMN_NAME", "FKTABLE_NAME", "FKCOLUMN_NAME", "KEY_SEQ",
+                    "UPDATE_RULE", "DELETE_RULE", "FK_NAME", "PK_NAME"};
+            final List<String> imported = rows(md.getImportedKeys(null, "public", "md_child"), columns);
+            assertEquals(2, imported.size(), imported.toString());
+            assertTrue(imported.contains("md_item id md_child item_id 1 " + DatabaseMetaData.importedKeyNoAction + " "
+                    + DatabaseMetaData.importedKeyCascade + " md_child_item_id_fkey md_item_pkey"), imported.toString());
+            assertTrue(imported.contains("md_item code md_child item_code 1 " + DatabaseMetaData.importedKeyNoAction
+                    + " " + DatabaseMetaData.importedKeyNoAction + " md_child_code_fk md_item_code_key"),
+                    imported.toString());
+            assertEquals(imported, rows(md.getExportedKeys(null, null, "md_item"), columns));
+            assertEquals(List.of(), rows(md.getImportedKeys(null, null, "md_item"), columns));
+            assertEquals(List.of("md_child_pkey"), rows(md.getIndexInfo(null, null, "md_child", false, true),
+                    "INDEX_NAME"), "a foreign key's own index is not listed");
         }
     }
 
