@@ -123,6 +123,14 @@ class ShadedDriverTest {
                     }
                 }
                 assertEquals(List.of("id INTEGER", "name VARCHAR"), columns);
+                try (ResultSet rs = md.getPrimaryKeys(null, null, "shaded_item")) {
+                    assertTrue(rs.next(), "getPrimaryKeys reaches the gateway's catalog");
+                    assertEquals("shaded_item_pkey", rs.getString("PK_NAME"));
+                }
+                final SQLException prepare = assertThrows(SQLException.class,
+                        () -> c.prepareStatement("SELECT * FROM shaded_nowhere"));
+                assertEquals("42P01", prepare.getSQLState());
+                assertTrue(prepare.getMessage().contains("shaded_nowhere"), prepare.getMessage());
             }
         }
     }
