@@ -44,7 +44,30 @@ public final class SqlErrors {
             return e;
         }
         final Described d = describe(t);
-        return new AvaticaRuntimeException(d.message(), 0, d.sqlState(), AvaticaSeverity.ERROR);
+        return new Reported(d.message(), d.sqlState());
+    }
+
+    /**
+     * Avatica's exception with its message as its own ({@link AvaticaRuntimeException} has none): Avatica's client
+     * keeps only the server's stack traces when a prepare fails ("while preparing SQL: ..."), and this puts the
+     * reason into their first line, where MeldDB's driver finds it (see ClientErrors).
+     */
+    static final class Reported extends AvaticaRuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Reported(final String message, final String sqlState) {
+            super(message, 0, sqlState, AvaticaSeverity.ERROR);
+        }
+
+        @Override
+        public String getMessage() {
+            return getErrorMessage();
+        }
+
+        @Override
+        public String toString() {
+            return getClass().getName() + ": " + getErrorMessage();
+        }
     }
 
     /** The failure as an unchecked exception that keeps its SQLState and message. */

@@ -538,6 +538,7 @@ public final class SystemSchemas {
                 .text("amtype", a -> a[3]), v -> List.of(
                         new Object[] {HEAP_AM, "heap", "heap_tableam_handler", "t"},
                         new Object[] {BTREE_AM, "btree", "bthandler", "i"})));
+        t.putAll(PgEmptyCatalogs.tables(cx));
         return t;
     }
 
