@@ -5,6 +5,7 @@ Prints "OK <check>" for every check that passed; any failure raises and exits no
 import datetime
 import decimal
 import sys
+import uuid
 
 import psycopg
 from psycopg import errors
@@ -30,6 +31,22 @@ def main(conninfo):
             cur.execute("SELECT id, amount FROM PY WHERE id = %s", (1,))
             assert cur.fetchone() == (1, decimal.Decimal("12.50"))
         print("OK binary results")
+
+        conn.execute("CREATE TABLE PY_TYPES (id INTEGER PRIMARY KEY, r REAL, t TIME, z TIMESTAMPTZ, b BYTEA, "
+                     "u UUID, j JSONB)")
+        when = datetime.datetime(2024, 2, 29, 10, 11, 12, 250000, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+        key = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+        conn.execute("INSERT INTO PY_TYPES VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                     (1, 1.25, datetime.time(10, 11, 12, 345000), when, b"\x00\xff", key, '{"a": 1}'))
+        for binary in (False, True):
+            with conn.cursor(binary=binary) as cur:
+                cur.execute("SELECT r, t, z, b, u, j FROM PY_TYPES WHERE id = %s", (1,))
+                r, t, z, b, u, j = cur.fetchone()
+                assert r == 1.25 and t == datetime.time(10, 11, 12, 345000), (r, t)
+                assert z == when and z.utcoffset() is not None, z
+                assert bytes(b) == b"\x00\xff" and u == key and isinstance(u, uuid.UUID), (b, u)
+                assert j == '{"a": 1}', j
+        print("OK new types")
 
         try:
             conn.execute("SELECT * FROM NO_SUCH_TABLE")

@@ -4,6 +4,11 @@ package io.meldb.sql;
 public final class MeldVersion {
     public static final String VERSION = "0.1.0";
     public static final String PRODUCT = "MeldDB";
+    /** {@link #VERSION}'s first two numbers (JDBC's major and minor version). */
+    public static final int MAJOR = 0;
+    public static final int MINOR = 1;
+    /** The name of MeldDB's JDBC driver ({@code DatabaseMetaData.getDriverName}). */
+    public static final String DRIVER = "MeldDB JDBC Driver";
 
     private MeldVersion() {
     }

@@ -35,7 +35,7 @@ import java.util.function.BooleanSupplier;
  *       statement, not only those that read a table.</li>
  * </ul>
  * Before all of it, CHAR comparisons get PostgreSQL's padding semantics ({@link CharComparisons}) and integer
- * arithmetic becomes overflow-checked.
+ * arithmetic becomes overflow-checked; a constant out of REAL's range is refused ({@link RealLiterals}).
  */
 public final class MeldPrograms {
     /** Rule attempts after which planning gives up (a 64-way join takes well under a tenth of it). */
@@ -48,8 +48,9 @@ public final class MeldPrograms {
 
     /** The program; {@code cancelled} answers whether the statement being planned was cancelled. */
     public static Program program(final BooleanSupplier cancelled) {
-        final Program rewrite = (planner, rel, traits, materializations, lattices) -> rel
+        final Program rewrite = (planner, rel, traits, materializations, lattices) -> MeldView.refuseWrite(rel)
                 .accept(new CharComparisons.Shuttle())
+                .accept(new RealLiterals())
                 .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
         return Programs.sequence(rewrite,
                 Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),

@@ -52,7 +52,10 @@ public final class MeldRootSchema extends AbstractSchema {
                 SystemSchemas.pgCatalogTables(system.get(SystemSchemas.PG_CATALOG)), Set.of());
     }
 
-    /** MeldDB's own functions, by their lower-case names ({@link FunctionNames#OWN}): the sequence functions. */
+    /**
+     * MeldDB's own functions: the sequence functions by their lower-case names ({@link FunctionNames#OWN}), the
+     * advisory lock functions ({@link AdvisoryLocks}) by upper-case ones.
+     */
     @Override
     protected com.google.common.collect.Multimap<String, org.apache.calcite.schema.Function> getFunctionMultimap() {
         final com.google.common.collect.ImmutableMultimap.Builder<String, org.apache.calcite.schema.Function> b =
@@ -61,6 +64,8 @@ public final class MeldRootSchema extends AbstractSchema {
         b.put("currval", SequenceFunction.currval());
         b.put("setval", SequenceFunction.setval());
         b.put("setval", SequenceFunction.setvalCalled());
+        AdvisoryLocks.functions().forEach((nameAndArity, f) ->
+                b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();
     }
 

@@ -1,6 +1,7 @@
 package io.meldb.sql.calcite;
 
 import io.meldb.sql.catalog.TableDef;
+import io.meldb.sql.catalog.ViewDef;
 import org.apache.calcite.schema.Table;
 import org.apache.calcite.schema.impl.AbstractSchema;
 
@@ -18,6 +19,8 @@ public final class MeldSchema extends AbstractSchema {
     private final String name;
     /** Calcite table objects by table definition, reused while the definition is unchanged. */
     private final Map<TableDef, MeldTable> tables = new HashMap<>();
+    /** Calcite view objects by view definition. */
+    private final Map<ViewDef, Table> views = new HashMap<>();
 
     public MeldSchema(final MeldTxnContext context, final String name) {
         this.context = context;
@@ -40,6 +43,11 @@ public final class MeldSchema extends AbstractSchema {
             tables.keySet().retainAll(defs.values());
             for (TableDef def : defs.values()) {
                 out.put(def.name(), tables.computeIfAbsent(def, d -> new MeldTable(this, d)));
+            }
+            final Map<String, ViewDef> viewDefs = context.catalog().views(context.database(), name);
+            views.keySet().retainAll(viewDefs.values());
+            for (ViewDef def : viewDefs.values()) {
+                out.put(def.name(), views.computeIfAbsent(def, MeldView::of));
             }
         }
         return out;

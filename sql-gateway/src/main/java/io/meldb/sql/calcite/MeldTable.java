@@ -3,6 +3,7 @@ package io.meldb.sql.calcite;
 import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.SqlType;
 import org.apache.calcite.adapter.java.AbstractQueryableTable;
 import org.apache.calcite.linq4j.QueryProvider;
 import org.apache.calcite.linq4j.Queryable;
@@ -68,6 +69,12 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
             case BOOLEAN -> typeFactory.createSqlType(SqlTypeName.BOOLEAN);
             case DATE -> typeFactory.createSqlType(SqlTypeName.DATE);
             case TIMESTAMP -> typeFactory.createSqlType(SqlTypeName.TIMESTAMP, 3);
+            case REAL -> typeFactory.createSqlType(SqlTypeName.REAL);
+            case TIME -> typeFactory.createSqlType(SqlTypeName.TIME, 3);
+            case TIMESTAMPTZ -> typeFactory.createSqlType(SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, 3);
+            case TEXT, JSON -> typeFactory.createSqlType(SqlTypeName.VARCHAR);
+            case BYTEA -> typeFactory.createSqlType(SqlTypeName.VARBINARY);
+            case UUID -> typeFactory.createSqlType(SqlTypeName.VARCHAR, SqlType.UUID_MARKER_LENGTH);
         };
     }
 

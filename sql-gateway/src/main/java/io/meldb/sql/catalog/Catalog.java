@@ -31,6 +31,9 @@ public final class Catalog {
     private final Map<String, SequenceDef> sequences = new TreeMap<>();
     /** Built on first use: most statements run against a catalog version many statements share. */
     private volatile ForeignKeys foreignKeys;
+    private final Map<String, ViewDef> views = new TreeMap<>();
+    /** Comments by (relation id, attnum). */
+    private final Map<Long, String> comments = new TreeMap<>();
 
     public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
                    final Collection<TableDef> tables) {
@@ -39,6 +42,17 @@ public final class Catalog {
 
     public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
                    final Collection<TableDef> tables, final Collection<SequenceDef> sequenceDefs) {
+        this(databases, schemas, tables, sequenceDefs, List.of(), Map.of());
+    }
+
+    /** A catalog with views and comments (keyed by {@link #commentKey}). */
+    public Catalog(final Collection<String> databases, final Collection<SchemaDef> schemas,
+                   final Collection<TableDef> tables, final Collection<SequenceDef> sequenceDefs,
+                   final Collection<ViewDef> viewDefs, final Map<Long, String> commentTexts) {
+        for (ViewDef v : viewDefs) {
+            views.put(key(v.db(), v.schema(), v.name()), v);
+        }
+        comments.putAll(commentTexts);
         for (SequenceDef q : sequenceDefs) {
             sequences.put(key(q.db(), q.schema(), q.name()), q);
         }
@@ -114,6 +128,47 @@ public final class Catalog {
             foreignKeys = f;
         }
         return f;
+    }
+
+    /** The view of that name, or null. */
+    public ViewDef view(final String db, final String schema, final String name) {
+        return views.get(key(db, schema, name));
+    }
+
+    /** Views of one schema, by name. */
+    public Map<String, ViewDef> views(final String db, final String schema) {
+        final Map<String, ViewDef> out = new TreeMap<>();
+        for (ViewDef v : views.values()) {
+            if (v.db().equals(db) && v.schema().equals(schema)) {
+                out.put(v.name(), v);
+            }
+        }
+        return out;
+    }
+
+    /** Every view, by (db, schema, name). */
+    public Collection<ViewDef> views() {
+        return views.values();
+    }
+
+    /** The views that read the table or view {@code relationId}. */
+    public List<ViewDef> viewsUsing(final int relationId) {
+        final List<ViewDef> out = new java.util.ArrayList<>();
+        for (ViewDef v : views.values()) {
+            if (v.dependsOn(relationId)) {
+                out.add(v);
+            }
+        }
+        return out;
+    }
+
+    /** The comment on column {@code attnum} of relation {@code id} (0: on the relation), or null. */
+    public String comment(final int id, final int attnum) {
+        return comments.get(commentKey(id, attnum));
+    }
+
+    public static long commentKey(final int id, final int attnum) {
+        return ((long) id << 32) | (attnum & 0xFFFFFFFFL);
     }
 
     public Collection<TableDef> all() {

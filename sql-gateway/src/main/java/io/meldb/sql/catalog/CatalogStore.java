@@ -49,18 +49,31 @@ public final class CatalogStore {
         final List<SchemaDef> schemas = new ArrayList<>();
         final List<TableDef> tables = new ArrayList<>();
         final List<SequenceDef> sequences = new ArrayList<>();
+        final List<ViewDef> views = new ArrayList<>();
+        final Map<Integer, byte[]> layouts = new java.util.TreeMap<>();
+        final Map<Long, String> comments = new java.util.TreeMap<>();
         TableStore.forEachEntry(txn, Keys.CATALOG_PREFIX, KeyCodec.prefixEnd(Keys.CATALOG_PREFIX), kv -> {
             switch (kv.key()[1]) {
                 case 'D' -> databases.add(CatalogEntryCodec.decodeDatabase(kv.value()));
                 case 'S' -> schemas.add(CatalogEntryCodec.decodeSchema(kv.value()));
-                case 'T' -> tables.add(TableDefCodec.decode(kv.value()));
+                // 'L' sorts before 'T': a table's layout is known when its definition is read
+                case 'L' -> layouts.put(Keys.decodeInt(Arrays.copyOfRange(kv.key(), 2, 6)), kv.value());
+                case 'T' -> {
+                    final TableDef t = TableDefCodec.decode(kv.value());
+                    final byte[] layout = layouts.get(t.id());
+                    tables.add(layout == null ? t : t.withLayout(RowLayout.decode(layout, t.columnTypes())));
+                }
+                case 'W' -> views.add(ViewDef.decode(kv.value()));
+                case 'C' -> comments.put(Catalog.commentKey(Keys.decodeInt(Arrays.copyOfRange(kv.key(), 2, 6)),
+                        Keys.decodeInt(Arrays.copyOfRange(kv.key(), 6, 10))),
+                        new String(kv.value(), java.nio.charset.StandardCharsets.UTF_8));
                 case 'Q' -> sequences.add(CatalogEntryCodec.decodeSequence(kv.value()));
                 default -> {
                     // the id counter and the version token
                 }
             }
         });
-        final Catalog catalog = new Catalog(databases, schemas, tables, sequences);
+        final Catalog catalog = new Catalog(databases, schemas, tables, sequences, views, comments);
         synchronized (cache) {
             cache.put(token, catalog);
         }
@@ -121,6 +134,17 @@ public final class CatalogStore {
             }
             throw unknownSchema(name);
         }
+        final Map<String, ViewDef> views = catalog.views(db, name);
+        if (!views.isEmpty()) {
+            if (!cascade) {
+                throw new SqlStateException("2BP01", "cannot drop schema \"" + name + "\" because other objects "
+                        + "depend on it: view \"" + views.keySet().iterator().next() + "\" (drop it first, or use "
+                        + "DROP SCHEMA ... CASCADE)");
+            }
+            for (ViewDef v : views.values()) {
+                ViewDdl.dropView(txn, read(txn), v, true);
+            }
+        }
         final Map<String, TableDef> tables = catalog.tables(db, name);
         if (!tables.isEmpty()) {
             if (!cascade) {
@@ -168,7 +192,8 @@ public final class CatalogStore {
         final Catalog catalog = read(txn);
         requireSchema(catalog, db, schema);
         final String name = c.name();
-        if (catalog.table(db, schema, name) != null || catalog.sequence(db, schema, name) != null) {
+        if (catalog.table(db, schema, name) != null || catalog.sequence(db, schema, name) != null
+                || catalog.view(db, schema, name) != null) {
             if (ifNotExistsAndTable(catalog, db, schema, name, c.ifNotExists())) {
                 return false;
             }
@@ -245,6 +270,7 @@ public final class CatalogStore {
             }
             throw unknownTable(name);
         }
+        ViewDdl.dropDependents(txn, catalog, def.id(), "table", name, true);
         deleteRange(txn, Keys.dataPrefix(def.id()));
         for (IndexDef index : def.indexes()) {
             deleteRange(txn, Keys.dataPrefix(index.id()));
@@ -255,21 +281,24 @@ public final class CatalogStore {
             }
         }
         txn.delete(Keys.tableDefKey(db, schema, name));
+        txn.delete(Keys.layoutKey(def.id()));
+        deleteRange(txn, Keys.commentsPrefix(def.id()));
         bumpVersion(txn);
         return true;
     }
 
     /**
      * Drops several tables in one transaction, as {@code DROP TABLE a, b, c} does: every name is checked before
-     * anything is dropped (SQLState 42P01 for a missing one unless {@code ifExists}, which skips it). Answers how
-     * many tables it dropped. A table referenced by a FOREIGN KEY of a table not dropped with it is refused (2BP01).
+     * anything is dropped (SQLState 42P01 for a missing one unless {@code ifExists}, which skips it; 42809 for a
+     * view). A view reading one of them, or a FOREIGN KEY of a table not dropped with them that references one, is
+     * dropped with CASCADE and refuses the drop (2BP01) without. Answers how many tables it dropped.
      */
     public int dropTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
                           final boolean ifExists) {
         return dropTables(txn, db, tables, ifExists, false);
     }
 
-    /** As {@link #dropTables(TxnSession, String, List, boolean)}; {@code cascade} drops the referencing constraints. */
+    /** {@link #dropTables(TxnSession, String, List, boolean)}, with CASCADE or RESTRICT. */
     public int dropTables(final TxnSession txn, final String db, final List<Ddl.TableName> tables,
                           final boolean ifExists, final boolean cascade) {
         ensureDatabase(txn, db);
@@ -282,6 +311,8 @@ public final class CatalogStore {
                 }
             } else if (catalog.table(db, t.schema(), t.name()) != null) {
                 present.add(t);
+            } else if (catalog.view(db, t.schema(), t.name()) != null) {
+                throw new SqlStateException("42809", "\"" + t.name() + "\" is not a table (use DROP VIEW)");
             } else if (!ifExists) {
                 throw unknownTable(t.name());
             }
@@ -291,6 +322,10 @@ public final class CatalogStore {
             ids.add(catalog.table(db, t.schema(), t.name()).id());
         }
         ForeignKeyDdl.dropReferencing(txn, catalog, db, ids, cascade);
+        for (Ddl.TableName t : present) {
+            final TableDef def = catalog.table(db, t.schema(), t.name());
+            ViewDdl.dropDependents(txn, catalog, def.id(), "table", t.name(), cascade);
+        }
         int dropped = 0;
         for (Ddl.TableName t : present) {
             if (dropTable(txn, db, t.schema(), t.name(), true)) {
@@ -411,9 +446,19 @@ public final class CatalogStore {
                         + (constraint != null ? constraint : table + "_pkey") + "\": " + e.getMessage(), e);
             }
         });
-        txn.put(Keys.tableDefKey(db, schema, table), TableDefCodec.encode(keyed));
+        putTable(txn, keyed);
         bumpVersion(txn);
         return true;
+    }
+
+    /** Writes a table's definition and its row layout (an entry of its own unless compact). */
+    static void putTable(final TxnSession txn, final TableDef def) {
+        txn.put(Keys.tableDefKey(def.db(), def.schema(), def.name()), TableDefCodec.encode(def));
+        if (def.layout().isCompact(def.columns(), def.primaryKey())) {
+            txn.delete(Keys.layoutKey(def.id()));
+        } else {
+            txn.put(Keys.layoutKey(def.id()), def.layout().encode(def.columnTypes()));
+        }
     }
 
     public static SqlStateException unknownSchema(final String name) {

@@ -151,4 +151,44 @@ public sealed interface Ddl {
     /** {@code DROP INDEX [IF EXISTS] [schema.]name}. */
     record DropIndex(String schema, String name, boolean ifExists) implements Ddl {
     }
+
+    /**
+     * {@code ALTER TABLE [IF EXISTS] name action [, action ...]}: the actions run in order in one transaction
+     * ({@link AlterTableDdl}).
+     */
+    record AlterTable(TableName table, boolean ifExists, List<AlterAction> actions) implements Ddl {
+        public AlterTable {
+            actions = List.copyOf(actions);
+        }
+    }
+
+    /** {@code CREATE TABLE [IF NOT EXISTS] name [(columns)] AS query [WITH [NO] DATA]}. */
+    record CreateTableAs(String schema, String name, List<String> columnNames, String query, boolean withData,
+                         boolean ifNotExists) implements Ddl {
+        public CreateTableAs {
+            columnNames = List.copyOf(columnNames);
+        }
+    }
+
+    /** {@code CREATE [OR REPLACE] VIEW name [(columns)] AS query}. */
+    record CreateView(String schema, String name, List<String> columnNames, String query, boolean orReplace)
+            implements Ddl {
+        public CreateView {
+            columnNames = List.copyOf(columnNames);
+        }
+    }
+
+    /** {@code DROP VIEW [IF EXISTS] name [, name ...] [CASCADE | RESTRICT]}. */
+    record DropView(List<TableName> views, boolean ifExists, boolean cascade) implements Ddl {
+        public DropView {
+            views = List.copyOf(views);
+        }
+    }
+
+    /**
+     * {@code COMMENT ON TABLE | VIEW | COLUMN name IS 'text' | NULL}: {@code column} null for a relation,
+     * {@code text} null to remove the comment.
+     */
+    record CommentOn(TableName relation, String column, String text) implements Ddl {
+    }
 }

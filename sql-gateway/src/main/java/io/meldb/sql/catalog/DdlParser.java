@@ -26,7 +26,8 @@ public final class DdlParser extends DdlCursor {
     /** Whether {@code sql} is DDL this parser handles (starts with CREATE, DROP, ALTER or TRUNCATE). */
     public static boolean isDdl(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
-        return first.equals("CREATE") || first.equals("DROP") || first.equals("ALTER") || first.equals("TRUNCATE");
+        return first.equals("CREATE") || first.equals("DROP") || first.equals("ALTER") || first.equals("TRUNCATE")
+                || first.equals("COMMENT");
     }
 
     public static Ddl parse(final String sql) {
@@ -37,6 +38,16 @@ public final class DdlParser extends DdlCursor {
             throw p.syntax("end of statement");
         }
         return ddl;
+    }
+
+    /** The DEFAULT expression {@code text} for a column of {@code type} (ALTER COLUMN ... SET DEFAULT). */
+    static ColumnDefault defaultFor(final String text, final ColumnType type) {
+        final DdlParser p = new DdlParser(text);
+        final ColumnDefault d = ColumnClauses.defaultExpression(p, type);
+        if (p.peek().kind() != SqlLexer.Kind.END) {
+            throw p.syntax("end of the DEFAULT expression");
+        }
+        return d;
     }
 
     private Ddl statement() {
@@ -52,7 +63,19 @@ public final class DdlParser extends DdlCursor {
         if (acceptWord("ALTER")) {
             return AlterTableParser.alter(this);
         }
+        if (acceptWord("COMMENT")) {
+            expectWord("ON");
+            return QueryDdlParser.commentOn(this);
+        }
         if (acceptWord("CREATE")) {
+            if (acceptWord("OR")) {
+                expectWord("REPLACE");
+                expectWord("VIEW");
+                return QueryDdlParser.createView(this, true);
+            }
+            if (acceptWord("VIEW")) {
+                return QueryDdlParser.createView(this, false);
+            }
             if (acceptWord("SCHEMA")) {
                 final boolean ifNotExists = ifNotExists();
                 final String name = schemaName();
@@ -77,9 +100,9 @@ public final class DdlParser extends DdlCursor {
             if (acceptWord("INDEX")) {
                 return createIndex(false);
             }
-            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, INDEX and SEQUENCE are supported, not CREATE "
-                    + (peek().is("OR") && pos + 2 < tokens.size() ? "OR REPLACE " + tokens.get(pos + 2).text()
-                    : peek().text()));
+            throw new SqlStateException("0A000", "only CREATE SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, "
+                    + "not CREATE " + (peek().is("OR") && pos + 2 < tokens.size() ? "OR REPLACE "
+                    + tokens.get(pos + 2).text() : peek().text()));
         }
         expectWord("DROP");
         if (acceptWord("SCHEMA")) {
@@ -106,7 +129,11 @@ public final class DdlParser extends DdlCursor {
         if (acceptWord("INDEX")) {
             final boolean ifExists = ifExists();
             final String[] name = qualifiedName();
+            cascadeOrRestrict(); // nothing depends on an index
             return new Ddl.DropIndex(name[0], name[1], ifExists);
+        }
+        if (acceptWord("VIEW")) {
+            return QueryDdlParser.dropView(this);
         }
         if (acceptWord("SEQUENCE")) {
             final boolean ifExists = ifExists();
@@ -118,7 +145,8 @@ public final class DdlParser extends DdlCursor {
             cascadeOrRestrict();
             return new Ddl.DropSequence(sequences, ifExists);
         }
-        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, INDEX and SEQUENCE are supported, not DROP "
+        throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, not "
+                + "DROP "
                 + peek().text());
     }
 
@@ -176,6 +204,10 @@ public final class DdlParser extends DdlCursor {
     private Ddl createTable() {
         final boolean ifNotExists = ifNotExists();
         final String[] name = qualifiedName();
+        final Ddl asQuery = QueryDdlParser.createTableAs(this, name, ifNotExists);
+        if (asQuery != null) {
+            return asQuery;
+        }
         expect("(");
         final List<ColumnDef> columns = new ArrayList<>();
         final List<Ddl.SequenceOptions> sequenceOptions = new ArrayList<>();
@@ -392,7 +424,7 @@ public final class DdlParser extends DdlCursor {
                 unique);
     }
 
-    private ColumnType type() {
+    ColumnType type() {
         final SqlLexer.Token t = peek();
         if (t.kind() != SqlLexer.Kind.WORD || t.quoted()) {
             throw syntax("a type");
@@ -408,8 +440,22 @@ public final class DdlParser extends DdlCursor {
             case "DOUBLE":
                 acceptWord("PRECISION");
                 return ColumnType.of(SqlType.DOUBLE);
-            case "FLOAT", "REAL", "FLOAT4", "FLOAT8":
+            case "REAL", "FLOAT4":
+                return ColumnType.of(SqlType.REAL);
+            case "FLOAT8":
                 return ColumnType.of(SqlType.DOUBLE);
+            case "FLOAT": {
+                // PostgreSQL: float(1) to float(24) is real, float(25) to float(53) and plain float are double
+                final boolean declared = accept("(");
+                final int bits = declared ? number() : 53;
+                if (declared) {
+                    expect(")");
+                }
+                if (bits < 1 || bits > 53) {
+                    throw new SqlStateException("22023", "precision for type float must be between 1 and 53 bits");
+                }
+                return ColumnType.of(bits <= 24 ? SqlType.REAL : SqlType.DOUBLE);
+            }
             case "BOOLEAN", "BOOL":
                 return ColumnType.of(SqlType.BOOLEAN);
             case "DATE":
@@ -420,7 +466,9 @@ public final class DdlParser extends DdlCursor {
                     expect(")");
                 }
                 if (acceptWord("WITH")) {
-                    throw new SqlStateException("0A000", "TIMESTAMP WITH TIME ZONE is not supported");
+                    expectWord("TIME");
+                    expectWord("ZONE");
+                    return ColumnType.of(SqlType.TIMESTAMPTZ);
                 }
                 if (acceptWord("WITHOUT")) {
                     expectWord("TIME");
@@ -451,8 +499,13 @@ public final class DdlParser extends DdlCursor {
                 }
                 return new ColumnType(SqlType.CHAR, optionalLength(1), 0);
             default:
+                final ColumnType more = ExtendedTypeNames.type(this, t);
+                if (more != null) {
+                    return more;
+                }
                 throw new SqlStateException("0A000", "type " + t.text() + " is not supported (supported: INTEGER, "
-                        + "BIGINT, SMALLINT, DECIMAL, DOUBLE, VARCHAR, CHAR, BOOLEAN, DATE, TIMESTAMP)");
+                        + "BIGINT, SMALLINT, DECIMAL, NUMERIC, DOUBLE, REAL, VARCHAR, CHAR, TEXT, BOOLEAN, DATE, TIME, "
+                        + "TIMESTAMP, TIMESTAMPTZ, BYTEA, VARBINARY, UUID, JSON, JSONB)");
         }
     }
 

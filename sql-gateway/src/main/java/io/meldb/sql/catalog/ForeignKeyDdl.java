@@ -80,7 +80,7 @@ public final class ForeignKeyDdl {
         return find(def, name) != null;
     }
 
-    private static ForeignKeyDef find(final TableDef def, final String name) {
+    static ForeignKeyDef find(final TableDef def, final String name) {
         for (ForeignKeyDef fk : def.foreignKeys()) {
             if (fk.name().equals(name)) {
                 return fk;
@@ -136,7 +136,7 @@ public final class ForeignKeyDdl {
     }
 
     /** The child's definition as this transaction last wrote it (it may have lost a constraint already). */
-    private static TableDef store(final TxnSession txn, final Catalog catalog, final String db, final TableDef child) {
+    static TableDef store(final TxnSession txn, final Catalog catalog, final String db, final TableDef child) {
         final byte[] bytes = txn.get(Keys.tableDefKey(db, child.schema(), child.name()));
         return bytes == null ? child : TableDefCodec.decode(bytes);
     }

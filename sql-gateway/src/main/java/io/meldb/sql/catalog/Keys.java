@@ -5,17 +5,21 @@ import io.meldb.sql.codec.KeyCodec;
 import io.meldb.sql.codec.SqlType;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * The layout of MeldDB's one tree (docs/architecture.md "The catalog tree"):
  *
  * <pre>
+ * 0x00 'C' id(4) attnum(4)          → comment on a table, view (attnum 0) or column ({@link Comments})
  * 0x00 'D' db                       → database entry ({@link CatalogEntryCodec})
+ * 0x00 'L' id(4)                    → row layout of a table ALTER TABLE changed ({@link RowLayout})
  * 0x00 'N'                          → next id for tables and indexes (4 bytes)
  * 0x00 'Q' db schema sequence       → sequence definition ({@link CatalogEntryCodec})
  * 0x00 'S' db schema                → schema entry ({@link CatalogEntryCodec})
  * 0x00 'T' db schema table          → table definition ({@link TableDefCodec})
  * 0x00 'V'                          → catalog version: a token every DDL transaction replaces
+ * 0x00 'W' db schema view           → view definition ({@link ViewDef})
  * 0x01 id(4) encoded primary key    → row payload (non-key columns)
  * 0x01 id(4) 0x00 row id(16)        → row payload (every column) of a table without primary key ({@link RowIds})
  * 0x01 id(4) encoded index key, pk  → empty payload (pk: the encoded primary key, or 0x00 and the row id)
@@ -37,7 +41,28 @@ public final class Keys {
     public static final byte[] SEQUENCES_PREFIX = {CATALOG, 'Q'};
     public static final byte[] TABLES_PREFIX = {CATALOG, 'T'};
     public static final byte[] CATALOG_VERSION = {CATALOG, 'V'};
+    public static final byte[] LAYOUTS_PREFIX = {CATALOG, 'L'};
+    public static final byte[] VIEWS_PREFIX = {CATALOG, 'W'};
+    public static final byte[] COMMENTS_PREFIX = {CATALOG, 'C'};
     public static final int FIRST_ID = 1;
+
+    /** Every key and index column has a key encoding; a JSON column is refused as PostgreSQL refuses it (42704). */
+    static void requireKeyTypes(final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes) {
+        for (int c : primaryKey) {
+            requireKeyType(columns.get(c));
+        }
+        for (IndexDef index : indexes) {
+            for (int c : index.columns()) {
+                requireKeyType(columns.get(c));
+            }
+        }
+    }
+
+    private static void requireKeyType(final ColumnDef column) {
+        if (!KeyCodec.isKeyType(column.type().type())) {
+            throw KeyCodec.notAKey(column.type().type());
+        }
+    }
 
     private Keys() {
     }
@@ -56,6 +81,25 @@ public final class Keys {
 
     public static byte[] sequenceKey(final String db, final String schema, final String sequence) {
         return catalogKey(SEQUENCES_PREFIX, db, schema, sequence);
+    }
+
+    /** The row layout entry of table {@code id}. */
+    public static byte[] layoutKey(final int id) {
+        return new ByteWriter(6).write(LAYOUTS_PREFIX).writeInt(id).toByteArray();
+    }
+
+    public static byte[] viewKey(final String db, final String schema, final String view) {
+        return catalogKey(VIEWS_PREFIX, db, schema, view);
+    }
+
+    /** The comment on column {@code attnum} of relation {@code id}, or on the relation itself (attnum 0). */
+    public static byte[] commentKey(final int id, final int attnum) {
+        return new ByteWriter(10).write(COMMENTS_PREFIX).writeInt(id).writeInt(attnum).toByteArray();
+    }
+
+    /** The first bytes of every comment of relation {@code id}. */
+    public static byte[] commentsPrefix(final int id) {
+        return new ByteWriter(6).write(COMMENTS_PREFIX).writeInt(id).toByteArray();
     }
 
     /** The first bytes of the definitions of every table of one schema. */

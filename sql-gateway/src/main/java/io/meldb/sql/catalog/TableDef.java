@@ -11,13 +11,16 @@ import java.util.List;
  * and the id under which its rows live, CHECK and FOREIGN KEY constraints (those this table's rows make: a parent
  * learns of its children from the catalog, {@link ForeignKeys}). Immutable; DDL makes a changed copy.
  *
+ * <p>{@code layout} says where each column lives in the rows' payloads ({@link RowLayout}): the compact layout
+ * unless ALTER TABLE added, dropped or retyped a column.
+ *
  * <p>A table created without a primary key has {@code hiddenRowId}: its rows are keyed by a row id that
  * {@link RowIds} hands out, which is no column (neither {@code SELECT *} nor an INSERT's column list sees it), and
  * {@code primaryKey} is empty. ALTER TABLE ... ADD PRIMARY KEY turns such a table into a keyed one.
  */
 public record TableDef(String db, String schema, String name, int id, List<ColumnDef> columns, int[] primaryKey,
                        List<IndexDef> indexes, boolean hiddenRowId, List<CheckDef> checks,
-                       List<ForeignKeyDef> foreignKeys) {
+                       List<ForeignKeyDef> foreignKeys, RowLayout layout) {
 
     public TableDef {
         columns = List.copyOf(columns);
@@ -28,6 +31,20 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             throw new IllegalArgumentException("table " + name + ": a table has either a primary key or a hidden "
                     + "row id");
         }
+        if (layout == null) {
+            layout = RowLayout.compact(columns, primaryKey);
+        } else if (layout.columnCount() != columns.size()) {
+            throw new IllegalArgumentException("table " + name + ": a row layout of " + layout.columnCount()
+                    + " columns for " + columns.size());
+        }
+        Keys.requireKeyTypes(columns, primaryKey, indexes);
+    }
+
+    /** A table in the compact row layout. */
+    public TableDef(final String db, final String schema, final String name, final int id,
+                    final List<ColumnDef> columns, final int[] primaryKey, final List<IndexDef> indexes,
+                    final boolean hiddenRowId, final List<CheckDef> checks, final List<ForeignKeyDef> foreignKeys) {
+        this(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, checks, foreignKeys, null);
     }
 
     /** A table without FOREIGN KEY constraints. */
@@ -84,13 +101,30 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
     }
 
     public TableDef withIndexes(final List<IndexDef> newIndexes) {
-        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks, foreignKeys);
+        return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks, foreignKeys,
+                layout);
+    }
+
+    public TableDef withLayout(final RowLayout newLayout) {
+        return new TableDef(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, checks, foreignKeys,
+                newLayout);
+    }
+
+    /** This table with {@code newColumns} in {@code newLayout}, other parts unchanged. */
+    public TableDef withColumns(final List<ColumnDef> newColumns, final RowLayout newLayout) {
+        return new TableDef(db, schema, name, id, newColumns, primaryKey, indexes, hiddenRowId, checks, foreignKeys,
+                newLayout);
+    }
+
+    public TableDef withChecks(final List<CheckDef> newChecks) {
+        return new TableDef(db, schema, name, id, columns, primaryKey, indexes, hiddenRowId, newChecks, foreignKeys,
+                layout);
     }
 
     /** This table with {@code newForeignKeys} and {@code newIndexes} (a foreign key may bring a hidden index). */
     public TableDef withForeignKeys(final List<ForeignKeyDef> newForeignKeys, final List<IndexDef> newIndexes) {
         return new TableDef(db, schema, name, id, columns, primaryKey, newIndexes, hiddenRowId, checks,
-                newForeignKeys);
+                newForeignKeys, layout);
     }
 
     /** This table keyed by {@code newPrimaryKey} instead of its hidden row id; the key's columns become NOT NULL. */
@@ -101,6 +135,6 @@ public record TableDef(String db, String schema, String name, int id, List<Colum
             changed.set(c, col.withNullable(false));
         }
         return new TableDef(db, schema, name, id, changed, newPrimaryKey.clone(), indexes, false, checks,
-                foreignKeys);
+                foreignKeys, layout.withPrimaryKey(newPrimaryKey));
     }
 }

@@ -20,7 +20,8 @@ import java.util.List;
  * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) }
  *                    version 4: index flags(varint) bit 0 = unique, bit 1 = backs a UNIQUE constraint }
  *                    version 5: bit 2 = hidden (a foreign key's index) }
- * version 2..5: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says)
+ * version 2..5: flags(varint)   bit 0 = hidden row id (npk = 0; rows keyed as {@link RowIds} says),
+ *                               bit 1 = the rows follow a stored {@link RowLayout} (an altered table)
  * version 3, 4: ncolumns × { identity(1)  default kind(1) (0 = none, else 1 + {@link ColumnDefault.Kind})
  *                              [sql (string)  constant: value (bytes, a one-column row payload)
  *                                             nextval: sequence schema, name (strings)] }
@@ -42,6 +43,11 @@ public final class TableDefCodec {
     private static final int VERSION_4 = 4;
     private static final int VERSION_5 = 5;
     private static final int FLAG_HIDDEN_ROW_ID = 1;
+    /**
+     * The rows follow a {@link RowLayout} stored beside the definition (ALTER TABLE changed a column): a gateway
+     * that does not know the flag refuses the table rather than misread its rows.
+     */
+    private static final int FLAG_ROW_LAYOUT = 2;
     private static final int INDEX_UNIQUE = 1;
     private static final int INDEX_CONSTRAINT = 2;
     private static final int INDEX_HIDDEN = 4;
@@ -51,7 +57,8 @@ public final class TableDefCodec {
 
     public static byte[] encode(final TableDef t) {
         final ByteWriter out = new ByteWriter(128);
-        final int flags = t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0;
+        final int flags = (t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0)
+                | (t.layout().isCompact(t.columns(), t.primaryKey()) ? 0 : FLAG_ROW_LAYOUT);
         final boolean v5 = !t.foreignKeys().isEmpty();
         final boolean v4 = v5 || t.indexes().stream().anyMatch(IndexDef::unique);
         final boolean v3 = v4 || !t.checks().isEmpty()
@@ -155,7 +162,7 @@ public final class TableDefCodec {
                     (iflags & INDEX_CONSTRAINT) != 0, (iflags & INDEX_HIDDEN) != 0));
         }
         final int flags = version == VERSION_1 ? 0 : in.readVarInt();
-        if ((flags & ~FLAG_HIDDEN_ROW_ID) != 0) {
+        if ((flags & ~(FLAG_HIDDEN_ROW_ID | FLAG_ROW_LAYOUT)) != 0) {
             throw new IllegalArgumentException("unknown table definition flags " + flags);
         }
         final List<CheckDef> checks = new ArrayList<>();

@@ -41,6 +41,8 @@ public final class TableStore {
     private final CheckExpression[] checks;
     /** The foreign keys this table's writes are checked against, or null when none concern it. */
     private final ForeignKeys foreignKeys;
+    /** Null when payloads hold {@link #valueColumns} in their types (no column altered): RowCodec directly. */
+    private final RowLayout layout;
 
     /**
      * The rows of {@code def}, written without FOREIGN KEY checks: for DDL that moves rows it keeps, and for tables
@@ -55,6 +57,7 @@ public final class TableStore {
         this.def = def;
         this.types = def.columnTypes();
         this.valueColumns = def.valueColumns();
+        this.layout = def.layout().direct(valueColumns, types) ? null : def.layout();
         this.prefix = Keys.dataPrefix(def.id());
         this.checks = def.checks().isEmpty() ? NO_CHECKS : new CheckExpression[def.checks().size()];
         for (int i = 0; i < checks.length; i++) {
@@ -197,8 +200,17 @@ public final class TableStore {
         for (int c : def.primaryKey()) {
             row[c] = KeyCodec.decode(in, types.get(c).type(), types.get(c).scale());
         }
-        RowCodec.decode(payload, types, valueColumns, row);
+        if (layout == null) {
+            def.layout().fillMissing(RowCodec.decode(payload, types, valueColumns, row), row);
+        } else {
+            layout.decode(payload, types, row);
+        }
         return row;
+    }
+
+    /** The payload of a checked row. */
+    private byte[] payload(final Object[] row) {
+        return layout == null ? RowCodec.encode(row, types, valueColumns) : layout.encode(row);
     }
 
     /**
@@ -250,7 +262,7 @@ public final class TableStore {
             }
         }
         checkUnique(txn, key, checked, null);
-        txn.put(key, RowCodec.encode(checked, types, valueColumns));
+        txn.put(key, payload(checked));
         for (IndexDef index : def.indexes()) {
             txn.put(indexKey(index, key, checked), indexPayload(index, key, checked));
         }
@@ -299,7 +311,7 @@ public final class TableStore {
         if (keyChanged) {
             txn.delete(oldKey);
         }
-        txn.put(newKey, RowCodec.encode(checked, types, valueColumns));
+        txn.put(newKey, payload(checked));
         for (IndexDef index : def.indexes()) {
             final byte[] oldEntry = indexKey(index, oldKey, oldRow);
             final byte[] newEntry = indexKey(index, newKey, checked);
@@ -326,12 +338,15 @@ public final class TableStore {
         final Map<ByteBuffer, ArrayDeque<byte[]>> wanted = new HashMap<>();
         final List<ByteBuffer> payloads = new ArrayList<>(rows.size());
         for (Object[] row : rows) {
-            final ByteBuffer payload = ByteBuffer.wrap(RowCodec.encode(coerce(row), types, valueColumns));
+            final ByteBuffer payload = ByteBuffer.wrap(payload(coerce(row)));
             payloads.add(payload);
             wanted.put(payload, new ArrayDeque<>());
         }
+        final boolean altered = !def.layout().isCompact(def.columns(), def.primaryKey());
         forEachEntry(txn, prefix, KeyCodec.prefixEnd(prefix), kv -> {
-            final ArrayDeque<byte[]> keys = wanted.get(ByteBuffer.wrap(kv.value()));
+            // a row written before ALTER TABLE has an older payload: compared in the form it has now
+            final byte[] stored = altered ? payload(decodeRow(kv.key(), kv.value())) : kv.value();
+            final ArrayDeque<byte[]> keys = wanted.get(ByteBuffer.wrap(stored));
             if (keys != null) {
                 keys.add(kv.key());
             }

@@ -119,6 +119,10 @@ public final class ClientErrors {
 
     /** {@code e}, or an exception of the subclass its SQLState calls for with the same message, state and code. */
     public static SQLException specific(final SQLException e) {
+        final String reason = prepareFailure(e);
+        if (reason != null) {
+            return create(reason, e.getSQLState(), e.getErrorCode(), e);
+        }
         final String given = e.getSQLState();
         if (given == null || given.isEmpty() || given.startsWith("00")) {
             final IOException io = ioCause(e);
@@ -156,6 +160,27 @@ public final class ClientErrors {
             default -> new SQLException(message, state, vendorCode, cause);
         };
     }
+
+    /**
+     * The server's reason for a failed prepare, with the statement, or null when {@code e} is no such failure.
+     * Avatica's client reports only "while preparing SQL: ..." and keeps the server's reason in the first line of
+     * the server's stack trace ("io.meldb...Reported: column 'x' not found").
+     */
+    static String prepareFailure(final SQLException e) {
+        if (!(e instanceof AvaticaSqlException a) || a.getErrorMessage() == null
+                || !a.getErrorMessage().startsWith(WHILE_PREPARING) || a.getStackTraces() == null
+                || a.getStackTraces().isEmpty()) {
+            return null;
+        }
+        final String first = a.getStackTraces().get(0).lines().findFirst().orElse("");
+        final int colon = first.indexOf(": ");
+        if (colon < 0) {
+            return null;
+        }
+        return first.substring(colon + 2) + " (" + a.getErrorMessage() + ")";
+    }
+
+    private static final String WHILE_PREPARING = "while preparing SQL";
 
     /** Avatica's message, or the server's exception when the message says nothing ("Remote driver error: null"). */
     private static String message(final String message, final java.util.List<String> server) {

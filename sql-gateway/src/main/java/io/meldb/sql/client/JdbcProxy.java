@@ -84,6 +84,9 @@ final class JdbcProxy implements InvocationHandler {
             if (answer != MetaDataAnswers.ASK_THE_SERVER) {
                 return answer;
             }
+            if (MetaDataQueries.answers(method)) {
+                return MetaDataQueries.run((Connection) connection, method, args);
+            }
         }
         switch (method.getName()) {
             case "equals":
@@ -319,6 +322,9 @@ final class JdbcProxy implements InvocationHandler {
     private Object wrap(final Object value, final Object self, final Method method, final Object[] args) {
         if (value == null || Proxy.isProxyClass(value.getClass())) {
             return value;
+        }
+        if (value == target && !method.getReturnType().isInstance(self)) {
+            return value; // getParameterMetaData: Avatica's prepared statement is its own ParameterMetaData
         }
         final Class<?> as;
         if (value instanceof CallableStatement) {

@@ -29,6 +29,9 @@ public final class MeldDriver implements Driver {
     public static final int DEFAULT_PORT = 8765;
     private static final String AVATICA_PREFIX = "jdbc:avatica:remote:";
 
+    /** Why the driver cannot connect (a library missing from the classpath), or null. */
+    private static final String MISSING = DriverDependencies.missing();
+
     static {
         try {
             DriverManager.registerDriver(new MeldDriver());
@@ -37,7 +40,7 @@ public final class MeldDriver implements Driver {
         }
     }
 
-    private final Driver avatica = new org.apache.calcite.avatica.remote.Driver();
+    private final Driver avatica = MISSING == null ? DriverDependencies.avatica() : null;
 
     /** The URL of a gateway for this driver. */
     public static String url(final String host, final int port) {
@@ -55,6 +58,7 @@ public final class MeldDriver implements Driver {
             return null; // JDBC: another driver's URL
         }
         final String avaticaUrl = avaticaUrl(url);
+        requireDependencies();
         final Properties properties = withCredentials(info); // a reconnecting session presents them again
         final Connection c;
         try {
@@ -147,19 +151,26 @@ public final class MeldDriver implements Driver {
         throw original;
     }
 
+    private static void requireDependencies() throws SQLException {
+        if (MISSING != null) {
+            throw new SQLException(MISSING, "08001");
+        }
+    }
+
     @Override
     public DriverPropertyInfo[] getPropertyInfo(final String url, final Properties info) throws SQLException {
+        requireDependencies();
         return avatica.getPropertyInfo(avaticaUrl(url), info);
     }
 
     @Override
     public int getMajorVersion() {
-        return 0;
+        return io.meldb.sql.MeldVersion.MAJOR;
     }
 
     @Override
     public int getMinorVersion() {
-        return 1;
+        return io.meldb.sql.MeldVersion.MINOR;
     }
 
     @Override

@@ -5,7 +5,8 @@ import java.sql.Connection;
 
 /**
  * What MeldDB's database metadata says where Avatica's client would answer for itself, wrongly for MeldDB: the
- * product's name and version, and that transactions (DDL included) and every isolation level are supported.
+ * product's and driver's names and versions, that transactions (DDL included) are supported and which isolation
+ * levels are, and how identifiers are stored (folded to lower case, as in PostgreSQL).
  */
 final class MetaDataAnswers {
     /** The answer that means: pass the call on to Avatica. */
@@ -21,8 +22,50 @@ final class MetaDataAnswers {
             case "supportsTransactionIsolationLevel":
                 if (args != null && args[0] instanceof Integer level) {
                     // Avatica's client says only TRANSACTION_NONE. MeldDB runs SERIALIZABLE as meld's serializable
-                    // and the weaker levels as snapshot isolation, stronger than asked, as JDBC allows
-                    return level != Connection.TRANSACTION_NONE;
+                    // and REPEATABLE_READ as snapshot isolation (what PostgreSQL's REPEATABLE READ is); the weaker
+                    // levels run as snapshot isolation too, which JDBC allows, but MeldDB has no level of their own
+                    return level == Connection.TRANSACTION_SERIALIZABLE
+                            || level == Connection.TRANSACTION_REPEATABLE_READ;
+                }
+                break;
+            case "getDriverName":
+                if (noArgs) {
+                    return io.meldb.sql.MeldVersion.DRIVER; // Avatica's client names itself
+                }
+                break;
+            case "getDriverVersion":
+                if (noArgs) {
+                    return io.meldb.sql.MeldVersion.VERSION;
+                }
+                break;
+            case "getDriverMajorVersion":
+                if (noArgs) {
+                    return io.meldb.sql.MeldVersion.MAJOR;
+                }
+                break;
+            case "getDriverMinorVersion":
+                if (noArgs) {
+                    return io.meldb.sql.MeldVersion.MINOR;
+                }
+                break;
+            case "storesLowerCaseIdentifiers":
+                if (noArgs) {
+                    return true; // unquoted identifiers fold to lower case, as in PostgreSQL
+                }
+                break;
+            case "storesUpperCaseIdentifiers":
+            case "storesMixedCaseIdentifiers":
+            case "supportsMixedCaseIdentifiers":
+            case "storesLowerCaseQuotedIdentifiers":
+            case "storesUpperCaseQuotedIdentifiers":
+            case "storesMixedCaseQuotedIdentifiers":
+                if (noArgs) {
+                    return false;
+                }
+                break;
+            case "supportsMixedCaseQuotedIdentifiers":
+                if (noArgs) {
+                    return true; // "Name" and name are two names
                 }
                 break;
             case "getDatabaseProductName":

@@ -36,6 +36,7 @@ public record ColumnType(SqlType type, int precision, int scale) {
         return switch (type) {
             case VARCHAR, CHAR -> type + "(" + precision + ")";
             case DECIMAL -> "DECIMAL(" + precision + ", " + scale + ")";
+            case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
             default -> type.name();
         };
     }
@@ -72,11 +73,20 @@ public record ColumnType(SqlType type, int precision, int scale) {
                     return n.doubleValue();
                 }
                 if (value instanceof String s) {
+                    final String t = s.trim();
+                    if (t.equalsIgnoreCase("nan") || t.equalsIgnoreCase("infinity") || t.equalsIgnoreCase("-infinity")) {
+                        return Double.parseDouble(t.replace("nan", "NaN").replace("infinity", "Infinity"));
+                    }
+                    final double d;
                     try {
-                        return Double.parseDouble(s.trim());
+                        d = Double.parseDouble(t);
                     } catch (NumberFormatException e) {
                         throw ValueException.badCast(value, this);
                     }
+                    if (Double.isInfinite(d)) {
+                        throw ValueException.outOfRange(value, this);
+                    }
+                    return d;
                 }
                 throw ValueException.badCast(value, this);
             case DECIMAL: {
@@ -87,12 +97,15 @@ public record ColumnType(SqlType type, int precision, int scale) {
                 } catch (ArithmeticException e) {
                     throw ValueException.outOfRange(value, this);
                 }
-                if (scaled.precision() - scaled.scale() > precision - scale) {
-                    throw ValueException.outOfRange(value, this);
+                if (scaled.signum() != 0 && scaled.precision() - scaled.scale() > precision - scale) {
+                    throw ValueException.numericOverflow(value, this);
                 }
                 return scaled;
             }
             case CHAR, VARCHAR: {
+                if (!(value instanceof String || value instanceof Number || value instanceof Boolean)) {
+                    throw ValueException.badCast(value, this); // byte[] has no text form to store
+                }
                 final String s = value instanceof String str ? str : String.valueOf(value);
                 if (s.codePointCount(0, s.length()) > precision) {
                     // trailing spaces beyond the length are cut, as SQL does; anything else is an error
@@ -132,8 +145,8 @@ public record ColumnType(SqlType type, int precision, int scale) {
                     return (int) Math.floorDiv(c.getTimeInMillis() + c.getTimeZone().getOffset(c.getTimeInMillis()),
                             86_400_000L);
                 }
-                if (value instanceof Number n) {
-                    return n.intValue();
+                if (value instanceof Number) {
+                    throw ValueException.badCast(value, this); // a number is not a date (PostgreSQL: 42804)
                 }
                 if (value instanceof String s) {
                     try {
@@ -156,8 +169,8 @@ public record ColumnType(SqlType type, int precision, int scale) {
                 if (value instanceof Calendar c) {
                     return c.getTimeInMillis() + c.getTimeZone().getOffset(c.getTimeInMillis());
                 }
-                if (value instanceof Number n) {
-                    return n.longValue();
+                if (value instanceof Number) {
+                    throw ValueException.badCast(value, this); // a number is not a timestamp (42804)
                 }
                 if (value instanceof String s) {
                     try {
@@ -169,7 +182,7 @@ public record ColumnType(SqlType type, int precision, int scale) {
                 }
                 throw ValueException.badCast(value, this);
             default:
-                throw new IllegalStateException("unknown type " + type);
+                return ExtendedTypes.coerce(value, this);
         }
     }
 
@@ -222,10 +235,14 @@ public record ColumnType(SqlType type, int precision, int scale) {
             return Math.round(d);
         }
         if (value instanceof String s) {
+            final String t = s.trim();
+            if (!t.matches("[+-]?\\d+")) {
+                throw ValueException.badSyntax(value, this);
+            }
             try {
-                return toLong(new BigDecimal(s.trim()));
+                return Long.parseLong(t);
             } catch (NumberFormatException e) {
-                throw ValueException.badCast(value, this);
+                throw ValueException.outOfRange(value, this);
             }
         }
         throw ValueException.badCast(value, this);

@@ -13,10 +13,14 @@ import java.util.Arrays;
  *
  * <pre>
  * every value: tag byte, 0x01 = a value follows, 0x02 = NULL (nulls sort last, as in Calcite and PostgreSQL)
- *   SMALLINT / INTEGER / DATE / BIGINT / TIMESTAMP   2 / 4 / 4 / 8 / 8 bytes big-endian, sign bit flipped
+ *   SMALLINT / INTEGER / DATE / TIME / BIGINT / TIMESTAMP / TIMESTAMPTZ
+ *              2 / 4 / 4 / 4 / 8 / 8 / 8 bytes big-endian, sign bit flipped
  *   DOUBLE     8 bytes: IEEE bits, all flipped when negative, else sign bit flipped (-0.0 is 0.0, one NaN, last)
+ *   REAL       the same in 4 bytes
+ *   BYTEA      the bytes, 0x00 escaped as 0x00 0xFF, ended by 0x00 0x00 (as strings)
+ *   UUID       16 bytes big-endian (PostgreSQL's uuid order: unsigned, byte by byte)
  *   BOOLEAN    0x00 false, 0x01 true
- *   CHAR / VARCHAR   UTF-8 (code point order), 0x00 escaped as 0x00 0xFF, ended by 0x00 0x00
+ *   CHAR / VARCHAR / TEXT   UTF-8 (code point order), 0x00 escaped as 0x00 0xFF, ended by 0x00 0x00
  *   DECIMAL    0x01 negative | 0x02 zero | 0x03 positive; then for v = ±0.d1..dn × 10^e:
  *              positive: e (4 bytes, sign flipped), digits as d+1, ended by 0x00
  *              negative: e (4 bytes, sign flipped, all bits inverted), digits as 11-d, ended by 0xFF
@@ -38,13 +42,19 @@ public final class KeyCodec {
         out.write(TAG_VALUE);
         switch (type) {
             case SMALLINT -> out.writeShort(((Number) value).shortValue() ^ 0x8000);
-            case INTEGER, DATE -> out.writeInt(((Number) value).intValue() ^ Integer.MIN_VALUE);
-            case BIGINT, TIMESTAMP -> out.writeLong(((Number) value).longValue() ^ Long.MIN_VALUE);
+            case INTEGER, DATE, TIME -> out.writeInt(((Number) value).intValue() ^ Integer.MIN_VALUE);
+            case BIGINT, TIMESTAMP, TIMESTAMPTZ -> out.writeLong(((Number) value).longValue() ^ Long.MIN_VALUE);
             case DOUBLE -> out.writeLong(doubleBits(((Number) value).doubleValue()));
+            case REAL -> out.writeInt(floatBits(((Number) value).floatValue()));
             case BOOLEAN -> out.write(((Boolean) value) ? 1 : 0);
-            case CHAR, VARCHAR -> encodeString(out, (String) value);
+            case CHAR, VARCHAR, TEXT -> encodeString(out, (String) value);
+            case BYTEA -> encodeBytes(out, ((org.apache.calcite.avatica.util.ByteString) value).getBytes());
+            case UUID -> {
+                final java.util.UUID u = java.util.UUID.fromString((String) value);
+                out.writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
+            }
             case DECIMAL -> encodeDecimal(out, (BigDecimal) value);
-            default -> throw new IllegalStateException("unknown type " + type);
+            case JSON -> throw notAKey(type);
         }
     }
 
@@ -59,11 +69,15 @@ public final class KeyCodec {
         }
         return switch (type) {
             case SMALLINT -> (short) (in.readShort() ^ 0x8000);
-            case INTEGER, DATE -> in.readInt() ^ Integer.MIN_VALUE;
-            case BIGINT, TIMESTAMP -> in.readLong() ^ Long.MIN_VALUE;
+            case INTEGER, DATE, TIME -> in.readInt() ^ Integer.MIN_VALUE;
+            case BIGINT, TIMESTAMP, TIMESTAMPTZ -> in.readLong() ^ Long.MIN_VALUE;
             case DOUBLE -> bitsToDouble(in.readLong());
+            case REAL -> bitsToFloat(in.readInt());
             case BOOLEAN -> in.read() != 0;
-            case CHAR, VARCHAR -> decodeString(in);
+            case CHAR, VARCHAR, TEXT -> decodeString(in);
+            case BYTEA -> new org.apache.calcite.avatica.util.ByteString(decodeBytes(in));
+            case UUID -> new java.util.UUID(in.readLong(), in.readLong()).toString();
+            case JSON -> throw notAKey(type);
             case DECIMAL -> decodeDecimal(in).setScale(scale);
         };
     }
@@ -106,8 +120,33 @@ public final class KeyCodec {
         return Double.longBitsToDouble(bits);
     }
 
+    /** Whether a column of {@code type} can be in a key (a primary key, a unique constraint, an index). */
+    public static boolean isKeyType(final SqlType type) {
+        return type != SqlType.JSON;
+    }
+
+    /** PostgreSQL's answer for a json column in an index: it has no ordering. */
+    public static ValueException notAKey(final SqlType type) {
+        return new ValueException("42704", "data type " + type.name().toLowerCase(java.util.Locale.ROOT)
+                + " has no default operator class for access method \"btree\" (it cannot be in a key or an index)");
+    }
+
+    private static int floatBits(final float v) {
+        final float canonical = v == 0.0f ? 0.0f : v;
+        final int bits = Float.floatToIntBits(canonical);
+        return bits < 0 ? ~bits : bits ^ Integer.MIN_VALUE;
+    }
+
+    private static float bitsToFloat(final int encoded) {
+        final int bits = encoded < 0 ? encoded ^ Integer.MIN_VALUE : ~encoded;
+        return Float.intBitsToFloat(bits);
+    }
+
     private static void encodeString(final ByteWriter out, final String s) {
-        final byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        encodeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void encodeBytes(final ByteWriter out, final byte[] utf8) {
         for (byte b : utf8) {
             out.write(b);
             if (b == 0) {
@@ -118,6 +157,10 @@ public final class KeyCodec {
     }
 
     private static String decodeString(final ByteReader in) {
+        return new String(decodeBytes(in), StandardCharsets.UTF_8);
+    }
+
+    private static byte[] decodeBytes(final ByteReader in) {
         final ByteArrayOutputStream buf = new ByteArrayOutputStream();
         while (true) {
             final int b = in.read();
@@ -132,7 +175,7 @@ public final class KeyCodec {
             }
             buf.write(b);
         }
-        return buf.toString(StandardCharsets.UTF_8);
+        return buf.toByteArray();
     }
 
     private static void encodeDecimal(final ByteWriter out, final BigDecimal value) {

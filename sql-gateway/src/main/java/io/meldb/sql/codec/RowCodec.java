@@ -28,11 +28,20 @@ public final class RowCodec {
             out.write(1);
             switch (types.get(c).type()) {
                 case SMALLINT -> out.writeShort((Short) v);
-                case INTEGER, DATE -> out.writeInt((Integer) v);
-                case BIGINT, TIMESTAMP -> out.writeLong((Long) v);
+                case INTEGER, DATE, TIME -> out.writeInt((Integer) v);
+                case BIGINT, TIMESTAMP, TIMESTAMPTZ -> out.writeLong((Long) v);
+                case REAL -> out.writeInt(Float.floatToRawIntBits((Float) v));
+                case BYTEA -> {
+                    final org.apache.calcite.avatica.util.ByteString b = (org.apache.calcite.avatica.util.ByteString) v;
+                    out.writeVarInt(b.length()).write(b.getBytes());
+                }
+                case UUID -> {
+                    final java.util.UUID u = java.util.UUID.fromString((String) v);
+                    out.writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
+                }
                 case DOUBLE -> out.writeLong(Double.doubleToRawLongBits((Double) v));
                 case BOOLEAN -> out.write(((Boolean) v) ? 1 : 0);
-                case CHAR, VARCHAR -> {
+                case CHAR, VARCHAR, TEXT, JSON -> {
                     final byte[] utf8 = ((String) v).getBytes(StandardCharsets.UTF_8);
                     out.writeVarInt(utf8.length).write(utf8);
                 }
@@ -41,33 +50,45 @@ public final class RowCodec {
                     final byte[] unscaled = d.unscaledValue().toByteArray();
                     out.writeVarInt(d.scale() + 1024).writeVarInt(unscaled.length).write(unscaled);
                 }
-                default -> throw new IllegalStateException();
             }
         }
         return out.toByteArray();
     }
 
-    /** Decodes a payload written by {@link #encode} into {@code row[i]} for every i in {@code columns}. */
-    public static void decode(final byte[] payload, final List<ColumnType> types, final int[] columns,
-                              final Object[] row) {
+    /**
+     * Decodes a payload written by {@link #encode} into {@code row[i]} for every i in {@code columns}, stopping at
+     * the payload's end: a row written before ALTER TABLE ... ADD COLUMN holds fewer columns than {@code columns}
+     * names. Answers how many columns it decoded; the slots of the others are left as they were.
+     */
+    public static int decode(final byte[] payload, final List<ColumnType> types, final int[] columns,
+                             final Object[] row) {
         final ByteReader in = new ByteReader(payload, 0);
+        int decoded = 0;
         for (int c : columns) {
+            if (in.position() >= payload.length) {
+                return decoded;
+            }
+            decoded++;
             if (in.read() == 0) {
                 row[c] = null;
                 continue;
             }
             row[c] = switch (types.get(c).type()) {
                 case SMALLINT -> (short) in.readShort();
-                case INTEGER, DATE -> in.readInt();
-                case BIGINT, TIMESTAMP -> in.readLong();
+                case INTEGER, DATE, TIME -> in.readInt();
+                case BIGINT, TIMESTAMP, TIMESTAMPTZ -> in.readLong();
+                case REAL -> Float.intBitsToFloat(in.readInt());
+                case BYTEA -> new org.apache.calcite.avatica.util.ByteString(in.readBytes(in.readVarInt()));
+                case UUID -> new java.util.UUID(in.readLong(), in.readLong()).toString();
                 case DOUBLE -> Double.longBitsToDouble(in.readLong());
                 case BOOLEAN -> in.read() != 0;
-                case CHAR, VARCHAR -> new String(in.readBytes(in.readVarInt()), StandardCharsets.UTF_8);
+                case CHAR, VARCHAR, TEXT, JSON -> new String(in.readBytes(in.readVarInt()), StandardCharsets.UTF_8);
                 case DECIMAL -> {
                     final int scale = in.readVarInt() - 1024;
                     yield new BigDecimal(new BigInteger(in.readBytes(in.readVarInt())), scale);
                 }
             };
         }
+        return decoded;
     }
 }

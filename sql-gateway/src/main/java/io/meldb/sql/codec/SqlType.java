@@ -3,7 +3,11 @@ package io.meldb.sql.codec;
 /**
  * The column types MeldDB stores. Each has one Java form while a row is in flight, the form Calcite's generated
  * code uses ("internal representation"): DATE is days since 1970-01-01 as {@link Integer}, TIMESTAMP is
- * milliseconds since 1970-01-01 00:00 as {@link Long}, CHAR and VARCHAR are {@link String}.
+ * milliseconds since 1970-01-01 00:00 as {@link Long}, CHAR and VARCHAR are {@link String}; REAL is {@link Float},
+ * TIME is milliseconds of the day as {@link Integer}, TIMESTAMPTZ is the UTC instant in milliseconds as {@link Long},
+ * TEXT and JSON are {@link String} (JSON checked on write), BYTEA is Avatica's {@code ByteString}, UUID is its
+ * canonical lower-case text as {@link String} (whose order is the uuid's byte order) and is
+ * {@link #UUID_MARKER_LENGTH VARCHAR(2950)} to Calcite.
  */
 public enum SqlType {
     SMALLINT(Short.class),
@@ -15,7 +19,20 @@ public enum SqlType {
     VARCHAR(String.class),
     BOOLEAN(Boolean.class),
     DATE(Integer.class),
-    TIMESTAMP(Long.class);
+    TIMESTAMP(Long.class),
+    REAL(Float.class),
+    TIME(Integer.class),
+    TIMESTAMPTZ(Long.class),
+    TEXT(String.class),
+    BYTEA(org.apache.calcite.avatica.util.ByteString.class),
+    UUID(String.class),
+    JSON(String.class);
+
+    /**
+     * The length of the VARCHAR that Calcite sees for a UUID column: results of that type travel as uuid on the
+     * PostgreSQL protocol. 2950 is uuid's type OID; no MeldDB string column shows Calcite a length.
+     */
+    public static final int UUID_MARKER_LENGTH = 2950;
 
     private final Class<?> javaClass;
 
@@ -40,11 +57,16 @@ public enum SqlType {
             case BOOLEAN -> java.sql.Types.BOOLEAN;
             case DATE -> java.sql.Types.DATE;
             case TIMESTAMP -> java.sql.Types.TIMESTAMP;
+            case REAL -> java.sql.Types.REAL;
+            case TIME -> java.sql.Types.TIME;
+            case TIMESTAMPTZ -> java.sql.Types.TIMESTAMP_WITH_TIMEZONE;
+            case TEXT, JSON, UUID -> java.sql.Types.VARCHAR;
+            case BYTEA -> java.sql.Types.VARBINARY;
         };
     }
 
     public boolean isString() {
-        return this == CHAR || this == VARCHAR;
+        return this == CHAR || this == VARCHAR || this == TEXT || this == JSON;
     }
 
     public boolean isExactInteger() {

@@ -15,8 +15,24 @@ public final class ValueException extends SqlStateException {
         return new ValueException("22003", "value " + shorten(value) + " is out of range for type " + type.sqlName());
     }
 
+    /** PostgreSQL's words for a NUMERIC(p, s) value with more than p - s integer digits. */
+    static ValueException numericOverflow(final Object value, final ColumnType type) {
+        return new ValueException("22003", "numeric field overflow: a field with precision " + type.precision()
+                + ", scale " + type.scale() + " must round to an absolute value less than 10^"
+                + (type.precision() - type.scale()) + " (value " + shorten(value) + ")");
+    }
+
+    static ValueException badSyntax(final Object value, final ColumnType type) {
+        return new ValueException("22P02", "invalid input syntax for type " + type.sqlName().toLowerCase(
+                java.util.Locale.ROOT) + ": " + shorten(value));
+    }
+
+    /** Text that does not read as the type is 22P02; a value of another type altogether is 42804. */
     static ValueException badCast(final Object value, final ColumnType type) {
-        return new ValueException("22018", "cannot convert " + shorten(value) + " ("
+        if (value instanceof String) {
+            return badSyntax(value, type);
+        }
+        return new ValueException("42804", "cannot convert " + shorten(value) + " ("
                 + value.getClass().getSimpleName() + ") to " + type.sqlName());
     }
 

@@ -126,6 +126,9 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
             case DATE -> LocalDate.ofEpochDay((Integer) v);
             case TIMESTAMP -> LocalDateTime.ofEpochSecond(Math.floorDiv((Long) v, 1000L),
                     (int) Math.floorMod((Long) v, 1000L) * 1_000_000, ZoneOffset.UTC);
+            case TIME -> java.time.LocalTime.ofNanoOfDay((Integer) v * 1_000_000L);
+            case TIMESTAMPTZ -> java.time.Instant.ofEpochMilli((Long) v).atOffset(ZoneOffset.UTC);
+            case BYTEA -> ((org.apache.calcite.avatica.util.ByteString) v).getBytes();
             default -> v;
         };
     }

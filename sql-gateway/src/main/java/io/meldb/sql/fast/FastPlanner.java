@@ -345,7 +345,8 @@ public final class FastPlanner {
             if (node instanceof SqlNumericLiteral n && numeric(type.type())) {
                 return literal(n.bigDecimalValue(), type);
             }
-            if (node instanceof SqlCharStringLiteral s && type.type().isString()) {
+            if (node instanceof SqlCharStringLiteral s && (type.type().isString() || type.type() == SqlType.UUID
+                    || type.type() == SqlType.TIME || type.type() == SqlType.TIMESTAMPTZ)) {
                 try {
                     return FastOperand.literal(type.coerce(s.getValueAs(String.class)));
                 } catch (RuntimeException e) {
@@ -372,6 +373,11 @@ public final class FastPlanner {
             }
             try {
                 return FastOperand.literal(type.coerce(type.type() == SqlType.DOUBLE ? v.doubleValue() : v));
+            } catch (io.meldb.sql.codec.ValueException e) {
+                if (type.type() == SqlType.REAL) {
+                    throw e; // Calcite would store Infinity where PostgreSQL says 22003
+                }
+                throw notFast();
             } catch (RuntimeException e) {
                 throw notFast(); // out of range: Calcite reports it as it always has
             }
@@ -442,13 +448,14 @@ public final class FastPlanner {
     }
 
     private static boolean numeric(final SqlType t) {
-        return t.isExactInteger() || t == SqlType.DECIMAL || t == SqlType.DOUBLE;
+        return t.isExactInteger() || t == SqlType.DECIMAL || t == SqlType.DOUBLE || t == SqlType.REAL;
     }
 
     private static ResultColumn resultColumn(final ColumnDef c, final String label) {
         final ColumnType t = c.type();
         return new ResultColumn(label != null ? label : c.name(), t.type().jdbcType(),
-                t.type() == SqlType.DECIMAL ? t.precision() : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0);
+                t.type() == SqlType.DECIMAL ? t.precision() : t.type() == SqlType.UUID ? SqlType.UUID_MARKER_LENGTH
+                        : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0);
     }
 
     private static int[] ints(final List<Integer> list) {

@@ -46,7 +46,8 @@ public final class PgColumns {
         for (int i = 0; i < n; i++) {
             final ResultColumn c = columns.get(i);
             names[i] = c.name();
-            types[i] = PgType.ofJdbc(c.jdbcType());
+            types[i] = c.jdbcType() == Types.VARCHAR && c.precision() == io.meldb.sql.codec.SqlType.UUID_MARKER_LENGTH
+                    ? PgType.UUID : PgType.ofJdbc(c.jdbcType());
             mods[i] = typeModifier(c.jdbcType(), c.precision(), c.scale());
         }
         return new PgColumns(names, types, mods);

@@ -32,6 +32,14 @@ public sealed interface PgCommand {
     record Set(String name, String value) implements PgCommand {
     }
 
+    /**
+     * SET ROLE name, SET ROLE NONE and RESET ROLE ({@code role} null). MeldDB has no roles or privileges: the role
+     * can only be the session's user, which makes the statement a no-op (what tools such as Flyway send to restore
+     * the role they found).
+     */
+    record SetRole(String role) implements PgCommand {
+    }
+
     /** SHOW name; {@code name} "all" shows every parameter. */
     record Show(String name) implements PgCommand {
     }
@@ -106,6 +114,10 @@ public sealed interface PgCommand {
                 yield new Show(name);
             }
             case "RESET" -> {
+                if (c.accept("ROLE")) {
+                    c.end();
+                    yield new SetRole(null);
+                }
                 if (c.accept("ALL")) {
                     c.end();
                     yield new Reset(null, "RESET");
@@ -148,6 +160,9 @@ public sealed interface PgCommand {
         }
         if (c.accept("NAMES")) {
             return new Set("client_encoding", c.value());
+        }
+        if (c.accept("ROLE")) {
+            return new SetRole(c.accept("NONE") ? null : c.value());
         }
         if (c.accept("SCHEMA")) {
             return new Set("search_path", c.value());

@@ -78,6 +78,12 @@ final class PgCommands {
             } else {
                 set(r.name(), null);
             }
+        } else if (command instanceof PgCommand.SetRole r) {
+            final String user = settings.get("session_authorization");
+            if (r.role() != null && !r.role().equals(user)) {
+                throw new SqlStateException("0A000", "SET ROLE " + r.role() + " is not supported: MeldDB has no roles "
+                        + "or privileges, so the role is always the session's user (" + user + ")");
+            }
         } else if (command instanceof PgCommand.Unsupported u) {
             throw new SqlStateException("0A000", u.feature() + " is not supported");
         }

@@ -579,7 +579,10 @@ final class PgConnection {
         final RowCursor rows = portal.result.rows();
         if (rows == null) {
             portal.completedTag = statement.tag;
-            portal.completedCount = statement.prepared.ddl() != null ? -1 : portal.result.updateCount();
+            // DDL has no count in its tag, but CREATE TABLE ... AS, tagged SELECT n as PostgreSQL does
+            portal.completedCount = statement.prepared.ddl() != null
+                    && !(statement.prepared.ddl() instanceof io.meldb.sql.catalog.Ddl.CreateTableAs) ? -1
+                    : portal.result.updateCount();
             portal.result = null;
             complete(portal);
             return;
@@ -643,6 +646,7 @@ final class PgConnection {
     private boolean sendRows(final PgPortal portal, final RowCursor rows, final int maxRows) {
         final PgColumns columns = portal.statement.columns;
         final int n = columns.size();
+        final java.time.ZoneId zone = PgSessionZone.of(settings.get("TimeZone"));
         long sent = 0;
         while (true) {
             if (maxRows > 0 && sent == maxRows) {
@@ -656,7 +660,7 @@ final class PgConnection {
             out.writeShort(n);
             for (int i = 0; i < n; i++) {
                 PgValues.writeValue(out, columns.type(i), rows.value(i),
-                        PgBackend.format(portal.resultFormats, i) == 1);
+                        PgBackend.format(portal.resultFormats, i) == 1, zone);
             }
             PgBackend.end(out, at);
             sent++;

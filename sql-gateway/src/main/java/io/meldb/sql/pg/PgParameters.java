@@ -42,7 +42,8 @@ public final class PgParameters {
             .optionalStart().appendLiteral(':').appendValue(ChronoField.SECOND_OF_MINUTE, 2).optionalEnd()
             .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
             .optionalEnd()
-            .toFormatter(Locale.ROOT);
+            .toFormatter(Locale.ROOT)
+            .withResolverStyle(java.time.format.ResolverStyle.STRICT); // 2023-02-29 is an error, not 02-28
     /** A zone offset after a date or a time of day, which types without a zone ignore. */
     private static final java.util.regex.Pattern OFFSET = java.util.regex.Pattern.compile(
             "(\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d+)?)?|\\d{4}-\\d{2}-\\d{2})\\s*(?:Z|[+-]\\d{1,2}(?::?\\d{2}){0,2})$");
@@ -60,10 +61,32 @@ public final class PgParameters {
         if (bytes == null) {
             return null;
         }
+        if (declared != null && !assignable(declared, jdbcType)) {
+            throw new SqlStateException("42804", "a " + declared.typeName() + " parameter cannot be used as "
+                    + jdbcName(jdbcType));
+        }
         if (binary) {
             return convert(readBinary(bytes, declared == null ? binaryGuess(jdbcType, bytes) : declared), jdbcType);
         }
         return convertText(bytes.toString(StandardCharsets.UTF_8), jdbcType);
+    }
+
+    /**
+     * Whether a value the client declared as {@code declared} may be stored as {@code jdbcType}: PostgreSQL has no
+     * assignment cast from boolean to a number, from a number to boolean, or from anything but text to bytea.
+     */
+    private static boolean assignable(final PgType declared, final int jdbcType) {
+        final boolean number = declared == PgType.INT2 || declared == PgType.INT4 || declared == PgType.INT8
+                || declared == PgType.FLOAT4 || declared == PgType.FLOAT8 || declared == PgType.NUMERIC;
+        return switch (jdbcType) {
+            case Types.TINYINT, Types.SMALLINT, Types.INTEGER, Types.BIGINT, Types.DECIMAL, Types.NUMERIC, Types.REAL,
+                 Types.FLOAT, Types.DOUBLE -> declared != PgType.BOOL && declared != PgType.BYTEA
+                    && declared != PgType.UUID;
+            case Types.BOOLEAN, Types.BIT -> !number && declared != PgType.BYTEA && declared != PgType.UUID;
+            case Types.BINARY, Types.VARBINARY -> declared == PgType.BYTEA || declared == PgType.TEXT
+                    || declared == PgType.VARCHAR || declared == PgType.BPCHAR || declared == PgType.UNKNOWN;
+            default -> true;
+        };
     }
 
     /** A binary value of a parameter the client sent without naming its type: take the statement's. */
@@ -113,6 +136,9 @@ public final class PgParameters {
             }
             case BYTEA:
                 return ByteBufUtil.getBytes(b);
+            case UUID:
+                expectLength(type, n, 16);
+                return new java.util.UUID(b.getLong(b.readerIndex()), b.getLong(b.readerIndex() + 8)).toString();
             default:
                 return b.toString(StandardCharsets.UTF_8);
         }
@@ -184,6 +210,12 @@ public final class PgParameters {
                 }
                 return convertText(String.valueOf(v), jdbcType);
             }
+            case Types.TIMESTAMP_WITH_TIMEZONE -> {
+                if (v instanceof LocalDateTime t) { // binary timestamptz: UTC
+                    return Timestamp.from(t.toInstant(java.time.ZoneOffset.UTC));
+                }
+                return convertText(String.valueOf(v), jdbcType);
+            }
             case Types.TIMESTAMP -> {
                 if (v instanceof LocalDateTime t) {
                     return Timestamp.valueOf(t);
@@ -195,7 +227,7 @@ public final class PgParameters {
             }
             case Types.TIME -> {
                 if (v instanceof LocalTime t) {
-                    return Time.valueOf(t);
+                    return time(t);
                 }
                 return convertText(String.valueOf(v), jdbcType);
             }
@@ -203,11 +235,17 @@ public final class PgParameters {
                 if (v instanceof Boolean b) {
                     return b;
                 }
+                if (v instanceof Number) {
+                    throw new SqlStateException("42804", "a number cannot be used as a boolean parameter");
+                }
                 return convertText(String.valueOf(v), jdbcType);
             }
             case Types.CHAR, Types.VARCHAR, Types.LONGVARCHAR -> {
                 if (v instanceof String s) {
                     return s;
+                }
+                if (v instanceof byte[]) {
+                    throw new SqlStateException("42804", "a bytea parameter cannot be used as text");
                 }
                 if (v instanceof LocalDateTime t) {
                     return PgValues.timestampText(t);
@@ -224,7 +262,11 @@ public final class PgParameters {
                 if (v instanceof byte[] b) {
                     return b;
                 }
-                return String.valueOf(v).getBytes(StandardCharsets.UTF_8);
+                if (!(v instanceof String)) {
+                    throw new SqlStateException("42804", "a " + v.getClass().getSimpleName().toLowerCase(Locale.ROOT)
+                            + " parameter cannot be used as bytea");
+                }
+                return convertText((String) v, jdbcType);
             }
             default -> {
                 return v instanceof LocalDateTime t ? Timestamp.valueOf(t)
@@ -303,7 +345,13 @@ public final class PgParameters {
                         case "nan" -> Double.NaN;
                         case "infinity", "+infinity", "inf" -> Double.POSITIVE_INFINITY;
                         case "-infinity", "-inf" -> Double.NEGATIVE_INFINITY;
-                        default -> Double.parseDouble(s);
+                        default -> {
+                            final double d = Double.parseDouble(s);
+                            if (Double.isInfinite(d)) { // "1e400": float8in says out of range, not Infinity
+                                throw outOfRange(s, jdbcType);
+                            }
+                            yield d;
+                        }
                     };
                 case Types.BOOLEAN, Types.BIT:
                     return switch (s.toLowerCase(Locale.ROOT)) {
@@ -314,11 +362,12 @@ public final class PgParameters {
                 case Types.DATE:
                     return Date.valueOf(LocalDate.from(TIMESTAMP_IN.parse(withoutOffset(s))));
                 case Types.TIME:
-                    return Time.valueOf(LocalTime.parse(s));
+                    // pgjdbc's setTime sends an offset, which a time without zone ignores
+                    return time(LocalTime.parse(withoutOffset(s)));
                 case Types.TIMESTAMP:
                     return Timestamp.valueOf(parseTimestamp(s));
                 case Types.TIMESTAMP_WITH_TIMEZONE:
-                    return Timestamp.valueOf(parseTimestamp(s));
+                    return Timestamp.from(parseInstant(s));
                 case Types.BINARY, Types.VARBINARY:
                     return s.startsWith("\\x") ? ByteBufUtil.decodeHexDump(s, 2, s.length() - 2)
                             : text.getBytes(StandardCharsets.UTF_8);
@@ -337,6 +386,26 @@ public final class PgParameters {
             return d.atStartOfDay();
         }
         return (LocalDateTime) parsed;
+    }
+
+    /** A timestamptz literal: with its offset, or without one in the session's zone (UTC, MeldDB's only). */
+    private static java.time.Instant parseInstant(final String s) {
+        final java.util.regex.Matcher m = OFFSET.matcher(s);
+        final LocalDateTime local = parseTimestamp(s);
+        if (!m.find()) {
+            return local.toInstant(java.time.ZoneOffset.UTC);
+        }
+        final String zone = s.substring(m.end(1)).trim();
+        final String offset = zone.equalsIgnoreCase("Z") ? "+00:00" : zone.length() <= 3 ? zone + ":00"
+                : zone.contains(":") ? zone : zone.substring(0, 3) + ":" + zone.substring(3);
+        return local.toInstant(java.time.ZoneOffset.of(offset));
+    }
+
+    /** A time of day with its milliseconds (Time.valueOf drops them). */
+    private static Time time(final LocalTime t) {
+        final Time out = Time.valueOf(t);
+        out.setTime(out.getTime() + t.getNano() / 1_000_000);
+        return out;
     }
 
     private static String withoutOffset(final String s) {

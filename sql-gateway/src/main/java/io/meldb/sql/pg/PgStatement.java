@@ -104,6 +104,24 @@ final class PgStatement implements AutoCloseable {
         }
     }
 
+    /** Whether a CREATE statement is CREATE TABLE ... AS (an AS outside parentheses). */
+    private static boolean isTableAs(final java.util.List<SqlLexer.Token> tokens) {
+        if (tokens.size() < 2 || !tokens.get(1).is("TABLE")) {
+            return false;
+        }
+        int depth = 0;
+        for (SqlLexer.Token t : tokens) {
+            if (t.kind() == SqlLexer.Kind.SYMBOL && t.text().equals("(")) {
+                depth++;
+            } else if (t.kind() == SqlLexer.Kind.SYMBOL && t.text().equals(")")) {
+                depth--;
+            } else if (depth == 0 && t.is("AS") && t.kind() == SqlLexer.Kind.WORD && !t.quoted()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The command tag's fixed part, from the statement's first words. */
     private static String tag(final String sql, final PgCommand command) {
         if (command instanceof PgCommand.Begin b) {
@@ -139,6 +157,9 @@ final class PgStatement implements AutoCloseable {
                         || tokens.get(i).is("REPLACE") || tokens.get(i).is("TEMPORARY")
                         || tokens.get(i).is("TEMP") || tokens.get(i).is("UNLOGGED"))) {
                     i++;
+                }
+                if (first.equals("CREATE") && isTableAs(tokens)) {
+                    return "SELECT"; // CREATE TABLE ... AS: PostgreSQL's tag is SELECT n
                 }
                 return i < tokens.size() ? first + " " + tokens.get(i).text() : first;
             }

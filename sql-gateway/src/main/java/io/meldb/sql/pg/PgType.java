@@ -25,7 +25,9 @@ public enum PgType {
     TIME(1083, 8, "time"),
     TIMESTAMP(1114, 8, "timestamp"),
     TIMESTAMPTZ(1184, 8, "timestamptz"),
-    NUMERIC(1700, -1, "numeric");
+    NUMERIC(1700, -1, "numeric"),
+    JSON(114, -1, "json"),
+    UUID(2950, 16, "uuid");
 
     private final int oid;
     private final int length;
@@ -78,6 +80,8 @@ public enum PgType {
             case "DATE" -> DATE.typeName;
             case "TIME" -> TIME.typeName;
             case "TIMESTAMP" -> TIMESTAMP.typeName;
+            case "TIMESTAMP_WITH_LOCAL_TIME_ZONE" -> TIMESTAMPTZ.typeName;
+            case "VARBINARY", "BINARY" -> BYTEA.typeName;
             default -> t.toLowerCase(java.util.Locale.ROOT);
         };
     }

@@ -28,6 +28,12 @@ public final class PgValues {
      * its length, then its bytes (-1 and nothing for NULL).
      */
     public static void writeValue(final ByteBuf out, final PgType type, final Object v, final boolean binary) {
+        writeValue(out, type, v, binary, java.time.ZoneOffset.UTC);
+    }
+
+    /** As above; a TIMESTAMP WITH TIME ZONE is shown in {@code zone}, the session's TimeZone. */
+    public static void writeValue(final ByteBuf out, final PgType type, final Object v, final boolean binary,
+                                  final java.time.ZoneId zone) {
         if (v == null) {
             out.writeInt(-1);
             return;
@@ -83,16 +89,36 @@ public final class PgValues {
                     writeText(out, timeText(t));
                 }
             }
-            case TIMESTAMP, TIMESTAMPTZ -> {
+            case TIMESTAMP -> {
                 final LocalDateTime t = (LocalDateTime) v;
                 if (binary) {
                     out.writeInt(8).writeLong(timestampMicros(t));
                 } else {
-                    writeText(out, timestampText(t) + (type == PgType.TIMESTAMPTZ ? "+00" : ""));
+                    writeText(out, timestampText(t));
+                }
+            }
+            case TIMESTAMPTZ -> {
+                // the instant travels as UTC micros in binary; text is the wall clock of the session's zone
+                final java.time.Instant instant = v instanceof java.time.OffsetDateTime o ? o.toInstant()
+                        : ((LocalDateTime) v).toInstant(java.time.ZoneOffset.UTC);
+                if (binary) {
+                    out.writeInt(8).writeLong(timestampMicros(LocalDateTime.ofInstant(instant,
+                            java.time.ZoneOffset.UTC)));
+                } else {
+                    final java.time.OffsetDateTime local = instant.atZone(zone).toOffsetDateTime();
+                    writeText(out, timestampText(local.toLocalDateTime()) + offsetText(local.getOffset()));
+                }
+            }
+            case UUID -> {
+                final java.util.UUID u = v instanceof java.util.UUID x ? x : java.util.UUID.fromString(v.toString());
+                if (binary) {
+                    out.writeInt(16).writeLong(u.getMostSignificantBits()).writeLong(u.getLeastSignificantBits());
+                } else {
+                    writeText(out, u.toString());
                 }
             }
             case BYTEA -> {
-                final byte[] b = (byte[]) v;
+                final byte[] b = v instanceof org.apache.calcite.avatica.util.ByteString s ? s.getBytes() : (byte[]) v;
                 if (binary) {
                     out.writeInt(b.length).writeBytes(b);
                 } else {
@@ -182,6 +208,21 @@ public final class PgValues {
 
     static String timestampText(final LocalDateTime t) {
         return t.toLocalDate() + " " + timeText(t.toLocalTime());
+    }
+
+    /** timestamptz_out's offset: {@code +00}, {@code -05}, {@code +05:30}. */
+    static String offsetText(final java.time.ZoneOffset offset) {
+        final int seconds = offset.getTotalSeconds();
+        final int abs = Math.abs(seconds);
+        final StringBuilder b = new StringBuilder(9).append(seconds < 0 ? '-' : '+');
+        two(b, abs / 3600);
+        if (abs % 3600 != 0) {
+            two(b.append(':'), abs % 3600 / 60);
+            if (abs % 60 != 0) {
+                two(b.append(':'), abs % 60);
+            }
+        }
+        return b.toString();
     }
 
     static String timeText(final LocalTime t) {

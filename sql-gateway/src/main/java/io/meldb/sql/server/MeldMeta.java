@@ -45,6 +45,8 @@ public final class MeldMeta extends JdbcMeta {
     public static final String SCHEMA = SqlEngine.SCHEMA;
     /** What MeldDB's driver sends to stop the running statement of its connection (see StatementCancels). */
     static final String CANCEL_REQUEST = "/* meldb */ CANCEL";
+    /** What {@code DatabaseMetaData.getTimeDateFunctions} lists: every one runs as a JDBC escape. */
+    static final String ESCAPE_TIME_DATE_FUNCTIONS = "TIMESTAMPADD,TIMESTAMPDIFF";
 
     private final SqlEngine engine;
     private final Map<String, GatewayConnection> connections = new ConcurrentHashMap<>();
@@ -125,7 +127,7 @@ public final class MeldMeta extends JdbcMeta {
             }
             connections.put(ch.id, state);
             final ConnectionPropertiesImpl props = new ConnectionPropertiesImpl(true, false,
-                    Connection.TRANSACTION_SERIALIZABLE, null, SCHEMA);
+                    Connection.TRANSACTION_SERIALIZABLE, SqlEngine.DATABASE, SCHEMA);
             properties.put(ch.id, props);
             LOG.debug("opened connection {}", ch.id);
         } catch (SQLException | RuntimeException e) {
@@ -139,7 +141,84 @@ public final class MeldMeta extends JdbcMeta {
         props.put(DatabaseProperty.GET_DATABASE_PRODUCT_NAME, io.meldb.sql.MeldVersion.PRODUCT);
         props.put(DatabaseProperty.GET_DATABASE_PRODUCT_VERSION, io.meldb.sql.MeldVersion.VERSION);
         props.put(DatabaseProperty.GET_DEFAULT_TRANSACTION_ISOLATION, Connection.TRANSACTION_SERIALIZABLE);
+        props.put(DatabaseProperty.GET_DATABASE_MAJOR_VERSION, io.meldb.sql.MeldVersion.MAJOR);
+        props.put(DatabaseProperty.GET_DATABASE_MINOR_VERSION, io.meldb.sql.MeldVersion.MINOR);
+        // the JDBC escape functions ({fn NAME(...)}) that run: Calcite's escape table is keyed by upper-case names
+        // and MeldDB folds unquoted names to lower case, so of Calcite's list only these two are found
+        props.put(DatabaseProperty.GET_NUMERIC_FUNCTIONS, "");
+        props.put(DatabaseProperty.GET_STRING_FUNCTIONS, "");
+        props.put(DatabaseProperty.GET_SYSTEM_FUNCTIONS, "");
+        props.put(DatabaseProperty.GET_TIME_DATE_FUNCTIONS, ESCAPE_TIME_DATE_FUNCTIONS);
         return props;
+    }
+
+    // DatabaseMetaData's catalog calls, answered from the catalog tree rather than Calcite's view of it (which
+    // loses declared lengths, puts NOT NULL into TYPE_NAME and knows no keys or indexes)
+
+    @Override
+    public MetaResultSet getCatalogs(final ConnectionHandle ch) {
+        return metaResult(ch, CatalogMetaData.CATALOGS, m -> CatalogMetaData.catalogs());
+    }
+
+    @Override
+    public MetaResultSet getSchemas(final ConnectionHandle ch, final String catalog, final Pat schemaPattern) {
+        return metaResult(ch, CatalogMetaData.SCHEMAS, m -> m.schemas(catalog, schemaPattern.s));
+    }
+
+    @Override
+    public MetaResultSet getTableTypes(final ConnectionHandle ch) {
+        return metaResult(ch, CatalogMetaData.TABLE_TYPES, m -> CatalogMetaData.tableTypes());
+    }
+
+    @Override
+    public MetaResultSet getTables(final ConnectionHandle ch, final String catalog, final Pat schemaPattern,
+                                   final Pat tableNamePattern, final List<String> typeList) {
+        return metaResult(ch, CatalogMetaData.TABLES,
+                m -> m.tables(catalog, schemaPattern.s, tableNamePattern.s, typeList));
+    }
+
+    @Override
+    public MetaResultSet getColumns(final ConnectionHandle ch, final String catalog, final Pat schemaPattern,
+                                    final Pat tableNamePattern, final Pat columnNamePattern) {
+        return metaResult(ch, CatalogMetaData.COLUMNS,
+                m -> m.columns(catalog, schemaPattern.s, tableNamePattern.s, columnNamePattern.s));
+    }
+
+    @Override
+    public MetaResultSet getTypeInfo(final ConnectionHandle ch) {
+        return metaResult(ch, CatalogMetaData.TYPE_INFO, m -> CatalogMetaData.typeInfo());
+    }
+
+    private MetaResultSet metaResult(final ConnectionHandle ch, final MetaResults shape,
+                                     final java.util.function.Function<CatalogMetaData, List<Object[]>> rows) {
+        return shape.resultSet(ch.id, getStatementIdGenerator().getAndIncrement(), true,
+                rows.apply(catalogMetaData(ch.id)));
+    }
+
+    private CatalogMetaData catalogMetaData(final String connectionId) {
+        try {
+            final org.apache.calcite.jdbc.CalciteConnection calcite = getConnection(connectionId)
+                    .unwrap(org.apache.calcite.jdbc.CalciteConnection.class);
+            return new CatalogMetaData(state(connectionId).catalog(), calcite.getRootSchema(),
+                    calcite.getTypeFactory());
+        } catch (SQLException | RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
+    }
+
+    /**
+     * The metadata calls Avatica's protocol has no request for (getPrimaryKeys, getIndexInfo), which MeldDB's
+     * driver sends as a statement ({@link MetaDataRequest}); their rows are the statement's result.
+     */
+    private ExecuteResult metaDataStatement(final StatementHandle h, final String sql) {
+        try {
+            final MetaDataRequest request = MetaDataRequest.parse(sql);
+            final CatalogMetaData m = catalogMetaData(h.connectionId);
+            return new ExecuteResult(List.of(request.shape().resultSet(h.connectionId, h.id, false,
+                    request.rows(m))));
+        } catch (RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
     }
 
     @Override
@@ -249,6 +328,9 @@ public final class MeldMeta extends JdbcMeta {
             state(h.connectionId).cancel(); // MeldDB's driver: Statement.cancel or a query timeout
             return count(h, 0);
         }
+        if (sql.startsWith(MetaDataRequest.PREFIX)) {
+            return metaDataStatement(h, sql);
+        }
         final StatementKind kind = kindOf(sql);
         try {
             refuseReturning(kind, sql);
@@ -353,13 +435,19 @@ public final class MeldMeta extends JdbcMeta {
                 Frame.create(0, true, rows))));
     }
 
-    /** A value as JdbcMeta puts it in a frame: DATE as days, TIMESTAMP as milliseconds (both UTC-based). */
+    /** A value as JdbcMeta puts it in a frame: DATE as days, TIMESTAMP and TIME as milliseconds (UTC-based). */
     private static Object frameValue(final Object v) {
         if (v instanceof LocalDate d) {
             return (int) d.toEpochDay();
         }
         if (v instanceof LocalDateTime t) {
             return t.toInstant(ZoneOffset.UTC).toEpochMilli();
+        }
+        if (v instanceof java.time.LocalTime t) {
+            return (int) (t.toNanoOfDay() / 1_000_000L); // TIME as milliseconds of the day
+        }
+        if (v instanceof java.time.OffsetDateTime t) {
+            return t.toInstant().toEpochMilli(); // TIMESTAMP WITH LOCAL TIME ZONE as the instant's milliseconds
         }
         return v;
     }
@@ -372,6 +460,13 @@ public final class MeldMeta extends JdbcMeta {
             throw new NoSuchStatementException(h);
         }
         requireEveryParameter(p, parameterValues);
+        if (p.signature() != null) {
+            try {
+                TemporalParameters.check(p.signature().parameters, parameterValues);
+            } catch (SqlStateException e) {
+                throw SqlErrors.toAvatica(e);
+            }
+        }
         if (p.fast() != null) {
             return run(h, p.kind(), p.sql(), () -> fastExecute(h, p, parameterValues));
         }
@@ -476,8 +571,7 @@ public final class MeldMeta extends JdbcMeta {
         try {
             return state.runStatement(h.id, kind, () -> {
                 if (kind == StatementKind.DDL) {
-                    engine.runDdl(state, SqlEngine.parseDdl(sql));
-                    return count(h, 0);
+                    return count(h, engine.runDdl(state, SqlEngine.parseDdl(sql)));
                 }
                 return calcite.get();
             });

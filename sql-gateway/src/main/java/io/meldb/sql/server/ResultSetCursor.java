@@ -34,7 +34,8 @@ final class ResultSetCursor implements RowCursor {
                 return d.toLocalDate();
             }
             if (v instanceof Time t) {
-                return t.toLocalTime();
+                // Time.toLocalTime drops the milliseconds
+                return t.toLocalTime().withNano((int) Math.floorMod(t.getTime(), 1000L) * 1_000_000);
             }
             if (v instanceof Float f) {
                 return f.doubleValue();

@@ -2,7 +2,8 @@ package io.meldb.sql.server;
 
 /**
  * The rows of a query, one at a time, whichever path ran it (Calcite or the fast path). A value is null, or one
- * of Boolean, Short, Integer, Long, Double, BigDecimal, String, LocalDate, LocalTime, LocalDateTime, byte[].
+ * of Boolean, Short, Integer, Long, Float, Double, BigDecimal, String, LocalDate, LocalTime, LocalDateTime,
+ * OffsetDateTime (TIMESTAMP WITH TIME ZONE, at UTC), byte[], UUID.
  */
 public interface RowCursor extends AutoCloseable {
     /** Moves to the next row; false when there is none. */

@@ -6,6 +6,7 @@ import io.meldb.sql.calcite.FunctionNames;
 import io.meldb.sql.calcite.MeldLex;
 import io.meldb.sql.calcite.MeldPrograms;
 import io.meldb.sql.calcite.MeldRootSchema;
+import io.meldb.sql.catalog.AlterTableDdl;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
 import io.meldb.sql.catalog.Ddl;
@@ -13,6 +14,7 @@ import io.meldb.sql.catalog.DdlParser;
 import io.meldb.sql.catalog.ForeignKeyDdl;
 import io.meldb.sql.catalog.IndexDdl;
 import io.meldb.sql.catalog.SequenceDdl;
+import io.meldb.sql.catalog.ViewDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
@@ -56,6 +58,8 @@ public final class SqlEngine {
     private final SequenceDdl sequenceDdl = new SequenceDdl(catalogStore);
     private final IndexDdl indexDdl = new IndexDdl(catalogStore);
     private final ForeignKeyDdl foreignKeyDdl = new ForeignKeyDdl(catalogStore);
+    private final AlterTableDdl alterTableDdl = new AlterTableDdl(catalogStore);
+    private final ViewDdl viewDdl = new ViewDdl(catalogStore);
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -106,6 +110,8 @@ public final class SqlEngine {
         // PostgreSQL's function library on top of the standard one (length, left, right, concat, date_trunc, ...):
         // the dialect the PostgreSQL front end's clients write
         calcite.setProperty("fun", "standard,postgresql");
+        // PostgreSQL's rounding, SUM widening and NUMERIC precision (MeldTypeSystem)
+        calcite.setProperty("typeSystem", "io.meldb.sql.calcite.MeldTypeSystem#INSTANCE");
         // no caching: the sub-schemas and their tables come from the catalog at every lookup
         final CalciteSchema root = CalciteSchema.createRootSchema(false, false, "", new MeldRootSchema(state));
         final CalciteConnection cc = CALCITE.connect(root, calcite);
@@ -157,13 +163,35 @@ public final class SqlEngine {
         return DdlParser.parse(sql);
     }
 
-    /** Runs DDL in the transaction of {@code state}'s running statement. */
-    public void runDdl(final GatewayConnection state, final Ddl ddl) {
+    /**
+     * Runs DDL in the transaction of {@code state}'s running statement; answers the rows it inserted (CREATE TABLE
+     * ... AS), else 0.
+     */
+    public long runDdl(final GatewayConnection state, final Ddl ddl) {
         final TxnSession txn = state.session();
         try {
+            if (ddl instanceof Ddl.CreateTableAs || ddl instanceof Ddl.CreateView) {
+                return runQueryDdl(state, txn, ddl);
+            }
             runDdl(txn, ddl);
+            return 0;
         } finally {
             state.catalogChanged();
+        }
+    }
+
+    /** CREATE VIEW and CREATE TABLE ... AS: their query is planned (and run) on a Calcite connection of its own. */
+    private long runQueryDdl(final GatewayConnection state, final TxnSession txn, final Ddl ddl) {
+        try (Connection calcite = calciteConnection(state)) {
+            if (ddl instanceof Ddl.CreateView v) {
+                QueryDdl.createView(calcite, viewDdl, txn, DATABASE, schema(v.schema()), v, state::cancelled);
+                return 0;
+            }
+            final Ddl.CreateTableAs c = (Ddl.CreateTableAs) ddl;
+            return QueryDdl.createTableAs(calcite, catalogStore, txn, DATABASE, schema(c.schema()), c,
+                    state::cancelled);
+        } catch (SQLException e) {
+            throw SqlErrors.toSqlState(e);
         }
     }
 
@@ -201,6 +229,12 @@ public final class SqlEngine {
         } else if (ddl instanceof Ddl.AddForeignKey a) {
             foreignKeyDdl.addForeignKey(txn, DATABASE, schema(a.table().schema()), a.table().name(), a.foreignKey(),
                     a.ifExists());
+        } else if (ddl instanceof Ddl.AlterTable a) {
+            alterTableDdl.alter(txn, DATABASE, schema(a.table().schema()), a, other -> runDdl(txn, other));
+        } else if (ddl instanceof Ddl.DropView d) {
+            viewDdl.dropViews(txn, DATABASE, resolve(d.views()), d.ifExists(), d.cascade());
+        } else if (ddl instanceof Ddl.CommentOn c) {
+            viewDdl.comment(txn, DATABASE, schema(c.relation().schema()), c);
         } else if (ddl instanceof Ddl.DropConstraint d) {
             indexDdl.dropConstraint(txn, DATABASE, schema(d.table().schema()), d.table().name(), d.constraint(),
                     d.ifExists(), d.constraintIfExists());

@@ -44,7 +44,30 @@ public final class SqlErrors {
             return e;
         }
         final Described d = describe(t);
-        return new AvaticaRuntimeException(d.message(), 0, d.sqlState(), AvaticaSeverity.ERROR);
+        return new Reported(d.message(), d.sqlState());
+    }
+
+    /**
+     * Avatica's exception with its message as its own ({@link AvaticaRuntimeException} has none): Avatica's client
+     * keeps only the server's stack traces when a prepare fails ("while preparing SQL: ..."), and this puts the
+     * reason into their first line, where MeldDB's driver finds it (see ClientErrors).
+     */
+    static final class Reported extends AvaticaRuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Reported(final String message, final String sqlState) {
+            super(message, 0, sqlState, AvaticaSeverity.ERROR);
+        }
+
+        @Override
+        public String getMessage() {
+            return getErrorMessage();
+        }
+
+        @Override
+        public String toString() {
+            return getClass().getName() + ": " + getErrorMessage();
+        }
     }
 
     /** The failure as an unchecked exception that keeps its SQLState and message. */
@@ -98,7 +121,12 @@ public final class SqlErrors {
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof NumberFormatException e) {
-                return new Described("22018", "invalid value for a number: " + e.getMessage());
+                // PostgreSQL's code for text that is not a number: invalid_text_representation
+                return new Described("22P02", "invalid input syntax for a number: " + e.getMessage());
+            }
+            if (c instanceof org.apache.calcite.runtime.CalciteException e && e.getMessage() != null
+                    && e.getMessage().startsWith("Illegal ") && e.getMessage().contains(" literal ")) {
+                return new Described("22007", "invalid input syntax for a date/time literal: " + e.getMessage());
             }
             if (c instanceof ArithmeticException e) {
                 final String m = String.valueOf(e.getMessage());

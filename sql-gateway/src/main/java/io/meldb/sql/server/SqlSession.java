@@ -218,8 +218,7 @@ public final class SqlSession implements AutoCloseable {
         }
         return state.runStatement(executionId, p.kind(), () -> {
             if (p.ddl() != null) {
-                engine.runDdl(state, p.ddl());
-                return new Result(executionId, null, 0, p);
+                return new Result(executionId, null, engine.runDdl(state, p.ddl()), p);
             }
             final FastPlan fast = p.fast();
             if (fast != null) {
@@ -406,8 +405,10 @@ public final class SqlSession implements AutoCloseable {
                 final ResultSetMetaData md = statement.getMetaData();
                 final List<ResultColumn> out = new ArrayList<>(md.getColumnCount());
                 for (int i = 1; i <= md.getColumnCount(); i++) {
-                    out.add(new ResultColumn(md.getColumnLabel(i), md.getColumnType(i), md.getPrecision(i),
-                            md.getScale(i)));
+                    // Calcite reports TIMESTAMP WITH LOCAL TIME ZONE as plain TIMESTAMP; its name tells them apart
+                    final int jdbcType = "TIMESTAMP_WITH_LOCAL_TIME_ZONE".equals(md.getColumnTypeName(i))
+                            ? java.sql.Types.TIMESTAMP_WITH_TIMEZONE : md.getColumnType(i);
+                    out.add(new ResultColumn(md.getColumnLabel(i), jdbcType, md.getPrecision(i), md.getScale(i)));
                 }
                 return out;
             } catch (SQLException e) {

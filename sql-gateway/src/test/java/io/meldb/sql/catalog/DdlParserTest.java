@@ -113,9 +113,53 @@ class DdlParserTest {
         assertTrue(named.ifExists());
         assertEquals(List.of("a", "b"), named.columns());
         assertEquals("0A000", assertThrows(SqlStateException.class,
-                () -> DdlParser.parse("ALTER TABLE t ADD COLUMN c INT")).sqlState());
+                () -> DdlParser.parse("ALTER TABLE t ADD COLUMN c SERIAL")).sqlState());
         assertEquals("0A000", assertThrows(SqlStateException.class,
-                () -> DdlParser.parse("ALTER TABLE t DROP COLUMN c")).sqlState());
+                () -> DdlParser.parse("ALTER TABLE t ALTER COLUMN c SET STATISTICS 10")).sqlState());
+    }
+
+    @Test
+    void shouldParseSeveralAlterTableActionsInOrder() {
+        final Ddl.AlterTable a = assertInstanceOf(Ddl.AlterTable.class, DdlParser.parse("ALTER TABLE IF EXISTS t "
+                + "ADD COLUMN IF NOT EXISTS c INT DEFAULT 3 NOT NULL CHECK (c > 0), DROP COLUMN IF EXISTS d CASCADE, "
+                + "ALTER e SET DEFAULT (1), ALTER COLUMN e DROP NOT NULL, ALTER f TYPE BIGINT, "
+                + "ADD CONSTRAINT ck CHECK (f < 9) NOT VALID, DROP CONSTRAINT u;"));
+        assertTrue(a.ifExists());
+        final AlterAction.AddColumn add = assertInstanceOf(AlterAction.AddColumn.class, a.actions().get(0));
+        assertTrue(add.ifNotExists());
+        assertEquals(false, add.column().nullable());
+        assertEquals(3, add.column().dflt().value());
+        assertEquals(1, add.checks().size());
+        assertEquals(new AlterAction.DropColumn("d", true, true), a.actions().get(1));
+        assertEquals(new AlterAction.SetDefault("e", "(1)"), a.actions().get(2));
+        assertEquals(new AlterAction.SetNotNull("e", false), a.actions().get(3));
+        assertEquals(new AlterAction.SetType("f", io.meldb.sql.codec.ColumnType.of(
+                io.meldb.sql.codec.SqlType.BIGINT)), a.actions().get(4));
+        assertEquals(new AlterAction.AddCheck("ck", "f < 9", false), a.actions().get(5));
+        assertEquals(new AlterAction.DropConstraint("u", false), a.actions().get(6));
+        assertEquals(new AlterAction.RenameColumn("a", "b"), assertInstanceOf(Ddl.AlterTable.class,
+                DdlParser.parse("ALTER TABLE t RENAME a TO b")).actions().get(0));
+        assertEquals(new AlterAction.RenameTable("u"), assertInstanceOf(Ddl.AlterTable.class,
+                DdlParser.parse("ALTER TABLE t RENAME TO u")).actions().get(0));
+    }
+
+    @Test
+    void shouldParseViewsCreateTableAsAndComments() {
+        assertEquals(new Ddl.CreateView(null, "v", List.of("x"), "SELECT a FROM t WHERE a > 0", true),
+                DdlParser.parse("CREATE OR REPLACE VIEW v (x) AS SELECT a FROM t WHERE a > 0;"));
+        assertEquals(new Ddl.CreateTableAs("s", "c", List.of(), "SELECT * FROM t", false, true),
+                DdlParser.parse("CREATE TABLE IF NOT EXISTS s.c AS SELECT * FROM t WITH NO DATA"));
+        assertEquals(new Ddl.CreateTableAs(null, "c", List.of("a", "b"), "SELECT 1, 2", true, false),
+                DdlParser.parse("CREATE TABLE c (a, b) AS SELECT 1, 2 WITH DATA ;"));
+        assertInstanceOf(Ddl.CreateTable.class, DdlParser.parse("CREATE TABLE c (a INT, b INT)"));
+        assertEquals(new Ddl.DropView(List.of(new Ddl.TableName(null, "v"), new Ddl.TableName("s", "w")), true,
+                true), DdlParser.parse("DROP VIEW IF EXISTS v, s.w CASCADE"));
+        assertEquals(new Ddl.CommentOn(new Ddl.TableName("s", "t"), "c", "it's"),
+                DdlParser.parse("COMMENT ON COLUMN s.t.c IS 'it''s'"));
+        assertEquals(new Ddl.CommentOn(new Ddl.TableName(null, "t"), null, null),
+                DdlParser.parse("COMMENT ON TABLE t IS NULL"));
+        assertEquals("0A000", assertThrows(SqlStateException.class,
+                () -> DdlParser.parse("COMMENT ON FUNCTION f IS 'x'")).sqlState());
     }
 
     @Test
@@ -135,10 +179,8 @@ class DdlParserTest {
         final Ddl.AddUnique add = assertInstanceOf(Ddl.AddUnique.class,
                 DdlParser.parse("ALTER TABLE t ADD CONSTRAINT u UNIQUE (a)"));
         assertEquals(new Ddl.Unique("u", List.of("a")), add.unique());
-        final Ddl.DropConstraint drop = assertInstanceOf(Ddl.DropConstraint.class,
-                DdlParser.parse("ALTER TABLE t DROP CONSTRAINT IF EXISTS u CASCADE"));
-        assertEquals("u", drop.constraint());
-        assertTrue(drop.constraintIfExists());
+        assertEquals(List.of(new AlterAction.DropConstraint("u", true)), assertInstanceOf(Ddl.AlterTable.class,
+                DdlParser.parse("ALTER TABLE t DROP CONSTRAINT IF EXISTS u CASCADE")).actions());
         for (String refused : List.of("CREATE TABLE t (a INT UNIQUE NULLS NOT DISTINCT)",
                 "CREATE TABLE t (a INT, UNIQUE (a) DEFERRABLE)", "CREATE UNIQUE INDEX i ON t (a) INCLUDE (b)")) {
             assertEquals("0A000", assertThrows(SqlStateException.class, () -> DdlParser.parse(refused)).sqlState(),

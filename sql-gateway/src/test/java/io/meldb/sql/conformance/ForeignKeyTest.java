@@ -208,6 +208,41 @@ class ForeignKeyTest extends ConformanceTest {
     }
 
     @Test
+    void alterTableColumnActionsKeepForeignKeysPointingAtTheRightColumns() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE fkl_p (x INTEGER, id INTEGER PRIMARY KEY, code VARCHAR(5) UNIQUE)");
+            s.execute("CREATE TABLE fkl_c (junk INTEGER, id INTEGER PRIMARY KEY, pid INTEGER REFERENCES fkl_p, "
+                    + "pcode VARCHAR(5) REFERENCES fkl_p (code), up INTEGER REFERENCES fkl_c)");
+            s.executeUpdate("INSERT INTO fkl_p VALUES (0, 1, 'a'), (0, 2, 'b')");
+            s.executeUpdate("INSERT INTO fkl_c VALUES (0, 10, 1, 'a', NULL), (0, 11, 2, 'b', 10)");
+            // columns before the key columns go: every constraint must still name the same columns
+            s.execute("ALTER TABLE fkl_p DROP COLUMN x");
+            s.execute("ALTER TABLE fkl_c DROP COLUMN junk");
+            assertEquals("23503", failure(s, "INSERT INTO fkl_c VALUES (12, 3, 'a', NULL)").getSQLState());
+            assertEquals("23503", failure(s, "INSERT INTO fkl_c VALUES (12, 1, 'z', NULL)").getSQLState());
+            assertEquals("23503", failure(s, "INSERT INTO fkl_c VALUES (12, 1, 'a', 99)").getSQLState());
+            s.executeUpdate("INSERT INTO fkl_c VALUES (12, 1, 'a', 11)");
+            assertEquals("23503", failure(s, "DELETE FROM fkl_p WHERE id = 2").getSQLState());
+
+            assertEquals("0A000", failure(s, "ALTER TABLE fkl_c ALTER COLUMN pid TYPE BIGINT").getSQLState());
+            assertEquals("0A000", failure(s, "ALTER TABLE fkl_p ALTER COLUMN code TYPE VARCHAR(9)").getSQLState());
+            s.execute("ALTER TABLE fkl_c RENAME CONSTRAINT fkl_c_pid_fkey TO fkl_c_parent");
+            assertEquals(List.of("fkl_c_parent"), rows(s, "SELECT constraint_name FROM "
+                    + "information_schema.referential_constraints WHERE constraint_name LIKE 'fkl_c_p%' "
+                    + "AND constraint_name <> 'fkl_c_pcode_fkey'"));
+
+            final SQLException referenced = failure(s, "ALTER TABLE fkl_p DROP COLUMN code");
+            assertEquals("2BP01", referenced.getSQLState(), referenced.getMessage());
+            s.execute("ALTER TABLE fkl_p DROP COLUMN code CASCADE");
+            s.executeUpdate("INSERT INTO fkl_c VALUES (13, 1, 'zz', NULL)"); // pcode references nothing now
+            s.execute("ALTER TABLE fkl_c DROP COLUMN pid"); // its constraint goes with it
+            s.executeUpdate("DELETE FROM fkl_p WHERE id = 2");
+            assertEquals("23503", failure(s, "INSERT INTO fkl_c VALUES (14, 'q', 77)").getSQLState(),
+                    "the self-reference still holds");
+        }
+    }
+
+    @Test
     void catalogsAndPgjdbcMetadataShowTheConstraints() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE fkm_p (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, UNIQUE (b, a))");

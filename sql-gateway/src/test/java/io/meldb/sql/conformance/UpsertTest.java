@@ -251,4 +251,22 @@ class UpsertTest extends ConformanceTest {
             assertEquals(3, r.getInt(2));
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void doUpdateWorksOverTheNewTypesAndRefusesTheZonedOnes(final String protocol) throws SQLException {
+        final String t = "ups_ty_" + protocol;
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + t + " (id UUID PRIMARY KEY, note TEXT, r REAL, b BYTEA, ts TIMESTAMPTZ)");
+            s.executeUpdate("INSERT INTO " + t + " (id, note, r) VALUES "
+                    + "('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'one', 1.5)");
+            assertEquals(1, s.executeUpdate("INSERT INTO " + t + " (id, note, r) VALUES "
+                    + "('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'two', 2.25) "
+                    + "ON CONFLICT (id) DO UPDATE SET note = " + t + ".note || '+' || EXCLUDED.note, r = EXCLUDED.r"));
+            assertEquals(List.of("one+two|2.25"), rows(s, "SELECT note || '|' || CAST(r AS VARCHAR) FROM " + t));
+            assertEquals("0A000", failure(s, "INSERT INTO " + t + " (id, ts) VALUES "
+                    + "('a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', NULL) "
+                    + "ON CONFLICT (id) DO UPDATE SET ts = EXCLUDED.ts").getSQLState());
+        }
+    }
 }

@@ -177,4 +177,26 @@ class PsqlTest {
         assertTrue(out.contains(" n      | bigint                         |           | not null | generated always "
                 + "as identity"), out);
     }
+
+    @Test
+    void shouldListAndDescribeViewsAndShowComments() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE vbase (id INTEGER PRIMARY KEY, name VARCHAR(20));",
+                "CREATE VIEW vnames AS SELECT id, name FROM vbase WHERE id > 0;",
+                "COMMENT ON TABLE vbase IS 'the base table';",
+                "COMMENT ON COLUMN vbase.name IS 'who';",
+                "\\dv",
+                "\\d vnames",
+                "\\d+ vnames",
+                "\\d+ vbase",
+                "\\dt+ vbase");
+        assertTrue(out.contains(" public | vnames | view | test\n(1 row)"), out);
+        assertTrue(out.contains("View \"public.vnames\""), out);
+        assertTrue(out.contains(" id     | integer                  |           | not null | "), out);
+        assertTrue(out.contains("View definition:\nSELECT \"id\", \"name\"\nFROM \"vbase\"\nWHERE \"id\" > 0"), out);
+        assertTrue(out.contains(" name   | character varying(20) |           |          |         | plain   |"
+                + "             |              | who"), out);
+        assertTrue(out.contains(" public | vbase | table | test  | permanent   | heap          |      | the base table"),
+                out);
+    }
 }

@@ -33,7 +33,7 @@ class PsycopgTest {
             Files.write(script, in.readAllBytes());
             final Outcome outcome = run("python3", script.toString(), db.gateway.pgUrl() + "?user=py");
             assertEquals(0, outcome.exitCode, outcome.output);
-            for (String check : new String[] {"parameters and types", "executemany", "binary results",
+            for (String check : new String[] {"parameters and types", "executemany", "binary results", "new types",
                     "error then the session goes on", "transactions", "copy"}) {
                 assertTrue(outcome.output.contains("OK " + check), () -> "missing '" + check + "':\n"
                         + outcome.output);

@@ -39,6 +39,15 @@ public final class EmbeddedGateway implements AutoCloseable {
                 io.meldb.sql.pg.PgServerConfig.loopback(0));
     }
 
+    /**
+     * Another gateway over the same txn-server, as a gateway restarted on the same cluster: it has read nothing yet,
+     * so it decodes the catalog from the tree. The caller closes it.
+     */
+    public Gateway anotherGateway() {
+        return Gateway.start(new TxnRouter(List.of(node.txnService())), "127.0.0.1", 0, metrics,
+                io.meldb.sql.pg.PgServerConfig.loopback(0));
+    }
+
     public Connection connect() throws SQLException {
         return DriverManager.getConnection(gateway.jdbcUrl());
     }

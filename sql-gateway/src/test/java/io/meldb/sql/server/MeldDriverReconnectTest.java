@@ -191,6 +191,24 @@ class MeldDriverReconnectTest {
     }
 
     @Test
+    void aCommitThatCannotReachTheGatewayIs08006AndTheLostTransaction08003NeverANullSqlState() throws Exception {
+        final Connection c = connect();
+        c.setAutoCommit(false);
+        c.createStatement().executeUpdate("INSERT INTO t VALUES (5, 5)");
+        gateway.close();
+        gateway = null;
+        final SQLException unreached = assertThrows(SQLException.class, c::commit);
+        assertEquals("08006", unreached.getSQLState(), unreached.getMessage());
+        gateway = Gateway.start(router, "127.0.0.1", port, PgServerConfig.loopback(0));
+        final SQLException lost = assertThrows(SQLException.class,
+                () -> c.createStatement().executeQuery("SELECT id FROM t"));
+        assertEquals("08003", lost.getSQLState(), lost.getMessage());
+        c.rollback();
+        assertEquals(List.of(), column(c.createStatement().executeQuery("SELECT id FROM t")),
+                "the transaction whose commit never reached the gateway did not commit");
+    }
+
+    @Test
     void shouldAnswerConnectionFailureWhileTheGatewayIsDownAndHealOnceItIsBack() throws Exception {
         final Connection c = connect();
         final Statement s = c.createStatement();

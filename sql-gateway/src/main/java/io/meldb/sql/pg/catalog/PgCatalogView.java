@@ -48,6 +48,15 @@ public final class PgCatalogView {
             return kind == 'r';
         }
 
+        boolean isView() {
+            return kind == 'v';
+        }
+
+        /** A table or a view: a relation whose attributes are its columns. */
+        boolean hasColumns() {
+            return kind == 'r' || kind == 'v';
+        }
+
         /** pg_constraint.contype of the index's constraint: 'p', 'u', or null for an index of no constraint. */
         String contype() {
             return primary ? "p" : constraint ? "u" : null;
@@ -123,6 +132,8 @@ public final class PgCatalogView {
     private final Map<Integer, Relation> byOid = new HashMap<>();
 
     private final List<io.meldb.sql.catalog.SequenceDef> sequences = new ArrayList<>();
+    private final Map<Integer, io.meldb.sql.catalog.ViewDef> views = new HashMap<>();
+    private Catalog catalog;
 
     /** The sequences of the database, by schema and name. */
     List<io.meldb.sql.catalog.SequenceDef> sequences() {
@@ -137,6 +148,7 @@ public final class PgCatalogView {
     /** The view of {@code catalog} for a session of {@code user} whose unqualified names resolve in a schema. */
     public static PgCatalogView of(final Catalog catalog, final String user, final String currentSchema) {
         final PgCatalogView v = new PgCatalogView(user, currentSchema);
+        v.catalog = catalog;
         final Map<String, Namespace> byName = new HashMap<>();
         int next = 1_000_000;
         for (String name : catalog.schemaNames(Catalog.DATABASE)) {
@@ -165,6 +177,20 @@ public final class PgCatalogView {
                 v.add(new Relation(FIRST_OID + 2 * i.id(), n, i.name(), 'i', t, false, i.columns(), i.unique(),
                         i.constraint()));
             }
+        }
+        for (io.meldb.sql.catalog.ViewDef view : catalog.views()) {
+            final Namespace n = byName.get(view.schema());
+            if (n == null || !view.db().equals(Catalog.DATABASE)) {
+                continue;
+            }
+            // a view is shown as a table of its columns (no key, no index), its oid from its id like a table's
+            final List<ColumnDef> columns = new ArrayList<>();
+            for (io.meldb.sql.catalog.ViewDef.Column c : view.columns()) {
+                columns.add(new ColumnDef(c.name(), c.type(), c.nullable()));
+            }
+            v.views.put(view.id(), view);
+            v.add(new Relation(FIRST_OID + 2 * view.id(), n, view.name(), 'v', new TableDef(view.db(),
+                    view.schema(), view.name(), view.id(), columns, new int[0], List.of()), false, new int[0]));
         }
         v.relations.sort((a, b) -> a.namespace.name().equals(b.namespace.name()) ? a.name.compareTo(b.name)
                 : a.namespace.name().compareTo(b.namespace.name()));
@@ -209,6 +235,24 @@ public final class PgCatalogView {
         return Collections.unmodifiableList(relations);
     }
 
+    /** pg_get_viewdef: the query of a view, or null for another relation. */
+    String viewDefinition(final Relation r) {
+        final io.meldb.sql.catalog.ViewDef view = r.isView() ? views.get(r.table().id()) : null;
+        return view == null ? null : view.sql();
+    }
+
+    /**
+     * The comment (COMMENT ON) on a table or view ({@code attnum} 0) or on its column number {@code attnum}
+     * (1-based position), or null: pg_description, obj_description, col_description.
+     */
+    String description(final Relation r, final int attnum) {
+        if (!r.hasColumns()) {
+            return null;
+        }
+        final TableDef t = r.table();
+        return catalog.comment(t.id(), attnum == 0 ? 0 : t.layout().attnum(attnum - 1));
+    }
+
     /** The relation of an OID, or null. */
     Relation relation(final int oid) {
         return byOid.get(oid);
@@ -223,7 +267,7 @@ public final class PgCatalogView {
     List<Relation> indexesOf(final Relation table) {
         final List<Relation> out = new ArrayList<>();
         for (Relation r : relations) {
-            if (!r.isTable() && r.table().id() == table.table().id()) {
+            if (r.kind() == 'i' && r.table().id() == table.table().id()) {
                 out.add(r);
             }
         }

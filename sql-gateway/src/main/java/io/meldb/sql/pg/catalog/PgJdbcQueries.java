@@ -19,7 +19,7 @@ import static io.meldb.sql.pg.catalog.PgMetaQuery.Field.of;
 
 /**
  * The catalog queries pgjdbc 42.7 sends for {@code DatabaseMetaData}: getTables, getColumns, getPrimaryKeys,
- * getIndexInfo, getSchemas, getCatalogs and getImportedKeys / getExportedKeys / getCrossReference
+ * getIndexInfo, getSchemas, getCatalogs, getSQLKeywords and getImportedKeys / getExportedKeys / getCrossReference
  * ({@link ImportedKeys}), recognized by the columns they return and answered from the
  * catalog. Their filters (schema and table patterns, table types, unique indexes only) are read from the WHERE
  * clause, as literals or as parameters bound when the query runs.
@@ -54,6 +54,12 @@ final class PgJdbcQueries {
         }
         if (sql.startsWith("SELECT nspname AS \"TABLE_SCHEM\"") && sql.contains("FROM pg_catalog.pg_namespace")) {
             return schemas(sql);
+        }
+        if (sql.startsWith("select string_agg(word, ',') from pg_catalog.pg_get_keywords()")) {
+            // getSQLKeywords: the words MeldDB's parser reserves beyond SQL:2003 (pgjdbc asks PostgreSQL's list)
+            final Map<String, Field<String>> f = Map.of("string_agg", of(PgType.TEXT, k -> k));
+            return PgMetaQuery.of("pgjdbc getSQLKeywords", sql, List.of("string_agg"), f, (view, p) -> List.of(
+                    org.apache.calcite.sql.parser.SqlParser.create("").getMetadata().getJdbcKeywords()));
         }
         if (sql.startsWith("SELECT datname AS \"TABLE_CAT\" FROM pg_catalog.pg_database")) {
             final Map<String, Field<String>> f = Map.of("table_cat", of(PgType.NAME, d -> d));
@@ -98,7 +104,7 @@ final class PgJdbcQueries {
     }
 
     private static String tableType(final Relation r) {
-        return r.isTable() ? "TABLE" : "INDEX";
+        return r.isTable() ? "TABLE" : r.isView() ? "VIEW" : "INDEX";
     }
 
     private static PgMetaQuery columns(final String sql) {
@@ -220,7 +226,7 @@ final class PgJdbcQueries {
                                          final PgNameFilter table, final Object[] p) {
         final List<Relation> tables = new ArrayList<>();
         for (Relation r : view.relations()) {
-            if (r.isTable()) {
+            if (r.hasColumns()) {
                 tables.add(r);
             }
         }

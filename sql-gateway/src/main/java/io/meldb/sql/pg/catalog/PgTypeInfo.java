@@ -23,6 +23,14 @@ record PgTypeInfo(int oid, String typname, int typlen, int typmod, String format
             case DATE -> new PgTypeInfo(1082, "date", 4, -1, "date");
             // MeldDB keeps milliseconds
             case TIMESTAMP -> new PgTypeInfo(1114, "timestamp", 8, 3, "timestamp(3) without time zone");
+            case REAL -> new PgTypeInfo(700, "float4", 4, -1, "real");
+            case TIME -> new PgTypeInfo(1083, "time", 8, 3, "time(3) without time zone");
+            case TIMESTAMPTZ -> new PgTypeInfo(1184, "timestamptz", 8, 3, "timestamp(3) with time zone");
+            case TEXT -> new PgTypeInfo(25, "text", -1, -1, "text");
+            case BYTEA -> new PgTypeInfo(17, "bytea", -1, -1, "bytea");
+            case UUID -> new PgTypeInfo(2950, "uuid", 16, -1, "uuid");
+            // kept as written, as PostgreSQL's json is
+            case JSON -> new PgTypeInfo(114, "json", -1, -1, "json");
         };
     }
 }

@@ -27,6 +27,7 @@ final class PsqlQueries {
     private static final Pattern RELKINDS = Pattern.compile("c\\.relkind IN \\(([^)]*)\\)");
     /** The table OID of psql's "Referenced by:" query. */
     private static final Pattern ANCESTORS = Pattern.compile("pg_partition_ancestors\\('(\\d+)'\\)");
+    private static final Pattern VIEWDEF = Pattern.compile("pg_get_viewdef\\('?(\\d+)");
 
     private PsqlQueries() {
     }
@@ -59,6 +60,9 @@ final class PsqlQueries {
         }
         if (sql.contains("CASE c.relkind WHEN 'r' THEN 'table'") && sql.contains("FROM pg_catalog.pg_class c")) {
             return relationList(sql);
+        }
+        if (sql.contains("pg_catalog.pg_get_viewdef(")) {
+            return viewDefinition(sql);
         }
         if (sql.contains("FROM pg_catalog.pg_namespace n") && sql.contains("AS \"Name\"")) {
             return schemas(sql);
@@ -121,10 +125,10 @@ final class PsqlQueries {
         f.put("indexdef", of(PgType.TEXT, a -> PgCatalogView.quote(a.column().name())));
         f.put("is_key", constant(PgType.TEXT, "yes"));
         final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "a.attrelid");
-        return PgMetaQuery.of("psql \\d columns", sql, PgSelectList.names(sql), f, (view, p) -> {
+        return PgMetaQuery.of("psql \\d columns", sql, PgSelectList.names(sql), withDescriptions(f, oid), (view, p) -> {
             final List<Attribute> out = new ArrayList<>();
             final Relation r = view.relation(oid);
-            if (r != null && r.isTable()) {
+            if (r != null && r.hasColumns()) {
                 for (int i = 0; i < r.table().columns().size(); i++) {
                     out.add(new Attribute(r, i, i + 1));
                 }
@@ -213,7 +217,7 @@ final class PsqlQueries {
         final int oid = PgNameFilter.oid(PgNameFilter.whereOf(sql), "c.oid");
         return PgMetaQuery.of("psql \\d index", sql, PgSelectList.names(sql), f, (view, p) -> {
             final Relation r = view.relation(oid);
-            return r == null || r.isTable() ? List.of() : List.of(r);
+            return r == null || r.kind() != 'i' ? List.of() : List.of(r);
         });
     }
 
@@ -224,12 +228,33 @@ final class PsqlQueries {
         final Map<String, Field<Relation>> f = new HashMap<>();
         f.put("schema", of(PgType.NAME, r -> r.namespace().name()));
         f.put("name", of(PgType.NAME, Relation::name));
-        f.put("type", of(PgType.TEXT, r -> r.isTable() ? "table" : "index"));
+        f.put("type", of(PgType.TEXT, r -> r.isTable() ? "table" : r.isView() ? "view" : "index"));
         f.put("owner", Field.owner());
-        f.put("table", of(PgType.NAME, r -> r.isTable() ? null : r.table().name()));
+        f.put("table", of(PgType.NAME, r -> r.hasColumns() ? null : r.table().name()));
         f.put("persistence", constant(PgType.TEXT, "permanent"));
-        f.put("access method", of(PgType.NAME, r -> r.isTable() ? "heap" : "btree"));
+        f.put("access method", of(PgType.NAME, r -> r.isTable() ? "heap" : r.isView() ? null : "btree"));
+        f.put("description", new Field<>(PgType.TEXT, (view, r) -> view.description(r, 0)));
         return PgMetaQuery.of("psql relation list", sql, PgSelectList.names(sql), f, relations(sql, wanted));
+    }
+
+    /** {@code \d+ view}: {@code SELECT pg_catalog.pg_get_viewdef('oid'::pg_catalog.oid, true)}. */
+    private static PgMetaQuery viewDefinition(final String sql) {
+        final Matcher m = VIEWDEF.matcher(sql);
+        final int oid = m.find() ? Integer.parseInt(m.group(1)) : -1;
+        final Map<String, Field<Relation>> f = new HashMap<>();
+        f.put("pg_get_viewdef", new Field<>(PgType.TEXT, (view, r) -> view.viewDefinition(r)));
+        return PgMetaQuery.of("psql \\d+ view definition", sql, PgSelectList.names(sql), f, (view, p) -> {
+            final Relation r = view.relation(oid);
+            return r == null || !r.isView() ? List.of() : List.of(r);
+        });
+    }
+
+    /** {@code \d+}: the column comments psql asks for as {@code col_description(a.attrelid, a.attnum)}. */
+    private static Map<String, Field<Attribute>> withDescriptions(final Map<String, Field<Attribute>> f,
+                                                                  final int oid) {
+        f.put("col_description", new Field<>(PgType.TEXT, (view, a) -> a.relation().hasColumns()
+                ? view.description(a.relation(), a.attnum()) : null));
+        return f;
     }
 
     /** {@code \dn}: the schemas but PostgreSQL's own. */

@@ -137,13 +137,13 @@ public final class SystemSchemas {
                 .constant("table_catalog", PgCatalogView.DATABASE)
                 .text("table_schema", r -> r.namespace().name())
                 .text("table_name", Relation::name)
-                .constant("table_type", "BASE TABLE")
+                .text("table_type", r -> r.isView() ? "VIEW" : "BASE TABLE")
                 .nullText("self_referencing_column_name")
                 .nullText("reference_generation")
                 .nullText("user_defined_type_catalog")
                 .nullText("user_defined_type_schema")
                 .nullText("user_defined_type_name")
-                .constant("is_insertable_into", "YES")
+                .text("is_insertable_into", r -> r.isView() ? "NO" : "YES")
                 .constant("is_typed", "NO")
                 .nullText("commit_action"), SystemSchemas::tablesOf));
         t.put("columns", SystemTable.of(cx, SystemTable.<Attribute>columns()
@@ -166,7 +166,7 @@ public final class SystemSchemas {
                 .nullableInteger("numeric_scale", a -> numericScale(a.column().type()))
                 .nullableInteger("datetime_precision", a -> switch (a.column().type().type()) {
                     case DATE -> 0;
-                    case TIMESTAMP -> 3;
+                    case TIMESTAMP, TIMESTAMPTZ, TIME -> 3;
                     default -> null;
                 })
                 .nullText("interval_type")
@@ -193,11 +193,17 @@ public final class SystemSchemas {
                 })
                 .constant("is_generated", "NEVER")
                 .constant("is_updatable", "YES"), SystemSchemas::columnsOf));
-        t.put("views", SystemTable.empty(cx, SystemTable.columns()
-                .text("table_catalog", x -> null).text("table_schema", x -> null).text("table_name", x -> null)
-                .nullText("view_definition").nullText("check_option").text("is_updatable", x -> null)
-                .text("is_insertable_into", x -> null).text("is_trigger_updatable", x -> null)
-                .text("is_trigger_deletable", x -> null).text("is_trigger_insertable_into", x -> null)));
+        t.put("views", SystemTable.of(cx, SystemTable.<ViewRow>columns()
+                .constant("table_catalog", PgCatalogView.DATABASE)
+                .text("table_schema", r -> r.view().namespace().name())
+                .text("table_name", r -> r.view().name())
+                .nullableText("view_definition", ViewRow::sql)
+                .constant("check_option", "NONE")
+                .constant("is_updatable", "NO")
+                .constant("is_insertable_into", "NO")
+                .constant("is_trigger_updatable", "NO")
+                .constant("is_trigger_deletable", "NO")
+                .constant("is_trigger_insertable_into", "NO"), SystemSchemas::viewsOf));
         t.put("table_constraints", SystemTable.of(cx, SystemTable.<ConstraintRows.Constraint>columns()
                 .constant("constraint_catalog", PgCatalogView.DATABASE)
                 .text("constraint_schema", r -> r.namespace().name())
@@ -258,11 +264,46 @@ public final class SystemSchemas {
         return out;
     }
 
-    /** The tables (not indexes), by schema and name. */
+    /** A row of information_schema.views. */
+    private record ViewRow(Relation view, String sql) {
+    }
+
+    /** The views, by schema and name. */
+    private static List<ViewRow> viewsOf(final PgCatalogView v) {
+        final List<ViewRow> out = new ArrayList<>();
+        for (Relation r : v.relations()) {
+            if (r.isView()) {
+                out.add(new ViewRow(r, v.viewDefinition(r)));
+            }
+        }
+        return out;
+    }
+
+    /** A row of pg_description: a comment on a relation (objsubid 0) or on its column number objsubid. */
+    private record Description(int objoid, int objsubid, String text) {
+    }
+
+    private static List<Description> descriptionsOf(final PgCatalogView v) {
+        final List<Description> out = new ArrayList<>();
+        for (Relation r : v.relations()) {
+            if (!r.hasColumns()) {
+                continue;
+            }
+            for (int attnum = 0; attnum <= r.table().columns().size(); attnum++) {
+                final String text = v.description(r, attnum);
+                if (text != null) {
+                    out.add(new Description(r.oid(), attnum, text));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The tables and views (not indexes), by schema and name. */
     private static List<Relation> tablesOf(final PgCatalogView v) {
         final List<Relation> out = new ArrayList<>();
         for (Relation r : v.relations()) {
-            if (r.isTable()) {
+            if (r.hasColumns()) {
                 out.add(r);
             }
         }
@@ -284,7 +325,7 @@ public final class SystemSchemas {
     private static List<Attribute> attributesOf(final PgCatalogView v) {
         final List<Attribute> out = new ArrayList<>();
         for (Relation r : v.relations()) {
-            if (r.isTable()) {
+            if (r.hasColumns()) {
                 for (int i = 0; i < r.table().columns().size(); i++) {
                     out.add(new Attribute(r, i, i + 1));
                 }
@@ -340,6 +381,7 @@ public final class SystemSchemas {
             case INTEGER -> 32;
             case BIGINT -> 64;
             case DOUBLE -> 53;
+            case REAL -> 24;
             case DECIMAL -> t.precision();
             default -> null;
         };
@@ -354,6 +396,9 @@ public final class SystemSchemas {
     }
 
     // ---------------------------------------------------------------- pg_catalog
+
+    /** pg_class's own OID, pg_description's classoid of a comment on a relation or column. */
+    private static final int PG_CLASS_OID = 1259;
 
     /** A pg_settings row. */
     private record Setting(String name, String value) {
@@ -373,7 +418,7 @@ public final class SystemSchemas {
                 .constant("reltype", 0)
                 .constant("reloftype", 0)
                 .constant("relowner", OWNER_OID)
-                .integer("relam", r -> r.isTable() ? HEAP_AM : BTREE_AM)
+                .integer("relam", r -> r.isTable() ? HEAP_AM : r.isView() ? 0 : BTREE_AM)
                 .integer("relfilenode", Relation::oid)
                 .constant("reltablespace", 0)
                 .constant("relpages", 0)
@@ -384,7 +429,7 @@ public final class SystemSchemas {
                 .constant("relisshared", false)
                 .constant("relpersistence", "p")
                 .text("relkind", r -> String.valueOf(r.kind()))
-                .smallint("relnatts", r -> (short) (r.isTable() ? r.table().columns().size()
+                .smallint("relnatts", r -> (short) (r.hasColumns() ? r.table().columns().size()
                         : r.keyColumns().length))
                 .smallint("relchecks", r -> (short) 0)
                 .constant("relhasrules", false)
@@ -398,6 +443,11 @@ public final class SystemSchemas {
                 .constant("relrewrite", 0)
                 .nullText("relacl")
                 .nullText("reloptions"), v -> v.relations()));
+        t.put("pg_description", SystemTable.of(cx, SystemTable.<Description>columns()
+                .integer("objoid", Description::objoid)
+                .constant("classoid", PG_CLASS_OID)
+                .integer("objsubid", Description::objsubid)
+                .text("description", Description::text), SystemSchemas::descriptionsOf));
         t.put("pg_attribute", SystemTable.of(cx, SystemTable.<Attribute>columns()
                 .integer("attrelid", a -> a.relation().oid())
                 .text("attname", a -> a.column().name())
@@ -488,6 +538,7 @@ public final class SystemSchemas {
                 .text("amtype", a -> a[3]), v -> List.of(
                         new Object[] {HEAP_AM, "heap", "heap_tableam_handler", "t"},
                         new Object[] {BTREE_AM, "btree", "bthandler", "i"})));
+        t.putAll(PgEmptyCatalogs.tables(cx));
         return t;
     }
 
@@ -499,7 +550,7 @@ public final class SystemSchemas {
     private static List<Relation> indexesOf(final PgCatalogView v) {
         final List<Relation> out = new ArrayList<>();
         for (Relation r : v.relations()) {
-            if (!r.isTable()) {
+            if (r.kind() == 'i') {
                 out.add(r);
             }
         }
