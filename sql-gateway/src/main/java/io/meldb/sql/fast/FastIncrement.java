@@ -25,17 +25,28 @@ import java.util.Locale;
  * Anything else, and a row that is absent or whose column is NULL in the transaction's view, takes the ordinary
  * read-modify-write, which also records the read of an absent row.
  */
-final class FastIncrement {
-    /** Off with {@code -Dmeldb.sql.increments=false} (for measuring the read-modify-write it replaces). */
-    private static final boolean ENABLED = !"false".equals(System.getProperty("meldb.sql.increments"));
+public final class FastIncrement {
+    /** Off with {@code -Dmeldb.sql.increments=false} or {@link #enabled(boolean)}. */
+    private static volatile boolean enabled = !"false".equals(System.getProperty("meldb.sql.increments"));
 
     private FastIncrement() {
+    }
+
+    /**
+     * Turns the increment path on or off (a benchmark compares it with the read-modify-write it replaces in one run).
+     */
+    public static void enabled(final boolean on) {
+        enabled = on;
+    }
+
+    static boolean on() {
+        return enabled;
     }
 
     /** The field an increment of {@code column} addresses in {@code store}'s payloads, or null when it cannot. */
     static IntField field(final TableStore store, final int column) {
         final TableDef def = store.def();
-        if (!ENABLED || !store.directLayout()) {
+        if (!store.directLayout()) {
             return null;
         }
         final ColumnDef target = def.columns().get(column);

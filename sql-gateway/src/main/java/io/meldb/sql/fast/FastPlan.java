@@ -190,7 +190,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
                            final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
             final TableStore store = store(current, foreignKeys);
             final byte[] k = key(store, key, parameters);
-            if (increment != null && k != null) {
+            if (increment != null && k != null && FastIncrement.on()) {
                 if (incrementStore != store) {
                     incrementField = FastIncrement.field(store, increment.column());
                     incrementStore = store;
