@@ -396,7 +396,7 @@ public final class MeldPipeline implements AutoCloseable {
     private Intention premeld(final Intention intention) {
         final long v = intention.csn;
         final long m = v - config.premeldLag();
-        if (m <= 0 || intention.snapshotCsn >= m) {
+        if (!config.premeld() || m <= 0 || intention.snapshotCsn >= m) {
             return intention;
         }
         final Snapshot input = decidedState(m);

@@ -51,8 +51,11 @@ final class WindowKeys {
     }
 
     private boolean own(final long n) {
+        if (n == 0) {
+            return false;
+        }
         final long c = Versions.csnOf(Node.vn(n));
-        return n != 0 && c >= minCsn && c <= maxCsn;
+        return c >= minCsn && c <= maxCsn;
     }
 
     private void collect(final long n) {
