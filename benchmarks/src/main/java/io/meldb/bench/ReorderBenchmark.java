@@ -21,7 +21,8 @@ import java.util.SplittableRandom;
  * (meld paper §8 / Hyder II §6: reads and read-modify-writes of random keys) on the LCS it starts from, appends
  * its intention, and once decided starts the next one (or restarts the aborted one, its restart count carried in
  * the intention). Which client appends next is random; when every client waits, the log is quiet and the window
- * is closed (what a txn-server's nudge does). Keys: {@code hot} percent of them take {@code hotAccess} percent of
+ * is closed (what a txn-server's nudge does). Meld runs {@link #LAG} intentions behind the log's tail, as a
+ * txn-server's pipeline does under load, so even log order has a conflict zone. Keys: {@code hot} percent of them take {@code hotAccess} percent of
  * the accesses. Reports abort rate, committed transactions per second (wall clock of the whole simulation:
  * execution and meld on one thread), p99 latency in log positions between a transaction's first start and its
  * commit (restarts included), and p99 restarts per committed transaction.
@@ -32,6 +33,8 @@ public final class ReorderBenchmark {
     private static final int KEYS = 100_000;
     private static final int READS = 4;
     private static final int UPDATES = 4;
+    /** Intentions appended but not yet melded, as in a txn-server's pipeline under load. */
+    private static final int LAG = 16;
 
     private record Variant(String name, double hotShare, double hotAccess) {
     }
@@ -110,6 +113,8 @@ public final class ReorderBenchmark {
             };
             Arrays.fill(firstStart, 1);
             final int[] idle = new int[clients];
+            // the log runs LAG intentions ahead of meld (reading, decoding, premeld): a transaction's conflict zone
+            final java.util.ArrayDeque<Intention> log = new java.util.ArrayDeque<>();
             final long started = System.nanoTime();
             while (done[0] < wanted) {
                 int idleCount = 0;
@@ -119,6 +124,9 @@ public final class ReorderBenchmark {
                     }
                 }
                 if (idleCount == 0) {
+                    while (!log.isEmpty()) {
+                        pipeline.submit(log.poll(), listener);
+                    }
                     pipeline.flush(listener);
                     continue;
                 }
@@ -140,7 +148,10 @@ public final class ReorderBenchmark {
                 }
                 clientOf[(int) csn] = c;
                 waiting[c] = true;
-                pipeline.submit(adopter.adopt(t, csn, Intention.restartFlags(restarts[c]), new Intention()), listener);
+                log.add(adopter.adopt(t, csn, Intention.restartFlags(restarts[c]), new Intention()));
+                if (log.size() > LAG) {
+                    pipeline.submit(log.poll(), listener);
+                }
             }
             pipeline.flush(listener);
             final double seconds = (System.nanoTime() - started) / 1e9;
