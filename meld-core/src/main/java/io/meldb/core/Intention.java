@@ -33,6 +33,17 @@ public final class Intention {
     public static final int FLAG_FLUSH = 1;
     /** Intention flag: a checkpoint intention (meld paper App. A). */
     public static final int FLAG_CHECKPOINT = 2;
+    /**
+     * The high six bits of the flag byte carry how many times the transaction has already restarted (saturating at
+     * {@link #MAX_RESTARTS}): the tail-latency reorder policy keeps often-restarted transactions (seed 001 §4.2).
+     */
+    public static final int RESTARTS_SHIFT = 2;
+    public static final int MAX_RESTARTS = 63;
+
+    /** The intention flag bits that carry {@code restarts} (saturated). */
+    public static int restartFlags(final int restarts) {
+        return Math.min(Math.max(restarts, 0), MAX_RESTARTS) << RESTARTS_SHIFT;
+    }
 
     long csn;
     long minCsn;
@@ -130,6 +141,11 @@ public final class Intention {
 
     public int flags() {
         return flags;
+    }
+
+    /** How many times the transaction had restarted when it wrote this intention (see {@link #RESTARTS_SHIFT}). */
+    public int restarts() {
+        return (flags >>> RESTARTS_SHIFT) & MAX_RESTARTS;
     }
 
     public long ranges() {

@@ -54,6 +54,8 @@ public final class Meld {
     private boolean bruteForce;
 
     private long intentionMinCsn;
+    /** Newest CSN of the intention's nodes: a reorder window may put newer members' nodes into the state. */
+    private long intentionMaxCsn;
     private long pendingMinCsn;
     private boolean keepReadset;
     private long outCsn;
@@ -189,6 +191,7 @@ public final class Meld {
     private void begin(final Intention intention, final long pendingMinCsn, final boolean keepReadset,
                        final long outCsn, final int outKind) {
         this.intentionMinCsn = intention.minCsn;
+        this.intentionMaxCsn = intention.csn;
         this.pendingMinCsn = pendingMinCsn;
         this.keepReadset = keepReadset;
         this.outCsn = outCsn;
@@ -220,7 +223,16 @@ public final class Meld {
     }
 
     private boolean inIntention(final long n) {
-        return Versions.csnOf(Node.vn(n)) >= intentionMinCsn;
+        final long c = Versions.csnOf(Node.vn(n));
+        return c >= intentionMinCsn && c <= intentionMaxCsn;
+    }
+
+    /**
+     * True if one of {@code intention}'s range dependencies saw a change in the state at {@code stateRoot}: the
+     * range half of meld's conflict test, for the reorderer's pre-validation (seed 001 §4.3).
+     */
+    boolean rangesConflict(final Intention intention, final long stateRoot) {
+        return rangesConflict(intention.ranges, intention.rangeCount, stateRoot);
     }
 
     /** A node of the first intention of a group meld: part of the output, not yet committed. */

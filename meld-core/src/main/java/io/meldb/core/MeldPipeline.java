@@ -56,10 +56,17 @@ public final class MeldPipeline implements AutoCloseable {
     private long lcsRoot;
     private Intention heldFirst;
     private boolean heldFirstAborted;
+    /** Open reorder window and its planner (null when the window is off). */
+    private final ReorderWindow window;
+    private final Reorderer reorderer;
+    private long windowsClosed;
+    private long reorderAborts;
 
     private long commits;
     private long aborts;
     private int lastAbortReason;
+    /** Final meld's abort reason per member of the window being closed. */
+    private final int[] windowReasons = new int[ReorderConfig.MAX_WINDOW];
     private long finalMelds;
     private long conflictZoneTotal;
     private long effectiveConflictZoneTotal;
@@ -84,6 +91,8 @@ public final class MeldPipeline implements AutoCloseable {
             premelds[i] = new Meld(premeldArenas[i], directory).bruteForce(config.bruteForce());
         }
         this.groupMeld = new Meld(groupArena, directory).bruteForce(config.bruteForce());
+        this.window = config.reorder().enabled() ? new ReorderWindow(config.reorder()) : null;
+        this.reorderer = window != null ? new Reorderer(config.reorder()) : null;
         this.lcsCsn = start.csn();
         this.baseCsn = start.csn();
         this.lcsRoot = start.root();
@@ -95,7 +104,7 @@ public final class MeldPipeline implements AutoCloseable {
      * to the ring's power-of-two size (1,024 or more); older ones are forgotten as new ones arrive. A server sets it to its cluster's snapshot-age limit; 0 keeps every state.
      */
     public MeldPipeline retainStates(final long states) {
-        final long premeldReach = (long) config.premeldThreads() * config.premeldDistance() + 2;
+        final long premeldReach = config.premeldLag() + 1;
         this.retainStates = states == 0 ? 0 : Math.max(states, premeldReach);
         if (retainStates > 0) {
             growRing(Long.highestOneBit(Math.max(2 * retainStates, 1024) - 1) << 1);
@@ -175,7 +184,7 @@ public final class MeldPipeline implements AutoCloseable {
      */
     public long oldestStateNeeded() {
         // the next intention, lcsCsn + 1, is premelded against lcsCsn + 1 - t*d - 1; later ones against newer states
-        long m = Math.max(baseCsn, lcsCsn - (long) config.premeldThreads() * config.premeldDistance());
+        long m = Math.max(baseCsn, lcsCsn + 1 - config.premeldLag());
         while (m > baseCsn && root(m) == NO_STATE) {
             m--;
         }
@@ -187,9 +196,20 @@ public final class MeldPipeline implements AutoCloseable {
         return baseCsn;
     }
 
-    /** True while group meld holds an odd intention waiting for its partner: the LCS lags the log then. */
+    /**
+     * True while group meld holds an odd intention waiting for its partner, or a reorder window is open: the LCS
+     * lags the log then, until more intentions or {@link #flush} decide them.
+     */
     public boolean holding() {
-        return heldFirst != null;
+        return heldFirst != null || window != null && window.open();
+    }
+
+    /** The CSNs {@link #holding} waits on: from {@code lcsCsn() + 1} up to this one (the LCS itself if none). */
+    public long heldThroughCsn() {
+        if (window != null && window.open()) {
+            return window.lastCsn();
+        }
+        return heldFirst != null ? heldFirst.csn : lcsCsn;
     }
 
     public MeldConfig config() {
@@ -250,12 +270,22 @@ public final class MeldPipeline implements AutoCloseable {
      * has fenced off). It takes part in group pairing like any aborted intention.
      */
     public void reject(final long csn, final DecisionListener listener) {
+        if (window != null) {
+            checkNext(csn);
+            closeWindow(listener);
+            lastAbortReason = AbortReason.CONFLICT;
+            abort(csn, listener);
+            return;
+        }
         final Intention placeholder = new Intention().set(csn, csn, csn - 1, 0, 0, Isolation.SNAPSHOT, 0, 0, 0);
         submit(placeholder, true, listener);
     }
 
     private void submit(final Intention intention, final boolean rejected, final DecisionListener listener) {
-        checkNext(intention);
+        checkNext(intention.csn);
+        if (window != null) {
+            closeWindowBefore(intention, listener);
+        }
         Intention current = intention;
         boolean aborted = rejected;
         if (config.premeld() && !rejected) {
@@ -279,19 +309,46 @@ public final class MeldPipeline implements AutoCloseable {
     /** {@link #submit} of an intention whose premeld {@link #premeldAhead} already did (null: it aborted). */
     public void submitPremelded(final Intention original, final Intention premelded,
                                 final DecisionListener listener) {
-        checkNext(original);
+        checkNext(original.csn);
+        if (window != null) {
+            closeWindowBefore(original, listener);
+        }
         afterPremeld(original, premelded == null ? original : premelded, premelded == null, listener);
     }
 
-    private void checkNext(final Intention intention) {
-        final long expected = (heldFirst != null ? heldFirst.csn : lcsCsn) + 1;
-        if (intention.csn != expected) {
-            throw new IllegalArgumentException("intention csn " + intention.csn + " delivered, expected " + expected);
+    private void checkNext(final long csn) {
+        final long expected = heldThroughCsn() + 1;
+        if (csn != expected) {
+            throw new IllegalArgumentException("intention csn " + csn + " delivered, expected " + expected);
         }
+    }
+
+    /**
+     * The reorder window rule for the next intention, which the caller may apply before the intention is even
+     * decoded (it needs only the snapshot CSN from the record's header): decides the open window if the intention
+     * may not join it (its snapshot is not older than the window, or it is a flush or checkpoint intention).
+     * A txn-server must do this before waiting for the intention's snapshot state, which the open window holds.
+     */
+    public void closeWindowBefore(final long snapshotCsn, final int flags, final DecisionListener listener) {
+        if (window != null && window.open()
+            && (snapshotCsn >= window.firstCsn() || (flags & (Intention.FLAG_CHECKPOINT | Intention.FLAG_FLUSH)) != 0)) {
+            closeWindow(listener);
+        }
+    }
+
+    private void closeWindowBefore(final Intention intention, final DecisionListener listener) {
+        closeWindowBefore(intention.snapshotCsn, intention.flags, listener);
     }
 
     private void afterPremeld(final Intention intention, final Intention current, final boolean aborted,
                               final DecisionListener listener) {
+        if (window != null) {
+            window.add(intention.csn, aborted ? null : current);
+            if (window.full() || (intention.flags & (Intention.FLAG_CHECKPOINT | Intention.FLAG_FLUSH)) != 0) {
+                closeWindow(listener);
+            }
+            return;
+        }
         if (!config.groupMeld()) {
             decide(current, aborted, intention.csn, listener);
             return;
@@ -325,8 +382,14 @@ public final class MeldPipeline implements AutoCloseable {
         decide(current, aborted, intention.csn, listener);
     }
 
-    /** Decides a held odd intention whose partner has not arrived (end of log, or before a checkpoint). */
+    /**
+     * Decides a held odd intention whose partner has not arrived, or the open reorder window (end of log, or before
+     * a checkpoint). Replicas agree only if they call it at the same point of the log.
+     */
     public void flush(final DecisionListener listener) {
+        if (window != null) {
+            closeWindow(listener);
+        }
         if (heldFirst != null) {
             final Intention first = heldFirst;
             heldFirst = null;
@@ -336,8 +399,8 @@ public final class MeldPipeline implements AutoCloseable {
 
     private Intention premeld(final Intention intention) {
         final long v = intention.csn;
-        final long m = v - (long) config.premeldThreads() * config.premeldDistance() - 1;
-        if (m <= 0 || intention.snapshotCsn >= m) {
+        final long m = v - config.premeldLag();
+        if (!config.premeld() || m <= 0 || intention.snapshotCsn >= m) {
             return intention;
         }
         final Snapshot input = decidedState(m);
@@ -353,6 +416,63 @@ public final class MeldPipeline implements AutoCloseable {
         }
         out.meldedThroughCsn = input.csn();
         return out;
+    }
+
+    /**
+     * Decides the open reorder window (seed 001 §3.2): the reorderer plans against the state before the window,
+     * final meld takes the planned members in the planned order (its own conflict test still decides each), and
+     * only the state after the whole window is materialized. Decisions reach the listener in meld order, then the
+     * aborted members in log order.
+     */
+    private void closeWindow(final DecisionListener listener) {
+        if (!window.open()) {
+            return;
+        }
+        final int count = window.count();
+        final Intention[] members = window.members();
+        reorderer.plan(members, count, lcsRoot, finalMeld);
+        long committed = 0;
+        java.util.Arrays.fill(windowReasons, 0, count, AbortReason.CONFLICT);
+        for (int k = 0; k < reorderer.orderCount(); k++) {
+            final int i = reorderer.order(k);
+            final long root = finalMeld(members[i]);
+            if (root != Meld.CONFLICT) {
+                lcsRoot = root;
+                committed |= 1L << i;
+            } else {
+                windowReasons[i] = finalMeld.abortReason();
+            }
+        }
+        windowsClosed++;
+        reorderAborts += Long.bitCount(reorderer.aborted());
+        for (int i = 0; i < count; i++) {
+            advance(window.csn(i), i == count - 1 ? lcsRoot : NO_STATE);
+        }
+        for (int k = 0; k < reorderer.orderCount(); k++) {
+            final int i = reorderer.order(k);
+            if ((committed >>> i & 1) != 0) {
+                commits++;
+                listener.onDecision(window.csn(i), true);
+            }
+        }
+        for (int i = 0; i < count; i++) {
+            if ((committed >>> i & 1) == 0) {
+                aborts++;
+                lastAbortReason = windowReasons[i];
+                listener.onDecision(window.csn(i), false);
+            }
+        }
+        window.clear();
+    }
+
+    /** Reorder windows decided so far. */
+    public long windowsClosed() {
+        return windowsClosed;
+    }
+
+    /** Members aborted by the reorderer (pre-validation or the feedback vertex set) so far. */
+    public long reorderAborts() {
+        return reorderAborts;
     }
 
     private void decide(final Intention intention, final boolean abortedEarly, final long csn,

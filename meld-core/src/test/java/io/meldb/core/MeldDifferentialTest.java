@@ -289,7 +289,7 @@ class MeldDifferentialTest {
     }
 
     /** Runs a random scan, checks its rows, records the range it read in {@code ranges} and answers it. */
-    private static RangeDependency scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
+    static RangeDependency scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
                              final ReferenceCertifier certifier, final Snapshot snapshot,
                              final NavigableMap<byte[], byte[]> writes, final Map<byte[], Long> increments,
                              final List<RangeDependency> ranges) {

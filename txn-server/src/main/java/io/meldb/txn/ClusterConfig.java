@@ -2,6 +2,7 @@ package io.meldb.txn;
 
 import io.meldb.core.BlockFormat;
 import io.meldb.core.MeldConfig;
+import io.meldb.core.ReorderConfig;
 
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -9,13 +10,17 @@ import java.util.Map;
 
 /**
  * The cluster-wide meld configuration, written once into the log's first block (docs/architecture.md "Rules that keep
- * replicas identical"): block size, premeld threads t and distance d, group meld. Every server melds with the
+ * replicas identical"): block size, premeld threads t and distance d, group meld, the reorder window (with its
+ * algorithm and policy). Every server melds with the
  * configuration it finds in the log; one started with an explicit, different configuration refuses to join.
- * Stored as {@code key=value} lines so an operator can read it with any block dump.
+ * Stored as {@code key=value} lines so an operator can read it with any block dump. Without a reorder window the
+ * text is exactly what earlier versions wrote (format 1); with one it is format 2, which an earlier server refuses
+ * instead of melding in log order beside servers that reorder. A format-1 log reads as window 0.
  */
 public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistance, boolean groupMeld,
-                            int maxSnapshotAge) {
+                            int maxSnapshotAge, ReorderConfig reorder) {
     static final String FORMAT = "meldb-cluster-config 1";
+    static final String FORMAT_REORDER = "meldb-cluster-config 2";
     /**
      * Default limit on a transaction's conflict zone, in intentions: an intention whose snapshot is older is
      * aborted by every server alike. It bounds what a checkpoint must hold (every state a pending intention may
@@ -30,21 +35,40 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
         this(blockSize, premeldThreads, premeldDistance, groupMeld, DEFAULT_MAX_SNAPSHOT_AGE);
     }
 
+    public ClusterConfig(final int blockSize, final int premeldThreads, final int premeldDistance,
+                         final boolean groupMeld, final int maxSnapshotAge) {
+        this(blockSize, premeldThreads, premeldDistance, groupMeld, maxSnapshotAge, ReorderConfig.OFF);
+    }
+
+    /** This configuration with another reorder window. */
+    public ClusterConfig withReorder(final ReorderConfig reorder) {
+        return new ClusterConfig(blockSize, premeldThreads, premeldDistance, groupMeld, maxSnapshotAge, reorder);
+    }
+
     public ClusterConfig {
         BlockFormat.checkBlockSize(blockSize);
         if (maxSnapshotAge < 1) {
             throw new IllegalArgumentException("max snapshot age " + maxSnapshotAge + " must be at least 1");
         }
-        new MeldConfig(premeldThreads, premeldDistance, groupMeld, false);
+        if (reorder == null) {
+            throw new IllegalArgumentException("reorder config must be given (ReorderConfig.OFF for none)");
+        }
+        new MeldConfig(premeldThreads, premeldDistance, groupMeld, false, reorder);
     }
 
     public MeldConfig meldConfig() {
-        return new MeldConfig(premeldThreads, premeldDistance, groupMeld, false);
+        return new MeldConfig(premeldThreads, premeldDistance, groupMeld, false, reorder);
     }
 
     public byte[] encode() {
-        final String text = FORMAT + "\nblockSize=" + blockSize + "\npremeldThreads=" + premeldThreads
-            + "\npremeldDistance=" + premeldDistance + "\ngroupMeld=" + groupMeld + "\nmaxSnapshotAge=" + maxSnapshotAge + "\n";
+        String text = (reorder.window() > 0 ? FORMAT_REORDER : FORMAT) + "\nblockSize=" + blockSize
+            + "\npremeldThreads=" + premeldThreads + "\npremeldDistance=" + premeldDistance + "\ngroupMeld=" + groupMeld
+            + "\nmaxSnapshotAge=" + maxSnapshotAge + "\n";
+        if (reorder.window() > 0) {
+            text += "reorderWindow=" + reorder.window() + "\nreorderAlgorithm="
+                + reorder.algorithm().name().toLowerCase(java.util.Locale.ROOT) + "\nreorderPolicy="
+                + reorder.policy().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + "\n";
+        }
         return text.getBytes(StandardCharsets.UTF_8);
     }
 
@@ -52,7 +76,7 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
     public static ClusterConfig decode(final byte[] bytes) {
         final String text = new String(bytes, StandardCharsets.UTF_8);
         final String[] lines = text.split("\n");
-        if (lines.length == 0 || !lines[0].equals(FORMAT)) {
+        if (lines.length == 0 || !lines[0].equals(FORMAT) && !lines[0].equals(FORMAT_REORDER)) {
             throw new IllegalStateException("the log's first block does not hold a MeldDB cluster configuration");
         }
         final Map<String, String> values = new LinkedHashMap<>();
@@ -63,9 +87,16 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
             }
         }
         try {
+            ReorderConfig reorder = ReorderConfig.OFF;
+            if (lines[0].equals(FORMAT_REORDER)) {
+                reorder = new ReorderConfig(Integer.parseInt(values.get("reorderWindow")),
+                    ReorderConfig.algorithm(values.get("reorderAlgorithm")),
+                    ReorderConfig.policy(values.get("reorderPolicy")));
+            }
             return new ClusterConfig(Integer.parseInt(values.get("blockSize")),
                 Integer.parseInt(values.get("premeldThreads")), Integer.parseInt(values.get("premeldDistance")),
-                Boolean.parseBoolean(values.get("groupMeld")), Integer.parseInt(values.get("maxSnapshotAge")));
+                Boolean.parseBoolean(values.get("groupMeld")), Integer.parseInt(values.get("maxSnapshotAge")),
+                reorder);
         } catch (RuntimeException e) {
             throw new IllegalStateException("the log's cluster configuration is unreadable: " + values, e);
         }
@@ -74,6 +105,7 @@ public record ClusterConfig(int blockSize, int premeldThreads, int premeldDistan
     @Override
     public String toString() {
         return "blockSize=" + blockSize + " premeldThreads=" + premeldThreads + " premeldDistance="
-            + premeldDistance + " groupMeld=" + groupMeld + " maxSnapshotAge=" + maxSnapshotAge;
+            + premeldDistance + " groupMeld=" + groupMeld + " maxSnapshotAge=" + maxSnapshotAge
+            + (reorder.window() > 0 ? " reorder " + reorder : "");
     }
 }

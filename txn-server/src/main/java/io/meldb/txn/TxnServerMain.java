@@ -39,6 +39,9 @@ public final class TxnServerMain {
         {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
         {"block-size", "MELDB_TXN_BLOCK_SIZE", null, "cluster meld config: block size"},
+        {"reorder-window", "MELDB_TXN_REORDER_WINDOW", null, "cluster meld config: reorder window W, 0 (off, default) to 64 intentions"},
+        {"reorder-algorithm", "MELDB_TXN_REORDER_ALGORITHM", null, "cluster meld config: reorder FVS algorithm scc | sort | hybrid (default)"},
+        {"reorder-policy", "MELDB_TXN_REORDER_POLICY", null, "cluster meld config: reorder policy min-aborts (default) | tail-latency"},
         {"max-snapshot-age", "MELDB_TXN_MAX_SNAPSHOT_AGE", null, "cluster meld config: intentions a transaction's snapshot may lag its commit (default 10000)"},
         {"cluster-secret-file", "MELDB_CLUSTER_SECRET_FILE", null, "file holding the cluster secret (trimmed): proven to the log server, and required of every client of the RPC port"},
         {"idle-timeout", "MELDB_TXN_IDLE_TIMEOUT", "120", "seconds an RPC connection may stay silent (or half-sent) before it is closed; 0 turns it off"},
@@ -151,7 +154,8 @@ public final class TxnServerMain {
             c.threading(threadingMode(v.get("threading")));
         }
         if (v.get("premeld-threads") != null || v.get("premeld-distance") != null || v.get("group-meld") != null
-            || v.get("block-size") != null || v.get("max-snapshot-age") != null) {
+            || v.get("block-size") != null || v.get("max-snapshot-age") != null || v.get("reorder-window") != null
+            || v.get("reorder-algorithm") != null || v.get("reorder-policy") != null) {
             final ClusterConfig d = ClusterConfig.DEFAULT;
             c.cluster(new ClusterConfig(
                 v.get("block-size") != null ? CommandFlags.intValue(v, "block-size") : d.blockSize(),
@@ -160,9 +164,23 @@ public final class TxnServerMain {
                     : d.premeldDistance(),
                 v.get("group-meld") != null ? CommandFlags.booleanValue(v, "group-meld") : d.groupMeld(),
                 v.get("max-snapshot-age") != null ? CommandFlags.intValue(v, "max-snapshot-age")
-                    : d.maxSnapshotAge()));
+                    : d.maxSnapshotAge(), reorderConfig(v)));
         }
         return c;
+    }
+
+    /** The reorder window flags; an unknown algorithm or policy names the flag. */
+    static io.meldb.core.ReorderConfig reorderConfig(final Map<String, String> v) {
+        final io.meldb.core.ReorderConfig d = io.meldb.core.ReorderConfig.OFF;
+        try {
+            return new io.meldb.core.ReorderConfig(
+                v.get("reorder-window") != null ? CommandFlags.intValue(v, "reorder-window") : d.window(),
+                v.get("reorder-algorithm") != null ? io.meldb.core.ReorderConfig.algorithm(v.get("reorder-algorithm"))
+                    : d.algorithm(),
+                v.get("reorder-policy") != null ? io.meldb.core.ReorderConfig.policy(v.get("reorder-policy")) : d.policy());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--reorder-window/--reorder-algorithm/--reorder-policy: " + e.getMessage(), e);
+        }
     }
 
     /**

@@ -68,7 +68,8 @@ public final class DdlParser extends DdlCursor {
             return QueryDdlParser.commentOn(this);
         }
         if (acceptWord("CREATE")) {
-            if (acceptWord("OR")) {
+            if (peek().is("OR") && pos + 2 < tokens.size() && tokens.get(pos + 2).is("VIEW")) {
+                acceptWord("OR");
                 expectWord("REPLACE");
                 expectWord("VIEW");
                 return QueryDdlParser.createView(this, true);

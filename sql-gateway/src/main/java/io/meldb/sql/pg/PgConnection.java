@@ -34,6 +34,9 @@ final class PgConnection {
 
     private final Channel channel;
     private final PgOutput output;
+    /** The TimeZone setting {@link #zone} was made from. */
+    private String zoneSetting;
+    private java.time.ZoneId zone = java.time.ZoneOffset.UTC;
     private final SqlSession session;
     private final PgSettings settings;
     private final PgTransactionBlock block;
@@ -646,7 +649,7 @@ final class PgConnection {
     private boolean sendRows(final PgPortal portal, final RowCursor rows, final int maxRows) {
         final PgColumns columns = portal.statement.columns;
         final int n = columns.size();
-        final java.time.ZoneId zone = PgSessionZone.of(settings.get("TimeZone"));
+        final java.time.ZoneId zone = sessionZone();
         long sent = 0;
         while (true) {
             if (maxRows > 0 && sent == maxRows) {
@@ -672,6 +675,16 @@ final class PgConnection {
                 throw new SqlStateException("57014", "canceling statement due to user request");
             }
         }
+    }
+
+    /** The session's TimeZone as a zone, made again only when the setting changed. */
+    private java.time.ZoneId sessionZone() {
+        final String setting = settings.get("TimeZone");
+        if (!java.util.Objects.equals(setting, zoneSetting)) {
+            zone = PgSessionZone.of(setting);
+            zoneSetting = setting;
+        }
+        return zone;
     }
 
     private void closeCursor(final PgPortal portal) {

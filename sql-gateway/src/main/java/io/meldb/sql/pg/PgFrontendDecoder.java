@@ -45,7 +45,7 @@ public final class PgFrontendDecoder extends ByteToMessageDecoder {
             if (code == PROTOCOL_3) {
                 startup = false; // typed messages from here on
             }
-            out.add(new PgMessage(PgMessage.STARTUP, in.readRetainedSlice(length - 4)));
+            out.add(PgMessage.of(PgMessage.STARTUP, in.readRetainedSlice(length - 4)));
             return;
         }
         if (in.readableBytes() < 5) {
@@ -65,6 +65,6 @@ public final class PgFrontendDecoder extends ByteToMessageDecoder {
             return;
         }
         in.skipBytes(5);
-        out.add(new PgMessage(type, in.readRetainedSlice(length - 4)));
+        out.add(PgMessage.of(type, in.readRetainedSlice(length - 4)));
     }
 }

@@ -1,23 +1,56 @@
 package io.meldb.sql.pg;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCounted;
+import io.netty.util.internal.ObjectPool;
 
 import java.nio.charset.StandardCharsets;
 
 /**
  * One frontend message: its type byte ({@link #STARTUP} for the untyped messages that open a connection, whose
  * body starts with the protocol code) and its body, a retained slice of the connection's input that the
- * receiver releases.
+ * receiver releases. Messages are pooled (one per frame would be the front end's largest allocation): after
+ * {@link #release()} the object belongs to the pool and must not be touched.
  */
-public record PgMessage(byte type, ByteBuf body) {
+public final class PgMessage {
     /** The type of StartupMessage, SSLRequest, GSSENCRequest and CancelRequest, which have no type byte. */
     public static final byte STARTUP = 0;
+    private static final ObjectPool<PgMessage> POOL = ObjectPool.newPool(PgMessage::new);
 
+    private final ObjectPool.Handle<PgMessage> handle;
+    private byte type;
+    private ByteBuf body;
+
+    private PgMessage(final ObjectPool.Handle<PgMessage> handle) {
+        this.handle = handle;
+    }
+
+    /** A message of {@code type} over {@code body}, which it now owns. */
+    public static PgMessage of(final byte type, final ByteBuf body) {
+        final PgMessage m = POOL.get();
+        m.type = type;
+        m.body = body;
+        return m;
+    }
+
+    public byte type() {
+        return type;
+    }
+
+    public ByteBuf body() {
+        return body;
+    }
+
+    /** Releases the body and returns the message to the pool; a second call does nothing. */
     public void release() {
-        if (body.refCnt() > 0) {
-            ((ReferenceCounted) body).release();
+        final ByteBuf b = body;
+        if (b == null) {
+            return;
         }
+        body = null;
+        if (b.refCnt() > 0) {
+            b.release();
+        }
+        handle.recycle(this);
     }
 
     /** Reads a NUL-terminated UTF-8 string at the body's reader index. */

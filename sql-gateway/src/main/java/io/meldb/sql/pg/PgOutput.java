@@ -3,6 +3,7 @@ package io.meldb.sql.pg;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,9 +15,24 @@ final class PgOutput {
     private final Channel channel;
     private final Object writable = new Object();
     private ByteBuf buffer;
+    /** Write tasks that ran, for the next flush on the event loop (touched only there): no allocation per flush. */
+    private final ArrayDeque<WriteLater> spareTasks = new ArrayDeque<>(2);
 
     PgOutput(final Channel channel) {
         this.channel = channel;
+    }
+
+    /** A write queued behind the event loop's earlier tasks; recycled once it ran. */
+    private final class WriteLater implements Runnable {
+        private ByteBuf pending;
+
+        @Override
+        public void run() {
+            final ByteBuf b = pending;
+            pending = null;
+            spareTasks.push(this);
+            channel.writeAndFlush(b, channel.voidPromise());
+        }
     }
 
     /** The buffer to append messages to. */
@@ -39,7 +55,12 @@ final class PgOutput {
         }
         if (channel.eventLoop().inEventLoop()) {
             // behind any answer a worker handed to the event loop before: the task queue keeps them in order
-            channel.eventLoop().execute(() -> channel.writeAndFlush(b, channel.voidPromise()));
+            WriteLater task = spareTasks.poll();
+            if (task == null) {
+                task = new WriteLater();
+            }
+            task.pending = b;
+            channel.eventLoop().execute(task);
         } else {
             channel.writeAndFlush(b, channel.voidPromise());
         }

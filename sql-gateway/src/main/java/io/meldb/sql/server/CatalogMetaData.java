@@ -34,11 +34,12 @@ import static io.meldb.sql.server.MetaResults.text;
  * and row order that the JDBC documentation gives. Users' tables come from the {@link Catalog} (declared lengths,
  * precision and scale, defaults, keys and indexes); the read-only system tables of {@code information_schema} and
  * {@code pg_catalog} from their Calcite row types, as {@code SYSTEM TABLE}s. The catalog is named
- * {@link Catalog#DATABASE}. There are no views yet, so no {@code VIEW} table type.
+ * {@link Catalog#DATABASE}. Views are of type {@code VIEW}, with the columns their query answered.
  */
 final class CatalogMetaData {
     static final String TABLE = "TABLE";
     static final String SYSTEM_TABLE = "SYSTEM TABLE";
+    static final String VIEW = "VIEW";
 
     static final MetaResults CATALOGS = new MetaResults(text("TABLE_CAT"));
     static final MetaResults SCHEMAS = new MetaResults(text("TABLE_SCHEM"), text("TABLE_CATALOG"));
@@ -84,7 +85,7 @@ final class CatalogMetaData {
     }
 
     static List<Object[]> tableTypes() {
-        return List.of(new Object[] {SYSTEM_TABLE}, new Object[] {TABLE});
+        return List.of(new Object[] {SYSTEM_TABLE}, new Object[] {TABLE}, new Object[] {VIEW});
     }
 
     List<Object[]> schemas(final String catalogName, final String schemaPattern) {
@@ -107,11 +108,19 @@ final class CatalogMetaData {
         }
         final boolean wantTables = typeList == null || typeList.contains(TABLE);
         final boolean wantSystem = typeList == null || typeList.contains(SYSTEM_TABLE);
+        final boolean wantViews = typeList == null || typeList.contains(VIEW);
         for (String schema : allSchemas()) {
             if (!matches(schemaPattern, schema)) {
                 continue;
             }
             final boolean system = SYSTEM.contains(schema);
+            if (!system && wantViews) {
+                for (String name : catalog.views(DB, schema).keySet()) {
+                    if (matches(tablePattern, name)) {
+                        rows.add(new Object[] {DB, schema, name, VIEW, null, null, null, null, null, null});
+                    }
+                }
+            }
             if (system ? !wantSystem : !wantTables) {
                 continue;
             }
@@ -149,6 +158,13 @@ final class CatalogMetaData {
                     systemColumns(schema, name, columnPattern, rows);
                 }
             }
+            if (!SYSTEM.contains(schema)) {
+                for (io.meldb.sql.catalog.ViewDef v : catalog.views(DB, schema).values()) {
+                    if (matches(tablePattern, v.name())) {
+                        viewColumns(v, columnPattern, rows);
+                    }
+                }
+            }
         }
         return rows;
     }
@@ -168,6 +184,22 @@ final class CatalogMetaData {
                     JdbcColumnTypes.name(type.type()), JdbcColumnTypes.size(type), JdbcColumnTypes.decimalDigits(type),
                     JdbcColumnTypes.radix(type.type()), c.nullable(), c.dflt() == null ? null : c.dflt().sql(),
                     string ? (int) Math.min(Integer.MAX_VALUE, 4L * type.precision()) : null, i + 1, generated));
+        }
+    }
+
+    private static void viewColumns(final io.meldb.sql.catalog.ViewDef v, final String columnPattern,
+                                    final List<Object[]> rows) {
+        for (int i = 0; i < v.columns().size(); i++) {
+            final io.meldb.sql.catalog.ViewDef.Column c = v.columns().get(i);
+            if (!matches(columnPattern, c.name())) {
+                continue;
+            }
+            final ColumnType type = c.type();
+            rows.add(column(v.schema(), v.name(), c.name(), JdbcColumnTypes.jdbcType(type.type()),
+                    JdbcColumnTypes.name(type.type()), JdbcColumnTypes.size(type), JdbcColumnTypes.decimalDigits(type),
+                    JdbcColumnTypes.radix(type.type()), c.nullable(), null,
+                    type.type().isString() ? (int) Math.min(Integer.MAX_VALUE, 4L * type.precision()) : null, i + 1,
+                    false));
         }
     }
 

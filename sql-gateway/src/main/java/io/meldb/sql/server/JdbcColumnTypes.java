@@ -39,9 +39,14 @@ final class JdbcColumnTypes {
             case INTEGER -> 10;
             case BIGINT -> 19;
             case DOUBLE -> 15;
+            case REAL -> 7;
             case BOOLEAN -> 1;
             case DATE -> 10; // yyyy-mm-dd
+            case TIME -> 12; // hh:mm:ss.fff
             case TIMESTAMP -> 23; // yyyy-mm-dd hh:mm:ss.fff: MeldDB keeps milliseconds
+            case TIMESTAMPTZ -> 29; // yyyy-mm-dd hh:mm:ss.fff+hh:mm
+            case UUID -> 36;
+            case TEXT, JSON, BYTEA -> Integer.MAX_VALUE; // unbounded, as PostgreSQL's driver reports them
             default -> c.precision(); // CHAR/VARCHAR length, DECIMAL precision (and whatever comes with one)
         };
     }
@@ -51,7 +56,7 @@ final class JdbcColumnTypes {
         return switch (c.type()) {
             case SMALLINT, INTEGER, BIGINT -> 0;
             case DECIMAL -> c.scale();
-            case TIMESTAMP -> 3;
+            case TIME, TIMESTAMP, TIMESTAMPTZ -> 3;
             default -> null;
         };
     }
@@ -59,7 +64,7 @@ final class JdbcColumnTypes {
     /** {@code NUM_PREC_RADIX}: 10 for numbers, null otherwise. */
     static Integer radix(final SqlType t) {
         return switch (t) {
-            case SMALLINT, INTEGER, BIGINT, DECIMAL, DOUBLE -> 10;
+            case SMALLINT, INTEGER, BIGINT, DECIMAL, DOUBLE, REAL -> 10;
             default -> null;
         };
     }
@@ -68,7 +73,7 @@ final class JdbcColumnTypes {
     static short maxScale(final SqlType t) {
         return (short) switch (t) {
             case DECIMAL -> ColumnType.MAX_DECIMAL_PRECISION;
-            case TIMESTAMP -> 3;
+            case TIME, TIMESTAMP, TIMESTAMPTZ -> 3;
             default -> 0;
         };
     }
@@ -85,9 +90,11 @@ final class JdbcColumnTypes {
     /** The quote a literal of the type starts with, or null. */
     static String literalPrefix(final SqlType t) {
         return switch (t) {
-            case CHAR, VARCHAR -> "'";
+            case CHAR, VARCHAR, TEXT, JSON, UUID -> "'";
             case DATE -> "DATE '";
+            case TIME -> "TIME '";
             case TIMESTAMP -> "TIMESTAMP '";
+            case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE '";
             default -> null;
         };
     }

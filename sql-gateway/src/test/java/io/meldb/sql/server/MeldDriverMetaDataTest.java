@@ -109,10 +109,21 @@ class MeldDriverMetaDataTest {
     }
 
     @Test
-    void getTablesListsUsersTablesAndSystemTablesByTypeWithoutViews() throws SQLException {
+    void getTablesListsUsersTablesViewsAndSystemTablesByType() throws SQLException {
         try (Connection c = meld()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE VIEW md_item_view AS SELECT * FROM md_item");
+            }
             final DatabaseMetaData md = c.getMetaData();
-            assertEquals(List.of("SYSTEM TABLE", "TABLE"), rows(md.getTableTypes(), "TABLE_TYPE"));
+            assertEquals(List.of("SYSTEM TABLE", "TABLE", "VIEW"), rows(md.getTableTypes(), "TABLE_TYPE"));
+            assertEquals(List.of("meldb public md_item_view VIEW"),
+                    rows(md.getTables(null, "public", "md\\_item%", new String[] {"VIEW"}),
+                            "TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE"));
+            assertEquals(rows(md.getColumns(null, "public", "md_item", null), "COLUMN_NAME"),
+                    rows(md.getColumns(null, "public", "md_item_view", null), "COLUMN_NAME"),
+                    "a view's columns are its query's");
+            assertEquals(List.of("id 4"), rows(md.getColumns(null, "public", "md_item_view", "id"), "COLUMN_NAME",
+                    "DATA_TYPE"));
             assertEquals(List.of("meldb public md_item TABLE"),
                     rows(md.getTables(null, "public", "md\\_it_m", new String[] {"TABLE"}),
                             "TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE"));

@@ -103,6 +103,10 @@ final class MeldStage {
     }
 
     private void meld(final IntentionMessage m) {
+        // an intention that may not join the open reorder window closes it first: its decoder may be waiting for
+        // the state after the window
+        pipeline.closeWindowBefore(m.snapshotCsn, 0, decisionListener);
+        settle();
         links.awaitDecoded(m, links.meldIdler);
         undecided.put(m.csn, m);
         if (m.malformed) {
@@ -148,13 +152,7 @@ final class MeldStage {
             return;
         }
         final long held = pipeline.lcsCsn() + 1;
-        final Decidable d = undecided.get(held);
-        if (held == nudgedCsn || d == null || ctx.refencing() != null) {
-            return;
-        }
-        final boolean mine = ctx.isThisProcess(d.serverId, d.incarnation);
-        // a fenced-off server cannot nudge its own held intention: whoever asks its outcome's server does
-        if (!mine && ctx.fences().newest(d.serverId, d.incarnation) <= d.incarnation) {
+        if (held == nudgedCsn || ctx.refencing() != null || !mayNudge(held, pipeline.heldThroughCsn())) {
             return;
         }
         nudgedCsn = held;
@@ -166,6 +164,21 @@ final class MeldStage {
                 appender.onAppendFailure(appendAs, e);
             }
         });
+    }
+
+    /**
+     * Whether this server nudges the held intentions {@code from..to} (a group-meld member, or a reorder window):
+     * when it appended one of them, or one's server was fenced off (its clients ask this server for the outcome).
+     */
+    private boolean mayNudge(final long from, final long to) {
+        for (long c = from; c <= to; c++) {
+            final Decidable d = undecided.get(c);
+            if (d != null && (ctx.isThisProcess(d.serverId, d.incarnation)
+                || ctx.fences().newest(d.serverId, d.incarnation) > d.incarnation)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Makes the pipeline's LCS the snapshot new transactions begin on. */

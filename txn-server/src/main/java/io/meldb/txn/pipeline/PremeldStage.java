@@ -20,7 +20,7 @@ final class PremeldStage {
         this.links = links;
         this.slot = slot;
         this.idler = links.premeldIdlers[slot];
-        this.reach = (long) ctx.cluster().premeldThreads() * ctx.cluster().premeldDistance() + 1;
+        this.reach = ctx.cluster().meldConfig().premeldLag();
     }
 
     void run() {
