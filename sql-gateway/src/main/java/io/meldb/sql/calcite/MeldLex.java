@@ -19,7 +19,8 @@ public final class MeldLex {
             .withQuoting(Quoting.DOUBLE_QUOTE)
             .withUnquotedCasing(Casing.TO_LOWER)
             .withQuotedCasing(Casing.UNCHANGED)
-            .withCaseSensitive(true);
+            .withCaseSensitive(true)
+            .withParserFactory(org.apache.calcite.sql.parser.babel.SqlBabelParserImpl.FACTORY);
 
     private MeldLex() {
     }
@@ -30,6 +31,8 @@ public final class MeldLex {
         calcite.setProperty(CalciteConnectionProperty.UNQUOTED_CASING.camelName(), Casing.TO_LOWER.name());
         calcite.setProperty(CalciteConnectionProperty.QUOTED_CASING.camelName(), Casing.UNCHANGED.name());
         calcite.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
+        calcite.setProperty(CalciteConnectionProperty.PARSER_FACTORY.camelName(),
+                org.apache.calcite.sql.parser.babel.SqlBabelParserImpl.class.getName() + "#FACTORY");
     }
 
     /** Calcite's parser over {@code sql}, configured as {@link #PARSER}. */
