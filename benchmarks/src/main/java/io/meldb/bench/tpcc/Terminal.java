@@ -254,6 +254,7 @@ final class Terminal implements AutoCloseable {
     }
 
     private Outcome newOrder() throws SQLException {
+        noInsertLine.clearBatch(); // what an attempt that rolled back or failed had added
         noWarehouse.setInt(1, home);
         try (ResultSet rs = noWarehouse.executeQuery()) {
             expectRow(rs, "warehouse", home);

@@ -53,9 +53,13 @@ class TpccSmokeTest {
 
     @AfterAll
     static void stop() throws Exception {
-        try (node) {
+        try {
             if (gateway != null) {
                 gateway.close();
+            }
+        } finally {
+            if (node != null) {
+                node.close();
             }
         }
     }
