@@ -28,6 +28,8 @@ public final class Arena implements AutoCloseable {
     private int position;
     /** The current segment is zero from {@link #position} up to here (0 while there is no current segment). */
     private int zeroedTo;
+    /** Where the {@link #allocateTail} allocations of the current segment begin (they grow down from its end). */
+    private int tail = NodeMemory.SEGMENT_SIZE;
     private long allocatedBytes;
     private int[] largeIds = new int[0];
     private int largeCount;
@@ -52,14 +54,33 @@ public final class Arena implements AutoCloseable {
         return handle;
     }
 
+    /**
+     * Allocates {@code size} bytes, 8-byte aligned and <em>not</em> zeroed (the caller writes all of them), from the
+     * end of the current segment downwards. Meld puts the values it computes (increments) here, so that the nodes it
+     * allocates from the front stay one contiguous run ({@link NodeDirectory#registerRun}).
+     */
+    public long allocateTail(final int size) {
+        final int aligned = (size + 7) & ~7;
+        if (size <= 0 || aligned > NodeMemory.SEGMENT_SIZE / 4) {
+            return allocate(size);
+        }
+        if (current < 0 || tail - aligned < position) {
+            nextSegment();
+        }
+        tail -= aligned;
+        zeroedTo = Math.min(zeroedTo, tail);
+        allocatedBytes += aligned;
+        return base + tail;
+    }
+
     /** Allocation past the zeroed part: zeroes more of the segment, or moves to the next segment. */
     private long allocateSlow(final int aligned) {
-        if (current < 0 || position + aligned > NodeMemory.SEGMENT_SIZE) {
+        if (current < 0 || position + aligned > tail) {
             nextSegment();
         }
         final int end = position + aligned;
         if (end > zeroedTo) {
-            final int to = Math.min(NodeMemory.SEGMENT_SIZE, (end + ZERO_CHUNK - 1) & -ZERO_CHUNK);
+            final int to = Math.min(tail, (end + ZERO_CHUNK - 1) & -ZERO_CHUNK);
             NodeMemory.zero(base + zeroedTo, to - zeroedTo);
             zeroedTo = to;
         }
@@ -120,6 +141,7 @@ public final class Arena implements AutoCloseable {
         base = segmentBases[current];
         position = 0;
         zeroedTo = 0;
+        tail = NodeMemory.SEGMENT_SIZE;
     }
 
     /** Forgets every allocation; segments are kept and zeroed as they are reused, large ones are freed. */

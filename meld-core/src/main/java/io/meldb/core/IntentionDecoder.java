@@ -195,6 +195,11 @@ public final class IntentionDecoder {
             payloadLength = readLength("payload");
             payload = bytesHere(payloadLength);
         }
+        final boolean increment = (kinds & IntentionFormat.INCREMENT) != 0;
+        if (increment && ((flags & (Node.ALTERED | Node.TOMBSTONE)) != Node.ALTERED
+            || !Increment.wellFormed(payload, payloadLength))) {
+            throw fail("node " + i + " is an increment without an altered value and a well-formed descriptor");
+        }
 
         final int leftIndex = leftKind == IntentionFormat.POINTER_LOCAL ? readLocal(i) : -1;
         final long leftExternal = leftKind == IntentionFormat.POINTER_EXTERNAL ? readExternal(snapshotCsn) : 0;
@@ -224,7 +229,7 @@ public final class IntentionDecoder {
         Node.vn(n, Versions.vn(csn, Versions.KIND_PERSISTED, i));
         Node.scv(n, scv);
         Node.ssv(n, ssv);
-        Node.flags(n, flags);
+        Node.flags(n, increment ? flags | Node.INCREMENT : flags);
         Node.left(n, leftIndex >= 0 ? handles[leftIndex] : leftExternal);
         Node.right(n, rightIndex >= 0 ? handles[rightIndex] : rightExternal);
         Node.updateDerived(n);

@@ -172,7 +172,7 @@ public final class IntentionEncoder {
     /** Rejects a node the format cannot represent faithfully (a bug in whoever built the tree). */
     private static void check(final long n, final long snapshotCsn) {
         final int flags = Node.flags(n);
-        if ((flags & ~(IntentionFormat.NODE_FLAGS_MASK | IntentionFormat.DERIVED_NODE_FLAGS)) != 0) {
+        if ((flags & ~(IntentionFormat.NODE_FLAGS_MASK | IntentionFormat.DERIVED_NODE_FLAGS | Node.INCREMENT)) != 0) {
             throw new IllegalArgumentException("node has unknown flags 0x" + Integer.toHexString(flags));
         }
         if (Node.height(n) < 1) {
@@ -254,7 +254,8 @@ public final class IntentionEncoder {
         final int kinds = pointerKind(left, leftIndex[i]) << IntentionFormat.LEFT_KIND_SHIFT
             | pointerKind(right, rightIndex[i]) << IntentionFormat.RIGHT_KIND_SHIFT
             | (scv != 0 ? IntentionFormat.HAS_SCV : 0)
-            | (ssv != 0 ? IntentionFormat.HAS_SSV : 0);
+            | (ssv != 0 ? IntentionFormat.HAS_SSV : 0)
+            | ((Node.flags(n) & Node.INCREMENT) != 0 ? IntentionFormat.INCREMENT : 0);
         int pos = start;
         dst.putByte(pos++, (byte) (Node.flags(n) & IntentionFormat.NODE_FLAGS_MASK));
         dst.putByte(pos++, (byte) kinds);

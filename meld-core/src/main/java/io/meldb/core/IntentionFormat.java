@@ -10,8 +10,9 @@ package io.meldb.core;
  *  node    | nodeFlags u8 (Node flag bits) | pointerKinds u8 | height varint | [scv ref] | [ssv ref] | keyLen varint, key |
  *          | [payloadLen varint, payload] unless TOMBSTONE | left pointer | right pointer |
  *
- *  pointerKinds:  bit 7 6     5        4       3 2         1 0
- *                     0 0  hasSsv   hasScv   right kind  left kind     kind: 0 null, 1 local, 2 external
+ *  pointerKinds:  bit 7     6        5        4       3 2         1 0
+ *                     0  increment hasSsv   hasScv   right kind  left kind     kind: 0 null, 1 local, 2 external
+ *  an increment node (Node.INCREMENT) has a payload that ends with an Increment descriptor
  *  version ref / external pointer:  csnDelta varlong (snapshotCsn - csnOf(v)) | low varint (v &amp; 0xFFFFFF)
  *  local pointer:                   indexDelta varint (ownIndex - childIndex, &gt; 0)
  * </pre>
@@ -40,7 +41,9 @@ public final class IntentionFormat {
     public static final int RIGHT_KIND_SHIFT = 2;
     public static final int HAS_SCV = 1 << 4;
     public static final int HAS_SSV = 1 << 5;
-    public static final int POINTER_KINDS_MASK = 0x3F;
+    /** In the pointer-kinds byte: the node is a {@link Node#INCREMENT} (the node flags byte has no bit left). */
+    public static final int INCREMENT = 1 << 6;
+    public static final int POINTER_KINDS_MASK = 0x7F;
 
     /** The node flags the format carries, bit for bit as in {@link Node}. */
     public static final int NODE_FLAGS_MASK = Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT
@@ -49,7 +52,8 @@ public final class IntentionFormat {
      * Node flags that summarize the subtree, like height and maxCv: the encoder drops them and the decoder's
      * {@link Node#updateDerived} recomputes them, so they can never disagree with the tree they describe.
      */
-    public static final int DERIVED_NODE_FLAGS = Node.EPHEMERAL_BELOW | Node.EXTERNAL_LEFT | Node.EXTERNAL_RIGHT;
+    public static final int DERIVED_NODE_FLAGS = Node.EPHEMERAL_BELOW | Node.EXTERNAL_LEFT | Node.EXTERNAL_RIGHT
+        | Node.INCREMENT_BELOW;
     /** The range flags the format carries, bit for bit as in {@link Intention}. */
     public static final int RANGE_FLAGS_MASK = Intention.RANGE_LO_UNBOUNDED | Intention.RANGE_LO_INCLUSIVE
         | Intention.RANGE_HI_UNBOUNDED | Intention.RANGE_HI_INCLUSIVE;

@@ -68,6 +68,7 @@ public final class Meld {
 
     private long nodesVisited;
     private long ephemeralsCreated;
+    private int abortReason;
 
     private long[] scratch = new long[64];
     private int scratchCount;
@@ -99,6 +100,11 @@ public final class Meld {
         return nodesVisited;
     }
 
+    /** Why the last call returned {@link #CONFLICT} or false ({@link AbortReason}), {@link AbortReason#NONE} otherwise. */
+    public int abortReason() {
+        return abortReason;
+    }
+
     /** Ephemeral nodes created since creation. */
     public long ephemeralsCreated() {
         return ephemeralsCreated;
@@ -112,6 +118,7 @@ public final class Meld {
         begin(intention, Long.MAX_VALUE, false, intention.csn, Versions.KIND_FINAL);
         stream(intention, lcsRoot);
         if (rangesConflict(intention.ranges, intention.rangeCount, lcsRoot)) {
+            abortReason = AbortReason.CONFLICT;
             return CONFLICT;
         }
         return publish(meld(lcsRoot, intention.root, 0, 0));
@@ -126,6 +133,7 @@ public final class Meld {
         begin(intention, Long.MAX_VALUE, true, intention.csn, Versions.KIND_PREMELD);
         stream(intention, stateRoot);
         if (rangesConflict(intention.ranges, intention.rangeCount, stateRoot)) {
+            abortReason = AbortReason.CONFLICT;
             return false;
         }
         final long root = publish(meld(stateRoot, intention.root, 0, 0));
@@ -150,6 +158,7 @@ public final class Meld {
         }
         begin(second, first.minCsn, true, second.csn, Versions.KIND_GROUP);
         if (rangesConflict(second.ranges, second.rangeCount, first.root)) {
+            abortReason = AbortReason.CONFLICT;
             return false;
         }
         final long root = publish(meld(first.root, second.root, 0, 0));
@@ -192,11 +201,16 @@ public final class Meld {
         this.runBase = 0;
         this.runLength = 0;
         this.stragglerCount = 0;
+        this.abortReason = AbortReason.NONE;
     }
 
     /** Publishes the nodes this call created to the directory: only output that exists is ever looked up. */
     private long publish(final long root) {
-        if (root != CONFLICT) {
+        if (root == CONFLICT) {
+            if (abortReason == AbortReason.NONE) {
+                abortReason = AbortReason.CONFLICT;
+            }
+        } else {
             if (runLength > 0) {
                 directory.registerRun(Versions.vn(outCsn, outKind, 0), runBase, runLength);
             }
@@ -262,7 +276,8 @@ public final class Meld {
             final long ssv = Node.ssv(n);
             final boolean readOnly = !keepReadset && (nf & Node.SUBTREE_IS_ONLY_READ_DEPENDENT) != 0;
             if (ssv != 0 && !pending(lcs) && ssv == Node.nsv(lcs)
-                && ((nf & Node.SPAN_EXTENDED) == 0 || fitsRange(n, lo, hi))) {
+                && ((nf & Node.SPAN_EXTENDED) == 0 || fitsRange(n, lo, hi))
+                && (keepReadset || (nf & Node.INCREMENT_BELOW) == 0)) {
                 return readOnly ? lcs : n;
             }
             if (readOnly) {
@@ -277,8 +292,11 @@ public final class Meld {
         touchChildren(nl, nr);
         final int c = Node.compareKeys(n, lcs);
         final long p = c == 0 ? n : find(n, lcs);
-        if (p != 0 && conflicts(p == n ? nf : Node.flags(p), p, lcs)) {
-            return CONFLICT;
+        if (p != 0) {
+            final int pf = p == n ? nf : Node.flags(p);
+            if (conflicts(pf, p, lcs) || ((pf & Node.INCREMENT) != 0 && incrementFails(p, lcs))) {
+                return CONFLICT;
+            }
         }
         // n lies strictly between lo and hi, so the first step of each recursion's descent is known from c
         final long left = meldChild(ll, c >= 0 ? nl : n, lo, lcs);
@@ -395,7 +413,26 @@ public final class Meld {
      * is newer than what it saw.
      */
     private static boolean conflicts(final int pFlags, final long p, final long m) {
-        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && Node.ncv(m) > Node.scv(p);
+        // an increment without a read depends on the key's existence, not on its version (incrementFails)
+        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && (pFlags & (Node.INCREMENT | Node.DEPENDS_ON)) != Node.INCREMENT
+            && Node.ncv(m) > Node.scv(p);
+    }
+
+    /**
+     * Final meld applies an increment to committed node {@code m}, so it aborts here if the increment does not apply.
+     * Premeld cannot judge (the key may be re-inserted, the value change, before final meld) and carries it on; group
+     * meld falls back to melding the two one by one when both intentions touch the key, so increments never need to be
+     * combined.
+     */
+    private boolean incrementFails(final long p, final long m) {
+        if (pending(m)) {
+            return true;
+        }
+        if (keepReadset) {
+            return false;
+        }
+        abortReason = Increment.check(p, m);
+        return abortReason != AbortReason.NONE;
     }
 
     /** Conflict check of a read-only intention subtree against the state, creating nothing (App. C MeldNoEphem). */
@@ -499,7 +536,7 @@ public final class Meld {
                 }
             }
         }
-        flags |= sourceFlags & Node.TOMBSTONE;
+        flags |= sourceFlags & (keepReadset ? Node.TOMBSTONE | Node.INCREMENT : Node.TOMBSTONE);
 
         final boolean mReadOnly = (mFlags & Node.SUBTREE_IS_ONLY_READ_DEPENDENT) != 0;
         long ssv = mPending || mReadOnly ? Node.ssv(m) : mVn;
@@ -511,7 +548,11 @@ public final class Meld {
             flags |= Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
         }
         final long e = newNode(m);
-        Node.copyPayload(e, payloadSource);
+        if ((sourceFlags & Node.INCREMENT) != 0 && !keepReadset) {
+            Increment.apply(arena, payloadSource, m, e);
+        } else {
+            Node.copyPayload(e, payloadSource);
+        }
         Node.scv(e, scv);
         Node.ssv(e, ssv);
         Node.flags(e, flags);
@@ -570,7 +611,7 @@ public final class Meld {
         final long c = newNode(x);
         final int f = Node.flags(x);
         if (inIntention(x) || pending(x) || fresh(x)) {
-            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON : 0)));
+            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
             Node.scv(c, Node.scv(x));
         } else {
             Node.flags(c, f & Node.TOMBSTONE);
@@ -717,7 +758,7 @@ public final class Meld {
         final long right = build(mid + 1, to);
         final long e = newNode(x);
         final int f = Node.flags(x);
-        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON : 0)));
+        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
         Node.scv(e, Node.scv(x));
         Node.payload(e, Node.payload(x), Node.payloadLength(x));
         attach(e, left, right);

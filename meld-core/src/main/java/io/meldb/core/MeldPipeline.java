@@ -64,6 +64,9 @@ public final class MeldPipeline implements AutoCloseable {
 
     private long commits;
     private long aborts;
+    private int lastAbortReason;
+    /** Final meld's abort reason per member of the window being closed. */
+    private final int[] windowReasons = new int[ReorderConfig.MAX_WINDOW];
     private long finalMelds;
     private long conflictZoneTotal;
     private long effectiveConflictZoneTotal;
@@ -270,6 +273,7 @@ public final class MeldPipeline implements AutoCloseable {
         if (window != null) {
             checkNext(csn);
             closeWindow(listener);
+            lastAbortReason = AbortReason.CONFLICT;
             abort(csn, listener);
             return;
         }
@@ -428,12 +432,15 @@ public final class MeldPipeline implements AutoCloseable {
         final Intention[] members = window.members();
         reorderer.plan(members, count, lcsRoot, finalMeld);
         long committed = 0;
+        java.util.Arrays.fill(windowReasons, 0, count, AbortReason.CONFLICT);
         for (int k = 0; k < reorderer.orderCount(); k++) {
             final int i = reorderer.order(k);
             final long root = finalMeld(members[i]);
             if (root != Meld.CONFLICT) {
                 lcsRoot = root;
                 committed |= 1L << i;
+            } else {
+                windowReasons[i] = finalMeld.abortReason();
             }
         }
         windowsClosed++;
@@ -451,6 +458,7 @@ public final class MeldPipeline implements AutoCloseable {
         for (int i = 0; i < count; i++) {
             if ((committed >>> i & 1) == 0) {
                 aborts++;
+                lastAbortReason = windowReasons[i];
                 listener.onDecision(window.csn(i), false);
             }
         }
@@ -470,11 +478,13 @@ public final class MeldPipeline implements AutoCloseable {
     private void decide(final Intention intention, final boolean abortedEarly, final long csn,
                         final DecisionListener listener) {
         if (abortedEarly) {
+            lastAbortReason = AbortReason.CONFLICT;
             abort(csn, listener);
             return;
         }
         final long root = finalMeld(intention);
         if (root == Meld.CONFLICT) {
+            lastAbortReason = finalMeld.abortReason();
             abort(csn, listener);
         } else {
             commit(csn, root, listener);
@@ -506,6 +516,14 @@ public final class MeldPipeline implements AutoCloseable {
     private void advance(final long csn, final long root) {
         setRoot(csn, root);
         lcsCsn = csn;
+    }
+
+    /**
+     * Why the intention whose abort is being delivered aborted ({@link AbortReason}): valid inside
+     * {@link DecisionListener#onDecision} for an abort, which is called on the deciding thread.
+     */
+    public int lastAbortReason() {
+        return lastAbortReason;
     }
 
     public long commits() {

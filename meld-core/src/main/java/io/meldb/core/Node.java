@@ -75,6 +75,18 @@ public final class Node {
     /** As {@link #EXTERNAL_LEFT}, for the right child. */
     public static final int EXTERNAL_RIGHT = 128;
     private static final int CHILD_HINTS = EXTERNAL_LEFT | EXTERNAL_RIGHT;
+    /**
+     * The node is an increment (seed 002 §3.2): its payload is the value the transaction saw followed by an
+     * {@link Increment} descriptor, and final meld applies the descriptor's delta to the last committed value instead
+     * of checking the content version. Travels in the log (as {@link IntentionFormat#INCREMENT}); never in a
+     * committed state.
+     */
+    public static final int INCREMENT = 256;
+    /**
+     * Derived, never logged: the subtree holds an {@link #INCREMENT} node, so final meld must not graft it whole (the
+     * increment has to be applied to the committed value).
+     */
+    public static final int INCREMENT_BELOW = 512;
 
     private Node() {
     }
@@ -198,6 +210,10 @@ public final class Node {
         return (flags(n) & TOMBSTONE) != 0;
     }
 
+    public static boolean increment(final long n) {
+        return (flags(n) & INCREMENT) != 0;
+    }
+
     public static int height(final long n) {
         return n == 0 ? 0 : NodeMemory.getInt(n, HEIGHT);
     }
@@ -259,7 +275,7 @@ public final class Node {
     }
 
     /**
-     * Recomputes the derived subtree fields (height, maxCv, oldestDescendant, EPHEMERAL_BELOW) from the children
+     * Recomputes the derived subtree fields (height, maxCv, oldestDescendant, EPHEMERAL_BELOW, INCREMENT_BELOW) from the children
      * and clears {@link #EXTERNAL_LEFT} / {@link #EXTERNAL_RIGHT}; called whenever a node's children are set.
      */
     public static void updateDerived(final long n) {
@@ -280,24 +296,24 @@ public final class Node {
         long max = (f & ALTERED) != 0 ? vn : scv(n);
         final boolean persisted = Versions.kindOf(vn) == Versions.KIND_PERSISTED;
         long oldest = persisted && vn != 0 ? Versions.csnOf(vn) : Long.MAX_VALUE;
-        int below = persisted ? 0 : EPHEMERAL_BELOW;
+        int below = (persisted ? 0 : EPHEMERAL_BELOW) | ((f & INCREMENT) != 0 ? INCREMENT_BELOW : 0);
         int height = 0;
         if (l != 0) {
             height = NodeMemory.getInt(l, HEIGHT);
             max = Math.max(max, maxCv(l));
             oldest = Math.min(oldest, oldestDescendant(l));
-            below |= flags(l) & EPHEMERAL_BELOW;
+            below |= flags(l) & (EPHEMERAL_BELOW | INCREMENT_BELOW);
         }
         if (r != 0) {
             height = Math.max(height, NodeMemory.getInt(r, HEIGHT));
             max = Math.max(max, maxCv(r));
             oldest = Math.min(oldest, oldestDescendant(r));
-            below |= flags(r) & EPHEMERAL_BELOW;
+            below |= flags(r) & (EPHEMERAL_BELOW | INCREMENT_BELOW);
         }
         height(n, height + 1);
         maxCv(n, max);
         oldestDescendant(n, oldest);
-        flags(n, (f & ~(EPHEMERAL_BELOW | CHILD_HINTS)) | below);
+        flags(n, (f & ~(EPHEMERAL_BELOW | INCREMENT_BELOW | CHILD_HINTS)) | below);
     }
 
     /** Sets {@link #EXTERNAL_LEFT} / {@link #EXTERNAL_RIGHT} (after the children and derived fields are final). */
@@ -311,5 +327,11 @@ public final class Node {
 
     public static byte[] payloadBytes(final long n) {
         return NodeMemory.toArray(payload(n), payloadLength(n));
+    }
+
+    /** The value the node holds: its payload, without the descriptor of an {@link #INCREMENT} node. */
+    public static byte[] valueBytes(final long n) {
+        final int length = payloadLength(n) - (increment(n) ? Increment.DESCRIPTOR_LENGTH : 0);
+        return NodeMemory.toArray(payload(n), length);
     }
 }

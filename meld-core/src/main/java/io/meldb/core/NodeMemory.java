@@ -208,6 +208,10 @@ public final class NodeMemory {
         return UnsafeApi.getByte(at(handle, index, 1));
     }
 
+    public static void putByte(final long handle, final int index, final byte value) {
+        UnsafeApi.putByte(at(handle, index, 1), value);
+    }
+
     /** Reads 8 bytes as a big-endian (key-order) long. */
     public static long getLongBigEndian(final long handle, final int index) {
         final long v = UnsafeApi.getLong(at(handle, index, 8));

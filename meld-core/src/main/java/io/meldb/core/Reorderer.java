@@ -135,10 +135,10 @@ public final class Reorderer {
             } else if (c > 0) {
                 j++;
             } else {
-                if (WindowKeys.writes(y)) {
+                if (WindowKeys.writes(y) && WindowKeys.versionChecked(x)) {
                     addEdge(a, b);
                 }
-                if (WindowKeys.writes(x)) {
+                if (WindowKeys.writes(x) && WindowKeys.versionChecked(y)) {
                     addEdge(b, a);
                 }
                 i++;
@@ -183,7 +183,7 @@ public final class Reorderer {
             while (x != 0 && Versions.csnOf(Node.maxCv(x)) > m.snapshotCsn) {
                 final int c = Node.compareKeys(p, x);
                 if (c == 0) {
-                    if (Node.ncv(x) > Node.scv(p)) {
+                    if (WindowKeys.versionChecked(p) && Node.ncv(x) > Node.scv(p)) {
                         return false;
                     }
                     break;

@@ -134,7 +134,8 @@ public final class Transaction {
                 addRange(RangeDependency.point(key.clone()));
                 return null;
             }
-            if (!(owned(n) && Node.altered(n))) {
+            // an increment's visible value includes the snapshot's, so reading it is a read of the key
+            if (!(owned(n) && Node.altered(n)) || Node.increment(n)) {
                 final int at = descendCopying(key);
                 n = path[at];
                 Node.flags(n, Node.flags(n) | Node.DEPENDS_ON);
@@ -143,7 +144,51 @@ public final class Transaction {
         if (n == 0 || Node.tombstone(n)) {
             return null;
         }
-        return Node.payloadBytes(n);
+        return Node.valueBytes(n);
+    }
+
+    /**
+     * Adds {@code delta} to the integer {@code field} of {@code key}'s value as an increment (seed 002 §3.2): the
+     * intention records the delta, not a read of the value, and final meld adds it to the value committed at that time,
+     * so concurrent increments of one key do not conflict. The key must exist in the committed state at meld time and
+     * the result must fit the field there, or the transaction aborts ({@link AbortReason}); it is the key's existence
+     * that the increment depends on, not its value. A read of the key at serializable isolation (before or after) keeps
+     * the ordinary read dependency. A key this transaction already wrote is simply rewritten, and a second field of a
+     * key it already increments turns the key into a read-modify-write (serializable: with a read dependency).
+     *
+     * @throws IncrementException if the key is absent or deleted in this transaction's view, the field is missing or
+     *     null there, or the result leaves the field's bounds; nothing changes then
+     */
+    public void add(final byte[] key, final IntField field, final long delta) {
+        final long found = find(root, key);
+        if (found == 0 || Node.tombstone(found)) {
+            throw new IncrementException(AbortReason.INCREMENT_ABSENT, "increment of an absent key");
+        }
+        if (owned(found) && Node.altered(found) && !Node.increment(found)) {
+            final byte[] value = Node.payloadBytes(found);
+            final byte[] added = Increment.first(value, field, delta);
+            write(key, Arrays.copyOf(added, value.length), false);
+            return;
+        }
+        final byte[] payload = Node.payloadBytes(found);
+        byte[] next = Node.increment(found) ? Increment.again(payload, field, delta) : Increment.first(payload, field, delta);
+        if (next == null) {
+            final byte[] value = Increment.first(Node.valueBytes(found), field, delta);
+            if (isolation == Isolation.SERIALIZABLE) {
+                get(key);
+            }
+            write(key, Arrays.copyOf(value, value.length - Increment.DESCRIPTOR_LENGTH), false);
+            return;
+        }
+        writes = true;
+        final int at = descendCopying(key);
+        final long n = path[at];
+        ownedBytes += withLength(next.length) - withLength(Node.payloadLength(n));
+        Node.payload(n, arena.copyOf(next), next.length);
+        Node.flags(n, (Node.flags(n) | Node.ALTERED | Node.INCREMENT) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT);
+        for (int i = 0; i < at; i++) {
+            clearReadOnly(path[i]);
+        }
     }
 
     /** Inserts or replaces the value of a key. */
@@ -197,7 +242,7 @@ public final class Transaction {
             return;
         }
         if (range.contains(key) && !Node.tombstone(n)) {
-            rows.add(new byte[][] {key, Node.payloadBytes(n)});
+            rows.add(new byte[][] {key, Node.valueBytes(n)});
         }
         if (descending ? aboveLo : belowHi) {
             collect(second, range, descending, limit, rows);
@@ -251,7 +296,7 @@ public final class Transaction {
             final long n = path[at];
             ownedBytes += withLength(payloadLength) - withLength(Node.payloadLength(n));
             Node.payload(n, payload, payloadLength);
-            int flags = (Node.flags(n) | Node.ALTERED) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
+            int flags = (Node.flags(n) | Node.ALTERED) & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.INCREMENT);
             flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
             Node.flags(n, flags);
             for (int i = 0; i < at; i++) {

@@ -50,6 +50,14 @@ final class WindowKeys {
         return (Node.flags(node) & Node.ALTERED) != 0;
     }
 
+    /**
+     * True unless the node is an increment without a read: meld checks no version for it (it commutes with every
+     * other write of the key), so nothing melded before it can make it abort.
+     */
+    static boolean versionChecked(final long node) {
+        return (Node.flags(node) & (Node.INCREMENT | Node.DEPENDS_ON)) != Node.INCREMENT;
+    }
+
     private boolean own(final long n) {
         if (n == 0) {
             return false;

@@ -39,6 +39,8 @@ class MeldDifferentialTest {
         long transactions = 0;
         long melded = 0;
         long aborted = 0;
+        long incremented = 0;
+        long incrementAborts = 0;
         if (only != null) {
             final RunResult r = run(only, TXNS_PER_RUN);
             System.out.println("seed " + only + ": " + r);
@@ -50,15 +52,22 @@ class MeldDifferentialTest {
             transactions += r.transactions;
             melded += r.melded;
             aborted += r.aborted;
+            incremented += r.incremented;
+            incrementAborts += r.incrementAborts;
         }
-        System.out.printf("differential: %d transactions, %d melded, %d aborted (%.1f%%)%n",
-            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded));
+        System.out.printf("differential: %d transactions, %d melded, %d aborted (%.1f%%), %d committed with increments,"
+                + " %d aborted by an increment%n",
+            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded), incremented, incrementAborts);
+        if (incremented == 0 || incrementAborts == 0) {
+            fail("the workloads committed no increments or none aborted on one");
+        }
         if (RUNS * TXNS_PER_RUN >= 1_000_000 && transactions < 1_000_000) {
             fail("expected at least 1,000,000 transactions, ran " + transactions);
         }
     }
 
-    record RunResult(long transactions, long melded, long aborted, String workload) {
+    record RunResult(long transactions, long melded, long aborted, long incremented, long incrementAborts,
+                     String workload) {
     }
 
     static RunResult run(final long seed, final int txns) {
@@ -72,8 +81,12 @@ class MeldDifferentialTest {
         }
     }
 
+    /** The counter field of the increments: a presence byte, then 2 bytes, bounded tightly so results overflow. */
+    static final IntField FIELD = new IntField(1, 2, true, -300, 300);
+
     record Workload(int keySpace, boolean hotspot, boolean variableKeys, int concurrency, int maxOps,
-                    int readPct, int deletePct, int scanPct, double serializableShare, MeldConfig config) {
+                    int readPct, int deletePct, int scanPct, double serializableShare, MeldConfig config,
+                    int incrementPct) {
         static Workload draw(final SplittableRandom rnd) {
             final int[] spaces = {8, 32, 128, 1024, 8192};
             final int[] degrees = {1, 2, 4, 8, 16, 64, 256};
@@ -88,7 +101,27 @@ class MeldDifferentialTest {
             final double[] serializable = {0.0, 0.5, 1.0};
             return new Workload(spaces[rnd.nextInt(spaces.length)], rnd.nextBoolean(), rnd.nextInt(4) == 0,
                 degrees[rnd.nextInt(degrees.length)], 1 + rnd.nextInt(8), 20 + rnd.nextInt(60), rnd.nextInt(20),
-                rnd.nextInt(15), serializable[rnd.nextInt(serializable.length)], configs[rnd.nextInt(configs.length)]);
+                rnd.nextInt(15), serializable[rnd.nextInt(serializable.length)], configs[rnd.nextInt(configs.length)],
+                rnd.nextInt(3) == 0 ? 0 : 10 + rnd.nextInt(50));
+        }
+
+        /** A random value; with increments on, most are counters of {@link #FIELD} (a few null or short). */
+        byte[] value(final SplittableRandom rnd) {
+            if (incrementPct > 0 && rnd.nextInt(4) != 0) {
+                final byte[] v = new byte[3 + rnd.nextInt(4) - (rnd.nextInt(20) == 0 ? 2 : 0)];
+                v[0] = (byte) (rnd.nextInt(15) == 0 ? 0 : 1);
+                final int c = rnd.nextInt(-280, 281);
+                if (v.length >= 3) {
+                    v[1] = (byte) (c >>> 8);
+                    v[2] = (byte) c;
+                }
+                return v;
+            }
+            final byte[] value = new byte[rnd.nextInt(12)];
+            for (int b = 0; b < value.length; b++) {
+                value[b] = (byte) rnd.nextInt(256);
+            }
+            return value;
         }
 
         byte[] key(final SplittableRandom rnd) {
@@ -107,6 +140,8 @@ class MeldDifferentialTest {
         long transactions = 0;
         long melded = 0;
         final long[] abortedCount = {0};
+        long incremented = 0;
+        long incrementAborts = 0;
         try (Arena exec = new Arena(); MeldPipeline pipeline = new MeldPipeline(w.config, directory)) {
             final IntentionAdopter adopter = new IntentionAdopter(exec, directory);
             final boolean throughCodec = (seed & 1) == 0;
@@ -145,21 +180,26 @@ class MeldDifferentialTest {
                 final List<RangeDependency> ranges = new ArrayList<>();
                 final NavigableMap<byte[], byte[]> writes = new TreeMap<>(Arrays::compareUnsigned);
                 final List<RangeDependency> declared = new ArrayList<>();
+                final NavigableMap<byte[], Long> increments = new TreeMap<>(Arrays::compareUnsigned);
                 final int ops = 1 + rnd.nextInt(w.maxOps);
                 for (int o = 0; o < ops; o++) {
                     final int dice = rnd.nextInt(100);
                     final byte[] key = w.key(rnd);
+                    if (rnd.nextInt(100) < w.incrementPct) {
+                        increment(rnd, txn, key, view(key, writes, increments, certifier, snapshot), writes, increments);
+                        continue;
+                    }
                     // a snapshot transaction declares some of its reads as dependencies (Transaction.dependOn)
                     final boolean declare = iso == Isolation.SNAPSHOT && rnd.nextInt(4) == 0;
                     if (dice < w.scanPct) {
-                        final RangeDependency read = scan(rnd, w, txn, certifier, snapshot, writes, ranges);
+                        final RangeDependency read = scan(rnd, w, txn, certifier, snapshot, writes, increments, ranges);
                         if (declare) {
                             txn.dependOn(read);
                             declared.add(read);
                         }
                     } else if (dice < w.scanPct + w.readPct * (100 - w.scanPct) / 100) {
                         final byte[] got = txn.get(key);
-                        final byte[] want = writes.containsKey(key) ? writes.get(key) : certifier.read(key, snapshot.csn());
+                        final byte[] want = view(key, writes, increments, certifier, snapshot);
                         assertArrayEquals(want, got, "get at snapshot " + snapshot.csn());
                         reads.add(key);
                         if (declare) {
@@ -169,13 +209,12 @@ class MeldDifferentialTest {
                     } else if (rnd.nextInt(100) < w.deletePct) {
                         txn.delete(key);
                         writes.put(key, null);
+                        increments.remove(key);
                     } else {
-                        final byte[] value = new byte[rnd.nextInt(12)];
-                        for (int b = 0; b < value.length; b++) {
-                            value[b] = (byte) rnd.nextInt(256);
-                        }
+                        final byte[] value = w.value(rnd);
                         txn.put(key, value);
                         writes.put(key, value);
+                        increments.remove(key);
                     }
                 }
                 if (!txn.hasWrites()) {
@@ -184,10 +223,12 @@ class MeldDifferentialTest {
                 melded++;
                 final long csn = nextCsn++;
                 final boolean want = certifier.certify(csn, snapshot.csn(), iso, reads,
-                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), declared, writes);
+                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), declared, writes, FIELD, increments);
                 expected.put(csn, want);
+                incremented += want && !increments.isEmpty() ? 1 : 0;
+                incrementAborts += certifier.lastIncrementReason != AbortReason.NONE ? 1 : 0;
                 described.put(csn, iso + " snapshot " + snapshot.csn() + " reads " + keys(reads) + " ranges " + ranges
-                    + " declared " + declared + " writes " + keys(writes.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
+                    + " declared " + declared + " writes " + keys(writes.keySet()) + " increments " + keys(increments.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
                 if (Boolean.getBoolean("meld.debug")) {
                     System.out.println("csn " + csn + " " + described.get(csn) + " want=" + want);
                     for (long s = Math.max(0, pipeline.lcsCsn() - 3); s <= pipeline.lcsCsn(); s++) {
@@ -211,13 +252,47 @@ class MeldDifferentialTest {
             assertContents(certifier.contents(pipeline.lcsCsn()), pipeline.lcs().root());
             TreeInvariants.check(pipeline.lcs().root());
         }
-        return new RunResult(transactions, melded, abortedCount[0], w.toString());
+        return new RunResult(transactions, melded, abortedCount[0], incremented, incrementAborts, w.toString());
+    }
+
+    /** The value the transaction sees: its own write, else the snapshot's with its own increments added. */
+    private static byte[] view(final byte[] key, final Map<byte[], byte[]> writes, final Map<byte[], Long> increments,
+                               final ReferenceCertifier certifier, final Snapshot snapshot) {
+        if (writes.containsKey(key)) {
+            return writes.get(key);
+        }
+        final byte[] base = certifier.read(key, snapshot.csn());
+        final Long delta = increments.get(key);
+        return delta == null ? base : ReferenceCertifier.added(base, FIELD, delta);
+    }
+
+    /** Adds a random delta and checks that the transaction refuses exactly what the model refuses. */
+    private static void increment(final SplittableRandom rnd, final Transaction txn, final byte[] key, final byte[] view,
+                                  final Map<byte[], byte[]> writes, final Map<byte[], Long> increments) {
+        final long delta = rnd.nextInt(-60, 61);
+        final int reason = view == null ? AbortReason.INCREMENT_ABSENT : ReferenceCertifier.fieldReason(view, FIELD, delta);
+        try {
+            txn.add(key, FIELD, delta);
+            if (reason != AbortReason.NONE) {
+                fail("add of " + delta + " to " + Arrays.toString(view) + " succeeded; expected " + AbortReason.describe(reason));
+            }
+        } catch (final IncrementException e) {
+            assertEquals(AbortReason.describe(reason), AbortReason.describe(e.reason()), "refused add of " + delta
+                + " to " + Arrays.toString(view));
+            return;
+        }
+        if (writes.containsKey(key)) {
+            writes.put(key, ReferenceCertifier.added(view, FIELD, delta));
+        } else {
+            increments.merge(key, delta, Long::sum);
+        }
     }
 
     /** Runs a random scan, checks its rows, records the range it read in {@code ranges} and answers it. */
     static RangeDependency scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
                              final ReferenceCertifier certifier, final Snapshot snapshot,
-                             final NavigableMap<byte[], byte[]> writes, final List<RangeDependency> ranges) {
+                             final NavigableMap<byte[], byte[]> writes, final Map<byte[], Long> increments,
+                             final List<RangeDependency> ranges) {
         byte[] lo = rnd.nextInt(8) == 0 ? null : w.key(rnd);
         byte[] hi = rnd.nextInt(8) == 0 ? null : w.key(rnd);
         if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
@@ -233,7 +308,9 @@ class MeldDifferentialTest {
         final RangeDependency range = new RangeDependency(lo, loInc, hi, hiInc);
         final NavigableMap<byte[], byte[]> view = new TreeMap<>(Arrays::compareUnsigned);
         for (final byte[] k : certifier.keys(range, snapshot.csn())) {
-            view.put(k, certifier.read(k, snapshot.csn()));
+            final Long delta = increments.get(k);
+            final byte[] base = certifier.read(k, snapshot.csn());
+            view.put(k, delta == null ? base : ReferenceCertifier.added(base, FIELD, delta));
         }
         for (final Map.Entry<byte[], byte[]> e : writes.entrySet()) {
             if (range.contains(e.getKey())) {

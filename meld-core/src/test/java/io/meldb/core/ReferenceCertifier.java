@@ -19,6 +19,10 @@ import java.util.TreeSet;
  * (s, v) wrote a key it wrote (both isolation levels) or a key it read or a key inside a range it scanned
  * (serializable), or a key inside a range it declared a dependency on ({@link Transaction#dependOn}, both isolation
  * levels). Deletes are writes. A read-only transaction never reaches the certifier.
+ *
+ * <p>Increments ({@link Transaction#add}) are neither reads nor writes of the transaction that makes them: after the
+ * checks above, each is applied to the latest committed value (the key must be live, the field present, non-null and
+ * the sum within its bounds, or the transaction aborts), and the result counts as a write for later transactions.
  */
 final class ReferenceCertifier {
     private static final byte[] DELETED = new byte[0];
@@ -65,6 +69,17 @@ final class ReferenceCertifier {
     boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
                     final Collection<RangeDependency> ranges, final Collection<RangeDependency> dependencies,
                     final Map<byte[], byte[]> writes) {
+        return certify(csn, snapshotCsn, isolation, reads, ranges, dependencies, writes, null, Map.of());
+    }
+
+    /** The reason the last certification aborted on an increment ({@link AbortReason}), else NONE. */
+    int lastIncrementReason;
+
+    boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
+                    final Collection<RangeDependency> ranges, final Collection<RangeDependency> dependencies,
+                    final Map<byte[], byte[]> plainWrites, final IntField field, final Map<byte[], Long> increments) {
+        lastIncrementReason = AbortReason.NONE;
+        final Map<byte[], byte[]> writes = plainWrites;
         final Set<byte[]> readSet = new TreeSet<>(Arrays::compareUnsigned);
         readSet.addAll(reads);
         for (long c = snapshotCsn + 1; c < csn; c++) {
@@ -97,14 +112,62 @@ final class ReferenceCertifier {
                 }
             }
         }
+        final Map<byte[], byte[]> all = new TreeMap<>(Arrays::compareUnsigned);
+        all.putAll(writes);
+        for (final Map.Entry<byte[], Long> inc : increments.entrySet()) {
+            final byte[] latest = read(inc.getKey(), csn - 1);
+            final int reason = latest == null ? AbortReason.INCREMENT_ABSENT : fieldReason(latest, field, inc.getValue());
+            if (reason != AbortReason.NONE) {
+                lastIncrementReason = reason;
+                lastReason = "increment of " + Arrays.toString(inc.getKey()) + ": " + AbortReason.describe(reason);
+                return false;
+            }
+            all.put(inc.getKey(), added(latest, field, inc.getValue()));
+        }
         final Set<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
-        for (final Map.Entry<byte[], byte[]> w : writes.entrySet()) {
+        for (final Map.Entry<byte[], byte[]> w : all.entrySet()) {
             keys.add(w.getKey());
             versionCsns.computeIfAbsent(w.getKey(), k -> new ArrayList<>()).add(new long[] {csn});
             versionValues.computeIfAbsent(w.getKey(), k -> new ArrayList<>()).add(w.getValue() == null ? DELETED : w.getValue());
         }
         committedWrites.put(csn, keys);
         return true;
+    }
+
+    /** Why adding {@code delta} to {@code field} of {@code value} is refused ({@link AbortReason}), or NONE. */
+    static int fieldReason(final byte[] value, final IntField field, final long delta) {
+        if (value.length < field.offset() + field.width()) {
+            return AbortReason.INCREMENT_NO_FIELD;
+        }
+        if (field.presenceByte() && value[field.offset() - 1] != 1) {
+            return AbortReason.INCREMENT_NULL;
+        }
+        final long v = fieldValue(value, field);
+        final long sum;
+        try {
+            sum = Math.addExact(v, delta);
+        } catch (ArithmeticException e) {
+            return AbortReason.INCREMENT_OUT_OF_RANGE;
+        }
+        return sum < field.min() || sum > field.max() ? AbortReason.INCREMENT_OUT_OF_RANGE : AbortReason.NONE;
+    }
+
+    static long fieldValue(final byte[] value, final IntField field) {
+        long v = value[field.offset()];
+        for (int i = 1; i < field.width(); i++) {
+            v = v << 8 | (value[field.offset() + i] & 0xFF);
+        }
+        return v;
+    }
+
+    /** {@code value} with {@code delta} added to {@code field} (the caller checked {@link #fieldReason}). */
+    static byte[] added(final byte[] value, final IntField field, final long delta) {
+        final byte[] out = value.clone();
+        final long sum = fieldValue(value, field) + delta;
+        for (int i = 0; i < field.width(); i++) {
+            out[field.offset() + i] = (byte) (sum >>> (8 * (field.width() - 1 - i)));
+        }
+        return out;
     }
 
     /** Live contents of the state after {@code csn}. */

@@ -23,7 +23,14 @@ public enum TxnError {
     /** The server is starting (recovering) or stopping. */
     UNAVAILABLE(10, true),
     /** A bug or an unexpected failure; the message says more. */
-    INTERNAL(11, false);
+    INTERNAL(11, false),
+    /**
+     * An increment ({@link TxnSession#add}) would leave its field's range: refused at once when the transaction's own
+     * view overflows, or as the commit's outcome when the value committed at meld time does.
+     */
+    OUT_OF_RANGE(12, false),
+    /** An increment of a key that is absent, or whose field is missing or null, in the transaction's view. */
+    NOT_APPLICABLE(13, false);
 
     private final int code;
     private final boolean retryable;

@@ -1,5 +1,6 @@
 package io.meldb.txn;
 
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 
 import java.util.List;
@@ -42,6 +43,18 @@ public interface TxnSession extends AutoCloseable {
 
     /** Inserts or replaces {@code key}. Fails with {@link TxnError#READ_ONLY} on a read-only transaction. */
     void put(byte[] key, byte[] value);
+
+    /**
+     * Adds {@code delta} to the integer {@code field} of {@code key}'s value as an increment
+     * ({@link io.meldb.core.Transaction#add}): the intention records the delta rather than a read, so concurrent
+     * increments of one key all commit and meld adds each to the value committed before it. The commit fails with
+     * {@link TxnError#OUT_OF_RANGE} if the result leaves the field's bounds at meld time, and with
+     * {@link TxnError#CONFLICT} if the key was deleted (or its field made null) concurrently.
+     *
+     * @throws TxnException {@link TxnError#OUT_OF_RANGE} if the result leaves the bounds in this transaction's view,
+     *     {@link TxnError#NOT_APPLICABLE} if the key is absent there or its field missing or null (nothing changes)
+     */
+    void add(byte[] key, IntField field, long delta);
 
     /** Removes {@code key} (no error when it is absent). */
     void delete(byte[] key);

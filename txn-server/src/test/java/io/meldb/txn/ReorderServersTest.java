@@ -117,11 +117,17 @@ class ReorderServersTest {
 
             // one transaction alone on a quiet log: the partial window is nudged closed, the client is answered
             final long before = System.nanoTime();
+            final long lone;
             try (TxnSession t = s2.begin(Isolation.SERIALIZABLE, false)) {
                 t.put(key(0), value(value(t.get(key(0))) + 1));
-                t.commit();
+                lone = t.commit();
             }
             assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(10), "a lone commit waited");
+            // server 1 learns server 2's commit from the log: wait until it has decided it (failed under load)
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (s1.status().csn() < lone && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
             assertEquals(commits + 1, counterSum(s1));
         }
     }

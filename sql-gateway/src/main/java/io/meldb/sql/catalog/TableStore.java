@@ -69,6 +69,11 @@ public final class TableStore {
         return def;
     }
 
+    /** True when payloads are {@link RowCodec}'s encoding of the value columns in order (no column altered). */
+    public boolean directLayout() {
+        return layout == null;
+    }
+
     public byte[] prefix() {
         return prefix;
     }

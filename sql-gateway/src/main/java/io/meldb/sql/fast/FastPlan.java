@@ -172,11 +172,17 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         /** null for DELETE. */
         private final FastAssignment[] assignments;
 
+        /** The assignment {@code c = c ± operand} when it is the only one (see {@link FastIncrement}), else null. */
+        private final FastAssignment increment;
+        private TableStore incrementStore;
+        private io.meldb.core.IntField incrementField;
+
         PointWrite(final TableDef def, final int[] parameterTypes, final FastOperand[] key,
                    final FastAssignment[] assignments) {
             super(def, parameterTypes);
             this.key = key;
             this.assignments = assignments;
+            this.increment = FastIncrement.candidate(assignments);
         }
 
         @Override
@@ -184,6 +190,16 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
                            final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
             final TableStore store = store(current, foreignKeys);
             final byte[] k = key(store, key, parameters);
+            if (increment != null && k != null && FastIncrement.on()) {
+                if (incrementStore != store) {
+                    incrementField = FastIncrement.field(store, increment.column());
+                    incrementStore = store;
+                }
+                if (incrementField != null && FastIncrement.apply(txn, k, incrementField, increment,
+                        store.def().columns().get(increment.column()).type(), parameters)) {
+                    return 1;
+                }
+            }
             final byte[] payload = k == null ? null : txn.get(k);
             if (payload == null) {
                 return 0;

@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.TxnError;
@@ -77,6 +78,11 @@ final class ResolvingSession implements TxnSession {
     @Override
     public void dependOn(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive) {
         session.dependOn(lo, loInclusive, hi, hiInclusive);
+    }
+
+    @Override
+    public void add(final byte[] key, final IntField field, final long delta) {
+        session.add(key, field, delta);
     }
 
     @Override

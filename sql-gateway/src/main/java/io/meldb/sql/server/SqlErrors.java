@@ -162,6 +162,8 @@ public final class SqlErrors {
             case UNKNOWN_TRANSACTION -> "25P01";
             case BAD_REQUEST -> "22023";
             case INTERNAL -> "XX000";
+            case OUT_OF_RANGE -> "22003";
+            case NOT_APPLICABLE -> SERIALIZATION_FAILURE;
         };
         final String what = switch (error) {
             case CONFLICT -> "could not serialize access due to a concurrent update (transaction aborted by meld; "
@@ -178,6 +180,8 @@ public final class SqlErrors {
             case UNKNOWN_TRANSACTION -> "no active transaction";
             case BAD_REQUEST -> "bad request";
             case INTERNAL -> "internal error";
+            case OUT_OF_RANGE -> "value out of range";
+            case NOT_APPLICABLE -> "could not serialize access: the row an increment updates changed (retry it)";
         };
         return new Described(state, what + (e.getMessage() == null ? "" : ": " + e.getMessage()));
     }

@@ -13,6 +13,8 @@ abstract sealed class Decidable extends PipelineMessage permits IntentionMessage
     final long sequence;
     // the decision: meld thread, then reply thread
     boolean committed;
+    /** Why meld aborted it ({@link io.meldb.core.AbortReason}); meaningful only when not committed. */
+    int abortReason;
     long finalMelds;
     long nodesVisited;
     long conflictZone;

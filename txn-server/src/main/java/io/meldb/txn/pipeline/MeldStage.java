@@ -204,7 +204,8 @@ final class MeldStage {
     /** Pipeline callback: decisions are acted on once the submit that made them returns (see {@link #settle}). */
     private void onDecision(final long decided, final boolean committed) {
         decidedCsns.addLong(decided);
-        decidedCommitted.addLong(committed ? 1 : 0);
+        // 1 = committed, otherwise minus the abort reason (read now: the pipeline knows it only during this call)
+        decidedCommitted.addLong(committed ? 1 : -pipeline.lastAbortReason());
     }
 
     /**
@@ -218,19 +219,21 @@ final class MeldStage {
         }
         publishLcs();
         for (int i = 0; i < decidedCsns.size(); i++) {
-            decide(decidedCsns.getLong(i), decidedCommitted.getLong(i) == 1);
+            final long outcome = decidedCommitted.getLong(i);
+            decide(decidedCsns.getLong(i), outcome == 1, (int) -Math.min(0, outcome));
         }
         decidedCsns.clear();
         decidedCommitted.clear();
     }
 
     /** Hands a decision to the reply thread; the LCS is already published. */
-    private void decide(final long decided, final boolean committed) {
+    private void decide(final long decided, final boolean committed, final int abortReason) {
         final Decidable d = undecided.remove(decided);
         if (d == null || d instanceof Rejection r && r.nudge()) {
             return;
         }
         d.committed = committed;
+        d.abortReason = abortReason;
         while (!links.toReply.offer(d)) {
             if (ctx.closed()) {
                 return;

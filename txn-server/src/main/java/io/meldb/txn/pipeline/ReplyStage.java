@@ -1,5 +1,6 @@
 package io.meldb.txn.pipeline;
 
+import io.meldb.core.AbortReason;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.TxnError;
 import io.meldb.txn.TxnException;
@@ -34,7 +35,9 @@ final class ReplyStage {
         final boolean committed = d.committed;
         final long decided = d.csn;
         final String rejected = d.rejectReason();
-        final String reason = committed ? null : (rejected != null ? rejected : "conflict");
+        final boolean outOfRange = rejected == null && d.abortReason == AbortReason.INCREMENT_OUT_OF_RANGE;
+        final String reason = committed ? null : rejected != null ? rejected
+            : d.abortReason > AbortReason.CONFLICT ? AbortReason.describe(d.abortReason) : "conflict";
         if (committed) {
             ctx.metrics().committed();
         } else {
@@ -50,8 +53,11 @@ final class ReplyStage {
                 if (committed) {
                     f.complete(decided);
                 } else {
-                    f.completeExceptionally(new TxnException(TxnError.CONFLICT, "transaction " + id
-                        + " aborted by meld at csn " + decided + " (" + reason + "); retry it"));
+                    f.completeExceptionally(outOfRange
+                        ? new TxnException(TxnError.OUT_OF_RANGE, "transaction " + id + " aborted by meld at csn "
+                            + decided + " (" + reason + ")")
+                        : new TxnException(TxnError.CONFLICT, "transaction " + id
+                            + " aborted by meld at csn " + decided + " (" + reason + "); retry it"));
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.core.Increment;
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.txn.KeyValue;
 import io.meldb.txn.TxnError;
@@ -110,6 +112,13 @@ final class RemoteTxnSession implements TxnSession {
     public void put(byte[] key, byte[] value) {
         written += (key == null ? 0L : key.length) + (value == null ? 0L : value.length); // the server validates
         call(PUT, rid -> TxnFrame.put(ByteBufAllocator.DEFAULT, rid, handle, key, value), DONE, RemoteTxnSession::done);
+    }
+
+    @Override
+    public void add(byte[] key, IntField field, long delta) {
+        written += (key == null ? 0L : key.length) + Increment.DESCRIPTOR_LENGTH; // the server validates
+        call(ADD, rid -> TxnFrame.add(ByteBufAllocator.DEFAULT, rid, handle, key, field, delta), DONE,
+                RemoteTxnSession::done);
     }
 
     @Override

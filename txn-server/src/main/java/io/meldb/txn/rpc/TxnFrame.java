@@ -1,5 +1,6 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.log.protocol.Frame;
 import io.meldb.txn.KeyValue;
@@ -87,6 +88,15 @@ public final class TxnFrame extends Frame {
         writeBytes(b, lo);
         writeBytes(b, hi);
         return new TxnFrame(DEPEND, requestId, b);
+    }
+
+    public static TxnFrame add(ByteBufAllocator alloc, long requestId, long handle, byte[] key, IntField field,
+                               long delta) {
+        ByteBuf b = alloc.buffer(8 + sizeOf(key) + 4 + 2 + 24).writeLong(handle);
+        writeBytes(b, key);
+        b.writeInt(field.offset()).writeByte(field.width()).writeByte(field.presenceByte() ? ADD_PRESENCE_BYTE : 0)
+            .writeLong(delta).writeLong(field.min()).writeLong(field.max());
+        return new TxnFrame(ADD, requestId, b);
     }
 
     public static TxnFrame put(ByteBufAllocator alloc, long requestId, long handle, byte[] key, byte[] value) {

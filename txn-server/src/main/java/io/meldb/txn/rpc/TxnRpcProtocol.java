@@ -30,12 +30,14 @@ import io.meldb.txn.TxnOutcome;
  *   <tr><td>STATUS 0x09</td><td>-</td><td>STATUS_IS 0x89</td>
  *       <td>int serverId, long incarnation, long csn, long stateHash, int inFlight</td></tr>
  *   <tr><td>DEPEND 0x0A</td><td>long handle, byte flags, bytes lo, bytes hi</td><td>DONE 0x84</td><td>-</td></tr>
+ *   <tr><td>ADD 0x0B</td><td>long handle, bytes key, int offset, byte width, byte flags, long delta, long min,
+ *       long max</td><td>DONE 0x84</td><td>-</td></tr>
  *   <tr><td>any</td><td></td><td>ERROR 0xFF</td><td>short {@link io.meldb.txn.TxnError} code, UTF-8 message</td></tr>
  * </table>
  * OUTCOME with waitMillis &gt; 0 waits up to that long (at most {@link #MAX_OUTCOME_WAIT_MILLIS}) for a definite
  * outcome, fencing off the transaction's server if need be (TxnService.awaitOutcome); without it, it answers at once.
  * SCAN flags: bit 0 lo inclusive, bit 1 hi inclusive, bit 2 descending; DEPEND flags: bits 0 and 1 as SCAN's
- * (TxnSession.dependOn). ABORT of a handle that is not open answers
+ * (TxnSession.dependOn); ADD flags: bit 0 presence byte (TxnSession.add, io.meldb.core.IntField). ABORT of a handle that is not open answers
  * DONE (abort is idempotent); every other request naming an unknown handle answers UNKNOWN_TRANSACTION. A
  * COMMIT ends the handle when it arrives, whatever its outcome. A malformed body answers BAD_REQUEST and the
  * connection goes on; a frame above the receiver's size limit answers TOO_LARGE and is skipped; a broken stream
@@ -64,6 +66,9 @@ public final class TxnRpcProtocol {
     public static final byte OUTCOME = 0x08;
     public static final byte STATUS = 0x09;
     public static final byte DEPEND = 0x0A;
+    public static final byte ADD = 0x0B;
+    /** ADD flags: bit 0, the field has a presence byte before it ({@link io.meldb.core.IntField#presenceByte}). */
+    public static final int ADD_PRESENCE_BYTE = 1;
 
     public static final byte BEGUN = (byte) 0x81;
     public static final byte VALUE = (byte) 0x82;
@@ -79,7 +84,7 @@ public final class TxnRpcProtocol {
     public static final int SCAN_DESCENDING = 4;
 
     /** Request types are 1..{@link #MAX_REQUEST_TYPE}. */
-    public static final int MAX_REQUEST_TYPE = DEPEND;
+    public static final int MAX_REQUEST_TYPE = ADD;
 
     private TxnRpcProtocol() {
     }
@@ -100,6 +105,7 @@ public final class TxnRpcProtocol {
             case OUTCOME -> "OUTCOME";
             case STATUS -> "STATUS";
             case DEPEND -> "DEPEND";
+            case ADD -> "ADD";
             case BEGUN -> "BEGUN";
             case VALUE -> "VALUE";
             case ENTRIES -> "ENTRIES";

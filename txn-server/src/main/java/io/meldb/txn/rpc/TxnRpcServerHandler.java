@@ -1,5 +1,6 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.log.protocol.FrameFormat;
 import io.meldb.log.protocol.FrameServerHandler;
@@ -32,7 +33,7 @@ import static io.meldb.txn.rpc.TxnRpcProtocol.*;
  * open transactions (handle to {@link TxnSession}).
  *
  * <ul>
- *   <li>GET, SCAN, DEPEND, PUT, DELETE, ABORT, OUTCOME and STATUS run on the event loop (they work on the snapshot in
+ *   <li>GET, SCAN, DEPEND, PUT, ADD, DELETE, ABORT, OUTCOME and STATUS run on the event loop (they work on the snapshot in
  *   memory). BEGIN runs on the server's begin pool, COMMIT through {@code commitAsync()}; their answers come back to
  *   the event loop, which stays free meanwhile.</li>
  *   <li>A connection has at most {@code maxTransactionsPerConnection} transactions open, beginning or committing;
@@ -116,6 +117,29 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
                 byte[] value = r.readBytes("value");
                 r.end();
                 s.put(key, value);
+                answer(f, start, TxnFrame.done(f.requestId()));
+            }
+            case ADD -> {
+                TxnSession s = session(r.readLong("handle"));
+                byte[] key = r.readBytes("key");
+                int offset = r.readInt("offset");
+                int width = r.readByte("width");
+                int flags = r.readByte("flags");
+                long delta = r.readLong("delta");
+                long min = r.readLong("min");
+                long max = r.readLong("max");
+                r.end();
+                if ((flags & ~ADD_PRESENCE_BYTE) != 0) {
+                    throw new TxnException(TxnError.BAD_REQUEST, "ADD has unknown flags 0x"
+                            + Integer.toHexString(flags & 0xFF));
+                }
+                IntField field;
+                try {
+                    field = new IntField(offset, width, (flags & ADD_PRESENCE_BYTE) != 0, min, max);
+                } catch (IllegalArgumentException e) {
+                    throw new TxnException(TxnError.BAD_REQUEST, "ADD: " + e.getMessage());
+                }
+                s.add(key, field, delta);
                 answer(f, start, TxnFrame.done(f.requestId()));
             }
             case DELETE -> {

@@ -1,5 +1,8 @@
 package io.meldb.txn.session;
 
+import io.meldb.core.AbortReason;
+import io.meldb.core.IncrementException;
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
@@ -161,6 +164,23 @@ final class LocalSession implements TxnSession {
                 + " bytes exceeds the limit of " + TxnServerConfig.MAX_VALUE_BYTES);
         }
         t.put(key, value);
+        checkSize(t);
+    }
+
+    @Override
+    public void add(final byte[] key, final IntField field, final long delta) {
+        final Transaction t = active();
+        checkWritable();
+        checkKey(key);
+        if (field == null) {
+            throw new TxnException(TxnError.BAD_REQUEST, "an increment needs a field");
+        }
+        try {
+            t.add(key, field, delta);
+        } catch (IncrementException e) {
+            throw new TxnException(e.reason() == AbortReason.INCREMENT_OUT_OF_RANGE ? TxnError.OUT_OF_RANGE
+                : TxnError.NOT_APPLICABLE, "increment of " + delta + " refused: " + e.getMessage());
+        }
         checkSize(t);
     }
 

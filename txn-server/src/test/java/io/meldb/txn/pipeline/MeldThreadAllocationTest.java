@@ -1,5 +1,6 @@
 package io.meldb.txn.pipeline;
 
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.txn.ClusterConfig;
 import io.meldb.txn.EmbeddedNode;
@@ -40,6 +41,12 @@ class MeldThreadAllocationTest {
                 .checkpointEvery(1000).writeCheckpoints(false))) {
             final TxnServer server = node.txnServer();
             assertTrue(server.meldThreadAllocatedBytes() >= 0, "this JVM counts no per-thread allocation");
+            try (TxnSession s = node.txnService().begin(Isolation.SNAPSHOT, false)) {
+                for (int c = 0; c < COUNTERS; c++) {
+                    s.put(counter(c), new byte[8]);
+                }
+                s.commit();
+            }
             // the first generation's node directory grows (and rehashes) until the first checkpoints presize it
             run(node.txnService(), WARMUP);
             final long csnBefore = server.lcsCsn();
@@ -54,6 +61,12 @@ class MeldThreadAllocationTest {
         }
     }
 
+    private static final int COUNTERS = 4;
+
+    private static byte[] counter(final int c) {
+        return ByteBuffer.allocate(4).putInt(1_000_000 + c).array();
+    }
+
     private static void run(final TxnService db, final int transactions) throws Exception {
         final AtomicReference<Throwable> failed = new AtomicReference<>();
         final List<Thread> threads = new ArrayList<>();
@@ -63,9 +76,11 @@ class MeldThreadAllocationTest {
                 try {
                     for (int i = 0; i < transactions / CLIENTS; i++) {
                         try (TxnSession s = db.begin(Isolation.SNAPSHOT, false)) {
-                            for (int k = 0; k < 4; k++) {
+                            for (int k = 0; k < 3; k++) {
                                 s.put(ByteBuffer.allocate(4).putInt(rnd.nextInt(2000)).array(), new byte[32]);
                             }
+                            // an increment: final meld applies it, allocating its new value in node memory only
+                            s.add(counter(rnd.nextInt(COUNTERS)), IntField.int64(0), 1);
                             s.commit();
                         } catch (TxnException e) {
                             // a conflict is a decision like any other; the test counts melded intentions

@@ -1,5 +1,6 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.KeyValue;
@@ -161,6 +162,49 @@ class TxnRpcEngineIntegrationTest {
         assertTxnError(TxnError.OVERLOADED, () -> client.begin(Isolation.SNAPSHOT, true));
         open.forEach(TxnSession::close);
         client.begin(Isolation.SNAPSHOT, true).close();
+    }
+
+    @Test
+    void concurrentIncrementsOverTheWireAllCommitAndOverflowIsOutOfRange() {
+        IntField counter = IntField.int64(0);
+        try (TxnSession setup = client.begin(Isolation.SNAPSHOT, false)) {
+            setup.put(b("ctr"), java.nio.ByteBuffer.allocate(9).putLong(100).put((byte) 7).array());
+            setup.put(b("big"), java.nio.ByteBuffer.allocate(8).putLong(Long.MAX_VALUE - 3).array());
+            setup.commit();
+        }
+        // four transactions on one snapshot, two serializable: each adds without reading, so none conflicts
+        List<TxnSession> open = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            TxnSession t = client.begin(i % 2 == 0 ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT, false);
+            t.add(b("ctr"), counter, i + 1);
+            open.add(t);
+        }
+        assertEquals(101, java.nio.ByteBuffer.wrap(open.get(0).get(b("ctr"))).getLong(), "a transaction sees its own add");
+        open.remove(0).abort(); // the serializable read above became a read dependency: drop it
+        for (TxnSession t : open) {
+            assertTrue(t.commit() > 0);
+        }
+        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+            byte[] v = r.get(b("ctr"));
+            assertEquals(100 + 2 + 3 + 4, java.nio.ByteBuffer.wrap(v).getLong());
+            assertEquals(7, v[8], "bytes beyond the field are kept");
+        }
+
+        TxnSession a = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession c = client.begin(Isolation.SNAPSHOT, false);
+        a.add(b("big"), counter, 2);
+        c.add(b("big"), counter, 2);
+        assertTxnError(TxnError.OUT_OF_RANGE, () -> c.add(b("big"), counter, 2));
+        assertTrue(a.commit() > 0);
+        TxnException overflow = assertTxnError(TxnError.OUT_OF_RANGE, c::commit);
+        assertTrue(overflow.getMessage().contains("range"), overflow.getMessage());
+        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+            assertTxnError(TxnError.NOT_APPLICABLE, () -> t.add(b("absent"), counter, 1));
+            assertTxnError(TxnError.NOT_APPLICABLE, () -> t.add(b("ctr"), IntField.int64(4), 1));
+        }
+        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+            assertEquals(Long.MAX_VALUE - 1, java.nio.ByteBuffer.wrap(r.get(b("big"))).getLong(), "nothing wrapped");
+        }
     }
 
     @Test
