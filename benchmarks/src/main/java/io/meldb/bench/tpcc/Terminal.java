@@ -15,7 +15,9 @@ import java.util.Arrays;
  * runs the same inputs again, as TPC-C requires. With {@code staticReadsApart}, payment reads the warehouse's and
  * district's name and address (columns no transaction writes) in a read-only piece before its read-write piece: a
  * chopping that is sound because that piece has no conflict edge at column granularity (seed 002 §3.1), and that
- * leaves the year-to-date updates without a read of their rows.
+ * leaves the year-to-date updates without a read of their rows. With {@code lockDistrict} (H2 only), new-order reads
+ * the district row FOR UPDATE: H2's SERIALIZABLE let two new-orders read the same d_next_o_id and the second fail
+ * on the orders primary key (23505) instead of a serialization failure.
  */
 final class Terminal implements AutoCloseable {
     /** What a run ended in besides an exception. */
@@ -85,7 +87,8 @@ final class Terminal implements AutoCloseable {
     private int threshold;
 
     Terminal(final Connection rw, final Connection ro, final TpccScale scale, final int home,
-             final int activeWarehouses, final boolean staticReadsApart, final long seed) throws SQLException {
+             final int activeWarehouses, final boolean staticReadsApart, final boolean lockDistrict, final long seed)
+            throws SQLException {
         this.rw = rw;
         this.ro = ro;
         this.scale = scale;
@@ -96,7 +99,8 @@ final class Terminal implements AutoCloseable {
         noCustomer = rw.prepareStatement("SELECT c_discount, c_last, c_credit FROM customer "
                 + "WHERE c_w_id = ? AND c_d_id = ? AND c_id = ?");
         noWarehouse = rw.prepareStatement("SELECT w_tax FROM warehouse WHERE w_id = ?");
-        noDistrict = rw.prepareStatement("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?");
+        noDistrict = rw.prepareStatement("SELECT d_tax, d_next_o_id FROM district WHERE d_w_id = ? AND d_id = ?"
+                + (lockDistrict ? " FOR UPDATE" : ""));
         noDistrictUpdate = rw.prepareStatement("UPDATE district SET d_next_o_id = ? WHERE d_w_id = ? AND d_id = ?");
         noInsertOrder = rw.prepareStatement("INSERT INTO orders (o_w_id, o_d_id, o_id, o_c_id, o_ol_cnt, "
                 + "o_all_local, o_carrier_id, o_entry_d) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");

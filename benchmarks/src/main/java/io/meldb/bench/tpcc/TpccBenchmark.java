@@ -159,8 +159,8 @@ public final class TpccBenchmark {
                             if (t.meld()) {
                                 FastIncrement.enabled(t.id.equals("meld"));
                             }
-                            final TpccWindow.Result res = TpccWindow.run(t::open, scale, w, threads, apart, warmup,
-                                    seconds, r * 100L + w, null);
+                            final TpccWindow.Result res = TpccWindow.run(t::open, scale, w, threads, apart,
+                                    t.id.equals("h2"), warmup, seconds, r * 100L + w, null);
                             t.windows.computeIfAbsent(TpccReport.key(w, apart), k -> new ArrayList<>()).add(res);
                             TpccReport.printWindow(r, w, apart, t, res);
                         }

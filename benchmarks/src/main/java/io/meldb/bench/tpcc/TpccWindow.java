@@ -51,6 +51,13 @@ final class TpccWindow {
     static Result run(final Connector db, final TpccScale scale, final int warehouses, final int threads,
                       final boolean staticReadsApart, final double warmup, final double seconds, final long seed,
                       final TxnType only) throws InterruptedException {
+        return run(db, scale, warehouses, threads, staticReadsApart, false, warmup, seconds, seed, only);
+    }
+
+    /** As above; {@code lockDistrict}: new-order reads the district FOR UPDATE (see {@link Terminal}). */
+    static Result run(final Connector db, final TpccScale scale, final int warehouses, final int threads,
+                      final boolean staticReadsApart, final boolean lockDistrict, final double warmup,
+                      final double seconds, final long seed, final TxnType only) throws InterruptedException {
         final CountDownLatch ready = new CountDownLatch(threads);
         final AtomicReference<String> error = new AtomicReference<>();
         final List<Map<TxnType, TypeStats>> perThread = new ArrayList<>();
@@ -66,7 +73,8 @@ final class TpccWindow {
             final long terminalSeed = seed * 1000 + i;
             final Thread w = new Thread(() -> {
                 boolean counted = false;
-                try (Terminal terminal = open(db, scale, home, warehouses, staticReadsApart, terminalSeed)) {
+                try (Terminal terminal = open(db, scale, home, warehouses, staticReadsApart, lockDistrict,
+                        terminalSeed)) {
                     ready.countDown();
                     counted = true;
                     loop(terminal, stats, control, only);
@@ -107,14 +115,15 @@ final class TpccWindow {
     }
 
     private static Terminal open(final Connector db, final TpccScale scale, final int home, final int warehouses,
-                                 final boolean staticReadsApart, final long seed) throws SQLException {
+                                 final boolean staticReadsApart, final boolean lockDistrict, final long seed)
+            throws SQLException {
         final Connection rw = db.open();
         Connection ro = null;
         try {
             ro = db.open();
             configure(rw, false);
             configure(ro, true);
-            return new Terminal(rw, ro, scale, home, warehouses, staticReadsApart, seed);
+            return new Terminal(rw, ro, scale, home, warehouses, staticReadsApart, lockDistrict, seed);
         } catch (SQLException | RuntimeException e) {
             rw.close();
             if (ro != null) {
