@@ -162,9 +162,15 @@ final class Terminal implements AutoCloseable {
                 + "AND s_w_id = ? AND s_i_id = ol_i_id AND s_quantity < ?");
     }
 
-    /** The connection {@code type} runs on (to roll back after a failure). */
-    Connection connection(final TxnType type) {
-        return type.readOnly() ? ro : rw;
+    /** Rolls back both connections after a failed attempt (payment's read-only piece may be the one that failed). */
+    void rollbackAfterFailure() {
+        for (Connection c : new Connection[] {rw, ro}) {
+            try {
+                c.rollback();
+            } catch (SQLException | RuntimeException ignored) {
+                // rolled back already or broken; the retry will tell
+            }
+        }
     }
 
     /** Draws the next transaction's type from the standard mix. */

@@ -145,7 +145,7 @@ final class TpccWindow {
                 try {
                     outcome = terminal.run(type);
                 } catch (SQLException e) {
-                    rollbackQuietly(terminal.connection(type));
+                    terminal.rollbackAfterFailure();
                     final String state = retryState(e);
                     if (state == null) {
                         throw e;
@@ -201,14 +201,6 @@ final class TpccWindow {
             }
         }
         return null;
-    }
-
-    private static void rollbackQuietly(final Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException | RuntimeException ignored) {
-            // rolled back already or broken; the retry will tell
-        }
     }
 
     private static void sleepUnless(final Control control, final long millis) throws InterruptedException {
