@@ -280,6 +280,8 @@ public final class MeldMeta extends JdbcMeta {
             throw SqlErrors.toAvatica(new SqlStateException("42601", "cannot prepare an empty statement"));
         }
         final StatementKind kind = kindOf(sql);
+        final String named = kind == StatementKind.READ || kind == StatementKind.WRITE
+                ? DateTimeIdentifiers.quote(sql) : sql;
         try {
             refuseReturning(kind, sql);
             UnsupportedStatements.refuse(sql);
@@ -290,9 +292,9 @@ public final class MeldMeta extends JdbcMeta {
                 final GatewayConnection state = state(ch.id);
                 state.clearCancel();
                 // ON CONFLICT and FOR UPDATE: Calcite plans the statement without them, the gateway does the rest
-                clauses = StatementClauses.of(sql);
+                clauses = StatementClauses.of(named);
                 try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
-                    h = super.prepare(ch, clauses == null ? sql : clauses.sql(), maxRowCount);
+                    h = super.prepare(ch, clauses == null ? named : clauses.sql(), maxRowCount);
                     if (clauses != null) {
                         clauses.prepare(state.catalog(), schemaOf(ch.id), getConnection(ch.id));
                     }
@@ -308,8 +310,8 @@ public final class MeldMeta extends JdbcMeta {
                         CursorFactory.ARRAY, kind == StatementKind.DDL ? StatementType.OTHER_DDL
                                 : StatementType.OTHER_DML));
             }
-            prepared.put(h.id, new Prepared(kind, sql, clauses == null ? fastPlan(ch, kind, sql) : null, h.signature,
-                    clauses));
+            prepared.put(h.id, new Prepared(kind, sql, clauses == null ? fastPlan(ch, kind, named) : null,
+                    h.signature, clauses));
             return h;
         } catch (SQLException | RuntimeException | StackOverflowError | OutOfMemoryError e) {
             throw SqlErrors.toAvatica(e);
@@ -338,13 +340,14 @@ public final class MeldMeta extends JdbcMeta {
         } catch (RuntimeException e) {
             throw SqlErrors.toAvatica(e);
         }
-        final StatementClauses clauses = kind == StatementKind.READ || kind == StatementKind.WRITE
-                ? clausesOf(sql) : null;
+        final boolean query = kind == StatementKind.READ || kind == StatementKind.WRITE;
+        final String named = query ? DateTimeIdentifiers.quote(sql) : sql;
+        final StatementClauses clauses = query ? clausesOf(named) : null;
         return run(h, kind, sql, () -> {
             final GatewayConnection state = state(h.connectionId);
             try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                 if (clauses == null) {
-                    return super.prepareAndExecute(h, sql, maxRowCount, maxRowsInFirstFrame, callback);
+                    return super.prepareAndExecute(h, named, maxRowCount, maxRowsInFirstFrame, callback);
                 }
                 clauses.prepare(state.catalog(), schemaOf(h.connectionId), getConnection(h.connectionId));
                 clauses.enter(state, schemaOf(h.connectionId));

@@ -151,13 +151,14 @@ public final class SqlSession implements AutoCloseable {
             case READ:
             case WRITE: {
                 UnsupportedStatements.refuse(sql);
+                final String named = DateTimeIdentifiers.quote(sql);
                 // ON CONFLICT and FOR UPDATE: Calcite plans the statement without them, the gateway does the rest
-                final StatementClauses clauses = StatementClauses.of(sql);
-                final String planned = clauses == null ? sql : clauses.sql();
+                final StatementClauses clauses = StatementClauses.of(named);
+                final String planned = clauses == null ? named : clauses.sql();
                 final Returning returning = kind == StatementKind.WRITE
                         ? Returning.of(planned, state.catalog(), SqlEngine.DATABASE, schema) : null;
                 final FastPlan fast = fastPath && clauses == null && returning == null
-                        ? FastPlanner.plan(sql, state.catalog(), SqlEngine.DATABASE, schema) : null;
+                        ? FastPlanner.plan(named, state.catalog(), SqlEngine.DATABASE, schema) : null;
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {
                     return new PreparedSql(sql, kind, null, null, fast);
                 }

@@ -16,8 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Column names that PostgreSQL accepts unquoted because they are not reserved there (value, year, month, at,
  * position, result, count, type, status, ...) work unquoted in every statement, as in PostgreSQL: Calcite's default
  * parser reserves many of them, so MeldDB parses with Calcite's Babel parser, which does not. The same words keep
- * working as what they are elsewhere (EXTRACT(YEAR FROM ...), DATE literals, COUNT(*), VALUES). Not yet: DATE and
- * TIME as column names (Babel still reserves them; quote them).
+ * working as what they are elsewhere (EXTRACT(YEAR FROM ...), DATE literals, COUNT(*), VALUES). {@code date},
+ * {@code time} and {@code timestamp}, which Babel still reserves, are quoted by the gateway where they are names.
  */
 class KeywordColumnNamesTest extends ConformanceTest {
 
@@ -50,6 +50,30 @@ class KeywordColumnNamesTest extends ConformanceTest {
                     + "status IN ('old') ORDER BY position DESC"));
             assertEquals(1, s.executeUpdate("DELETE FROM " + t + " WHERE result = 'ok' AND month = 2"));
             assertEquals(List.of("1"), rows(s, "SELECT COUNT(*) FROM " + t));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void dateTimeAndTimestampWorkAsColumnNames(final String protocol) throws SQLException {
+        final String t = "kwd_" + protocol;
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + t + " (id INTEGER PRIMARY KEY, date DATE, time TIME, timestamp TIMESTAMP)");
+            s.executeUpdate("INSERT INTO " + t + " (id, date, time, timestamp) VALUES (1, DATE '2024-01-31', "
+                    + "TIME '10:00:00', TIMESTAMP '2024-01-31 10:00:00'), (2, DATE '2024-02-01', NULL, NULL)");
+            assertEquals(List.of("2024-02-01"), rows(s, "SELECT date FROM " + t + " WHERE date > DATE '2024-01-31'"));
+            assertEquals(1, s.executeUpdate("UPDATE " + t + " SET time = TIME '11:00:00' WHERE date = "
+                    + "DATE '2024-02-01'"));
+            try (PreparedStatement p = c.prepareStatement("SELECT CAST(time AS VARCHAR) FROM " + t
+                    + " WHERE id = ? AND date IS NOT NULL")) {
+                p.setInt(1, 2);
+                try (var r = p.executeQuery()) {
+                    r.next();
+                    assertEquals("11:00:00", r.getString(1));
+                }
+            }
+            assertEquals(List.of("2024"), rows(s, "SELECT EXTRACT(YEAR FROM timestamp) FROM " + t
+                    + " WHERE timestamp IS NOT NULL ORDER BY date"));
         }
     }
 }
