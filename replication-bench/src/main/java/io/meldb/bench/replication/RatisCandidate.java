@@ -1,0 +1,130 @@
+package io.meldb.bench.replication;
+
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.netty.NettyConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+
+import java.io.File;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Apache Ratis (Raft) with three servers in this process on loopback (Netty transport), each with its own storage
+ * directory, and a state machine that gives every applied block the next dense position, as the log server's block
+ * store would (Raft's own indexes also count leader no-ops and configuration entries, so they are not dense).
+ */
+final class RatisCandidate implements Candidate {
+    private final RaftGroup group;
+    private final List<RaftServer> servers = new ArrayList<>();
+    private final RaftProperties clientProperties;
+    private RaftClient client;
+
+    RatisCandidate(final Path dir) throws Exception {
+        final List<RaftPeer> peers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            peers.add(RaftPeer.newBuilder().setId("p" + i).setAddress("127.0.0.1:" + freePort()).build());
+        }
+        group = RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()), peers);
+        for (RaftPeer p : peers) {
+            final RaftProperties props = properties();
+            RaftServerConfigKeys.setStorageDir(props, List.of(new File(dir.toFile(), p.getId().toString())));
+            NettyConfigKeys.Server.setPort(props, Integer.parseInt(p.getAddress().split(":")[1]));
+            final RaftServer s = RaftServer.newBuilder().setGroup(group).setProperties(props)
+                .setServerId(p.getId()).setStateMachine(new BlockPositions()).build();
+            s.start();
+            servers.add(s);
+        }
+        clientProperties = properties();
+        client = RaftClient.newBuilder().setProperties(clientProperties).setRaftGroup(group).build();
+    }
+
+    private static RaftProperties properties() {
+        final RaftProperties props = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(props, SupportedRpcType.NETTY);
+        // Ratis's default (150..300 ms) made leadership churn on this shared 2-core machine under load
+        RaftServerConfigKeys.Rpc.setTimeoutMin(props, TimeDuration.valueOf(1, TimeUnit.SECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(props, TimeDuration.valueOf(2, TimeUnit.SECONDS));
+        return props;
+    }
+
+    @Override
+    public CompletableFuture<Void> append(final byte[] block) {
+        return client.async().send(Message.valueOf(ByteString.copyFrom(block))).thenAccept(reply -> {
+            if (!reply.isSuccess()) {
+                throw new IllegalStateException("append failed: " + reply.getException());
+            }
+        });
+    }
+
+    @Override
+    public void failLeaderAndAppend(final byte[] block) throws Exception {
+        RaftServer leader = null;
+        for (RaftServer s : servers) {
+            if (s.getDivision(group.getGroupId()).getInfo().isLeader()) {
+                leader = s;
+            }
+        }
+        if (leader == null) {
+            throw new IllegalStateException("no leader");
+        }
+        leader.close();
+        servers.remove(leader);
+        append(block).get(60, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public String describe() {
+        final RaftProperties p = properties();
+        return "Ratis " + RaftServer.class.getPackage().getImplementationVersion() + ", 3 servers in one JVM, Netty "
+            + "transport, election timeout " + RaftServerConfigKeys.Rpc.timeoutMin(p) + ".."
+            + RaftServerConfigKeys.Rpc.timeoutMax(p) + ", log flush (fsync) per batch: default";
+    }
+
+    @Override
+    public void close() throws Exception {
+        client.close();
+        for (RaftServer s : servers) {
+            s.close();
+        }
+    }
+
+    static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Applies blocks in log order, numbering them 1, 2, 3, … (the same on every replica). */
+    static final class BlockPositions extends BaseStateMachine {
+        private final AtomicLong position = new AtomicLong();
+
+        @Override
+        public CompletableFuture<Message> applyTransaction(final TransactionContext trx) {
+            final var entry = trx.getLogEntry();
+            final long p = position.incrementAndGet();
+            updateLastAppliedTermIndex(entry.getTerm(), entry.getIndex());
+            return CompletableFuture.completedFuture(
+                Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(8).putLong(p).array())));
+        }
+    }
+}
