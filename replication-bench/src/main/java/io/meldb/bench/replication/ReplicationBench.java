@@ -1,5 +1,6 @@
 package io.meldb.bench.replication;
 
+import io.meldb.log.Durability;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Files;
@@ -11,8 +12,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Issue 22's comparison of the replication engines at r = 3 on this machine: appends of 4 KB blocks with a
  * bounded number in flight (throughput and latency percentiles), then the time from losing the leader (Ratis) or
- * writer (BookKeeper) to the next acknowledged append. Usage: {@code ReplicationBench ratis|bookkeeper [appends]
- * [inFlight]}; see docs/log-replication.md for the figures and how to reproduce them.
+ * writer (BookKeeper) to the next acknowledged append. Usage: {@code ReplicationBench ratis|bookkeeper|meld-r1|meld-r1-fsync [appends]
+ * [inFlight] [blocksPerEntry]}; see docs/log-replication.md for the figures and how to reproduce them.
  */
 public final class ReplicationBench {
     static final int BLOCK = 4096;
@@ -24,11 +25,16 @@ public final class ReplicationBench {
         final String engine = args.length > 0 ? args[0] : "ratis";
         final int appends = args.length > 1 ? Integer.parseInt(args[1]) : 20_000;
         final int inFlight = args.length > 2 ? Integer.parseInt(args[2]) : 64;
+        // more than one block per replicated entry: what batching at the log server would buy
+        final int blocksPerEntry = args.length > 3 ? Integer.parseInt(args[3]) : 1;
+        if (blocksPerEntry != 1 && engine.startsWith("meld")) {
+            throw new IllegalArgumentException("the log server appends one block at a time");
+        }
         final Path dir = Files.createTempDirectory("replication-bench-");
         final long t0 = System.nanoTime();
-        try (Candidate c = engine.equals("bookkeeper") ? new BookKeeperCandidate() : new RatisCandidate(dir)) {
+        try (Candidate c = candidate(engine, dir)) {
             final long startMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            final byte[] block = new byte[BLOCK];
+            final byte[] block = new byte[BLOCK * blocksPerEntry];
             run(c, block, appends / 10, inFlight, null); // warm-up
             final Histogram h = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             final long s = System.nanoTime();
@@ -37,14 +43,26 @@ public final class ReplicationBench {
             final long f = System.nanoTime();
             c.failLeaderAndAppend(block);
             final long failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - f);
-            System.out.printf("%s%n  started in %d ms; %d appends of %d B, %d in flight: %.0f appends/s (%.1f MB/s),"
+            System.out.printf("%s%n  started in %d ms; %d appends of %d B, %d in flight: %.0f appends/s (%.1f MB/s, %.0f"
+                    + " blocks of %d B/s),"
                     + " latency p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms%n  failover (leader/writer lost"
                     + " -> next append acknowledged): %d ms%n",
-                c.describe(), startMillis, appends, BLOCK, inFlight, appends / secs, appends * (double) BLOCK / secs / 1e6,
+                c.describe(), startMillis, appends, block.length, inFlight, appends / secs,
+                appends * (double) block.length / secs / 1e6, appends * (double) blocksPerEntry / secs, BLOCK,
                 h.getValueAtPercentile(50) / 1e6, h.getValueAtPercentile(99) / 1e6,
                 h.getValueAtPercentile(99.9) / 1e6, h.getMaxValue() / 1e6, failoverMillis);
         }
         System.exit(0);
+    }
+
+    private static Candidate candidate(final String engine, final Path dir) throws Exception {
+        return switch (engine) {
+            case "ratis" -> new RatisCandidate(dir);
+            case "bookkeeper" -> new BookKeeperCandidate();
+            case "meld-r1" -> new MeldLogCandidate(dir, Durability.PAGE_CACHE);
+            case "meld-r1-fsync" -> new MeldLogCandidate(dir, Durability.FSYNC);
+            default -> throw new IllegalArgumentException("engine must be ratis, bookkeeper, meld-r1 or meld-r1-fsync");
+        };
     }
 
     private static void run(final Candidate c, final byte[] block, final int n, final int inFlight,
