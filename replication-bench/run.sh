@@ -5,7 +5,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 ./mvnw -B -q -Preplication-bench package dependency:build-classpath -pl replication-bench -am -DskipTests \
-  -Dmdep.outputFile=replication-bench/target/classpath.txt
+  -Dmdep.outputFile="$root/replication-bench/target/classpath.txt"
 exec java @bin/jvm-flags -Dzookeeper.admin.enableServer=false -Dorg.apache.logging.log4j.level=WARN \
   -cp "replication-bench/target/classes:$(cat replication-bench/target/classpath.txt)" \
   io.meldb.bench.replication.ReplicationBench "$@"
