@@ -204,9 +204,14 @@ class BlockStoreStateMachineTest {
     }
 
     @Test
-    void anAppendThatIsNotWholeBlocksIsRefusedOnEveryReplicaAndTakesNoPosition() throws Exception {
+    void anotherCreateAndAnAppendThatIsNotWholeBlocksAreRefusedOnEveryReplicaAndTakeNoPosition() throws Exception {
         startGroup();
-        send(ReplicatedEntry.create(BLOCK, UUID.randomUUID(), new byte[] {7}));
+        final UUID logId = UUID.randomUUID();
+        send(ReplicatedEntry.create(BLOCK, logId, new byte[] {7}));
+        final StateMachineException other = assertThrows(StateMachineException.class, () -> send(
+            ReplicatedEntry.create(BLOCK, logId, new byte[] {8})));
+        assertTrue(other.getMessage().contains("CREATE_MISMATCH") || other.getMessage().contains("configuration"),
+            other.getMessage());
         assertEquals(1, send(ReplicatedEntry.append(blocks(0, 1))));
         final StateMachineException bad = assertThrows(StateMachineException.class, () -> client.io().send(
             Message.valueOf(ByteString.copyFrom(ReplicatedEntry.append(Arrays.copyOf(blocks(1, 1), BLOCK - 1))))));
@@ -214,6 +219,7 @@ class BlockStoreStateMachineTest {
         assertEquals(2, send(ReplicatedEntry.append(blocks(1, 1))), "the next block takes the next position");
         for (Replica r : replicas) {
             Await.until(Duration.ofSeconds(30), "replica at tail 3", () -> r.store().tail() == 3);
+            assertArrayEquals(new byte[] {7}, r.store().config(), "the first CREATE's configuration");
         }
     }
 }
