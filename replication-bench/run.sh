@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 22's replication engine comparison (docs/log-replication.md). Builds the module (profile replication-bench,
-# not in the default build) and runs one engine: run.sh ratis|bookkeeper|meld-r1|meld-r1-fsync [appends] [inFlight] [blocksPerEntry]
+# not in the default build) and runs one engine: run.sh ratis|ratis-store|bookkeeper|meld-r1|meld-r1-fsync [appends] [inFlight] [blocksPerEntry]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

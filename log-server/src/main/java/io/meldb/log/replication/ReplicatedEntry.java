@@ -9,20 +9,20 @@ import java.util.UUID;
  * more blocks, so that a batch of appends travels as one Raft entry: one block per entry measured 5.5x slower).
  * Positions are not in the entry: every replica numbers the blocks as it applies them, in log order.
  */
-final class ReplicatedEntry {
+public final class ReplicatedEntry {
     static final byte CREATE = 1;
     static final byte APPEND = 2;
 
     private ReplicatedEntry() {
     }
 
-    static byte[] create(final int blockSize, final UUID logId, final byte[] config) {
+    public static byte[] create(final int blockSize, final UUID logId, final byte[] config) {
         return ByteBuffer.allocate(1 + 4 + 16 + config.length).put(CREATE).putInt(blockSize)
             .putLong(logId.getMostSignificantBits()).putLong(logId.getLeastSignificantBits()).put(config).array();
     }
 
     /** {@code blocks}: whole blocks of the log's block size, back to back. */
-    static byte[] append(final byte[] blocks) {
+    public static byte[] append(final byte[] blocks) {
         return ByteBuffer.allocate(1 + blocks.length).put(APPEND).put(blocks).array();
     }
 

@@ -1,5 +1,9 @@
 package io.meldb.bench.replication;
 
+import io.meldb.log.replication.BlockStoreStateMachine;
+import io.meldb.log.replication.ReplicatedEntry;
+import io.meldb.log.storage.ChronicleLogStore;
+import io.meldb.log.storage.StoreOptions;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -35,11 +39,21 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RatisCandidate implements Candidate {
     private final RaftGroup group;
+    private final boolean onStore;
     private final List<RaftServer> servers = new ArrayList<>();
     private final RaftProperties clientProperties;
     private RaftClient client;
 
     RatisCandidate(final Path dir) throws Exception {
+        this(dir, false);
+    }
+
+    /**
+     * {@code onStore}: the replicas apply to a {@link ChronicleLogStore} each through MeldDB's
+     * {@link BlockStoreStateMachine} (entries in its format) instead of only numbering the blocks.
+     */
+    RatisCandidate(final Path dir, final boolean onStore) throws Exception {
+        this.onStore = onStore;
         final List<RaftPeer> peers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             peers.add(RaftPeer.newBuilder().setId("p" + i).setAddress("127.0.0.1:" + freePort()).build());
@@ -50,12 +64,17 @@ final class RatisCandidate implements Candidate {
             RaftServerConfigKeys.setStorageDir(props, List.of(new File(dir.toFile(), p.getId().toString())));
             GrpcConfigKeys.Server.setPort(props, Integer.parseInt(p.getAddress().split(":")[1]));
             final RaftServer s = RaftServer.newBuilder().setGroup(group).setProperties(props)
-                .setServerId(p.getId()).setStateMachine(new BlockPositions()).build();
+                .setServerId(p.getId()).setStateMachine(onStore
+                    ? new BlockStoreStateMachine(ChronicleLogStore.open(StoreOptions.at(dir.resolve("store-" + p.getId()))))
+                    : new BlockPositions()).build();
             s.start();
             servers.add(s);
         }
         clientProperties = properties();
         client = RaftClient.newBuilder().setProperties(clientProperties).setRaftGroup(group).build();
+        if (onStore) {
+            send(ReplicatedEntry.create(ReplicationBench.BLOCK, UUID.randomUUID(), new byte[] {1})).get();
+        }
     }
 
     private static RaftProperties properties() {
@@ -69,7 +88,11 @@ final class RatisCandidate implements Candidate {
 
     @Override
     public CompletableFuture<Void> append(final byte[] block) {
-        return client.async().send(Message.valueOf(ByteString.copyFrom(block))).thenAccept(reply -> {
+        return send(onStore ? ReplicatedEntry.append(block) : block);
+    }
+
+    private CompletableFuture<Void> send(final byte[] entry) {
+        return client.async().send(Message.valueOf(ByteString.copyFrom(entry))).thenAccept(reply -> {
             if (!reply.isSuccess()) {
                 throw new IllegalStateException("append failed: " + reply.getException());
             }
@@ -96,7 +119,8 @@ final class RatisCandidate implements Candidate {
     public String describe() {
         final RaftProperties p = properties();
         return "Ratis " + RaftServer.class.getPackage().getImplementationVersion() + ", 3 servers in one JVM, gRPC "
-            + "transport, election timeout " + RaftServerConfigKeys.Rpc.timeoutMin(p) + ".."
+            + "transport" + (onStore ? ", MeldDB's BlockStoreStateMachine over a ChronicleLogStore per replica" : "")
+            + ", election timeout " + RaftServerConfigKeys.Rpc.timeoutMin(p) + ".."
             + RaftServerConfigKeys.Rpc.timeoutMax(p) + ", log flush (fsync) per batch: default";
     }
 

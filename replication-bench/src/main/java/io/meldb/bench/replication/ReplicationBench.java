@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Issue 22's comparison of the replication engines at r = 3 on this machine: appends of 4 KB blocks with a
  * bounded number in flight (throughput and latency percentiles), then the time from losing the leader (Ratis) or
- * writer (BookKeeper) to the next acknowledged append. Usage: {@code ReplicationBench ratis|bookkeeper|meld-r1|meld-r1-fsync [appends]
+ * writer (BookKeeper) to the next acknowledged append. Usage: {@code ReplicationBench ratis|ratis-store|bookkeeper|meld-r1|meld-r1-fsync [appends]
  * [inFlight] [blocksPerEntry]}; see docs/log-replication.md for the figures and how to reproduce them.
  */
 public final class ReplicationBench {
@@ -58,10 +58,11 @@ public final class ReplicationBench {
     private static Candidate candidate(final String engine, final Path dir) throws Exception {
         return switch (engine) {
             case "ratis" -> new RatisCandidate(dir);
+            case "ratis-store" -> new RatisCandidate(dir, true);
             case "bookkeeper" -> new BookKeeperCandidate();
             case "meld-r1" -> new MeldLogCandidate(dir, Durability.PAGE_CACHE);
             case "meld-r1-fsync" -> new MeldLogCandidate(dir, Durability.FSYNC);
-            default -> throw new IllegalArgumentException("engine must be ratis, bookkeeper, meld-r1 or meld-r1-fsync");
+            default -> throw new IllegalArgumentException("engine must be ratis, ratis-store, bookkeeper, meld-r1 or meld-r1-fsync");
         };
     }
 
