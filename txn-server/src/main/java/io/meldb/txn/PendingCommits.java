@@ -12,16 +12,44 @@ import java.util.function.Function;
  */
 public final class PendingCommits {
     /** A commit waiting for its decision, with the incarnation its intention was appended under. */
-    private record Pending(long incarnation, CompletableFuture<Long> future) {
+    private record Pending(long incarnation, CompletableFuture<Long> future, long deadlineNanos) {
     }
 
     private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
 
     /** Registers the commit of transaction ({@code incarnation}, {@code sequence}); its future is the answer. */
     public CompletableFuture<Long> register(final long incarnation, final long sequence) {
+        return register(incarnation, sequence, Long.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #register(long, long)}, for a commit whose client waits at most {@code waitNanos}: past that,
+     * {@link #expire} answers it (with OUTCOME_UNKNOWN) if meld has not, whichever front end waits for it.
+     */
+    public CompletableFuture<Long> register(final long incarnation, final long sequence, final long waitNanos) {
         final CompletableFuture<Long> decided = new CompletableFuture<>();
-        pending.put(sequence, new Pending(incarnation, decided));
+        final long now = System.nanoTime();
+        final long deadline = waitNanos >= Long.MAX_VALUE - now ? Long.MAX_VALUE : now + waitNanos;
+        pending.put(sequence, new Pending(incarnation, decided, deadline));
         return decided;
+    }
+
+    /**
+     * Answers every commit past its deadline at {@code nowNanos} with {@code failure} of its id: a commit stuck
+     * behind a log that does not answer (an outage longer than the commit timeout) gets a clear answer instead of
+     * waiting until its client gives up. Its outcome stays askable (OUTCOME); meld's later decision finds it gone.
+     */
+    public int expire(final long nowNanos, final Function<TxnId, Throwable> failure) {
+        int expired = 0;
+        for (Map.Entry<Long, Pending> e : pending.entrySet()) {
+            final Pending p = e.getValue();
+            if (p.deadlineNanos() != Long.MAX_VALUE && nowNanos - p.deadlineNanos() > 0
+                && pending.remove(e.getKey(), p)) {
+                expired++;
+                p.future().completeExceptionally(failure.apply(new TxnId(p.incarnation(), e.getKey())));
+            }
+        }
+        return expired;
     }
 
     /** Removes and returns the answer of ({@code incarnation}, {@code sequence}) if it is still waiting here. */

@@ -46,6 +46,7 @@ public final class TxnServer implements TxnService {
     private final StreamHealer healer;
     private final Checkpointer checkpointer;
     private final Pipeline pipeline;
+    private final CommitExpiry expiry;
     /** State hash of a recent LCS, computed on demand (a hash walks the whole tree). */
     private volatile HashedState hashed;
 
@@ -126,6 +127,7 @@ public final class TxnServer implements TxnService {
             throw new TxnException(TxnError.INTERNAL, "server " + serverId + " failed while starting: "
                 + ctx.failure());
         }
+        this.expiry = new CommitExpiry(ctx);
         ctx.ready(true);
         LOG.info("server {} incarnation {} ready at csn {} (cluster: {})", serverId, ctx.incarnation(),
             state.meldedCsn(), cluster);
@@ -289,6 +291,9 @@ public final class TxnServer implements TxnService {
         ctx.close();
         if (healer != null) {
             healer.close();
+        }
+        if (expiry != null) {
+            expiry.close();
         }
         checkpointer.close();
         if (pipeline != null) {

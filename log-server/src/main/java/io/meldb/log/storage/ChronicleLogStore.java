@@ -249,6 +249,14 @@ public final class ChronicleLogStore implements LogStore {
 
     @Override
     public void create(int blockSize, byte[] config) {
+        create(blockSize, config, UUID.randomUUID());
+    }
+
+    /**
+     * As {@link #create(int, byte[])} with the log id given rather than drawn: every replica of a replicated log
+     * must hold the same id (the id travels in the replicated CREATE, see io.meldb.log.replication).
+     */
+    public void create(int blockSize, byte[] config, UUID logId) {
         ConfigBlock.validate(blockSize, config);
         synchronized (metaLock) {
             LogMeta m = meta;
@@ -260,7 +268,7 @@ public final class ChronicleLogStore implements LogStore {
                         + " and a " + m.config.length + "-byte configuration; refusing block size " + blockSize
                         + (Arrays.equals(m.config, config) ? "" : " with a different " + config.length + "-byte configuration"));
             }
-            LogMeta created = new LogMeta(blockSize, config, 1, UUID.randomUUID());
+            LogMeta created = new LogMeta(blockSize, config, 1, logId);
             try {
                 created.write(dir);
             } catch (IOException e) {

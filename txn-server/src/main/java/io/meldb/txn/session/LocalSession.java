@@ -196,9 +196,7 @@ final class LocalSession implements TxnSession {
     @Override
     public long commit() {
         final CompletableFuture<Long> f = commitAsync();
-        // a large intention takes its time through the log and meld (about 10 MB/s on a small machine)
-        final long waitMillis = ctx.config().commitTimeout().toMillis()
-            + recordBytes / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI;
+        final long waitMillis = commitWaitMillis();
         try {
             return f.get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -214,6 +212,11 @@ final class LocalSession implements TxnSession {
             throw new TxnException(TxnError.OUTCOME_UNKNOWN, "no decision on " + id + " within "
                 + waitMillis + " ms; ask outcome(" + id + ")");
         }
+    }
+
+    /** How long a commit waits for its decision: a large intention takes its time through the log and meld. */
+    private long commitWaitMillis() {
+        return ctx.config().commitTimeout().toMillis() + recordBytes / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI;
     }
 
     @Override
@@ -258,7 +261,8 @@ final class LocalSession implements TxnSession {
             return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE,
                 "transaction " + id + " cannot be serialized: " + e.getMessage(), e));
         }
-        final CompletableFuture<Long> decided = ctx.pending().register(appendAs, id.sequence());
+        final CompletableFuture<Long> decided = ctx.pending().register(appendAs, id.sequence(),
+            TimeUnit.MILLISECONDS.toNanos(commitWaitMillis()));
         final IntentionAppender appender = sessions.appender();
         final CompletableFuture<Long> appended = appender.append(record, length);
         end();

@@ -61,6 +61,21 @@ final class ProcessCluster implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts the same command as {@code dead} again on the port it listened on (its {@code --port 0} replaced by
+     * that port), so that clients configured with its address find it again, and waits until it listens.
+     */
+    ServerProcess restartOnSamePort(final ServerProcess dead) {
+        if (dead.alive()) {
+            throw new IllegalStateException(dead.name + " is still running");
+        }
+        final List<String> args = new ArrayList<>(dead.args);
+        args.set(args.indexOf("--port") + 1, String.valueOf(dead.port()));
+        final ServerProcess p = launch(dead.name, dead.readyPattern, args);
+        p.awaitReady();
+        return p;
+    }
+
     /** {@code args}: the main class, then its arguments. */
     private ServerProcess launch(final String name, final Pattern ready, final List<String> args) {
         int n = 1;
