@@ -602,6 +602,18 @@ public final class MeldPipeline implements AutoCloseable {
         return directory;
     }
 
+    /**
+     * Off-heap bytes the pipeline's own arenas hold (final, group and premeld melds' nodes). A plain read of fields
+     * other threads write: an estimate for deciding when to compact, never for a meld decision.
+     */
+    public long reservedBytes() {
+        long bytes = finalArena.reservedBytes() + groupArena.reservedBytes();
+        for (final Arena a : premeldArenas) {
+            bytes += a.reservedBytes();
+        }
+        return bytes;
+    }
+
     @Override
     public void close() {
         finalArena.close();

@@ -157,6 +157,13 @@ public final class NodeMemory {
         }
     }
 
+    /** Off-heap bytes handed out to arenas now: pooled segments in use plus large segments. */
+    public static long bytesInUse() {
+        synchronized (LOCK) {
+            return (long) (nextId - 1 - freeCount - freeLargeCount - largeInUse) * SEGMENT_SIZE + largeBytesInUse;
+        }
+    }
+
     /** Number of segment ids ever created, pooled and large (for memory metrics and tests). */
     public static int segmentsCreated() {
         synchronized (LOCK) {

@@ -30,7 +30,13 @@ public enum TxnError {
      */
     OUT_OF_RANGE(12, false),
     /** An increment of a key that is absent, or whose field is missing or null, in the transaction's view. */
-    NOT_APPLICABLE(13, false);
+    NOT_APPLICABLE(13, false),
+    /**
+     * Node memory (the versions of the live states, open snapshots and what was melded since the last checkpoint)
+     * is at the server's limit: new update transactions are refused until a checkpoint or the end of old snapshots
+     * frees some. Retry later.
+     */
+    OUT_OF_MEMORY(14, true);
 
     private final int code;
     private final boolean retryable;

@@ -27,6 +27,8 @@ public final class TxnMetrics {
     private final Counter localCommits;
     private final Counter clientAborts;
     private final Counter refused;
+    private final Counter refusedMemory;
+    private final Counter compactionsFailed;
     private final Counter tooLarge;
     private final Counter stalls;
     private final Counter droppedRecords;
@@ -57,6 +59,11 @@ public final class TxnMetrics {
             .description("transactions ended because they would write more than --max-intention-bytes")
             .register(registry);
         refused = Counter.builder("meldb.txn.refused").description("begins refused: in-flight limit reached")
+            .register(registry);
+        refusedMemory = Counter.builder("meldb.txn.refused.memory")
+            .description("update transactions refused: node memory at --max-node-memory").register(registry);
+        compactionsFailed = Counter.builder("meldb.memory.compactions.failed")
+            .description("compactions skipped because the copy of the live states did not fit in memory")
             .register(registry);
         stalls = Counter.builder("meldb.pipeline.stalls")
             .description("times the log reader paused because the meld pipeline was behind").register(registry);
@@ -96,6 +103,9 @@ public final class TxnMetrics {
             .description("node-memory generations started (one per checkpoint)").register(registry);
         Gauge.builder("meldb.memory.offheap.segments", NodeMemory::segmentsInUse)
             .description("4 MiB node-memory segments in use").register(registry);
+        Gauge.builder("meldb.memory.offheap.bytes", NodeMemory::bytesInUse)
+            .description("node memory handed out (segments in use and large segments)").baseUnit("bytes")
+            .register(registry);
         Gauge.builder("meldb.memory.offheap.large.bytes", NodeMemory::largeBytesInUse)
             .description("node memory in dedicated segments of allocations over 4 MiB (large intentions)")
             .baseUnit("bytes").register(registry);
@@ -131,6 +141,14 @@ public final class TxnMetrics {
 
     public void refused() {
         refused.increment();
+    }
+
+    public void refusedMemory() {
+        refusedMemory.increment();
+    }
+
+    public void compactionFailed() {
+        compactionsFailed.increment();
     }
 
     public void stalled() {

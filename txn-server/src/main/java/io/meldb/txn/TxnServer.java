@@ -281,6 +281,11 @@ public final class TxnServer implements TxnService {
         return ctx.state().generations();
     }
 
+    /** Generations whose node memory is still held (see {@code CommittedState.liveGenerations}). */
+    public int liveGenerations() {
+        return ctx.state().liveGenerations();
+    }
+
     // ------------------------------------------------------------------------------------------ lifecycle
 
     @Override

@@ -38,6 +38,8 @@ public final class TxnServerConfig {
     private Duration commitTimeout = Duration.ofSeconds(10);
     private Duration startTimeout = Duration.ofSeconds(60);
     private long checkpointEvery = 20_000;
+    private long checkpointBytes = 256L << 20;
+    private long maxNodeMemory;
     private int checkpointChunkBytes = 256 * 1024;
     private boolean trim = true;
     private boolean writeCheckpoints = true;
@@ -199,6 +201,41 @@ public final class TxnServerConfig {
             throw new IllegalArgumentException("checkpoint interval " + checkpointEvery + " is negative");
         }
         this.checkpointEvery = checkpointEvery;
+        return this;
+    }
+
+    /**
+     * Also take a checkpoint (and so start a new memory generation) once the node memory decoded and melded since
+     * the last one reaches this many bytes, or the size of the checkpoint the generation was loaded from if that is
+     * larger (so compaction's cost stays proportional to what it frees); 0 = by {@link #checkpointEvery()} only.
+     * Intentions differ in size by orders of magnitude (TPC-C's new-order decodes to ~70 KB), so a count alone does
+     * not bound memory.
+     */
+    public long checkpointBytes() {
+        return checkpointBytes;
+    }
+
+    public TxnServerConfig checkpointBytes(final long checkpointBytes) {
+        if (checkpointBytes < 0) {
+            throw new IllegalArgumentException("checkpoint byte threshold " + checkpointBytes + " is negative");
+        }
+        this.checkpointBytes = checkpointBytes;
+        return this;
+    }
+
+    /**
+     * Node memory (off-heap versions) past which new update transactions are refused with
+     * {@link TxnError#OUT_OF_MEMORY}; 0 (the default) = 70% of the JVM's direct-memory limit.
+     */
+    public long maxNodeMemory() {
+        return maxNodeMemory;
+    }
+
+    public TxnServerConfig maxNodeMemory(final long maxNodeMemory) {
+        if (maxNodeMemory < 0) {
+            throw new IllegalArgumentException("node memory limit " + maxNodeMemory + " is negative");
+        }
+        this.maxNodeMemory = maxNodeMemory;
         return this;
     }
 

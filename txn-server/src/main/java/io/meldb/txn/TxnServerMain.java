@@ -30,6 +30,10 @@ public final class TxnServerMain {
         {"max-in-flight", "MELDB_TXN_MAX_IN_FLIGHT", "256", "transactions open at once before begin waits, then refuses"},
         {"max-intention-bytes", "MELDB_TXN_MAX_INTENTION_BYTES", String.valueOf(TxnServerConfig.DEFAULT_MAX_INTENTION_BYTES), "most bytes one transaction may write (its intention); the statement crossing it fails with 54000"},
         {"checkpoint-every", "MELDB_TXN_CHECKPOINT_EVERY", "20000", "write a checkpoint every N intentions; 0 = never"},
+        {"checkpoint-bytes", "MELDB_TXN_CHECKPOINT_BYTES", "268435456", "also checkpoint once the node memory melded "
+            + "since the last one reaches N bytes (or the last checkpoint's size, if larger); 0 = by count only"},
+        {"max-node-memory", "MELDB_TXN_MAX_NODE_MEMORY", "0", "refuse new update transactions (SQLSTATE 53200) "
+            + "while node memory holds N bytes or more; 0 = 70% of the JVM's direct-memory limit"},
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
         {"threading", "MELDB_TXN_THREADING", null, "pipeline threads: shared | dedicated-decode | dedicated (default; overrides the two flags below)"},
         {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld (false: --threading shared)"},
@@ -145,6 +149,8 @@ public final class TxnServerMain {
             .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))
             .maxIntentionBytes(CommandFlags.intValue(v, "max-intention-bytes"))
             .checkpointEvery(CommandFlags.longValue(v, "checkpoint-every"))
+            .checkpointBytes(CommandFlags.longValue(v, "checkpoint-bytes"))
+            .maxNodeMemory(CommandFlags.longValue(v, "max-node-memory"))
             .trim(CommandFlags.booleanValue(v, "trim"))
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))

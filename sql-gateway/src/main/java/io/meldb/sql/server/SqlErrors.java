@@ -164,6 +164,7 @@ public final class SqlErrors {
             case INTERNAL -> "XX000";
             case OUT_OF_RANGE -> "22003";
             case NOT_APPLICABLE -> SERIALIZATION_FAILURE;
+            case OUT_OF_MEMORY -> "53200";
         };
         final String what = switch (error) {
             case CONFLICT -> "could not serialize access due to a concurrent update (transaction aborted by meld; "
@@ -182,6 +183,7 @@ public final class SqlErrors {
             case INTERNAL -> "internal error";
             case OUT_OF_RANGE -> "value out of range";
             case NOT_APPLICABLE -> "could not serialize access: the row an increment updates changed (retry it)";
+            case OUT_OF_MEMORY -> "out of memory for versions; retry later";
         };
         return new Described(state, what + (e.getMessage() == null ? "" : ": " + e.getMessage()));
     }

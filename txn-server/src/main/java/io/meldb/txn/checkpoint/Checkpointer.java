@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -58,7 +59,21 @@ public final class Checkpointer implements AutoCloseable {
      * {@code resumePosition}, {@code fences} as of there) and returns the generation melding continues in.
      */
     public Generation checkpoint(final long position, final long resumePosition, final Map<Integer, Long> fences) {
-        CompletableFuture.runAsync(() -> write(position, resumePosition, fences), compactionExecutor).join();
+        try {
+            CompletableFuture.runAsync(() -> write(position, resumePosition, fences), compactionExecutor).join();
+        } catch (CompletionException e) {
+            if (!(e.getCause() instanceof OutOfMemoryError oom)) {
+                throw e;
+            }
+            // the copy of the live states did not fit: melding goes on in the old generation (nothing of the new
+            // one was published), admission keeps refusing updates by node memory, and the next try waits until
+            // the generation has grown further
+            final Generation current = ctx.state().current();
+            current.compactionFailed();
+            ctx.metrics().compactionFailed();
+            LOG.warn("server {}: compaction skipped, the copy of the live states did not fit in memory ({}); "
+                + "melding goes on in the current generation", ctx.serverId(), oom.getMessage());
+        }
         return ctx.state().current();
     }
 
@@ -116,8 +131,13 @@ public final class Checkpointer implements AutoCloseable {
         final NodeDirectory directory = new NodeDirectory(current.directory().size());
         final Arena loadArena = new Arena();
         final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
-        for (byte[] chunk : chunks) {
-            loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
+        try {
+            for (byte[] chunk : chunks) {
+                loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
+            }
+        } catch (OutOfMemoryError e) {
+            loadArena.close(); // nothing points into it yet
+            throw e;
         }
         final Generation next = Generation.restored(ctx.cluster(), directory, loadArena, manifest,
             manifest.roots(loader), current.decodeThreads());

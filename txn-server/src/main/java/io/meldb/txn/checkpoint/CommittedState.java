@@ -24,6 +24,8 @@ public final class CommittedState {
     private volatile long meldedCsn;
     private final MeldTotals retired = new MeldTotals();
     private long generations;
+    /** Generations whose memory is not freed yet: the current one plus retired ones a session still pins. */
+    private int liveGenerations = 1;
 
     public CommittedState(final Generation first) {
         this.generation = first;
@@ -54,7 +56,7 @@ public final class CommittedState {
         synchronized (lock) {
             g.sessions--;
             if (g.retired && g.sessions == 0) {
-                g.free();
+                free(g);
             }
         }
     }
@@ -76,6 +78,7 @@ public final class CommittedState {
         synchronized (lock) {
             final Generation previous = generation;
             generation = next;
+            liveGenerations++;
             lcsRoot = nextLcs.root();
             lcsCsn = nextLcs.csn();
             retire(previous);
@@ -92,10 +95,25 @@ public final class CommittedState {
         }
     }
 
-    private static void retire(final Generation g) {
+    private void retire(final Generation g) {
         g.retired = true;
         if (g.sessions == 0) {
-            g.free();
+            free(g);
+        }
+    }
+
+    private void free(final Generation g) {
+        g.free();
+        liveGenerations--;
+    }
+
+    /**
+     * Generations whose node memory is still held: 1 in steady state, 2 for as long as a session that began before
+     * the last checkpoint is open. More means sessions that outlive several checkpoints pin old memory.
+     */
+    public int liveGenerations() {
+        synchronized (lock) {
+            return liveGenerations;
         }
     }
 

@@ -26,6 +26,8 @@ public final class Generation {
     /** Sessions and status calls reading a snapshot in it (guarded by {@link CommittedState}'s lock). */
     int sessions;
     boolean retired;
+    /** Node memory the generation started with (the checkpoint it was loaded from); see {@link #grownBytes}. */
+    private final long loadedBytes;
 
     Generation(final NodeDirectory directory, final Arena loadArena, final MeldPipeline pipeline,
                final int decodeThreads) {
@@ -39,6 +41,42 @@ public final class Generation {
             workerArenas[i] = new Arena();
             workerDecoders[i] = new IntentionDecoder(workerArenas[i], directory);
         }
+        this.loadedBytes = loadArena == null ? 0 : loadArena.reservedBytes();
+    }
+
+    /** The byte-triggered compaction waits until the generation has grown past this (after a failed one). */
+    private volatile long retryAfterGrownBytes;
+
+    /** A compaction out of this generation did not fit in memory: the next byte-triggered one waits for 64 MiB more. */
+    void compactionFailed() {
+        retryAfterGrownBytes = grownBytes() + (64L << 20);
+    }
+
+    /** Whether growth alone should start a compaction now (see {@code TxnServerConfig.checkpointBytes}). */
+    public boolean compactionDue(final long thresholdBytes) {
+        final long grown = grownBytes();
+        return grown >= Math.max(thresholdBytes, loadedBytes) && grown >= retryAfterGrownBytes;
+    }
+
+    /** Node memory loaded from the checkpoint the generation started from. */
+    public long loadedBytes() {
+        return loadedBytes;
+    }
+
+    /**
+     * Node memory decoded and melded into this generation since it started: what a compaction could give back
+     * (beyond the live states). Read by the log reader from fields other threads write, so an estimate: it only
+     * decides when to compact, which changes no meld decision (compaction keeps every node's identity).
+     */
+    public long grownBytes() {
+        long bytes = decodeArena.reservedBytes() + pipeline.reservedBytes();
+        for (Arena a : workerArenas) {
+            bytes += a.reservedBytes();
+        }
+        if (loadArena != null) {
+            bytes += loadArena.reservedBytes();
+        }
+        return bytes - loadedBytes;
     }
 
     /** The first generation of a server that starts from the empty state. */

@@ -84,7 +84,7 @@ final class LogReaderStage {
         demux.onBlock(blockView, 0, b.position);
         emit(new BlockEnd(b.position));
         final long every = ctx.config().checkpointEvery();
-        if (every > 0 && csn - lastCheckpointCsn >= every) {
+        if (every > 0 && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
             // a checkpoint needs a block boundary and an empty meld stage: the reader waits for it, then decodes
             // on into the new generation
             final CheckpointMarker marker = new CheckpointMarker(b.position, demux.resumePosition(b.position + 1),
@@ -94,6 +94,15 @@ final class LogReaderStage {
                 lastCheckpointCsn = csn;
             }
         }
+    }
+
+    /** Whether the current generation has grown enough to compact (see {@code TxnServerConfig.checkpointBytes}). */
+    private boolean memoryCheckpointDue() {
+        final long bytes = ctx.config().checkpointBytes();
+        if (bytes <= 0 || csn == lastCheckpointCsn) {
+            return false;
+        }
+        return ctx.state().current().compactionDue(bytes);
     }
 
     private boolean awaitCheckpoint(final CheckpointMarker marker) {

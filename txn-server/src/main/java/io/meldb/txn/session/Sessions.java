@@ -24,11 +24,13 @@ public final class Sessions {
     private final Semaphore admission;
     private final AtomicLong sequence = new AtomicLong();
     private final ConcurrentLinkedQueue<Workspace> workspaces = new ConcurrentLinkedQueue<>();
+    private final MemoryGuard memory;
 
     public Sessions(final ServerContext ctx, final IntentionAppender appender) {
         this.ctx = ctx;
         this.appender = appender;
         this.admission = new Semaphore(ctx.config().maxInFlight());
+        this.memory = new MemoryGuard(ctx.config().maxNodeMemory());
     }
 
     public TxnSession begin(final Isolation isolation, final boolean readOnly) {
@@ -36,6 +38,14 @@ public final class Sessions {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");
         }
         checkAvailable();
+        if (!readOnly) {
+            try {
+                memory.admit(ctx.serverId());
+            } catch (TxnException e) {
+                ctx.metrics().refusedMemory();
+                throw e;
+            }
+        }
         try {
             if (!admission.tryAcquire(ctx.config().admissionWait().toNanos(), TimeUnit.NANOSECONDS)) {
                 ctx.metrics().refused();

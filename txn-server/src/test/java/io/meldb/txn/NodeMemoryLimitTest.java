@@ -1,0 +1,78 @@
+package io.meldb.txn;
+
+import io.meldb.core.Isolation;
+import io.meldb.core.NodeMemory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Node memory at {@code --max-node-memory}: update transactions are refused with OUT_OF_MEMORY (the gateway's
+ * 53200), read-only ones still run, nothing committed is lost and the server keeps serving; with compaction by
+ * bytes on, the same load stays under the limit.
+ */
+class NodeMemoryLimitTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void updatesAreRefusedAtTheNodeMemoryLimitWhileReadsGoOnAndTheServerStaysUp() {
+        final byte[] value = new byte[64 << 10];
+        final long limit = NodeMemory.bytesInUse() + (24L << 20);
+        // no checkpoint at all: node memory only grows, so the limit must be reached
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(0).maxNodeMemory(limit))) {
+            final TxnServer db = node.txnServer();
+            int committed = 0;
+            TxnException refused = null;
+            while (refused == null && committed < 2_000) {
+                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                    value[0] = (byte) committed;
+                    t.put(("key" + committed).getBytes(), value);
+                    t.commit();
+                    committed++;
+                } catch (TxnException e) {
+                    refused = e;
+                }
+            }
+            assertTrue(refused != null, "no refusal after " + committed + " commits of 64 KiB");
+            assertEquals(TxnError.OUT_OF_MEMORY, refused.error());
+            assertTrue(refused.getMessage().contains("node memory"), refused.getMessage());
+            assertTrue(refused.error().retryable());
+            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+                assertEquals(committed, r.scan(null, true, null, true, false, 0).size());
+                value[0] = (byte) (committed - 1);
+                assertArrayEquals(value, r.get(("key" + (committed - 1)).getBytes()));
+            }
+            assertEquals(TxnError.OUT_OF_MEMORY, assertThrows(TxnException.class,
+                () -> db.begin(Isolation.SNAPSHOT, false)).error());
+            assertNull(db.failure(), "the server failed");
+        }
+    }
+
+    @Test
+    void compactionByBytesKeepsNodeMemoryUnderTheLimitSoNoUpdateIsRefused() {
+        final byte[] value = new byte[64 << 10];
+        final long limit = NodeMemory.bytesInUse() + (40L << 20);
+        // compaction by bytes at 16 MiB keeps node memory under the limit: no update is ever refused
+        try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(1_000_000)
+            .checkpointBytes(16L << 20).maxNodeMemory(limit).cluster(new ClusterConfig(8192, 0, 0, false, 50)))) {
+            final TxnServer db = node.txnServer();
+            for (int i = 0; i < 1_500; i++) {
+                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                    value[0] = (byte) i;
+                    t.put(("key" + (i % 20)).getBytes(), value);
+                    t.commit();
+                }
+            }
+            assertTrue(db.generations() >= 3, "generations " + db.generations());
+            assertEquals(1, db.liveGenerations());
+        }
+    }
+}
