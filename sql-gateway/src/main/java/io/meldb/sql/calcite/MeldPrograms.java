@@ -54,6 +54,11 @@ public final class MeldPrograms {
 
     /** The program; {@code cancelled} answers whether the statement being planned was cancelled. */
     public static Program program(final BooleanSupplier cancelled) {
+        return program(cancelled, null);
+    }
+
+    /** The program, with EXPLAIN ANALYZE's probes above every operator when {@code analyze} is not null. */
+    public static Program program(final BooleanSupplier cancelled, final OperatorStats analyze) {
         final Program rewrite = (planner, rel, traits, materializations, lattices) -> MeldView.refuseWrite(rel)
                 .accept(new CharComparisons.Shuttle())
                 .accept(new RealLiterals())
@@ -66,7 +71,8 @@ public final class MeldPrograms {
                 joinOrder(),
                 volcano(cancelled),
                 Programs.calc(DefaultRelMetadataProvider.INSTANCE),
-                MeldBudget.program());
+                MeldBudget.program(),
+                analyze == null ? Programs.sequence() : MeldAnalyze.program(analyze));
     }
 
     /** Orders the joins of a query with many of them: into a MultiJoin, then out as a bushy tree (Calcite's heuristicJoinOrder). */

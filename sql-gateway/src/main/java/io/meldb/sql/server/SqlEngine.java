@@ -260,6 +260,13 @@ public final class SqlEngine {
      * once {@code cancelled} answers true.
      */
     public static Hook.Closeable withMeldProgram(final BooleanSupplier cancelled) {
-        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(MeldPrograms.program(cancelled)));
+        return withMeldProgram(cancelled, null);
+    }
+
+    /** As {@link #withMeldProgram(BooleanSupplier)}, measuring every operator into {@code analyze} (EXPLAIN ANALYZE). */
+    public static Hook.Closeable withMeldProgram(final BooleanSupplier cancelled,
+                                                 final io.meldb.sql.calcite.OperatorStats analyze) {
+        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(MeldPrograms.program(cancelled,
+                analyze)));
     }
 }

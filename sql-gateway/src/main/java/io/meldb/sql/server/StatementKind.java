@@ -20,6 +20,10 @@ public enum StatementKind {
             case "CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT" -> DDL;
             case "COMMIT" -> COMMIT;
             case "ROLLBACK" -> ROLLBACK;
+            case "EXPLAIN" -> {
+                final String analyzed = ExplainAnalyze.statement(sql); // it runs the statement: its kind
+                yield analyzed == null ? READ : of(analyzed);
+            }
             default -> READ;
         };
     }
