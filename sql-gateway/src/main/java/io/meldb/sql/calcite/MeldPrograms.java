@@ -75,7 +75,10 @@ public final class MeldPrograms {
                 analyze == null ? Programs.sequence() : MeldAnalyze.program(analyze));
     }
 
-    /** Orders the joins of a query with many of them: into a MultiJoin, then out as a bushy tree (Calcite's heuristicJoinOrder). */
+    /**
+     * Orders the joins of a query with many of them: into a MultiJoin, then out as a bushy tree (as Calcite's
+     * heuristicJoinOrder does).
+     */
     private static Program joinOrder() {
         final HepProgram hep = new HepProgramBuilder()
                 .addRuleInstance(CoreRules.FILTER_INTO_JOIN)

@@ -44,6 +44,13 @@ public final class ExplainAnalyze {
      * FORMAT TEXT are 0A000.
      */
     public static String statement(final String sql) {
+        int i = 0;
+        while (i < sql.length() && Character.isWhitespace(sql.charAt(i))) {
+            i++;
+        }
+        if (!sql.regionMatches(true, i, "EXPLAIN", 0, 7)) {
+            return null; // every other statement: no regex, no allocation
+        }
         final Matcher m = PREFIX.matcher(sql);
         if (!m.find()) {
             return null;
@@ -79,7 +86,7 @@ public final class ExplainAnalyze {
 
     /** Refuses statements EXPLAIN ANALYZE cannot run (before any of it runs). */
     public static void check(final String statement, final StatementKind kind) {
-        if (kind != StatementKind.READ && kind != StatementKind.WRITE || statement.isBlank()) {
+        if ((kind != StatementKind.READ && kind != StatementKind.WRITE) || statement.isBlank()) {
             throw new SqlStateException("42601", "EXPLAIN ANALYZE takes SELECT, VALUES, WITH, INSERT, UPDATE or "
                     + "DELETE");
         }

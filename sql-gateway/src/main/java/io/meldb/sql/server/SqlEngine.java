@@ -297,7 +297,7 @@ public final class SqlEngine {
         return withMeldProgram(cancelled, null);
     }
 
-    /** As {@link #withMeldProgram(BooleanSupplier)}, measuring every operator into {@code analyze} (EXPLAIN ANALYZE). */
+    /** As {@link #withMeldProgram(BooleanSupplier)}, measuring every operator into {@code analyze}. */
     public static Hook.Closeable withMeldProgram(final BooleanSupplier cancelled,
                                                  final io.meldb.sql.calcite.OperatorStats analyze) {
         return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(MeldPrograms.program(cancelled,

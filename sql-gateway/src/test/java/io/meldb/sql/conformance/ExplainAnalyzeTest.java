@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * EXPLAIN keeps answering the plan without running it.
  */
 class ExplainAnalyzeTest extends ConformanceTest {
-    private static final Pattern ACTUAL = Pattern.compile("\\(actual time=\\d+\\.\\d{3} ms rows=(\\d+) loops=(\\d+)\\)$");
+    private static final Pattern ACTUAL =
+            Pattern.compile("\\(actual time=\\d+\\.\\d{3} ms rows=(\\d+) loops=(\\d+)\\)$");
 
     @BeforeAll
     static void createTables() throws SQLException {

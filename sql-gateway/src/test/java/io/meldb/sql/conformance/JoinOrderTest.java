@@ -63,7 +63,7 @@ class JoinOrderTest extends ConformanceTest {
         return "SELECT COUNT(*), SUM(jo" + n + ".v) FROM " + from + " WHERE " + where;
     }
 
-    /** The best of three times to plan {@code sql} (EXPLAIN), in milliseconds, after checking that it answers {@code expected}. */
+    /** The best of three times to plan {@code sql} (EXPLAIN), in ms, after checking it answers {@code expected}. */
     private static long planMillis(final Statement s, final String sql, final String expected) throws SQLException {
         long ms = Long.MAX_VALUE;
         for (int i = 0; i < 3; i++) {
