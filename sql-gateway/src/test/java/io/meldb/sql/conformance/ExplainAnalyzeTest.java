@@ -97,6 +97,14 @@ class ExplainAnalyzeTest extends ConformanceTest {
             final List<String> delete = Conformance.rows(s, "EXPLAIN ANALYZE DELETE FROM " + t + " WHERE v > 100");
             assertTimes(delete);
             assertEquals(List.of(), Conformance.rows(s, "SELECT v FROM " + t + " WHERE id = 10"));
+
+            // inside a transaction the write is the transaction's: a rollback undoes it
+            c.setAutoCommit(false);
+            Conformance.rows(s, "EXPLAIN ANALYZE INSERT INTO " + t + " SELECT id + 100, v, g FROM " + t);
+            assertEquals(List.of("10"), Conformance.rows(s, "SELECT COUNT(*) FROM " + t));
+            c.rollback();
+            c.setAutoCommit(true);
+            assertEquals(List.of("5"), Conformance.rows(s, "SELECT COUNT(*) FROM " + t));
         }
     }
 
