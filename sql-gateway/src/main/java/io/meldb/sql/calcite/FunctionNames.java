@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  */
 public final class FunctionNames {
     /** MeldDB's functions, found in the schema tree by their lower-case names. */
-    public static final Set<String> OWN = Set.of("nextval", "currval", "setval");
+    public static final Set<String> OWN = Set.of("nextval", "currval", "setval", "date_trunc", "left", "right",
+            "gen_random_uuid");
 
     private static final Consumer<Object[]> HOOK = args -> fold((SqlNode) args[1]);
 
@@ -45,10 +46,26 @@ public final class FunctionNames {
         }
         node.accept(new SqlBasicVisitor<Void>() {
             @Override
+            public Void visit(final org.apache.calcite.sql.SqlNodeList list) {
+                PgFunctionCalls.rewrite(list);
+                return super.visit(list);
+            }
+
+            @Override
             public Void visit(final SqlCall call) {
+                if (call instanceof SqlBasicCall basic) {
+                    PgFunctionCalls.rewrite(basic);
+                }
                 if (call instanceof SqlBasicCall basic && call.getOperator() instanceof SqlUnresolvedFunction f) {
                     final SqlIdentifier id = f.getSqlIdentifier();
-                    if (id != null && id.isSimple() && !id.isComponentQuoted(0)
+                    final String lower = id == null || !id.isSimple() ? null
+                            : id.getSimple().toLowerCase(Locale.ROOT);
+                    if (lower != null && !id.isComponentQuoted(0) && OWN.contains(lower)
+                            && !lower.equals(id.getSimple())) {
+                        // a keyword such as LEFT comes out of the parser in upper case
+                        basic.setOperator(new SqlUnresolvedFunction(new SqlIdentifier(lower,
+                                id.getParserPosition()), null, null, null, null, f.getFunctionType()));
+                    } else if (id != null && id.isSimple() && !id.isComponentQuoted(0)
                             && !OWN.contains(id.getSimple())) {
                         final String upper = id.getSimple().toUpperCase(Locale.ROOT);
                         if (!upper.equals(id.getSimple())) {

@@ -54,7 +54,8 @@ public final class MeldRootSchema extends AbstractSchema {
 
     /**
      * MeldDB's own functions: the sequence functions by their lower-case names ({@link FunctionNames#OWN}), the
-     * advisory lock functions ({@link AdvisoryLocks}) by upper-case ones.
+     * PostgreSQL functions Calcite lacks ({@link PgFunctions}) by lower-case ones, the advisory lock functions
+     * ({@link AdvisoryLocks}) by upper-case ones.
      */
     @Override
     protected com.google.common.collect.Multimap<String, org.apache.calcite.schema.Function> getFunctionMultimap() {
@@ -64,6 +65,7 @@ public final class MeldRootSchema extends AbstractSchema {
         b.put("currval", SequenceFunction.currval());
         b.put("setval", SequenceFunction.setval());
         b.put("setval", SequenceFunction.setvalCalled());
+        PgFunctions.functions().forEach(b::put);
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();

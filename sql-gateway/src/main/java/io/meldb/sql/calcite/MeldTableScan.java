@@ -89,14 +89,15 @@ public final class MeldTableScan extends TableScan implements EnumerableRel {
 
     @Override
     public double estimateRowCount(final RelMetadataQuery mq) {
+        final double tableRows = tableRows();
         if (spec.isFull()) {
-            return TABLE_ROWS;
+            return tableRows;
         }
         final int keyColumns = keyColumns().length;
         if (spec.index() == null && spec.equalities().size() == keyColumns) {
             return 1;
         }
-        double rows = TABLE_ROWS;
+        double rows = tableRows;
         for (int i = 0; i < spec.equalities().size(); i++) {
             rows *= 0.05;
         }
@@ -107,6 +108,13 @@ public final class MeldTableScan extends TableScan implements EnumerableRel {
             rows *= 0.3;
         }
         return Math.max(rows, 1);
+    }
+
+    /** The table's rows as ANALYZE last counted them on this gateway, else {@link #TABLE_ROWS}. */
+    private double tableRows() {
+        final io.meldb.sql.catalog.TableStatistics statistics = meldTable.schema().context().statistics();
+        final long counted = statistics == null ? -1 : statistics.rows(meldTable.def().id());
+        return counted < 0 ? TABLE_ROWS : Math.max(counted, 1);
     }
 
     @Override

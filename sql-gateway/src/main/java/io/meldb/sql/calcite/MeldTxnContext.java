@@ -45,6 +45,11 @@ public interface MeldTxnContext {
         return false;
     }
 
+    /** The row counts the planner estimates with (ANALYZE), or null: every table is assumed to be large. */
+    default io.meldb.sql.catalog.TableStatistics statistics() {
+        return null;
+    }
+
     /** The memory budget of the running statement. */
     StatementMemory memory();
 

@@ -117,6 +117,13 @@ public sealed interface Ddl {
         }
     }
 
+    /** {@code ANALYZE [VERBOSE] [name [(columns)] [, ...]]}: no names, every table of the database. */
+    record Analyze(List<TableName> tables) implements Ddl {
+        public Analyze {
+            tables = List.copyOf(tables);
+        }
+    }
+
     /** {@code TRUNCATE [TABLE] [ONLY] name [, name ...] [RESTART | CONTINUE IDENTITY] [CASCADE | RESTRICT]}. */
     record Truncate(List<TableName> tables, boolean restartIdentity, boolean cascade) implements Ddl {
         public Truncate {

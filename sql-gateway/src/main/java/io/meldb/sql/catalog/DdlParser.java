@@ -27,7 +27,7 @@ public final class DdlParser extends DdlCursor {
     public static boolean isDdl(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
         return first.equals("CREATE") || first.equals("DROP") || first.equals("ALTER") || first.equals("TRUNCATE")
-                || first.equals("COMMENT");
+                || first.equals("COMMENT") || first.equals("ANALYZE") || first.equals("ANALYSE");
     }
 
     public static Ddl parse(final String sql) {
@@ -38,6 +38,33 @@ public final class DdlParser extends DdlCursor {
             throw p.syntax("end of statement");
         }
         return ddl;
+    }
+
+    /** After ANALYZE: options, then table names each with an optional column list (accepted: MeldDB counts rows). */
+    private Ddl analyze() {
+        if (!acceptWord("VERBOSE") && accept("(")) {
+            while (!accept(")")) {
+                if (peek().kind() == SqlLexer.Kind.END) {
+                    throw syntax(")");
+                }
+                pos++;
+            }
+        }
+        final List<Ddl.TableName> tables = new java.util.ArrayList<>();
+        while (peek().kind() != SqlLexer.Kind.END && !";".equals(peek().text())) {
+            if (!tables.isEmpty()) {
+                expect(",");
+            }
+            final String[] name = qualifiedName();
+            tables.add(new Ddl.TableName(name[0], name[1]));
+            if (accept("(")) {
+                do {
+                    identifier();
+                } while (accept(","));
+                expect(")");
+            }
+        }
+        return new Ddl.Analyze(tables);
     }
 
     /** The DEFAULT expression {@code text} for a column of {@code type} (ALTER COLUMN ... SET DEFAULT). */
@@ -51,6 +78,9 @@ public final class DdlParser extends DdlCursor {
     }
 
     private Ddl statement() {
+        if (acceptWord("ANALYZE") || acceptWord("ANALYSE")) {
+            return analyze();
+        }
         if (acceptWord("TRUNCATE")) {
             acceptWord("TABLE");
             final List<Ddl.TableName> tables = tableNames();

@@ -46,8 +46,10 @@ final class ExtendedTypeNames {
                 return ColumnType.of(SqlType.BYTEA);
             case "UUID":
                 return ColumnType.of(SqlType.UUID);
-            case "JSON", "JSONB":
+            case "JSON":
                 return ColumnType.of(SqlType.JSON);
+            case "JSONB":
+                return new ColumnType(SqlType.JSON, 0, ColumnType.JSONB_FLAG);
             default:
                 return null;
         }

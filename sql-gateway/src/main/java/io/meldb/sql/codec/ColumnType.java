@@ -21,6 +21,8 @@ public record ColumnType(SqlType type, int precision, int scale) {
     /** Largest declared length of CHAR/VARCHAR. */
     public static final int MAX_STRING_LENGTH = 1 << 20;
     public static final int MAX_DECIMAL_PRECISION = 38;
+    /** The scale of a JSON column declared JSONB: stored and read as JSON, named as declared in the catalogs. */
+    public static final int JSONB_FLAG = 1;
 
     public static ColumnType of(final SqlType type) {
         return switch (type) {
@@ -37,6 +39,7 @@ public record ColumnType(SqlType type, int precision, int scale) {
             case VARCHAR, CHAR -> type + "(" + precision + ")";
             case DECIMAL -> "DECIMAL(" + precision + ", " + scale + ")";
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
+            case JSON -> scale == JSONB_FLAG ? "JSONB" : "JSON";
             default -> type.name();
         };
     }

@@ -12,7 +12,8 @@ import java.util.Locale;
  * The statements the PostgreSQL front end carries out itself rather than hand to the SQL engine: transaction
  * control (BEGIN, START TRANSACTION, COMMIT, END, ROLLBACK, ABORT, SET TRANSACTION), session parameters (SET,
  * SHOW, RESET, DISCARD), statements that have no meaning for MeldDB and are accepted as they are (VACUUM,
- * ANALYZE, CHECKPOINT, DEALLOCATE), and ones it refuses with 0A000 (savepoints, LISTEN/NOTIFY).
+ * CHECKPOINT, DEALLOCATE; ANALYZE is the SQL engine's, see TableStatistics), and ones it refuses with 0A000
+ * (savepoints, LISTEN/NOTIFY).
  */
 public sealed interface PgCommand {
     /** BEGIN / START TRANSACTION with optional characteristics (null = the session's). */
@@ -61,7 +62,7 @@ public sealed interface PgCommand {
         final String first = SqlLexer.firstKeyword(sql);
         switch (first) {
             case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SET", "SHOW", "RESET", "DISCARD",
-                 "VACUUM", "ANALYZE", "ANALYSE", "CHECKPOINT", "DEALLOCATE", "SAVEPOINT", "RELEASE", "LISTEN",
+                 "VACUUM", "CHECKPOINT", "DEALLOCATE", "SAVEPOINT", "RELEASE", "LISTEN",
                  "UNLISTEN", "NOTIFY", "PREPARE", "LOCK", "CLUSTER", "REINDEX":
                 break;
             default:
@@ -128,7 +129,6 @@ public sealed interface PgCommand {
             }
             case "DISCARD" -> new Reset(null, "DISCARD ALL");
             case "VACUUM" -> new NoOp("VACUUM");
-            case "ANALYZE", "ANALYSE" -> new NoOp("ANALYZE");
             case "CHECKPOINT" -> new NoOp("CHECKPOINT");
             case "DEALLOCATE" -> new NoOp("DEALLOCATE");
             case "SAVEPOINT", "RELEASE" -> new Unsupported("savepoints (MeldDB has no statement-level rollback)");

@@ -23,18 +23,14 @@ final class PgSqlRewriter {
 
     private static final java.util.regex.Pattern EXPLAIN = java.util.regex.Pattern.compile(
             "^\\s*EXPLAIN\\s+(?!PLAN\\b)(?:VERBOSE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
-    private static final java.util.regex.Pattern EXPLAIN_ANALYZE = java.util.regex.Pattern.compile(
-            "^\\s*EXPLAIN\\s+(?:\\(.*\\bANALY[SZ]E\\b|ANALY[SZ]E\\b)", java.util.regex.Pattern.CASE_INSENSITIVE
-                    | java.util.regex.Pattern.DOTALL);
 
     static Rewritten rewrite(final String original) {
         String sql = original;
-        if (EXPLAIN.matcher(sql).find()) {
+        final String analyzed = io.meldb.sql.server.ExplainAnalyze.statement(sql);
+        if (analyzed != null) {
+            sql = "EXPLAIN ANALYZE " + analyzed; // the gateway runs it (ExplainAnalyze); its statement is rewritten
+        } else if (EXPLAIN.matcher(sql).find()) {
             // PostgreSQL's EXPLAIN stmt is Calcite's EXPLAIN PLAN FOR stmt
-            if (EXPLAIN_ANALYZE.matcher(sql).find()) {
-                throw new io.meldb.sql.SqlStateException("0A000", "EXPLAIN ANALYZE is not supported yet; "
-                        + "EXPLAIN shows the plan");
-            }
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
         }
         if (sql.indexOf('$') < 0 && !sql.contains("::")) {

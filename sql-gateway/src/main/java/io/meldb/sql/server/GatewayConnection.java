@@ -70,6 +70,7 @@ public final class GatewayConnection implements MeldTxnContext {
     /** The running statement's ON CONFLICT action and FOR UPDATE tables (null: none). */
     private io.meldb.sql.calcite.InsertConflicts insertConflicts;
     private io.meldb.sql.calcite.RowLocks rowLocks;
+    private io.meldb.sql.catalog.TableStatistics statistics;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -93,6 +94,16 @@ public final class GatewayConnection implements MeldTxnContext {
 
     public String id() {
         return id;
+    }
+
+    /** The row counts of this connection's gateway (ANALYZE), which the planner estimates with. */
+    void statistics(final io.meldb.sql.catalog.TableStatistics gatewayStatistics) {
+        this.statistics = gatewayStatistics;
+    }
+
+    @Override
+    public io.meldb.sql.catalog.TableStatistics statistics() {
+        return statistics;
     }
 
     /** Names the connection once Avatica has given it its id. */

@@ -48,6 +48,9 @@ public final class MeldMeta extends JdbcMeta {
     /** What {@code DatabaseMetaData.getTimeDateFunctions} lists: every one runs as a JDBC escape. */
     static final String ESCAPE_TIME_DATE_FUNCTIONS = "TIMESTAMPADD,TIMESTAMPDIFF";
 
+    /** The shape of EXPLAIN ANALYZE's answer. */
+    private static final MetaResults PLAN = new MetaResults(MetaResults.text(ExplainAnalyze.COLUMN.name()));
+
     private final SqlEngine engine;
     private final Map<String, GatewayConnection> connections = new ConcurrentHashMap<>();
     private final Map<Connection, GatewayConnection> pending = new ConcurrentHashMap<>();
@@ -283,6 +286,10 @@ public final class MeldMeta extends JdbcMeta {
         final String named = kind == StatementKind.READ || kind == StatementKind.WRITE
                 ? DateTimeIdentifiers.quote(sql) : sql;
         try {
+            if (ExplainAnalyze.statement(sql) != null) {
+                throw new SqlStateException("0A000", "EXPLAIN ANALYZE as a prepared statement is not supported over "
+                        + "MeldDB's JDBC driver; run it with Statement.executeQuery");
+            }
             refuseReturning(kind, sql);
             UnsupportedStatements.refuse(sql);
             final StatementHandle h;
@@ -340,6 +347,10 @@ public final class MeldMeta extends JdbcMeta {
         } catch (RuntimeException e) {
             throw SqlErrors.toAvatica(e);
         }
+        final String analyzed = analyzedOf(sql);
+        if (analyzed != null) {
+            return run(h, kind, sql, () -> explainAnalyze(h, DateTimeIdentifiers.quote(analyzed), kind));
+        }
         final boolean query = kind == StatementKind.READ || kind == StatementKind.WRITE;
         final String named = query ? DateTimeIdentifiers.quote(sql) : sql;
         final StatementClauses clauses = query ? clausesOf(named) : null;
@@ -362,6 +373,29 @@ public final class MeldMeta extends JdbcMeta {
                 }
             }
         });
+    }
+
+    private static String analyzedOf(final String sql) {
+        try {
+            return ExplainAnalyze.statement(sql);
+        } catch (RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
+    }
+
+    /** EXPLAIN ANALYZE: the statement runs in the connection's transaction; its plan lines are the result. */
+    private ExecuteResult explainAnalyze(final StatementHandle h, final String statement, final StatementKind kind) {
+        try {
+            final List<String> lines = ExplainAnalyze.run(getConnection(h.connectionId), state(h.connectionId),
+                    schemaOf(h.connectionId), statement, kind, !slowConnections.contains(h.connectionId));
+            final List<Object[]> rows = new ArrayList<>(lines.size());
+            for (String line : lines) {
+                rows.add(new Object[] {line});
+            }
+            return new ExecuteResult(List.of(PLAN.resultSet(h.connectionId, h.id, false, rows)));
+        } catch (SQLException e) {
+            throw SqlErrors.toSqlState(e);
+        }
     }
 
     private static StatementClauses clausesOf(final String sql) {

@@ -14,6 +14,7 @@ import io.meldb.sql.catalog.DdlParser;
 import io.meldb.sql.catalog.ForeignKeyDdl;
 import io.meldb.sql.catalog.IndexDdl;
 import io.meldb.sql.catalog.SequenceDdl;
+import io.meldb.sql.catalog.TableStatistics;
 import io.meldb.sql.catalog.ViewDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
 import io.meldb.txn.TxnError;
@@ -60,6 +61,7 @@ public final class SqlEngine {
     private final ForeignKeyDdl foreignKeyDdl = new ForeignKeyDdl(catalogStore);
     private final AlterTableDdl alterTableDdl = new AlterTableDdl(catalogStore);
     private final ViewDdl viewDdl = new ViewDdl(catalogStore);
+    private final TableStatistics statistics = new TableStatistics();
 
     /**
      * Calcite's driver, opening connections over a root schema of our own (Calcite's public API only gives a
@@ -99,7 +101,10 @@ public final class SqlEngine {
 
     /** The transaction state of a new client connection of {@code protocol} ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection newConnectionState(final String id, final String protocol) {
-        return new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol, sequenceCache);
+        final GatewayConnection state = new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol,
+                sequenceCache);
+        state.statistics(statistics);
+        return state;
     }
 
     /** A Calcite connection whose schema tree is the catalog as {@code state}'s transaction sees it. */
@@ -168,6 +173,10 @@ public final class SqlEngine {
      * ... AS), else 0.
      */
     public long runDdl(final GatewayConnection state, final Ddl ddl) {
+        if (ddl instanceof Ddl.Analyze a) {
+            analyze(a);
+            return 0;
+        }
         final TxnSession txn = state.session();
         try {
             if (ddl instanceof Ddl.CreateTableAs || ddl instanceof Ddl.CreateView) {
@@ -177,6 +186,31 @@ public final class SqlEngine {
             return 0;
         } finally {
             state.catalogChanged();
+        }
+    }
+
+    /**
+     * ANALYZE: counts the rows of the named tables (every table without names) in a snapshot of its own, for this
+     * gateway's planner ({@link TableStatistics}); a view named is skipped (PostgreSQL warns), an unknown name is
+     * 42P01.
+     */
+    private void analyze(final Ddl.Analyze analyze) {
+        try (TxnSession snapshot = router.begin(Isolation.SNAPSHOT, true)) {
+            final Catalog catalog = catalogStore.read(snapshot);
+            if (analyze.tables().isEmpty()) {
+                for (io.meldb.sql.catalog.TableDef def : catalog.all()) {
+                    statistics.analyze(snapshot, def);
+                }
+                return;
+            }
+            for (Ddl.TableName n : resolve(analyze.tables())) {
+                final io.meldb.sql.catalog.TableDef def = catalog.table(DATABASE, n.schema(), n.name());
+                if (def != null) {
+                    statistics.analyze(snapshot, def);
+                } else if (catalog.view(DATABASE, n.schema(), n.name()) == null) {
+                    throw new io.meldb.sql.SqlStateException("42P01", "relation \"" + n.name() + "\" does not exist");
+                }
+            }
         }
     }
 
@@ -260,6 +294,13 @@ public final class SqlEngine {
      * once {@code cancelled} answers true.
      */
     public static Hook.Closeable withMeldProgram(final BooleanSupplier cancelled) {
-        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(MeldPrograms.program(cancelled)));
+        return withMeldProgram(cancelled, null);
+    }
+
+    /** As {@link #withMeldProgram(BooleanSupplier)}, measuring every operator into {@code analyze}. */
+    public static Hook.Closeable withMeldProgram(final BooleanSupplier cancelled,
+                                                 final io.meldb.sql.calcite.OperatorStats analyze) {
+        return Hook.PROGRAM.addThread((Holder<Program> holder) -> holder.set(MeldPrograms.program(cancelled,
+                analyze)));
     }
 }

@@ -202,7 +202,8 @@ public final class SqlErrors {
                     .matcher(m);
             return new Described("23502", col.find() ? "null value in column \"" + col.group(1)
                     + "\" violates not-null constraint" : firstLine(full));
-        } else if (m.startsWith("No match found for function")) {
+        } else if (m.startsWith("No match found for function")
+                || m.startsWith("Invalid number of arguments to function")) {
             state = "42883";
         } else if (m.startsWith("Cannot apply") || m.startsWith("Cannot assign") || m.contains("cannot convert")
                 || m.startsWith("Cannot infer") || m.contains("Type mismatch") || m.contains("must be of type")) {

@@ -150,6 +150,13 @@ public final class SqlSession implements AutoCloseable {
                 return new PreparedSql(sql, kind, null, SqlEngine.parseDdl(sql), null);
             case READ:
             case WRITE: {
+                final String analyzed = ExplainAnalyze.statement(sql);
+                if (analyzed != null) {
+                    // planned and run at each execution, with a probe above every operator
+                    ExplainAnalyze.check(analyzed, kind);
+                    UnsupportedStatements.refuse(analyzed);
+                    return new PreparedSql(sql, kind, null, null, null, null, null, analyzed);
+                }
                 UnsupportedStatements.refuse(sql);
                 final String named = DateTimeIdentifiers.quote(sql);
                 // ON CONFLICT and FOR UPDATE: Calcite plans the statement without them, the gateway does the rest
@@ -228,6 +235,10 @@ public final class SqlSession implements AutoCloseable {
                 return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, parameters), -1, p))
                         : new Result(executionId, null, fast.update(txn, current, state.catalog().foreignKeys(),
                                 parameters, state.sequences()), p);
+            }
+            if (p.analyzed() != null) {
+                return opened(p, new Result(executionId, new TextRows(ExplainAnalyze.run(calcite, state, schema,
+                        p.analyzed(), p.kind(), fastPath)), -1, p));
             }
             final PreparedStatement ps = p.statement();
             if (ps == null) {
@@ -362,10 +373,17 @@ public final class SqlSession implements AutoCloseable {
      * queries and DML, parsed DDL, or (for statements a front end runs itself) only its SQL and kind.
      */
     public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast,
-                              Returning returning, StatementClauses clauses) implements AutoCloseable {
+                              Returning returning, StatementClauses clauses, String analyzed)
+            implements AutoCloseable {
         public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
                            final Ddl ddl, final FastPlan fast) {
-            this(sql, kind, statement, ddl, fast, null, null);
+            this(sql, kind, statement, ddl, fast, null, null, null);
+        }
+
+        public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
+                           final Ddl ddl, final FastPlan fast, final Returning returning,
+                           final StatementClauses clauses) {
+            this(sql, kind, statement, ddl, fast, returning, clauses, null);
         }
 
         /** The JDBC types of the parameters ({@link java.sql.Types}). */
@@ -390,6 +408,9 @@ public final class SqlSession implements AutoCloseable {
 
         /** The columns of a query's result (or of a RETURNING clause); empty for other statements. */
         public List<ResultColumn> columns() {
+            if (analyzed != null) {
+                return List.of(ExplainAnalyze.COLUMN);
+            }
             if (returning != null) {
                 return returning.result();
             }

@@ -17,9 +17,13 @@ public enum StatementKind {
     public static StatementKind of(final String sql) {
         return switch (SqlLexer.firstKeyword(sql)) {
             case "INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT" -> WRITE;
-            case "CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT" -> DDL;
+            case "CREATE", "DROP", "ALTER", "TRUNCATE", "COMMENT", "ANALYZE", "ANALYSE" -> DDL;
             case "COMMIT" -> COMMIT;
             case "ROLLBACK" -> ROLLBACK;
+            case "EXPLAIN" -> {
+                final String analyzed = ExplainAnalyze.statement(sql); // it runs the statement: its kind
+                yield analyzed == null ? READ : of(analyzed);
+            }
             default -> READ;
         };
     }

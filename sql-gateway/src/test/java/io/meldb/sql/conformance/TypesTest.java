@@ -187,7 +187,7 @@ class TypesTest extends ConformanceTest {
                     + "e TEXT, f BYTEA, g UUID, h JSONB)");
             assertEquals(List.of("id:integer:int4", "a:real:float4", "b:double precision:float8",
                     "c:time without time zone:time", "d:timestamp with time zone:timestamptz", "e:text:text",
-                    "f:bytea:bytea", "g:uuid:uuid", "h:json:json"),
+                    "f:bytea:bytea", "g:uuid:uuid", "h:jsonb:jsonb"),
                     rows(s, "SELECT column_name, data_type, udt_name FROM information_schema.columns "
                             + "WHERE table_name = 'cat_types' ORDER BY ordinal_position"));
             assertEquals(List.of("bytea:-1", "json:-1", "timestamptz:8", "uuid:16"), rows(s,

@@ -95,8 +95,8 @@ class FastPathDifferentialTest {
                     "a range is Calcite's");
             assertEquals("FastPath(PointRead table=[public, ex] key=[id])",
                     plan(s, "explain SELECT v FROM EX WHERE id = 7"), "PostgreSQL's spelling of EXPLAIN");
-            assertEquals("0A000", org.junit.jupiter.api.Assertions.assertThrows(SQLException.class,
-                    () -> plan(s, "EXPLAIN ANALYZE SELECT v FROM EX WHERE id = 7")).getSQLState());
+            assertTrue(plan(s, "EXPLAIN ANALYZE SELECT v FROM EX WHERE id = 7")
+                    .startsWith("FastPath(PointRead table=[public, ex] key=[id])  (actual time="), "it ran");
             s.execute("SET meldb.fast_path = off");
             assertTrue(plan(s, "EXPLAIN PLAN FOR SELECT v FROM EX WHERE id = 7").contains("MeldTableScan"));
         }

@@ -11,8 +11,9 @@ import java.util.List;
 
 /**
  * The rows of information_schema's constraint views ({@code table_constraints}, {@code key_column_usage}) for
- * {@link SystemSchemas}: the key constraints (primary keys and UNIQUE constraints, by their indexes) and the
- * FOREIGN KEY constraints, together, by schema and name, as PostgreSQL lists them.
+ * {@link SystemSchemas}: the key constraints (primary keys and UNIQUE constraints, by their indexes), the
+ * FOREIGN KEY constraints and (in table_constraints) the CHECK and NOT NULL ones ({@link CheckConstraintRows}),
+ * by schema and name, as PostgreSQL lists them.
  */
 final class ConstraintRows {
     /** One constraint: {@code nullsDistinct} is "YES" for a UNIQUE constraint, null for the others. */
@@ -41,6 +42,9 @@ final class ConstraintRows {
         }
         for (ForeignKey fk : v.foreignKeys()) {
             out.add(new Constraint(fk.namespace(), fk.name(), fk.table().table(), "FOREIGN KEY", null));
+        }
+        for (CheckConstraintRows.Check c : CheckConstraintRows.checks(v)) {
+            out.add(new Constraint(c.namespace(), c.name(), c.table().table(), "CHECK", null));
         }
         out.sort(Comparator.comparing((Constraint c) -> c.namespace().name()).thenComparing(Constraint::name));
         return out;

@@ -255,6 +255,7 @@ public final class SystemSchemas {
                 .text("maximum_value", q -> String.valueOf(q.max()))
                 .text("increment", q -> String.valueOf(q.increment()))
                 .constant("cycle_option", "NO"), PgCatalogView::sequences));
+        CheckConstraintRows.addTo(t, cx);
         return t;
     }
 
@@ -349,7 +350,7 @@ public final class SystemSchemas {
      * The indexes of key constraints: of primary keys (of tables that have one, not a hidden row id) and of UNIQUE
      * constraints (not of CREATE UNIQUE INDEX, which PostgreSQL lists as no constraint either).
      */
-    private static List<Relation> keyConstraintsOf(final PgCatalogView v) {
+    static List<Relation> keyConstraintsOf(final PgCatalogView v) {
         final List<Relation> out = new ArrayList<>();
         for (Relation r : v.relations()) {
             if (r.constraint() && r.keyColumns().length > 0) {

@@ -1,0 +1,95 @@
+package io.meldb.sql.calcite;
+
+import io.meldb.sql.SqlStateException;
+import org.apache.calcite.avatica.util.TimeUnit;
+import org.apache.calcite.sql.SqlBasicCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlIntervalQualifier;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlLiteral;
+import org.apache.calcite.sql.SqlFunctionCategory;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.SqlUnresolvedFunction;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.parser.SqlParserPos;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Rewrites, right after parsing, the PostgreSQL calls that Calcite reads with other meanings or not at all, in
+ * place: {@code now()} is {@code CURRENT_TIMESTAMP}; {@code EXTRACT(DOW FROM x)} counts Sunday as 0 as PostgreSQL
+ * does (Calcite's DOW counts it as 1: {@code MOD(EXTRACT(ISODOW FROM x), 7)}); the functions of types MeldDB does
+ * not have (arrays, intervals from {@code age}) are refused with 0A000 naming them, not 42883 as if PostgreSQL had
+ * no such function.
+ */
+final class PgFunctionCalls {
+    /** Functions PostgreSQL has whose argument or result types MeldDB lacks. */
+    private static final Set<String> UNSUPPORTED = Set.of("array_agg", "array_length", "array_to_string",
+            "string_to_array", "unnest", "age", "justify_interval", "make_interval");
+
+    private PgFunctionCalls() {
+    }
+
+    static void rewrite(final SqlBasicCall call) {
+        final String name = call.getOperator().getName().toLowerCase(Locale.ROOT);
+        if (UNSUPPORTED.contains(name) && !quoted(call)) {
+            throw new SqlStateException("0A000", name + "() is not supported: MeldDB has no "
+                    + (name.equals("age") || name.endsWith("interval") ? "INTERVAL" : "ARRAY") + " type");
+        }
+        if (name.equals("date_trunc") && !(call.getOperator() instanceof SqlUnresolvedFunction)) {
+            // Calcite's parser reads DATE_TRUNC as BigQuery's: PostgreSQL's is MeldDB's own (PgFunctions)
+            call.setOperator(new SqlUnresolvedFunction(new SqlIdentifier("date_trunc", call.getParserPosition()),
+                    null, null, null, null, SqlFunctionCategory.USER_DEFINED_FUNCTION));
+        }
+        for (int i = 0; i < call.operandCount(); i++) {
+            if (isNow(call.operand(i))) {
+                call.setOperand(i, currentTimestamp());
+            }
+        }
+        if (call.getKind() == SqlKind.EXTRACT && call.operandCount() == 2
+                && call.operand(0) instanceof SqlIntervalQualifier unit && unit.timeUnitRange != null
+                && unit.timeUnitRange.startUnit == TimeUnit.DOW && unit.timeUnitRange.endUnit == null) {
+            final SqlParserPos pos = call.getParserPosition();
+            final SqlNode isoDow = SqlStdOperatorTable.EXTRACT.createCall(pos,
+                    new SqlIntervalQualifier(TimeUnit.ISODOW, null, pos), call.operand(1));
+            call.setOperator(SqlStdOperatorTable.MOD);
+            call.setOperand(0, isoDow);
+            call.setOperand(1, SqlLiteral.createExactNumeric("7", pos));
+        }
+    }
+
+    /** Replaces the {@code now()} calls among {@code list}'s items. */
+    static void rewrite(final SqlNodeList list) {
+        for (int i = 0; i < list.size(); i++) {
+            if (isNow(list.get(i))) {
+                list.set(i, currentTimestamp());
+            }
+        }
+    }
+
+    private static boolean quoted(final SqlBasicCall call) {
+        return call.getOperator() instanceof SqlUnresolvedFunction f && f.getSqlIdentifier() != null
+                && f.getSqlIdentifier().isComponentQuoted(0);
+    }
+
+    /** An unquoted {@code now()}: PostgreSQL's transaction timestamp, MeldDB's statement's CURRENT_TIMESTAMP. */
+    private static boolean isNow(final SqlNode node) {
+        return node instanceof SqlBasicCall c && c.operandCount() == 0
+                && c.getOperator() instanceof SqlUnresolvedFunction f && f.getSqlIdentifier() != null
+                && f.getSqlIdentifier().isSimple() && !f.getSqlIdentifier().isComponentQuoted(0)
+                && f.getSqlIdentifier().getSimple().equalsIgnoreCase("now");
+    }
+
+    /** CURRENT_TIMESTAMP exactly as the parser makes it. */
+    private static SqlNode currentTimestamp() {
+        try {
+            return ((SqlSelect) MeldLex.parser("SELECT CURRENT_TIMESTAMP").parseQuery()).getSelectList().get(0);
+        } catch (SqlParseException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
