@@ -26,10 +26,6 @@ final class MergeRows {
     /** Applies {@code rows} (read completely before this) and answers the number of rows inserted or updated. */
     static long apply(final TableStore store, final TxnSession txn, final List<Object[]> written,
                       final int[] updateColumns, final List<Object[]> rows) {
-        if (store.hiddenRowId()) {
-            throw new SqlStateException("0A000", "MERGE into table \"" + store.def().name() + "\", which has no "
-                    + "primary key, is not supported (a matched row could not be told from its copies)");
-        }
         final int width = store.def().columns().size();
         final boolean updates = updateColumns.length > 0;
         final int updateWidth = updates ? width + updateColumns.length : 0;
