@@ -139,10 +139,13 @@ class MergeTest extends ConformanceTest {
             {head + "WHEN NOT MATCHED BY SOURCE THEN DELETE", "BY SOURCE"},
             {"MERGE INTO " + t + "_nokey t USING (SELECT 1 AS id) AS s ON t.id = s.id "
                 + "WHEN MATCHED THEN UPDATE SET id = 2", "primary key"},
+            {"MERGE INTO " + t + "_v t USING (SELECT 1 AS id) AS s ON t.id = s.id "
+                + "WHEN MATCHED THEN UPDATE SET n = 2", "merge into"},
         };
         try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + t + " (id INTEGER PRIMARY KEY, n INTEGER)");
             s.execute("CREATE TABLE " + t + "_nokey (id INTEGER)");
+            s.execute("CREATE VIEW " + t + "_v AS SELECT id, n FROM " + t);
             s.executeUpdate("INSERT INTO " + t + " VALUES (1, 5)");
             s.executeUpdate("INSERT INTO " + t + "_nokey VALUES (1)");
             for (String[] r : refused) {
