@@ -97,9 +97,9 @@ public final class MeldRuntime {
     }
 
     /**
-     * Applies INSERT, UPDATE or DELETE to every input row and answers the count. For UPDATE an input row is the
-     * old row followed by the new values of {@code updateColumns}. The input is read completely before the first
-     * write, so a statement never sees its own changes.
+     * Applies INSERT, UPDATE, DELETE or MERGE ({@link MergeRows}) to every input row and answers the count. For
+     * UPDATE an input row is the old row followed by the new values of {@code updateColumns}. The input is read
+     * completely before the first write, so a statement never sees its own changes.
      */
     public static Enumerable<Long> modify(final DataContext root, final String schema, final int tableId,
                                           final String operation, final int[] updateColumns,
@@ -128,6 +128,9 @@ public final class MeldRuntime {
                 }
             }
             return Linq4j.singletonEnumerable(count);
+        }
+        if (operation.equals("MERGE")) {
+            return Linq4j.singletonEnumerable(MergeRows.apply(store, txn, written, updateColumns, rows));
         }
         if (!operation.equals("DELETE") && !operation.equals("UPDATE")) {
             throw new SqlStateException("0A000", operation + " is not supported");

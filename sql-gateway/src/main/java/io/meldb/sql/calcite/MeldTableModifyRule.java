@@ -1,5 +1,6 @@
 package io.meldb.sql.calcite;
 
+import io.meldb.sql.SqlStateException;
 import org.apache.calcite.adapter.enumerable.EnumerableConvention;
 import org.apache.calcite.plan.Convention;
 import org.apache.calcite.plan.RelTraitSet;
@@ -23,6 +24,12 @@ public final class MeldTableModifyRule extends ConverterRule {
     @Override
     public RelNode convert(final RelNode rel) {
         final TableModify modify = (TableModify) rel;
+        final MeldTable table = modify.getTable().unwrap(MeldTable.class);
+        if (modify.getOperation() == TableModify.Operation.MERGE && table.def().hiddenRowId()) {
+            // MergeRows tells a matched row by its primary key, and finds it by it
+            throw new SqlStateException("0A000", "MERGE into table \"" + table.def().name() + "\", which has no "
+                    + "primary key, is not supported");
+        }
         final RelTraitSet traits = modify.getTraitSet().replace(EnumerableConvention.INSTANCE);
         return new MeldTableModify(modify.getCluster(), traits, modify.getTable(), modify.getCatalogReader(),
                 convert(modify.getInput(), modify.getInput().getTraitSet().replace(EnumerableConvention.INSTANCE)),

@@ -76,6 +76,7 @@ public final class SqlEngine {
 
     public SqlEngine(final TxnRouter router, final SqlMetrics metrics) {
         FunctionNames.install();
+        io.meldb.sql.calcite.MergeConversion.install();
         this.sequenceCache = new SequenceCache(router);
         this.router = router;
         this.metrics = metrics;

@@ -15,6 +15,10 @@ public final class UnsupportedStatements {
     /** Throws 0A000 when {@code sql} is a statement MeldDB does not support; returns otherwise. */
     public static void refuse(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
+        if (first.equals("MERGE")) {
+            MergeForms.refuseUnsupported(sql);
+            return;
+        }
         final String feature = switch (first) {
             case "LOCK" -> "LOCK TABLE (MeldDB's transactions take no locks: meld decides conflicts at commit; "
                     + "SERIALIZABLE isolation orders transactions, SELECT ... FOR UPDATE marks rows as written)";
@@ -31,7 +35,6 @@ public final class UnsupportedStatements {
             case "IMPORT" -> "IMPORT FOREIGN SCHEMA (MeldDB has no foreign data wrappers)";
             case "LOAD" -> "LOAD (MeldDB has no extensions)";
             case "UPSERT" -> "UPSERT (write INSERT ... ON CONFLICT ... DO UPDATE)";
-            case "MERGE" -> "MERGE (for an upsert, write INSERT ... ON CONFLICT ... DO UPDATE)";
             case "TABLE" -> "TABLE name (write SELECT * FROM name)";
             default -> null;
         };
