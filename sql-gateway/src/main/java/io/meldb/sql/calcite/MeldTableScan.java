@@ -150,6 +150,15 @@ public final class MeldTableScan extends TableScan implements EnumerableRel {
                 spec.upper() == null ? Expressions.constant(null) : valueExpression(spec.upper(), rangeType),
                 Expressions.constant(spec.upperInclusive(), boolean.class));
         final BlockBuilder builder = new BlockBuilder();
+        if (getRowType().getFieldCount() == 1) {
+            // Calcite's own operators above a scan (EnumerableSort, ...) take a one-column row to be a scalar, as
+            // their optimized formats are: hand them scalars rather than one-element arrays
+            final PhysType scalars = PhysTypeImpl.of(implementor.getTypeFactory(), getRowType(),
+                    JavaRowFormat.SCALAR, false);
+            builder.add(Expressions.return_(null,
+                    physType.convertTo(builder.append("rows", call), JavaRowFormat.SCALAR)));
+            return implementor.result(scalars, builder.toBlock());
+        }
         builder.add(Expressions.return_(null, call));
         return implementor.result(physType, builder.toBlock());
     }

@@ -660,10 +660,15 @@ final class PgConnection {
             }
             final ByteBuf out = output.buffer();
             final int at = PgBackend.begin(out, 'D');
-            out.writeShort(n);
-            for (int i = 0; i < n; i++) {
-                PgValues.writeValue(out, columns.type(i), rows.value(i),
-                        PgBackend.format(portal.resultFormats, i) == 1, zone);
+            try {
+                out.writeShort(n);
+                for (int i = 0; i < n; i++) {
+                    PgValues.writeValue(out, columns.type(i), rows.value(i),
+                            PgBackend.format(portal.resultFormats, i) == 1, zone);
+                }
+            } catch (RuntimeException | Error e) {
+                out.writerIndex(at - 1); // no half DataRow before the ErrorResponse: the client would lose sync
+                throw e;
             }
             PgBackend.end(out, at);
             sent++;
