@@ -159,9 +159,9 @@ public final class IndexDdl {
     }
 
     /**
-     * {@code ALTER TABLE t DROP CONSTRAINT name} of a UNIQUE constraint, with its index. 42704 when the table has
-     * no such constraint (unless {@code constraintIfExists}); 0A000 for the primary key or a CHECK constraint,
-     * which MeldDB cannot drop yet.
+     * {@code ALTER TABLE t DROP CONSTRAINT name} of a UNIQUE constraint, with its index, a FOREIGN KEY, or the
+     * primary key ({@link PrimaryKeyDrop}). 42704 when the table has no such constraint (unless
+     * {@code constraintIfExists}). CHECK constraints are dropped by ALTER TABLE's own actions before this.
      */
     public boolean dropConstraint(final TxnSession txn, final String db, final String schema, final String table,
                                   final String constraint, final boolean ifExists,
@@ -185,11 +185,13 @@ public final class IndexDdl {
             ForeignKeyDdl.requireUnreferenced(catalog, def, index);
         }
         if (index == null || !index.constraint()) {
-            if (constraint.equals(table + "_pkey") && !def.hiddenRowId()
-                    || def.checks().stream().anyMatch(c -> c.name().equals(constraint))) {
-                throw new SqlStateException("0A000", "only UNIQUE and FOREIGN KEY constraints can be dropped, not \""
-                        + constraint
-                        + "\"");
+            if (constraint.equals(table + "_pkey") && !def.hiddenRowId()) {
+                PrimaryKeyDrop.drop(txn, catalog, db, def);
+                return true;
+            }
+            if (def.checks().stream().anyMatch(c -> c.name().equals(constraint))) {
+                throw new SqlStateException("0A000", "only UNIQUE, FOREIGN KEY and PRIMARY KEY constraints can be "
+                        + "dropped here, not \"" + constraint + "\"");
             }
             if (constraintIfExists) {
                 return false;
