@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.function.IntFunction;
 
 /**
- * Trim (meld paper App. B: the log below the oldest position still needed is garbage; docs/log-server.md, "TRIM"
+ * Trim (meld paper App. B: the log below the oldest position still needed is garbage; docs/log-server.md, "Requests"
  * and "Storage"): persists the trim point in {@code log.meta}, then deletes whole queue files whose positions all
  * lie below it. Runs on the caller's thread; never on the append path.
  */

@@ -17,6 +17,7 @@ import java.util.function.IntFunction;
  * directory when a file is new. We force the file rather than call Chronicle's {@code ExcerptAppender.sync()}
  * (which, with {@code SyncMode.SYNC}, msyncs the appender's current mapped chunk): a batch that crosses a chunk or
  * roll-cycle boundary would leave its first blocks to the lazy msync on chunk release, after the acknowledgement.
+ * ({@code SyncMode.SYNC} is still set on the queue so released chunks are msynced as well.)
  *
  * <p>Writer thread only.
  */
