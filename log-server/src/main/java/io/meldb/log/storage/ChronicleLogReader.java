@@ -82,7 +82,7 @@ final class ChronicleLogReader implements LogReader {
     /** Reads the excerpt into {@link #scratch}; false if a sequential read found another position. */
     private boolean readStored(long position, int blockSize, boolean sequential) {
         if (!sequential) {
-            Map.Entry<Long, Integer> file = store.cycles.floorEntry(position);
+            Map.Entry<Long, Integer> file = store.index.fileHolding(position);
             if (file == null) {
                 checkNotTrimmed(position);
                 throw new LogErrorException(ErrorCode.CORRUPT_BLOCK, "no queue file holds position " + position);

@@ -435,7 +435,7 @@ class ChronicleLogStoreTest {
                 for (int i = 1; i <= 10; i++) {
                     append(store, block(i));
                 }
-                next = store.fileOf(store.cycles.lastEntry().getValue() + 1);
+                next = store.fileOf(store.index.newestCycle() + 1);
             }
             clock.advanceMillis(1000);
             try (RandomAccessFile raf = new RandomAccessFile(next, "rw")) {
