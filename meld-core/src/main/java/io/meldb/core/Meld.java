@@ -67,6 +67,8 @@ public final class Meld {
     private long touched;
 
     private long nodesVisited;
+    /** The range half of the conflict test. */
+    private final RangeValidation rangeValidation = new RangeValidation();
     private long ephemeralsCreated;
     private int abortReason;
 
@@ -97,7 +99,7 @@ public final class Meld {
 
     /** Nodes visited (intention/state pairs examined) since creation. */
     public long nodesVisited() {
-        return nodesVisited;
+        return nodesVisited + rangeValidation.nodesVisited();
     }
 
     /** Why the last call returned {@link #CONFLICT} or false ({@link AbortReason}), {@link AbortReason#NONE} otherwise. */
@@ -117,7 +119,7 @@ public final class Meld {
     public long finalMeld(final Intention intention, final long lcsRoot) {
         begin(intention, Long.MAX_VALUE, false, intention.csn, Versions.KIND_FINAL);
         stream(intention, lcsRoot);
-        if (rangesConflict(intention.ranges, intention.rangeCount, lcsRoot)) {
+        if (rangeValidation.anyChanged(intention.ranges, intention.rangeCount, lcsRoot)) {
             abortReason = AbortReason.CONFLICT;
             return CONFLICT;
         }
@@ -132,7 +134,7 @@ public final class Meld {
     public boolean premeld(final Intention intention, final long stateRoot, final Intention out) {
         begin(intention, Long.MAX_VALUE, true, intention.csn, Versions.KIND_PREMELD);
         stream(intention, stateRoot);
-        if (rangesConflict(intention.ranges, intention.rangeCount, stateRoot)) {
+        if (rangeValidation.anyChanged(intention.ranges, intention.rangeCount, stateRoot)) {
             abortReason = AbortReason.CONFLICT;
             return false;
         }
@@ -157,7 +159,7 @@ public final class Meld {
                 + " conflict zone: " + first + ", " + second);
         }
         begin(second, first.minCsn, true, second.csn, Versions.KIND_GROUP);
-        if (rangesConflict(second.ranges, second.rangeCount, first.root)) {
+        if (rangeValidation.anyChanged(second.ranges, second.rangeCount, first.root)) {
             abortReason = AbortReason.CONFLICT;
             return false;
         }
@@ -232,7 +234,7 @@ public final class Meld {
      * range half of meld's conflict test, for the reorderer's pre-validation (seed 001 §4.3).
      */
     boolean rangesConflict(final Intention intention, final long stateRoot) {
-        return rangesConflict(intention.ranges, intention.rangeCount, stateRoot);
+        return rangeValidation.anyChanged(intention.ranges, intention.rangeCount, stateRoot);
     }
 
     /** A node of the first intention of a group meld: part of the output, not yet committed. */
@@ -763,59 +765,5 @@ public final class Meld {
         Node.payload(e, Node.payload(x), Node.payloadLength(x));
         attach(e, left, right);
         return e;
-    }
-
-    /** True if any range dependency saw a change: a key in range whose content is newer than the read. */
-    private boolean rangesConflict(final long ranges, final int count, final long stateRoot) {
-        for (int i = 0; i < count; i++) {
-            if (rangeChanged(stateRoot, ranges + (long) i * Intention.RANGE_SIZE)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean rangeChanged(long x, final long r) {
-        final long asOf = NodeMemory.getLong(r, Intention.RANGE_AS_OF);
-        while (x != 0) {
-            nodesVisited++;
-            if (Versions.csnOf(Node.maxCv(x)) <= asOf) {
-                return false;
-            }
-            if (belowLo(x, r)) {
-                x = Node.right(x);
-            } else if (aboveHi(x, r)) {
-                x = Node.left(x);
-            } else {
-                if (Versions.csnOf(Node.ncv(x)) > asOf) {
-                    return true;
-                }
-                if (rangeChanged(Node.left(x), r)) {
-                    return true;
-                }
-                x = Node.right(x);
-            }
-        }
-        return false;
-    }
-
-    private static boolean belowLo(final long x, final long r) {
-        final int flags = NodeMemory.getInt(r, Intention.RANGE_FLAGS);
-        if ((flags & Intention.RANGE_LO_UNBOUNDED) != 0) {
-            return false;
-        }
-        final int c = NodeMemory.compare(Node.key(x), Node.keyLength(x),
-            NodeMemory.getLong(r, Intention.RANGE_LO), NodeMemory.getInt(r, Intention.RANGE_LO_LENGTH));
-        return c < 0 || (c == 0 && (flags & Intention.RANGE_LO_INCLUSIVE) == 0);
-    }
-
-    private static boolean aboveHi(final long x, final long r) {
-        final int flags = NodeMemory.getInt(r, Intention.RANGE_FLAGS);
-        if ((flags & Intention.RANGE_HI_UNBOUNDED) != 0) {
-            return false;
-        }
-        final int c = NodeMemory.compare(Node.key(x), Node.keyLength(x),
-            NodeMemory.getLong(r, Intention.RANGE_HI), NodeMemory.getInt(r, Intention.RANGE_HI_LENGTH));
-        return c > 0 || (c == 0 && (flags & Intention.RANGE_HI_INCLUSIVE) == 0);
     }
 }
