@@ -395,13 +395,9 @@ public final class CatalogStore {
                                  final String constraint, final List<String> columnNames, final boolean ifExists) {
         ensureDatabase(txn, db);
         final Catalog catalog = read(txn);
-        final TableDef def = catalog.schemaNames(db).contains(schema) ? catalog.table(db, schema, table) : null;
+        final TableDef def = tableToAlter(catalog, db, schema, table, ifExists);
         if (def == null) {
-            if (ifExists) {
-                return false;
-            }
-            requireSchema(catalog, db, schema);
-            throw unknownTable(table);
+            return false;
         }
         if (!def.hiddenRowId()) {
             throw new SqlStateException("42P16", "multiple primary keys for table \"" + table
@@ -449,6 +445,20 @@ public final class CatalogStore {
         putTable(txn, keyed);
         bumpVersion(txn);
         return true;
+    }
+
+    /**
+     * The table a statement alters: its definition, or null when there is none and {@code ifExists} (PostgreSQL skips
+     * it with a notice); otherwise 3F000 for an unknown schema, 42P01 for an unknown table.
+     */
+    static TableDef tableToAlter(final Catalog catalog, final String db, final String schema, final String table,
+                                 final boolean ifExists) {
+        final TableDef def = catalog.schemaNames(db).contains(schema) ? catalog.table(db, schema, table) : null;
+        if (def == null && !ifExists) {
+            requireSchema(catalog, db, schema);
+            throw unknownTable(table);
+        }
+        return def;
     }
 
     /** Writes a table's definition and its row layout (an entry of its own unless compact). */

@@ -43,13 +43,9 @@ public final class ForeignKeyDdl {
                                  final Ddl.ForeignKey fk, final boolean ifExists) {
         store.ensureDatabase(txn, db);
         final Catalog catalog = store.read(txn);
-        final TableDef def = catalog.schemaNames(db).contains(schema) ? catalog.table(db, schema, table) : null;
+        final TableDef def = CatalogStore.tableToAlter(catalog, db, schema, table, ifExists);
         if (def == null) {
-            if (ifExists) {
-                return false;
-            }
-            CatalogStore.requireSchema(catalog, db, schema);
-            throw CatalogStore.unknownTable(table);
+            return false;
         }
         final TableDef changed = resolve(txn, catalog, def, fk);
         final ForeignKeyDef added = changed.foreignKeys().get(changed.foreignKeys().size() - 1);

@@ -54,13 +54,9 @@ public final class IndexDdl {
                              final Ddl.Unique unique, final boolean ifExists) {
         store.ensureDatabase(txn, db);
         final Catalog catalog = store.read(txn);
-        final TableDef def = catalog.schemaNames(db).contains(schema) ? catalog.table(db, schema, table) : null;
+        final TableDef def = CatalogStore.tableToAlter(catalog, db, schema, table, ifExists);
         if (def == null) {
-            if (ifExists) {
-                return false;
-            }
-            CatalogStore.requireSchema(catalog, db, schema);
-            throw CatalogStore.unknownTable(table);
+            return false;
         }
         final List<IndexDef> made = constraintIndexes(txn, catalog, db, schema, table, def.columns(),
                 List.of(unique));
@@ -168,13 +164,9 @@ public final class IndexDdl {
                                   final boolean constraintIfExists) {
         store.ensureDatabase(txn, db);
         final Catalog catalog = store.read(txn);
-        final TableDef def = catalog.schemaNames(db).contains(schema) ? catalog.table(db, schema, table) : null;
+        final TableDef def = CatalogStore.tableToAlter(catalog, db, schema, table, ifExists);
         if (def == null) {
-            if (ifExists) {
-                return false;
-            }
-            CatalogStore.requireSchema(catalog, db, schema);
-            throw CatalogStore.unknownTable(table);
+            return false;
         }
         if (ForeignKeyDdl.has(def, constraint)) {
             ForeignKeyDdl.drop(txn, db, def, constraint);
