@@ -1,6 +1,7 @@
 package io.meldb.sql.pg;
 
 import io.meldb.sql.SqlStateException;
+import io.meldb.sql.fast.ParameterValues;
 import io.meldb.sql.pg.catalog.PgCatalogView;
 import io.meldb.sql.pg.catalog.PgMetaQueries;
 import io.meldb.sql.pg.catalog.PgMetaQuery;
@@ -56,6 +57,8 @@ final class PgConnection {
     /** Where each parameter value of the Bind being read starts in its message, and its length (-1: NULL). */
     private int[] parameterAt = new int[8];
     private int[] parameterLength = new int[8];
+    /** The parameter formats of the last Bind that had more than one (read into again when as many). */
+    private short[] parameterFormats;
     private boolean skipUntilSync;
     /** Set while an Execute runs: only there may a COMMIT end without waiting (not inside a simple Query). */
     private boolean asyncCommitAllowed;
@@ -220,7 +223,7 @@ final class PgConnection {
                     return; // ReadyForQuery comes after CopyDone or CopyFail
                 }
                 try (PgStatement statement = prepareTimed(part, new int[0])) {
-                    final PgPortal portal = new PgPortal(statement, new Object[0], NO_FORMATS);
+                    final PgPortal portal = new PgPortal(statement, new ParameterValues(), NO_FORMATS);
                     if (statement.columns.size() > 0) {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
                     }
@@ -304,7 +307,10 @@ final class PgConnection {
         final String portalName = readName(m);
         final PgStatement statement = readStatement(m);
         final String statementName = lastStatementName;
-        final short[] formats = readShorts(m);
+        final short[] formats = readShorts(m, parameterFormats);
+        if (formats.length > 1) {
+            parameterFormats = formats;
+        }
         final int count = m.readShort();
         if (count != statement.parameterOids.length) {
             throw new PgProtocolException("bind message supplies " + count + " parameters, but prepared "
@@ -327,14 +333,19 @@ final class PgConnection {
                 m.skip(length);
             }
         }
-        final short[] resultFormats = readShorts(m);
+        final short[] resultFormats = readShorts(m, portalName.isEmpty() && unnamedPortal != null
+                && unnamedPortal.resultFormats.length > 1 && unnamedPortal.result == null
+                ? unnamedPortal.resultFormats : null);
         if (resultFormats.length > 1 && resultFormats.length != statement.columns.size()) {
+            if (portalName.isEmpty()) {
+                portals.remove(""); // its formats may be overwritten: dropped, as PostgreSQL drops it at a Bind
+            }
             throw new PgProtocolException("bind message has " + resultFormats.length + " result formats but the "
                     + "query has " + statement.columns.size() + " columns");
         }
         final int slots = statement.slotTypes.length;
         final PgPortal portal;
-        final Object[] values;
+        final ParameterValues values;
         if (portalName.isEmpty()) {
             // as PostgreSQL does, a Bind to the unnamed portal drops the one there before reading the values
             final PgPortal old = portals.get("");
@@ -342,15 +353,17 @@ final class PgConnection {
                 closeCursor(old);
             }
             if (unnamedPortal == null) {
-                unnamedPortal = new PgPortal(statement, new Object[slots], resultFormats);
+                unnamedPortal = new PgPortal(statement, new ParameterValues(), resultFormats);
             }
             portal = unnamedPortal;
-            values = portal.parameters.length == slots ? portal.parameters : new Object[slots];
+            values = portal.parameters.reset(slots);
             portal.rebind(statement, values, resultFormats);
         } else {
-            values = new Object[slots];
+            values = new ParameterValues().reset(slots);
             portal = new PgPortal(statement, values, resultFormats);
         }
+        // integers of a fast-path statement stay unboxed (PgIntegerParameters)
+        final boolean unboxed = statement.prepared != null && statement.prepared.fast() != null;
         final int readerIndex = body.readerIndex();
         final int writerIndex = body.writerIndex();
         try {
@@ -363,8 +376,13 @@ final class PgConnection {
                 // the value's bytes as a window of the message body (no slice object)
                 final ByteBuf raw = parameterLength[p] < 0 ? null
                         : body.setIndex(parameterAt[p], parameterAt[p] + parameterLength[p]);
-                values[slot] = PgParameters.readParameter(raw, PgBackend.format(formats, p) == 1,
-                        PgType.ofOid(statement.parameterOids[p]), statement.slotTypes[slot]);
+                final boolean binary = PgBackend.format(formats, p) == 1;
+                final PgType declared = PgType.ofOid(statement.parameterOids[p]);
+                final int type = statement.slotTypes[slot];
+                if (!(unboxed && raw != null && PgIntegerParameters.integral(type)
+                        && PgIntegerParameters.read(raw, binary, declared, type, values, slot))) {
+                    values.set(slot, PgParameters.readParameter(raw, binary, declared, type));
+                }
             }
         } catch (RuntimeException | Error e) {
             if (portal == unnamedPortal) {
@@ -573,7 +591,7 @@ final class PgConnection {
         if (statement.meta != null && portal.result == null) {
             final PgCatalogView view = PgCatalogView.of(session.state().catalog(),
                     settings.get("session_authorization"), currentSchema());
-            portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters), -1, null);
+            portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters.objects()), -1, null);
         }
         if (portal.result == null) {
             block.beforeStatement(statement.writes());
@@ -663,8 +681,10 @@ final class PgConnection {
             try {
                 out.writeShort(n);
                 for (int i = 0; i < n; i++) {
-                    PgValues.writeValue(out, columns.type(i), rows.value(i),
-                            PgBackend.format(portal.resultFormats, i) == 1, zone);
+                    final boolean binary = PgBackend.format(portal.resultFormats, i) == 1;
+                    if (!PgValues.writeLong(out, columns.type(i), rows, i, binary)) {
+                        PgValues.writeValue(out, columns.type(i), rows.value(i), binary, zone);
+                    }
                 }
             } catch (RuntimeException | Error e) {
                 out.writerIndex(at - 1); // no half DataRow before the ErrorResponse: the client would lose sync
@@ -769,7 +789,8 @@ final class PgConnection {
                 io.netty.channel.ChannelFutureListener.CLOSE));
     }
 
-    private static short[] readShorts(final PgMessage m) {
+    /** A format list; one of more than one format goes into {@code reuse} when it has that length. */
+    private static short[] readShorts(final PgMessage m, final short[] reuse) {
         final int n = m.readShort();
         if (n < 0) {
             throw new PgProtocolException("negative count in a Bind message");
@@ -784,7 +805,7 @@ final class PgConnection {
             }
             return f == 0 ? ALL_TEXT : ALL_BINARY;
         }
-        final short[] out = new short[n];
+        final short[] out = reuse != null && reuse.length == n ? reuse : new short[n];
         for (int i = 0; i < n; i++) {
             out[i] = m.readShort();
             if (out[i] != 0 && out[i] != 1) {

@@ -12,6 +12,19 @@ public interface RowCursor extends AutoCloseable {
     /** The value of column {@code column} (0-based) of the current row. */
     Object value(int column);
 
+    /**
+     * Whether column {@code column} of the current row is a non-null SMALLINT, INTEGER or BIGINT that {@link
+     * #longValue} reads without a box (a cursor that reads rows in place says so; the default never does).
+     */
+    default boolean hasLong(final int column) {
+        return false;
+    }
+
+    /** The value of an integer column as a long ({@link #hasLong}: read in place, else unboxed from {@link #value}). */
+    default long longValue(final int column) {
+        return ((Number) value(column)).longValue();
+    }
+
     @Override
     void close();
 }
