@@ -37,6 +37,12 @@ class PgStatementAllocationTest {
     private static final int ROWS = 200;
     private static final int MEASURED = 3_000;
     /**
+     * Statements per transaction. Work that finishes a COMMIT (the outcome's callbacks, releasing its buffers) can
+     * still run on the I/O thread while the next transaction's statements are counted; long transactions make it
+     * a small share of the bytes counted.
+     */
+    private static final int PER_TRANSACTION = 500;
+    /**
      * Warm-up runs in rounds of this many statements until one stays under the bound, at most {@link
      * #MAX_WARM_UP_ROUNDS}: before C2 compiles the statement path, escape analysis has not yet removed the
      * short-lived objects it removes in steady state, and under load compilation comes later.
@@ -133,15 +139,15 @@ class PgStatementAllocationTest {
     }
 
     /**
-     * Runs {@code n} statements in transactions of 100 (the one that begins each transaction and the COMMIT are
+     * Runs {@code n} statements in transactions of {@link #PER_TRANSACTION} (the one that begins each transaction and the COMMIT are
      * not counted) and answers the front end's bytes allocated per counted statement.
      */
     private static double run(final Connection c, final int n, final Step step) throws SQLException {
         long bytes = 0;
-        for (int done = 0; done < n; done += 100) {
+        for (int done = 0; done < n; done += PER_TRANSACTION) {
             step.run(-1); // begins the transaction: not counted
             final long before = frontEndBytes();
-            for (int i = 0; i < 100; i++) {
+            for (int i = 0; i < PER_TRANSACTION; i++) {
                 step.run(done + i);
             }
             bytes += frontEndBytes() - before;
