@@ -13,7 +13,8 @@ import java.util.Arrays;
  * The one row of a point read (or none), read in place: the row's payload is fetched into this cursor's own
  * buffer ({@link io.meldb.txn.TxnSession#get(byte[], org.agrona.MutableDirectBuffer)}) and an integer column is
  * read from its bytes, in the key or in the payload, by {@link #longValue}, with no decoded row, no box and no
- * copy of the payload (issue 16). Other columns, and any column of a table whose payload is not in the direct
+ * copy of the payload (issue 16); a VARCHAR or TEXT column of the payload is handed out as its UTF-8 bytes in
+ * place ({@link #utf8Length}). Other columns, and any column of a table whose payload is not in the direct
  * layout (a column was altered), are decoded into an {@code Object[]} row the first time one is asked for.
  * A {@link FastPlan} keeps one and reuses it once the previous execution's cursor is closed.
  */
@@ -132,6 +133,32 @@ final class PointRow implements RowCursor {
             case INTEGER -> payload.getInt(i, ByteOrder.BIG_ENDIAN);
             default -> payload.getLong(i, ByteOrder.BIG_ENDIAN);
         };
+    }
+
+    @Override
+    public int utf8Length(final int column) {
+        final int c = output[column];
+        final io.meldb.sql.codec.SqlType t = types[c].type();
+        // a key holds text escaped; a payload holds its UTF-8 bytes as they are, after their length
+        if ((t != io.meldb.sql.codec.SqlType.VARCHAR && t != io.meldb.sql.codec.SqlType.TEXT) || keyRank[c] >= 0
+                || !store.directLayout()) {
+            return -1;
+        }
+        if (!offsetsKnown) {
+            locate();
+        }
+        final int i = at[c];
+        return i < 0 || payload.getByte(i) == 0 ? -1 : varInt(i + 1);
+    }
+
+    @Override
+    public int utf8Offset(final int column) {
+        return skipVarInt(at[output[column]] + 1);
+    }
+
+    @Override
+    public byte[] utf8Array() {
+        return payload.byteArray();
     }
 
     private static int bigEndianInt(final byte[] b, final int i) {

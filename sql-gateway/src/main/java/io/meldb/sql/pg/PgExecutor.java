@@ -178,7 +178,8 @@ final class PgExecutor {
                 out.writeShort(n);
                 for (int i = 0; i < n; i++) {
                     final boolean binary = PgBackend.format(portal.resultFormats, i) == 1;
-                    if (!PgValues.writeLong(out, columns.type(i), rows, i, binary)) {
+                    if (!PgValues.writeLong(out, columns.type(i), rows, i, binary)
+                            && !PgValues.writeUtf8(out, columns.type(i), rows, i)) {
                         PgValues.writeValue(out, columns.type(i), rows.value(i), binary, zone);
                     }
                 }

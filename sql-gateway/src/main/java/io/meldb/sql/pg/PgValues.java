@@ -45,6 +45,24 @@ public final class PgValues {
         return true;
     }
 
+    /**
+     * Writes column {@code column} of the cursor's current row when it is text the cursor holds in place as UTF-8
+     * ({@link io.meldb.sql.server.RowCursor#utf8Length}) and travels as text or varchar: its bytes are the field in
+     * either format, copied without a String. Answers false, having written nothing, otherwise.
+     */
+    public static boolean writeUtf8(final ByteBuf out, final PgType type, final io.meldb.sql.server.RowCursor rows,
+                                    final int column) {
+        if (type != PgType.VARCHAR && type != PgType.TEXT) {
+            return false;
+        }
+        final int length = rows.utf8Length(column);
+        if (length < 0) {
+            return false;
+        }
+        out.writeInt(length).writeBytes(rows.utf8Array(), rows.utf8Offset(column), length);
+        return true;
+    }
+
     private static void writeInteger(final ByteBuf out, final PgType type, final long l, final boolean binary) {
         if (!binary) {
             writeDecimalDigits(out, l);

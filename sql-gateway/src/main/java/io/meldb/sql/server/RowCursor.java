@@ -20,6 +20,24 @@ public interface RowCursor extends AutoCloseable {
         return false;
     }
 
+    /**
+     * The length of the UTF-8 bytes of column {@code column} of the current row when it is a non-null VARCHAR or
+     * TEXT value the cursor holds in place ({@link #utf8Array} from {@link #utf8Offset}), else -1 (the default).
+     */
+    default int utf8Length(final int column) {
+        return -1;
+    }
+
+    /** Where the bytes {@link #utf8Length} measured start in {@link #utf8Array}. */
+    default int utf8Offset(final int column) {
+        throw new IllegalStateException("no text in place");
+    }
+
+    /** The array that holds the current row's text in place (see {@link #utf8Length}). */
+    default byte[] utf8Array() {
+        throw new IllegalStateException("no text in place");
+    }
+
     /** The value of an integer column as a long ({@link #hasLong}: read in place, else unboxed from {@link #value}). */
     default long longValue(final int column) {
         return ((Number) value(column)).longValue();

@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * The point read's cursor reads integer columns in place (from the key up to its first column of variable width,
  * from the payload past columns of any width, NULL or not, and not past the end of a row written before ADD
- * COLUMN): every column of every row read by primary key through the fast path, in binary and in text, must be
+ * COLUMN), and payload text as its UTF-8 bytes: every column of every row read by primary key through the fast path, in binary and in text, must be
  * what the Calcite path ({@code SET meldb.fast_path = off}) answers.
  */
 class PointRowTest {
@@ -34,7 +34,7 @@ class PointRowTest {
                     + "d DECIMAL(8, 2), n SMALLINT, t BOOLEAN, PRIMARY KEY (a, v, b))");
             for (int k = 0; k < 6; k++) {
                 s.execute("INSERT INTO pr_mixed VALUES (" + (k - 3) + ", 'k" + k + "', " + (Long.MAX_VALUE - k) + ", "
-                        + (k % 2 == 0 ? "NULL" : "'" + "x".repeat(k * 3) + "'") + ", "
+                        + (k % 2 == 0 ? "NULL" : "'" + "é✓".repeat(k * 2) + "'") + ", "
                         + (k % 3 == 0 ? "NULL" : String.valueOf(Integer.MIN_VALUE + k)) + ", " + (k * 1.5) + ", "
                         + (k == 4 ? "NULL" : String.valueOf(-32768 + k)) + ", " + (k % 2 == 0) + ")");
             }
