@@ -53,6 +53,8 @@ public final class LogSubscription implements LogService.Subscription {
     /** A TAIL was sent because the connection fell silent, and nothing has been read since. */
     private boolean probing;
     private long backoffNanos;
+    /** Event loop: the replica this subscription reads from, and the next after a failure (replicated log). */
+    private final ReplicaAddresses replicas;
 
     LogSubscription(LogClient client, long from, BlockListener listener) {
         this.client = client;
@@ -62,6 +64,7 @@ public final class LogSubscription implements LogService.Subscription {
         // probe after half the request timeout of silence, and give up on the connection after another half
         this.bootstrap = client.newBootstrap(loop, new Handler(), client.options().requestTimeout().toNanos() / 2);
         this.backoffNanos = client.options().reconnectBackoffMin().toNanos();
+        this.replicas = client.newReplicaCursor();
     }
 
     void start() {
@@ -107,14 +110,14 @@ public final class LogSubscription implements LogService.Subscription {
         if (closed) {
             return;
         }
-        bootstrap.connect().addListener((ChannelFuture f) -> {
+        bootstrap.connect(replicas.current()).addListener((ChannelFuture f) -> {
             if (!f.isSuccess() && !closed) {
-                LOG.debug("subscription to {} cannot connect: {}", client.target(), f.cause().toString());
+                LOG.debug("subscription to {} cannot connect: {}", replicas.currentName(), f.cause().toString());
                 reconnectLater();
             } else if (f.isSuccess()) {
                 ClusterAuthClientHandler.ready(f.channel()).addListener(a -> {
                     if (!a.isSuccess() && !closed) {
-                        LOG.warn("subscription to {} cannot connect: {}", client.target(), a.cause().getMessage());
+                        LOG.warn("subscription to {} cannot connect: {}", replicas.currentName(), a.cause().getMessage());
                         reconnectLater();
                     }
                 });
@@ -123,6 +126,10 @@ public final class LogSubscription implements LogService.Subscription {
     }
 
     private void reconnectLater() {
+        if (replicas.several()) {
+            // a replicated log: the next replica serves the same positions
+            replicas.moveOn();
+        }
         long delay = backoffNanos;
         backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
         try {
@@ -231,6 +238,10 @@ public final class LogSubscription implements LogService.Subscription {
                 subscribe(ctx);
                 return;
             }
+            if (replicas.several() && f.bodyLength() >= 36 && f.logIdAt(20) == null) {
+                ctx.close(); // a replica that has not applied the log's CREATE yet: another one
+                return;
+            }
             end(new LogConnectionException(other + ", not the log this subscription was reading (id "
                     + client.logId() + ")"));
         }
@@ -241,7 +252,7 @@ public final class LogSubscription implements LogService.Subscription {
                 channel = null;
             }
             if (!closed) {
-                LOG.info("subscription to {} lost its connection at position {}; resubscribing", client.target(), next);
+                LOG.info("subscription to {} lost its connection at position {}; resubscribing", replicas.currentName(), next);
                 reconnectLater();
             }
             ctx.fireChannelInactive();
@@ -265,7 +276,7 @@ public final class LogSubscription implements LogService.Subscription {
                 if (f.type() == LogProtocol.PUSH) {
                     long position = f.longAt(0);
                     if (position != next) {
-                        LOG.warn("subscription to {} expected position {} but got {}; resubscribing", client.target(), next, position);
+                        LOG.warn("subscription to {} expected position {} but got {}; resubscribing", replicas.currentName(), next, position);
                         ctx.close();
                         return;
                     }
@@ -278,7 +289,8 @@ public final class LogSubscription implements LogService.Subscription {
                     next = position + 1;
                 } else if (f.type() == LogProtocol.ERROR) {
                     ErrorCode code = f.errorCode();
-                    if (code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.STORAGE_FAILURE) {
+                    if (code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.STORAGE_FAILURE
+                            || (replicas.several() && code == ErrorCode.NOT_CREATED)) {
                         ctx.close();
                     } else {
                         end(new LogErrorException(code, f.errorMessage()));
@@ -309,7 +321,7 @@ public final class LogSubscription implements LogService.Subscription {
             }
             if (probing) {
                 LOG.warn("subscription to {} heard nothing for {} ms, not even an answer to TAIL; reconnecting",
-                        client.target(), client.options().requestTimeout().toMillis());
+                        replicas.currentName(), client.options().requestTimeout().toMillis());
                 ctx.close();
                 return;
             }
@@ -319,7 +331,7 @@ public final class LogSubscription implements LogService.Subscription {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.warn("subscription connection to {} failed: {}", client.target(), cause.toString());
+            LOG.warn("subscription connection to {} failed: {}", replicas.currentName(), cause.toString());
             ctx.close();
         }
     }
