@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
  * <p>An entry's reply is the position of its first block (8 bytes), once the local store holds the whole entry.
  */
 public final class BlockStoreStateMachine extends BaseStateMachine {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockStoreStateMachine.class);
     private final LogStore store;
     /** Blocks the store already held when this replica started: replayed entries below it are skipped. */
     private final long storedAtStart;
@@ -142,6 +143,13 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
 
     private static Message position(final long p) {
         return Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(Long.BYTES).putLong(0, p).array()));
+    }
+
+    /** One line per leader change, the operator's (and the failover tests') view of who takes appends. */
+    @Override
+    public void notifyLeaderChanged(final org.apache.ratis.protocol.RaftGroupMemberId member,
+                                    final org.apache.ratis.protocol.RaftPeerId newLeader) {
+        LOG.info("replicated log: {} sees {} as the leader", member.getPeerId(), newLeader);
     }
 
     @Override
