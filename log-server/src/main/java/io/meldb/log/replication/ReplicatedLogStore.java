@@ -45,7 +45,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class ReplicatedLogStore implements LogStore {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedLogStore.class);
-    /** Raft entries proposed and not yet answered: a few, so that batches form while they are replicated. */
+    /**
+     * Raft entries proposed and not yet answered: a few, so that batches form while they are replicated (1 and 16
+     * measured no better on the 2-core machine, docs/log-replication.md).
+     */
     private static final int ENTRIES_IN_FLIGHT = 4;
 
     private final ChronicleLogStore local;
