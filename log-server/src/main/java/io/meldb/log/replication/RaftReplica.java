@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * This log server's member of the Raft group (issue 22, Apache Ratis): a {@link RaftServer} whose state machine is
- * the server's block store ({@link BlockStoreStateMachine}), its Raft log in {@code <data-dir>/raft}.
+ * the server's block store ({@link BlockStoreStateMachine}), its Raft log in {@code <data-dir>/raft}, its Raft port on
+ * the log server's {@code --host}.
  *
  * <p>Two ways in. {@link #proposeHere} hands an entry to this server's own division only, never to another one:
  * the APPEND path uses it, so a block this server was asked to append is proposed by it or by no one, and once it
@@ -61,7 +62,7 @@ public final class RaftReplica implements AutoCloseable {
      * (replaying its Raft log into the store) on later ones.
      */
     public static RaftReplica start(final ReplicationOptions options, final LogStore store, final Path raftDir,
-                                    final int blockSize) throws IOException {
+                                    final String bindHost, final int blockSize) throws IOException {
         final RaftGroup group = options.peers().group();
         final RaftPeers.Peer self = options.peers().peer(options.nodeId());
         final RaftProperties props = properties(options, blockSize);
@@ -69,6 +70,8 @@ public final class RaftReplica implements AutoCloseable {
         Files.createDirectories(raftDir);
         RaftServerConfigKeys.setStorageDir(props, List.of(raftDir.toFile()));
         GrpcConfigKeys.Server.setPort(props, self.raftPort());
+        // the Raft port listens where the log port does (--host): loopback in tests, every interface in a pod
+        GrpcConfigKeys.Server.setHost(props, bindHost);
         final BlockStoreStateMachine sm = new BlockStoreStateMachine(store);
         final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(props)
             .setServerId(RaftPeerId.valueOf(self.id())).setStateMachine(sm)

@@ -115,7 +115,7 @@ public final class LogServer implements AutoCloseable {
         LogStore served = store;
         if (config.replication() != null) {
             try {
-                served = ReplicatedLogStore.start(store, config.replication(), config.blockSize());
+                served = ReplicatedLogStore.start(store, config.replication(), config.host(), config.blockSize());
             } catch (IOException | RuntimeException e) {
                 store.close();
                 throw new IOException("cannot start the replicated log (node " + config.replication().nodeId() + ", peers "
