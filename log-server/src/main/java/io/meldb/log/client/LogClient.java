@@ -111,6 +111,8 @@ public final class LogClient implements LogService {
     /** Event loop: the current connection's TAIL asked before anything else, 0 when none is outstanding. */
     private long handshakeId;
     private long handshakeDeadline;
+    /** Event loop, replicated log: reconnects since the last round through every replica or real answer. */
+    private int attemptsThisRound;
     /** Event loop: the connection is being closed to go to another server already chosen; do not move on again. */
     private boolean moveOnPending;
 
@@ -549,8 +551,17 @@ public final class LogClient implements LogService {
     }
 
     private void scheduleReconnect() {
-        long delay = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, options.reconnectBackoffMax().toNanos());
+        long delay;
+        if (replicas.several() && ++attemptsThisRound < replicas.size()) {
+            // a replicated log: the other replicas (or the leader just named) are tried at the shortest backoff;
+            // it doubles once per round through all of them without a real answer, so a failover is not slowed by
+            // backoff built up against the dead leader, and a cluster without a leader is still not spun on
+            delay = options.reconnectBackoffMin().toNanos();
+        } else {
+            attemptsThisRound = 0;
+            delay = backoffNanos;
+            backoffNanos = Math.min(backoffNanos * 2, options.reconnectBackoffMax().toNanos());
+        }
         try {
             loop.schedule(() -> {
                 if (closed) {
@@ -588,6 +599,7 @@ public final class LogClient implements LogService {
     private void leaderCheck(Channel ch, LogFrame answer) {
         if (answer.type() != ERROR) {
             backoffNanos = options.reconnectBackoffMin().toNanos();
+            attemptsThisRound = 0;
             return;
         }
         ErrorCode code = answer.errorCode();
