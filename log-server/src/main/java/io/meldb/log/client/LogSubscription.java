@@ -53,6 +53,8 @@ public final class LogSubscription implements LogService.Subscription {
     /** A TAIL was sent because the connection fell silent, and nothing has been read since. */
     private boolean probing;
     private long backoffNanos;
+    /** Event loop: the connection is closed to go to the leader a replica named (not to the next in turn). */
+    private boolean following;
     /** Event loop: the replica this subscription reads from, and the next after a failure (replicated log). */
     private final ReplicaAddresses replicas;
 
@@ -126,12 +128,19 @@ public final class LogSubscription implements LogService.Subscription {
     }
 
     private void reconnectLater() {
-        if (replicas.several()) {
-            // a replicated log: the next replica serves the same positions
-            replicas.moveOn();
+        long delay;
+        if (following) {
+            // going to the leader a replica named: at once
+            following = false;
+            delay = client.options().reconnectBackoffMin().toNanos();
+        } else {
+            if (replicas.several()) {
+                // a replicated log: the next replica serves the same positions
+                replicas.moveOn();
+            }
+            delay = backoffNanos;
+            backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
         }
-        long delay = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
         try {
             loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
@@ -212,7 +221,7 @@ public final class LogSubscription implements LogService.Subscription {
             if (paused) {
                 channel.config().setAutoRead(false);
             }
-            if (client.logId() != null) {
+            if (client.logId() != null || replicas.several()) {
                 handshakeId = client.nextRequestId();
                 ctx.writeAndFlush(LogFrame.tail(handshakeId), ctx.voidPromise());
             } else {
@@ -232,6 +241,25 @@ public final class LogSubscription implements LogService.Subscription {
             if (f.type() != LogProtocol.TAIL_IS) {
                 ctx.close(); // e.g. SHUTTING_DOWN: try again
                 return;
+            }
+            if (replicas.several()) {
+                // a follower applies a block only once the leader's next message says it is committed (up to a
+                // heartbeat later when appends pause): read from the leader, as the appends go there, and from
+                // another replica only while the leader is unreachable
+                String leader = f.leaderInTail();
+                String here = replicas.currentName();
+                if (leader != null && !leader.equals(here)) {
+                    replicas.follow("leader at " + leader);
+                    if (!replicas.currentName().equals(here)) {
+                        following = true;
+                        ctx.close();
+                        return;
+                    }
+                }
+                if (client.logId() == null) {
+                    subscribe(ctx);
+                    return;
+                }
             }
             String other = client.otherLog(f);
             if (other == null) {
