@@ -111,6 +111,8 @@ public final class LogClient implements LogService {
     /** Event loop: the current connection's TAIL asked before anything else, 0 when none is outstanding. */
     private long handshakeId;
     private long handshakeDeadline;
+    /** Replicated log: the current connection is to the replica that named itself the leader. */
+    private volatile boolean atLeader;
     /** Event loop, replicated log: reconnects since the last round through every replica or real answer. */
     private int attemptsThisRound;
     /** Event loop: the connection is being closed to go to another server already chosen; do not move on again. */
@@ -174,6 +176,19 @@ public final class LogClient implements LogService {
             throw new LogConnectionException("cannot connect to the log server at " + client.target + ": "
                     + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis() + " ms"
                     : auth.cause().getMessage()), auth.cause());
+        }
+        if (client.replicas.several()) {
+            // a replicated log starting up elects its leader in a second or two: the first requests (a new
+            // server's CREATE and fence) go to it instead of being refused; without one, they wait as usual
+            long deadline = System.nanoTime() + options.requestTimeout().toNanos();
+            while (!client.atLeader && System.nanoTime() - deadline < 0) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         }
         return client;
     }
@@ -427,7 +442,16 @@ public final class LogClient implements LogService {
         }
         if (replicas.several()) {
             String leader = f.leaderInTail();
-            if (leader != null && !leader.equals(target)) {
+            if (leader == null) {
+                // an election under way, or this replica is cut off: the requests wait for a replica that knows
+                // the leader (the next in turn, at the backoff), rather than be refused here with NOT_LEADER
+                LOG.info("log server {} knows no leader; trying the next replica", target);
+                replicas.moveOn();
+                moveOnPending = true;
+                ch.close();
+                return;
+            }
+            if (!leader.equals(target)) {
                 replicas.follow("leader at " + leader);
                 if (!replicas.currentName().equals(target)) {
                     LOG.info("log server {} names {} as the leader; going there", target, leader);
@@ -436,6 +460,7 @@ public final class LogClient implements LogService {
                     return;
                 }
             }
+            atLeader = true;
             if (logId == null) {
                 learn(f.logIdAt(20));
                 sendBacklog(ch);
@@ -528,6 +553,7 @@ public final class LogClient implements LogService {
             return;
         }
         channel = null;
+        atLeader = false;
         handshakeId = 0;
         int failed = 0;
         for (Pending<?> p : pending.values()) {
