@@ -163,6 +163,14 @@ class ReplicatedLogServerTest {
             assertEquals(servers[leader].store().logId(), s.store().logId(), "one log id on every replica");
         }
 
+        // TRIM keeps the checkpoint rule at r = 3: with no checkpoint in the log, nothing may be trimmed
+        LogErrorException trimRefused = assertInstanceOf(LogErrorException.class,
+                assertThrows(CompletionException.class, () -> client.trim(10).join()).getCause());
+        assertEquals(ErrorCode.TRIM_REFUSED, trimRefused.code(), trimRefused.getMessage());
+        for (LogServer s : servers) {
+            assertEquals(1, s.store().trimPoint());
+        }
+
         int follower = (leader + 1) % 3;
         try (LogClient direct = LogClient.connect(LogClientOptions.to("127.0.0.1", logPorts[follower]))) {
             LogErrorException refused = assertInstanceOf(LogErrorException.class,
