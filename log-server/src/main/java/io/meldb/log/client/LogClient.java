@@ -441,24 +441,14 @@ public final class LogClient implements LogService {
             return;
         }
         if (replicas.several()) {
-            String leader = f.leaderInTail();
-            if (leader == null) {
-                // an election under way, or this replica is cut off: the requests wait for a replica that knows
-                // the leader (the next in turn, at the backoff), rather than be refused here with NOT_LEADER
-                LOG.info("log server {} knows no leader; trying the next replica", target);
-                replicas.moveOn();
+            // a replica that knows no leader (an election, or it is cut off) is left too: the requests wait for one
+            // that does (the next in turn, at the backoff) rather than be refused here with NOT_LEADER
+            String moved = replicas.redirect(f.leaderInTail(), true);
+            if (moved != null) {
+                LOG.info("{}; going to {}", moved, replicas.currentName());
                 moveOnPending = true;
                 ch.close();
                 return;
-            }
-            if (!leader.equals(target)) {
-                replicas.follow("leader at " + leader);
-                if (!replicas.currentName().equals(target)) {
-                    LOG.info("log server {} names {} as the leader; going there", target, leader);
-                    moveOnPending = true;
-                    ch.close();
-                    return;
-                }
             }
             atLeader = true;
             if (logId == null) {

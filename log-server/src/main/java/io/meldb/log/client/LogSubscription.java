@@ -246,15 +246,10 @@ public final class LogSubscription implements LogService.Subscription {
                 // a follower applies a block only once the leader's next message says it is committed (up to a
                 // heartbeat later when appends pause): read from the leader, as the appends go there, and from
                 // another replica only while the leader is unreachable
-                String leader = f.leaderInTail();
-                String here = replicas.currentName();
-                if (leader != null && !leader.equals(here)) {
-                    replicas.follow("leader at " + leader);
-                    if (!replicas.currentName().equals(here)) {
-                        following = true;
-                        ctx.close();
-                        return;
-                    }
+                if (replicas.redirect(f.leaderInTail(), false) != null) {
+                    following = true;
+                    ctx.close();
+                    return;
                 }
                 if (client.logId() == null) {
                     subscribe(ctx);

@@ -76,6 +76,28 @@ final class ReplicaAddresses {
     }
 
     /**
+     * What a replica's TAIL answer ({@code leader}: the leader's address it names, or null) means for a connection to
+     * it: null to stay; otherwise the connection should close, this cursor already points where to go next, and the
+     * reason is returned. {@code needLeader}: a connection for appends leaves a replica that knows no leader; a
+     * subscription stays there (any replica serves reads) unless a leader is named.
+     */
+    String redirect(String leader, boolean needLeader) {
+        String here = currentName();
+        if (leader == null) {
+            if (!needLeader) {
+                return null;
+            }
+            moveOn();
+            return "log server " + here + " knows no leader";
+        }
+        if (leader.equals(here)) {
+            return null;
+        }
+        follow("leader at " + leader);
+        return currentName().equals(here) ? null : "log server " + here + " names " + leader + " as the leader";
+    }
+
+    /**
      * A server's answer named the leader ({@code ... leader at host:port}): go there next; an answer naming none
      * moves on in turn. A leader outside the configured list is added (the operator's list may use other names).
      */

@@ -29,6 +29,18 @@ class ReplicaAddressesTest {
     }
 
     @Test
+    void aTailAnswerSendsAnAppendConnectionToTheLeaderAndOnFromAReplicaThatKnowsNone() {
+        final ReplicaAddresses r = new ReplicaAddresses(List.of("a:1", "b:2", "c:3"));
+        assertEquals(null, r.redirect("a:1", true), "at the leader: stay");
+        assertEquals("log server a:1 names c:3 as the leader", r.redirect("c:3", true));
+        assertEquals("c:3", r.currentName());
+        assertEquals("log server c:3 knows no leader", r.redirect(null, true));
+        assertEquals("a:1", r.currentName(), "the next in turn");
+        assertEquals(null, r.redirect(null, false), "a subscription reads from any replica");
+        assertEquals("a:1", r.currentName());
+    }
+
+    @Test
     void oneAddressIsTheSingleServerClient() {
         final ReplicaAddresses r = new ReplicaAddresses(List.of("h:7420"));
         assertFalse(r.several());
