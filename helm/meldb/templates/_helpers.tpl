@@ -19,6 +19,26 @@
 {{- end }}
 
 {{- define "meldb.log.name" -}}{{ include "meldb.fullname" . }}-log{{- end }}
+
+{{/* Every log pod's stable DNS name and log port, host:port,... (a txn-server's --log) */}}
+{{- define "meldb.log.addresses" -}}
+{{- $log := include "meldb.log.name" . }}
+{{- $list := list }}
+{{- range $i := until (int .Values.logServer.replicas) }}
+{{- $list = append $list (printf "%s-%d.%s.%s.svc.%s:%d" $log $i $log $.Release.Namespace $.Values.clusterDomain (int $.Values.logServer.ports.log)) }}
+{{- end }}
+{{- join "," $list }}
+{{- end }}
+
+{{/* The Raft peers of a replicated log: pod name = stable DNS name : Raft port : log port, ... (--peers) */}}
+{{- define "meldb.log.peers" -}}
+{{- $log := include "meldb.log.name" . }}
+{{- $list := list }}
+{{- range $i := until (int .Values.logServer.replicas) }}
+{{- $list = append $list (printf "%s-%d=%s-%d.%s.%s.svc.%s:%d:%d" $log $i $log $i $log $.Release.Namespace $.Values.clusterDomain (int $.Values.logServer.ports.raft) (int $.Values.logServer.ports.log)) }}
+{{- end }}
+{{- join "," $list }}
+{{- end }}
 {{- define "meldb.txn.name" -}}{{ include "meldb.fullname" . }}-txn{{- end }}
 {{- define "meldb.gateway.name" -}}{{ include "meldb.fullname" . }}-gateway{{- end }}
 {{- define "meldb.cluster.name" -}}{{ include "meldb.fullname" . }}-cluster{{- end }}

@@ -17,7 +17,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The cluster form for {@link YcsbDriver}: one log-server process and N txn-server processes started with this
+ * The cluster form for {@link YcsbDriver}: one log-server process (or {@code --log-replicas} replicating one log,
+ * issue 22) and N txn-server processes started with this
  * JVM's own classpath and module flags ({@code --add-opens}/{@code --add-exports}/{@code -Dchronicle...}, which
  * Chronicle Queue needs), on loopback with free ports. {@link #close()} kills every process it started; a shutdown
  * hook does the same if the driver is interrupted.
@@ -28,25 +29,32 @@ final class YcsbCluster implements Closeable {
     private final Path dir;
     private final List<Process> processes = new ArrayList<>();
     private final Thread hook = new Thread(this::killAll, "ycsb-cluster-kill");
-    final String logHost;
-    final int logPort;
+    /** The log's address(es), a txn-server's {@code --log}. */
+    final String logAddresses;
+    /** With {@code logReplicas} &gt; 1: the replicated log's processes (issue 22). */
+    private LogProcesses replicatedLog;
     final List<String> hosts = new ArrayList<>();
     final List<Integer> ports = new ArrayList<>();
 
-    YcsbCluster(final int servers, final Integer premeldThreads, final Integer premeldDistance,
+    YcsbCluster(final int servers, final int logReplicas, final Integer premeldThreads, final Integer premeldDistance,
                 final Boolean groupMeld, final int maxInFlight, final long checkpointEvery,
                 final List<String> extraJvmArgs) throws IOException {
         dir = Files.createTempDirectory("meldb-ycsb-cluster");
         Runtime.getRuntime().addShutdownHook(hook);
         boolean ok = false;
         try {
-            final String[] log = start("log-server", extraJvmArgs, "io.meldb.log.server.LogServerMain",
-                "--port", "0", "--metrics-port", "-1", "--data-dir", dir.resolve("log").toString());
-            logHost = log[0];
-            logPort = Integer.parseInt(log[1]);
+            if (logReplicas > 1) {
+                replicatedLog = new LogProcesses(dir, logReplicas,
+                    io.meldb.log.server.LogServerConfig.DEFAULT_BLOCK_SIZE);
+                logAddresses = replicatedLog.addresses();
+            } else {
+                final String[] log = start("log-server", extraJvmArgs, "io.meldb.log.server.LogServerMain",
+                    "--port", "0", "--metrics-port", "-1", "--data-dir", dir.resolve("log").toString());
+                logAddresses = log[0] + ":" + log[1];
+            }
             for (int i = 1; i <= servers; i++) {
                 final List<String> args = new ArrayList<>(List.of("--server-id", Integer.toString(i),
-                    "--log", logHost + ":" + logPort, "--port", "0", "--metrics-port", "-1",
+                    "--log", logAddresses, "--port", "0", "--metrics-port", "-1",
                     "--max-in-flight", Integer.toString(maxInFlight),
                     "--checkpoint-every", Long.toString(checkpointEvery)));
                 if (premeldThreads != null) {
@@ -146,6 +154,9 @@ final class YcsbCluster implements Closeable {
     @Override
     public void close() {
         killAll();
+        if (replicatedLog != null) {
+            replicatedLog.close();
+        }
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException ignored) {

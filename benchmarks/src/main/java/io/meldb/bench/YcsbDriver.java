@@ -67,6 +67,7 @@ public final class YcsbDriver {
     private static final String[][] FLAGS = {
         {"mode", "embedded", "embedded | cluster"},
         {"servers", "1", "cluster mode: number of txn-server processes"},
+        {"log-replicas", "1", "cluster mode: log-server processes replicating the log (1, or 3 under Raft)"},
         {"records", "50000", "database size (items), loaded before the run"},
         {"load-batch", "500", "items per load transaction"},
         {"value-size", "100", "payload bytes per item"},
@@ -187,7 +188,7 @@ public final class YcsbDriver {
                 services.add(node.txnService());
             } else if (mode.equals("cluster")) {
                 final String extra = opts.get("child-jvm-args").trim();
-                final YcsbCluster cluster = new YcsbCluster(intOpt("servers"), tPre, dPre, group,
+                final YcsbCluster cluster = new YcsbCluster(intOpt("servers"), intOpt("log-replicas"), tPre, dPre, group,
                     serverMaxInFlight, checkpointEvery, extra.isEmpty() ? List.of() : List.of(extra.split("\\s+")));
                 owner = cluster;
                 for (int i = 0; i < cluster.ports.size(); i++) {

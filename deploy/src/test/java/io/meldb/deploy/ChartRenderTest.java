@@ -100,6 +100,12 @@ class ChartRenderTest {
         chart.podTemplates().forEach((role, pod) -> {
             final Container c = container(pod);
             for (ContainerPort p : c.getPorts()) {
+                if (p.getName().equals("raft")) {
+                    // a replicated log's Raft port is each replica's entry in --peers (id=host:raftPort:logPort)
+                    assertTrue(arg(c, "--peers").contains(":" + p.getContainerPort() + ":" + arg(c, "--port")),
+                        role + ": the Raft port is not the one --peers names");
+                    continue;
+                }
                 final String flag = portFlags.get(p.getName());
                 assertNotNull(flag, role + ": unexpected port " + p.getName());
                 assertEquals(String.valueOf(p.getContainerPort()), arg(c, flag),
@@ -147,8 +153,44 @@ class ChartRenderTest {
         assertEquals(String.join(",", expected), list);
         assertEquals(4, chart.txnServers().getSpec().getReplicas());
         final String log = chart.logServer().getSpec().getServiceName();
-        assertEquals(log + "-0." + log + ".prod.svc.cluster.local:7420",
-            arg(container(chart.txnServers().getSpec().getTemplate()), "--log"));
+        assertEquals(log + "-0." + log + ".prod.svc.cluster.local:7420," + log + "-1." + log
+                + ".prod.svc.cluster.local:7420," + log + "-2." + log + ".prod.svc.cluster.local:7420",
+            arg(container(chart.txnServers().getSpec().getTemplate()), "--log"), "every log replica, by its stable name");
+        final String single = RenderedChart.render(List.of(), Map.of()).logServer().getSpec().getServiceName();
+        assertEquals(single + "-0." + single + ".prod.svc.cluster.local:7420",
+            arg(container(RenderedChart.render(List.of(), Map.of()).txnServers().getSpec().getTemplate()), "--log"));
+    }
+
+    @Test
+    void haValuesReplicateTheLogOverThreePodsWithPeersFromTheirStableNames() {
+        final RenderedChart chart = RenderedChart.render("values-ha.yaml");
+        final var logSet = chart.logServer();
+        assertEquals(3, logSet.getSpec().getReplicas());
+        assertEquals("Parallel", logSet.getSpec().getPodManagementPolicy(), "a majority must start together");
+        final Container c = container(logSet.getSpec().getTemplate());
+        assertEquals("3", arg(c, "--replication-factor"));
+        assertEquals("$(POD_NAME)", arg(c, "--node-id"));
+        assertEquals("metadata.name", envVar(c, "POD_NAME").getValueFrom().getFieldRef().getFieldPath());
+        final String svc = logSet.getSpec().getServiceName();
+        final List<String> peers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            // the node id is the pod's name, so that $(POD_NAME) finds itself in the list
+            peers.add(logSet.getMetadata().getName() + "-" + i + "=" + svc + "-" + i + "." + svc
+                + ".prod.svc.cluster.local:7422:7420");
+        }
+        assertEquals(String.join(",", peers), arg(c, "--peers"));
+        assertTrue(c.getPorts().stream().anyMatch(p -> "raft".equals(p.getName()) && p.getContainerPort() == 7422));
+        assertTrue(chart.service(svc).getSpec().getPorts().stream().anyMatch(p -> p.getPort() == 7422),
+            "the headless service names the Raft port");
+        final PodDisruptionBudget pdb = chart.get(PodDisruptionBudget.class, RELEASE + "-meldb-log");
+        assertEquals(1, pdb.getSpec().getMaxUnavailable().getIntVal(), "a drain keeps a majority of the log");
+        final var anti = logSet.getSpec().getTemplate().getSpec().getAffinity().getPodAntiAffinity()
+            .getRequiredDuringSchedulingIgnoredDuringExecution();
+        assertEquals("kubernetes.io/hostname", anti.get(0).getTopologyKey(), "one log replica per node");
+        // the single-server default passes none of it
+        final Container one = container(RenderedChart.render(List.of(), Map.of()).logServer().getSpec().getTemplate());
+        assertFalse(one.getArgs().contains("--replication-factor"));
+        assertFalse(one.getArgs().contains("--peers"));
     }
 
     @ParameterizedTest
@@ -206,6 +248,10 @@ class ChartRenderTest {
                     matches(rule.getFrom().get(0).getPodSelector(), pod),
                     np.getMetadata().getName() + ": " + role + " reaching " + target));
                 assertNull(rule.getFrom().get(0).getNamespaceSelector());
+            } else if (target.equals("log") && !rule.getFrom().isEmpty() && ports.equals(Set.of(7422))) {
+                // a replicated log: Raft between the log pods only
+                pods.forEach((role, pod) -> assertEquals(role.equals("log"),
+                    matches(rule.getFrom().get(0).getPodSelector(), pod), "Raft port reached by " + role));
             } else {
                 assertEquals(Set.of(metricsPort), ports, "only the metrics port is open beyond the peer");
             }
@@ -278,10 +324,10 @@ class ChartRenderTest {
     }
 
     @Test
-    void aSecondLogServerIsRefusedWithTheReason() {
+    void anEvenNumberOfLogServersIsRefusedWithTheReason() {
         final Exception e = assertThrows(Exception.class,
             () -> RenderedChart.render(List.of(), Map.of("logServer.replicas", "2")));
-        assertTrue(e.getMessage().contains("logServer.replicas must be 1"), e.getMessage());
+        assertTrue(e.getMessage().contains("logServer.replicas must be 1 or an odd number"), e.getMessage());
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

@@ -56,10 +56,22 @@ public enum ErrorCode {
      * find no checkpoint to start from. Nothing was trimmed.
      */
     TRIM_REFUSED(18, false),
+    /**
+     * A replicated log (issue 22): this replica is not the leader and proposed nothing; the message ends with
+     * {@code leader at host:port} when it knows the leader's log address, {@code leader unknown} otherwise. Reads
+     * are served by any replica; APPEND, CREATE and TRIM go to the leader.
+     */
+    NOT_LEADER(19, false),
+    /**
+     * A replicated log: the append was proposed but not known to be committed (the leader stepped down, or no majority
+     * acknowledged it within the replication commit timeout). It may still be in the log, at one position only:
+     * resolve it by reading the log after appending something new (a txn-server's re-fence does).
+     */
+    OUTCOME_UNKNOWN(20, false),
     /** A code this version does not know (sent by a newer peer). */
     UNKNOWN(-1, false);
 
-    private static final ErrorCode[] BY_CODE = new ErrorCode[19];
+    private static final ErrorCode[] BY_CODE = new ErrorCode[21];
 
     static {
         for (ErrorCode c : values()) {

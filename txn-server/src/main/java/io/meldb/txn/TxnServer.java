@@ -58,7 +58,7 @@ public final class TxnServer implements TxnService {
      * incarnation of this server, and returns once this server has melded the log up to its own fence.
      */
     public static TxnServer start(final TxnServerConfig config) {
-        return start(config, LogClient.connect(LogClientOptions.to(config.logHost(), config.logPort())
+        return start(config, LogClient.connect(LogClientOptions.toAll(config.logAddresses())
             .clusterSecret(config.clusterSecret())));
     }
 

@@ -31,6 +31,8 @@ public final class TxnServerConfig {
     private int serverId = 1;
     private String logHost = "127.0.0.1";
     private int logPort;
+    /** A replicated log's servers, host:port,... (issue 22); null: just logHost:logPort. */
+    private String logAddresses;
     private ClusterConfig cluster;
     private int maxInFlight = 256;
     private int maxIntentionBytes = DEFAULT_MAX_INTENTION_BYTES;
@@ -85,6 +87,23 @@ public final class TxnServerConfig {
 
     public int logPort() {
         return logPort;
+    }
+
+    /** Every log server to try, {@code host:port,...}: the replicas of a replicated log, or the one server. */
+    public String logAddresses() {
+        return logAddresses != null ? logAddresses : logHost + ":" + logPort;
+    }
+
+    /**
+     * The replicas of a replicated log, {@code host:port,host:port,...}: the client finds the leader among them and
+     * fails over by itself. The first is also {@link #logHost()}/{@link #logPort()}.
+     */
+    public TxnServerConfig logAddresses(final String hostPorts) {
+        final io.meldb.log.client.LogClientOptions parsed = io.meldb.log.client.LogClientOptions.toAll(hostPorts);
+        this.logHost = parsed.host();
+        this.logPort = parsed.port();
+        this.logAddresses = String.join(",", parsed.addresses());
+        return this;
     }
 
     /**

@@ -23,7 +23,7 @@ public final class TxnServerMain {
     private static final String[][] FLAGS = {
         {"server-id", "MELDB_TXN_SERVER_ID", "1", "1..65535, unique in the cluster"},
         {"pod-name", "MELDB_TXN_POD_NAME", null, "a StatefulSet pod's name, NAME-ORDINAL: the server id is then ORDINAL + 1 (overrides --server-id)"},
-        {"log", "MELDB_TXN_LOG", "127.0.0.1:7420", "the log server, host:port"},
+        {"log", "MELDB_TXN_LOG", "127.0.0.1:7420", "the log server, host:port; a replicated log's servers as host:port,host:port,... (the leader is found among them)"},
         {"host", "MELDB_TXN_HOST", "127.0.0.1", "address to listen on"},
         {"port", "MELDB_TXN_PORT", "7430", "transaction RPC port; 0 picks a free one"},
         {"metrics-port", "MELDB_TXN_METRICS_PORT", "-2", "port of /health and /metrics; default port+1 (0 when port is 0); -1 off"},
@@ -138,12 +138,18 @@ public final class TxnServerMain {
 
     static TxnServerConfig configure(final Map<String, String> v) {
         final String log = v.get("log");
-        final int colon = log.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("--log must be host:port, got '" + log + "'");
+        final String[] first = log.split(",")[0].trim().split(":");
+        if (first.length != 2 || first[0].isEmpty()) {
+            throw new IllegalArgumentException("--log must be host:port[,host:port...], got '" + log + "'");
         }
-        final TxnServerConfig c = TxnServerConfig.log(log.substring(0, colon),
-                parsePort(log.substring(colon + 1)))
+        for (final String a : log.split(",")) {
+            final int colon = a.trim().lastIndexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--log must be host:port[,host:port...], got '" + log + "'");
+            }
+            parsePort(a.trim().substring(colon + 1));
+        }
+        final TxnServerConfig c = TxnServerConfig.log(first[0], parsePort(first[1])).logAddresses(log)
             .serverId(v.get("pod-name") != null ? serverIdOfPod(v.get("pod-name"))
                 : CommandFlags.intValue(v, "server-id"))
             .maxInFlight(CommandFlags.intValue(v, "max-in-flight"))

@@ -86,7 +86,10 @@ public final class LogClient implements LogService {
     private final boolean ownsGroup;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
-    private final String target;
+    /** The server the request connection uses now (replicated log: moves to the leader). */
+    private volatile String target;
+    /** Event loop: where the request connection goes next. */
+    private final ReplicaAddresses replicas;
     private final long timeoutNanos;
     private final ConcurrentHashMap<Long, Pending<?>> pending = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
@@ -108,6 +111,12 @@ public final class LogClient implements LogService {
     /** Event loop: the current connection's TAIL asked before anything else, 0 when none is outstanding. */
     private long handshakeId;
     private long handshakeDeadline;
+    /** Replicated log: the current connection is to the replica that named itself the leader. */
+    private volatile boolean atLeader;
+    /** Event loop, replicated log: reconnects since the last round through every replica or real answer. */
+    private int attemptsThisRound;
+    /** Event loop: the connection is being closed to go to another server already chosen; do not move on again. */
+    private boolean moveOnPending;
 
     private LogClient(LogClientOptions options) {
         this.options = options;
@@ -116,7 +125,8 @@ public final class LogClient implements LogService {
                 new DefaultThreadFactory("log-client"), NioIoHandler.newFactory())
                 : options.eventLoopGroup();
         this.loop = group.next();
-        this.target = options.host() + ":" + options.port();
+        this.replicas = new ReplicaAddresses(options.addresses());
+        this.target = replicas.currentName();
         this.timeoutNanos = options.requestTimeout().toNanos();
         this.permits = new Semaphore(options.maxInFlight());
         this.outbound = new Outbound(loop);
@@ -138,11 +148,27 @@ public final class LogClient implements LogService {
      */
     public static LogClient connect(LogClientOptions options) {
         LogClient client = new LogClient(options);
-        ChannelFuture f = client.bootstrap.connect(options.host(), options.port());
-        if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
+        ChannelFuture f = null;
+        StringBuilder tried = new StringBuilder();
+        // a replicated log: the first server that takes the connection (a follower sends the client on to the leader)
+        for (int i = 0; i < client.replicas.size(); i++) {
+            f = client.bootstrap.connect(client.replicas.current());
+            if (f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) && f.isSuccess()) {
+                break;
+            }
+            tried.append(tried.isEmpty() ? "" : "; ").append(client.target).append(": ")
+                    .append(f.cause() == null ? "no connection within " + options.connectTimeout().toMillis() + " ms" : f.cause());
+            if (i + 1 < client.replicas.size()) {
+                client.replicas.moveOn();
+                client.target = client.replicas.currentName();
+            }
+        }
+        if (!f.isSuccess()) {
             client.close();
-            throw new LogConnectionException("cannot connect to the log server at " + client.target
-                    + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()), f.cause());
+            throw new LogConnectionException("cannot connect to the log server at " + (client.replicas.several()
+                    ? options.addresses() + " (" + tried + ")"
+                    : client.target + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause())),
+                    f.cause());
         }
         Future<Void> auth = ClusterAuthClientHandler.ready(f.channel());
         if (!auth.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !auth.isSuccess()) {
@@ -150,6 +176,19 @@ public final class LogClient implements LogService {
             throw new LogConnectionException("cannot connect to the log server at " + client.target + ": "
                     + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis() + " ms"
                     : auth.cause().getMessage()), auth.cause());
+        }
+        if (client.replicas.several()) {
+            // a replicated log starting up elects its leader in a second or two: the first requests (a new
+            // server's CREATE and fence) go to it instead of being refused; without one, they wait as usual
+            long deadline = System.nanoTime() + options.requestTimeout().toNanos();
+            while (!client.atLeader && System.nanoTime() - deadline < 0) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
         }
         return client;
     }
@@ -196,6 +235,11 @@ public final class LogClient implements LogService {
 
     String target() {
         return target;
+    }
+
+    /** The servers a subscription may use: a fresh cursor over the configured ones. */
+    ReplicaAddresses newReplicaCursor() {
+        return new ReplicaAddresses(options.addresses());
     }
 
     // ------------------------------------------------------------------------------------------------ requests
@@ -374,8 +418,11 @@ public final class LogClient implements LogService {
     /** Event loop: a new connection; if the client is bound to a log, requests wait until the server proves it holds it. */
     private void connected(Channel ch) {
         channel = ch;
-        backoffNanos = options.reconnectBackoffMin().toNanos();
-        if (logId != null) {
+        if (!replicas.several()) {
+            backoffNanos = options.reconnectBackoffMin().toNanos();
+        }
+        if (logId != null || replicas.several()) {
+            // a replicated log: the answer also names the leader, where appends must go
             handshakeId = nextRequestId();
             handshakeDeadline = System.nanoTime() + timeoutNanos;
             ch.writeAndFlush(LogFrame.tail(handshakeId), ch.voidPromise());
@@ -393,9 +440,34 @@ public final class LogClient implements LogService {
             ch.close();
             return;
         }
+        if (replicas.several()) {
+            // a replica that knows no leader (an election, or it is cut off) is left too: the requests wait for one
+            // that does (the next in turn, at the backoff) rather than be refused here with NOT_LEADER
+            String moved = replicas.redirect(f.leaderInTail(), true);
+            if (moved != null) {
+                LOG.info("{}; going to {}", moved, replicas.currentName());
+                moveOnPending = true;
+                ch.close();
+                return;
+            }
+            atLeader = true;
+            if (logId == null) {
+                learn(f.logIdAt(20));
+                sendBacklog(ch);
+                return;
+            }
+        }
         String other = otherLog(f);
         if (other == null) {
             sendBacklog(ch);
+            return;
+        }
+        if (replicas.several() && f.bodyLength() >= 36 && f.logIdAt(20) == null) {
+            // a replica that has not applied the log's CREATE yet (new, or catching up): another one
+            LOG.info("log server {} holds no log yet; trying another replica", target);
+            replicas.moveOn();
+            moveOnPending = true;
+            ch.close();
             return;
         }
         diverge(other + ", not the log this client was using (id " + logId
@@ -471,6 +543,7 @@ public final class LogClient implements LogService {
             return;
         }
         channel = null;
+        atLeader = false;
         handshakeId = 0;
         int failed = 0;
         for (Pending<?> p : pending.values()) {
@@ -483,22 +556,40 @@ public final class LogClient implements LogService {
             }
         }
         if (!closed && diverged == null) {
-            LOG.warn("lost the connection to log server {} ({} requests failed); reconnecting", target, failed);
+            if (replicas.several() && !moveOnPending) {
+                replicas.moveOn();
+            }
+            moveOnPending = false;
+            LOG.warn("lost the connection to log server {} ({} requests failed); reconnecting{}", target, failed,
+                    replicas.several() ? " to " + replicas.currentName() : "");
             scheduleReconnect();
         }
     }
 
     private void scheduleReconnect() {
-        long delay = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, options.reconnectBackoffMax().toNanos());
+        long delay;
+        if (replicas.several() && ++attemptsThisRound < replicas.size()) {
+            // a replicated log: the other replicas (or the leader just named) are tried at the shortest backoff;
+            // it doubles once per round through all of them without a real answer, so a failover is not slowed by
+            // backoff built up against the dead leader, and a cluster without a leader is still not spun on
+            delay = options.reconnectBackoffMin().toNanos();
+        } else {
+            attemptsThisRound = 0;
+            delay = backoffNanos;
+            backoffNanos = Math.min(backoffNanos * 2, options.reconnectBackoffMax().toNanos());
+        }
         try {
             loop.schedule(() -> {
                 if (closed) {
                     return;
                 }
-                bootstrap.connect().addListener((ChannelFuture f) -> {
+                target = replicas.currentName();
+                bootstrap.connect(replicas.current()).addListener((ChannelFuture f) -> {
                     if (!f.isSuccess() && !closed) {
                         LOG.debug("reconnecting to {} failed: {}", target, f.cause().toString());
+                        if (replicas.several()) {
+                            replicas.moveOn();
+                        }
                         scheduleReconnect();
                     } else if (f.isSuccess()) {
                         // a refused handshake never reaches the request handler: reconnect from here
@@ -513,6 +604,26 @@ public final class LogClient implements LogService {
             }, delay, TimeUnit.NANOSECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // shutting down
+        }
+    }
+
+    /**
+     * Event loop, replicated log: a NOT_LEADER or OUTCOME_UNKNOWN answer sends the request connection to the leader it
+     * names (or the next replica); the backoff is reset only by a real answer, so a client cannot bounce between
+     * replicas faster than the backoff while there is no leader.
+     */
+    private void leaderCheck(Channel ch, LogFrame answer) {
+        if (answer.type() != ERROR) {
+            backoffNanos = options.reconnectBackoffMin().toNanos();
+            attemptsThisRound = 0;
+            return;
+        }
+        ErrorCode code = answer.errorCode();
+        if ((code == ErrorCode.NOT_LEADER || code == ErrorCode.OUTCOME_UNKNOWN) && !moveOnPending && channel == ch) {
+            replicas.follow(answer.errorMessage());
+            moveOnPending = true;
+            LOG.info("log server {} answered {}; going to {}", target, code, replicas.currentName());
+            ch.close();
         }
     }
 
@@ -704,6 +815,9 @@ public final class LogClient implements LogService {
                 Pending<?> p = take(f.requestId());
                 if (p != null) {
                     p.complete(f);
+                    if (replicas.several()) {
+                        leaderCheck(ctx.channel(), f);
+                    }
                 } else if (f.type() == ERROR) {
                     LOG.warn("log server {} reports {}: {}", target, f.errorCode(), f.errorMessage());
                 } else {

@@ -3,13 +3,18 @@ package io.meldb.log.client;
 import io.meldb.log.auth.ClusterSecret;
 import io.netty.channel.EventLoopGroup;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /** Where and how a {@link LogClient} (of the Hyder II §5.1 log service) connects; fluent setters with defaults for a local cluster. */
 public final class LogClientOptions {
     private String host = "127.0.0.1";
     private int port;
+    /** Every replica's address when the log is replicated; null: just {@link #host}:{@link #port}. */
+    private List<String> addresses;
     private Duration requestTimeout = Duration.ofSeconds(10);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration reconnectBackoffMin = Duration.ofMillis(50);
@@ -25,12 +30,42 @@ public final class LogClientOptions {
         return new LogClientOptions().host(host).port(port);
     }
 
+    /**
+     * A replicated log's servers, {@code host:port,host:port,...} (issue 22): the client connects to the first that
+     * answers, follows NOT_LEADER answers to the leader, and moves on to another when its server goes away; each
+     * subscription does the same on its own. One address is the same as {@link #to}.
+     *
+     * @throws IllegalArgumentException naming a malformed address
+     */
+    public static LogClientOptions toAll(String hostPorts) {
+        List<String> list = new ArrayList<>();
+        for (String s : hostPorts.split(",")) {
+            if (!s.isBlank()) {
+                ReplicaAddresses.parse(s);
+                list.add(s.trim());
+            }
+        }
+        if (list.isEmpty()) {
+            throw new IllegalArgumentException("no log server address in '" + hostPorts + "'");
+        }
+        InetSocketAddress first = ReplicaAddresses.parse(list.get(0));
+        LogClientOptions o = to(first.getHostString(), first.getPort());
+        o.addresses = List.copyOf(list);
+        return o;
+    }
+
+    /** Every server this client may use: {@link #toAll}'s list, or {@code host:port}. */
+    public List<String> addresses() {
+        return addresses != null ? addresses : List.of(host + ":" + port);
+    }
+
     public String host() {
         return host;
     }
 
     public LogClientOptions host(String host) {
         this.host = Objects.requireNonNull(host);
+        this.addresses = null;
         return this;
     }
 
@@ -40,6 +75,7 @@ public final class LogClientOptions {
 
     public LogClientOptions port(int port) {
         this.port = port;
+        this.addresses = null;
         return this;
     }
 

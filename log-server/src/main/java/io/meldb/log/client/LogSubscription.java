@@ -53,6 +53,10 @@ public final class LogSubscription implements LogService.Subscription {
     /** A TAIL was sent because the connection fell silent, and nothing has been read since. */
     private boolean probing;
     private long backoffNanos;
+    /** Event loop: the connection is closed to go to the leader a replica named (not to the next in turn). */
+    private boolean following;
+    /** Event loop: the replica this subscription reads from, and the next after a failure (replicated log). */
+    private final ReplicaAddresses replicas;
 
     LogSubscription(LogClient client, long from, BlockListener listener) {
         this.client = client;
@@ -62,6 +66,7 @@ public final class LogSubscription implements LogService.Subscription {
         // probe after half the request timeout of silence, and give up on the connection after another half
         this.bootstrap = client.newBootstrap(loop, new Handler(), client.options().requestTimeout().toNanos() / 2);
         this.backoffNanos = client.options().reconnectBackoffMin().toNanos();
+        this.replicas = client.newReplicaCursor();
     }
 
     void start() {
@@ -107,14 +112,14 @@ public final class LogSubscription implements LogService.Subscription {
         if (closed) {
             return;
         }
-        bootstrap.connect().addListener((ChannelFuture f) -> {
+        bootstrap.connect(replicas.current()).addListener((ChannelFuture f) -> {
             if (!f.isSuccess() && !closed) {
-                LOG.debug("subscription to {} cannot connect: {}", client.target(), f.cause().toString());
+                LOG.debug("subscription to {} cannot connect: {}", replicas.currentName(), f.cause().toString());
                 reconnectLater();
             } else if (f.isSuccess()) {
                 ClusterAuthClientHandler.ready(f.channel()).addListener(a -> {
                     if (!a.isSuccess() && !closed) {
-                        LOG.warn("subscription to {} cannot connect: {}", client.target(), a.cause().getMessage());
+                        LOG.warn("subscription to {} cannot connect: {}", replicas.currentName(), a.cause().getMessage());
                         reconnectLater();
                     }
                 });
@@ -123,8 +128,19 @@ public final class LogSubscription implements LogService.Subscription {
     }
 
     private void reconnectLater() {
-        long delay = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
+        long delay;
+        if (following) {
+            // going to the leader a replica named: at once
+            following = false;
+            delay = client.options().reconnectBackoffMin().toNanos();
+        } else {
+            if (replicas.several()) {
+                // a replicated log: the next replica serves the same positions
+                replicas.moveOn();
+            }
+            delay = backoffNanos;
+            backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
+        }
         try {
             loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
@@ -205,7 +221,7 @@ public final class LogSubscription implements LogService.Subscription {
             if (paused) {
                 channel.config().setAutoRead(false);
             }
-            if (client.logId() != null) {
+            if (client.logId() != null || replicas.several()) {
                 handshakeId = client.nextRequestId();
                 ctx.writeAndFlush(LogFrame.tail(handshakeId), ctx.voidPromise());
             } else {
@@ -226,9 +242,27 @@ public final class LogSubscription implements LogService.Subscription {
                 ctx.close(); // e.g. SHUTTING_DOWN: try again
                 return;
             }
+            if (replicas.several()) {
+                // a follower applies a block only once the leader's next message says it is committed (up to a
+                // heartbeat later when appends pause): read from the leader, as the appends go there, and from
+                // another replica only while the leader is unreachable
+                if (replicas.redirect(f.leaderInTail(), false) != null) {
+                    following = true;
+                    ctx.close();
+                    return;
+                }
+                if (client.logId() == null) {
+                    subscribe(ctx);
+                    return;
+                }
+            }
             String other = client.otherLog(f);
             if (other == null) {
                 subscribe(ctx);
+                return;
+            }
+            if (replicas.several() && f.bodyLength() >= 36 && f.logIdAt(20) == null) {
+                ctx.close(); // a replica that has not applied the log's CREATE yet: another one
                 return;
             }
             end(new LogConnectionException(other + ", not the log this subscription was reading (id "
@@ -241,7 +275,7 @@ public final class LogSubscription implements LogService.Subscription {
                 channel = null;
             }
             if (!closed) {
-                LOG.info("subscription to {} lost its connection at position {}; resubscribing", client.target(), next);
+                LOG.info("subscription to {} lost its connection at position {}; resubscribing", replicas.currentName(), next);
                 reconnectLater();
             }
             ctx.fireChannelInactive();
@@ -265,7 +299,7 @@ public final class LogSubscription implements LogService.Subscription {
                 if (f.type() == LogProtocol.PUSH) {
                     long position = f.longAt(0);
                     if (position != next) {
-                        LOG.warn("subscription to {} expected position {} but got {}; resubscribing", client.target(), next, position);
+                        LOG.warn("subscription to {} expected position {} but got {}; resubscribing", replicas.currentName(), next, position);
                         ctx.close();
                         return;
                     }
@@ -278,7 +312,8 @@ public final class LogSubscription implements LogService.Subscription {
                     next = position + 1;
                 } else if (f.type() == LogProtocol.ERROR) {
                     ErrorCode code = f.errorCode();
-                    if (code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.STORAGE_FAILURE) {
+                    if (code == ErrorCode.SHUTTING_DOWN || code == ErrorCode.STORAGE_FAILURE
+                            || (replicas.several() && code == ErrorCode.NOT_CREATED)) {
                         ctx.close();
                     } else {
                         end(new LogErrorException(code, f.errorMessage()));
@@ -309,7 +344,7 @@ public final class LogSubscription implements LogService.Subscription {
             }
             if (probing) {
                 LOG.warn("subscription to {} heard nothing for {} ms, not even an answer to TAIL; reconnecting",
-                        client.target(), client.options().requestTimeout().toMillis());
+                        replicas.currentName(), client.options().requestTimeout().toMillis());
                 ctx.close();
                 return;
             }
@@ -319,7 +354,7 @@ public final class LogSubscription implements LogService.Subscription {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            LOG.warn("subscription connection to {} failed: {}", client.target(), cause.toString());
+            LOG.warn("subscription connection to {} failed: {}", replicas.currentName(), cause.toString());
             ctx.close();
         }
     }

@@ -92,6 +92,30 @@ public final class LogFrame extends Frame {
                 writeLogId(alloc.buffer(36).writeLong(tail).writeLong(trimPoint).writeInt(blockSize), logId));
     }
 
+    /**
+     * TAIL_IS of a replica of a replicated log (issue 22): as above, then the leader's log address as this replica
+     * knows it ({@code short} length and UTF-8 {@code host:port}; length 0 when it knows none), so that a client finds
+     * the leader on connecting. Older clients read the fixed fields and ignore the rest.
+     */
+    public static LogFrame tailIs(ByteBufAllocator alloc, long requestId, long tail, long trimPoint, int blockSize,
+                                  UUID logId, String leader) {
+        byte[] l = leader == null ? new byte[0] : leader.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuf body = writeLogId(alloc.buffer(38 + l.length).writeLong(tail).writeLong(trimPoint).writeInt(blockSize), logId);
+        return new LogFrame(TAIL_IS, requestId, body.writeShort(l.length).writeBytes(l));
+    }
+
+    /** The leader's address in a replica's TAIL_IS answer, or null (none known, or a server at r = 1). */
+    public String leaderInTail() {
+        if (bodyLength() < 38) {
+            return null;
+        }
+        int length = body().getUnsignedShort(body().readerIndex() + 36);
+        if (length == 0 || bodyLength() < 38 + length) {
+            return null;
+        }
+        return body().toString(body().readerIndex() + 38, length, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /** A log id as 16 bytes (zeros for none: a log not yet created). */
     private static ByteBuf writeLogId(ByteBuf body, UUID logId) {
         return logId == null ? body.writeZero(16)

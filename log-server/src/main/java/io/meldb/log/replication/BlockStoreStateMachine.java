@@ -10,6 +10,8 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * The log server's block store as a Raft state machine (issue 22; Hyder II §5.1's shared log, replicated): every
@@ -23,11 +25,20 @@ import java.util.concurrent.CompletableFuture;
  * <p>An entry's reply is the position of its first block (8 bytes), once the local store holds the whole entry.
  */
 public final class BlockStoreStateMachine extends BaseStateMachine {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockStoreStateMachine.class);
     private final LogStore store;
     /** Blocks the store already held when this replica started: replayed entries below it are skipped. */
     private final long storedAtStart;
     /** Applier thread only: the position the next applied block takes. */
     private long nextPosition = 1;
+    /** Applier thread: completes once the latest APPEND entry is stored (a TRIM waits for it). */
+    private CompletableFuture<Message> lastAppend = CompletableFuture.completedFuture(null);
+    /** Carries out TRIMs, one at a time, in log order. */
+    private final ExecutorService trimmer = Executors.newSingleThreadExecutor(r -> {
+        final Thread t = new Thread(r, "raft-trim");
+        t.setDaemon(true);
+        return t;
+    });
 
     public BlockStoreStateMachine(final LogStore store) {
         this.store = store;
@@ -48,6 +59,7 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
             reply = switch (ReplicatedEntry.type(data)) {
                 case ReplicatedEntry.CREATE -> create(ReplicatedEntry.Create.decode(data));
                 case ReplicatedEntry.APPEND -> append(data);
+                case ReplicatedEntry.TRIM -> trim(data.getLong(data.position() + 1));
                 default -> CompletableFuture.failedFuture(new IllegalArgumentException(
                     "unknown replicated entry type " + ReplicatedEntry.type(data) + " at index " + entry.getIndex()));
             };
@@ -62,17 +74,26 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
     private CompletableFuture<Message> create(final ReplicatedEntry.Create c) {
         if (store.isCreated()) {
             // a replayed CREATE, or a second one: the store answers CREATE_MISMATCH if it differs
+            // the same block size and configuration again is the same log whatever id its proposer drew (two servers
+            // asked to create it at once): the first CREATE's id stands, on every replica alike
             store.create(c.blockSize(), c.config());
-            if (!store.logId().equals(c.logId())) {
-                throw new IllegalStateException("this replica holds log " + store.logId() + ", the replicated CREATE "
-                    + "names " + c.logId());
-            }
         } else if (store instanceof io.meldb.log.storage.ChronicleLogStore chronicle) {
             chronicle.create(c.blockSize(), c.config(), c.logId());
         } else {
             throw new IllegalStateException("a replicated log needs a store that takes the log id");
         }
         return CompletableFuture.completedFuture(position(LogStore.CONFIG_POSITION));
+    }
+
+    /**
+     * Applier thread: trims once every block before this entry is stored (the store appends asynchronously, so its
+     * tail may still lag behind the entries applied before this one), to at most that point: the same prefix on
+     * every replica.
+     */
+    private CompletableFuture<Message> trim(final long position) {
+        final long upTo = Math.min(position, nextPosition);
+        // on a thread of its own: not on the store's writer thread, whose callback completes lastAppend
+        return lastAppend.handleAsync((ignored, error) -> position(store.trim(Math.max(1, upTo))), trimmer);
     }
 
     private CompletableFuture<Message> append(final ByteBuffer data) {
@@ -91,6 +112,7 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
             done.complete(position(first));
             return done;
         }
+        lastAppend = done;
         final long last = first + count - 1;
         for (int i = 0; i < count; i++) {
             final long p = first + i;
@@ -121,5 +143,18 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
 
     private static Message position(final long p) {
         return Message.valueOf(ByteString.copyFrom(ByteBuffer.allocate(Long.BYTES).putLong(0, p).array()));
+    }
+
+    /** One line per leader change, the operator's (and the failover tests') view of who takes appends. */
+    @Override
+    public void notifyLeaderChanged(final org.apache.ratis.protocol.RaftGroupMemberId member,
+                                    final org.apache.ratis.protocol.RaftPeerId newLeader) {
+        LOG.info("replicated log: {} sees {} as the leader", member.getPeerId(), newLeader);
+    }
+
+    @Override
+    public void close() throws java.io.IOException {
+        trimmer.shutdown();
+        super.close();
     }
 }

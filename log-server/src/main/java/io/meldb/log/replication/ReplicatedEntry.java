@@ -4,14 +4,16 @@ import java.nio.ByteBuffer;
 import java.util.UUID;
 
 /**
- * The two kinds of Raft entry of the replicated log: CREATE (block size, log id, cluster configuration: what
+ * The three kinds of Raft entry of the replicated log: CREATE (block size, log id, cluster configuration: what
  * position 0 holds, with the id chosen once by the proposer so every replica holds the same) and APPEND (one or
- * more blocks, so that a batch of appends travels as one Raft entry: one block per entry measured 5.5x slower).
+ * more blocks, so that a batch of appends travels as one Raft entry: one block per entry measured 5.5x slower) and
+ * TRIM (a position: every replica releases the same prefix).
  * Positions are not in the entry: every replica numbers the blocks as it applies them, in log order.
  */
 public final class ReplicatedEntry {
     static final byte CREATE = 1;
     static final byte APPEND = 2;
+    static final byte TRIM = 3;
 
     private ReplicatedEntry() {
     }
@@ -24,6 +26,11 @@ public final class ReplicatedEntry {
     /** {@code blocks}: whole blocks of the log's block size, back to back. */
     public static byte[] append(final byte[] blocks) {
         return ByteBuffer.allocate(1 + blocks.length).put(APPEND).put(blocks).array();
+    }
+
+    /** Releases positions below {@code position} on every replica (clamped to what the replica applied before it). */
+    public static byte[] trim(final long position) {
+        return ByteBuffer.allocate(1 + 8).put(TRIM).putLong(position).array();
     }
 
     static byte type(final ByteBuffer entry) {

@@ -4,6 +4,7 @@ import io.meldb.log.ErrorCode;
 import io.meldb.log.LogStore;
 import io.meldb.log.auth.ClusterAuthServer;
 import io.meldb.log.protocol.LogProtocol;
+import io.meldb.log.replication.ReplicatedLogStore;
 import io.meldb.log.storage.ChronicleLogStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -48,7 +49,10 @@ public final class LogServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogServer.class);
 
     private final LogServerConfig config;
-    private final ChronicleLogStore store;
+    /** The store requests go to: {@link #local} at r = 1, its replicated front at r > 1. */
+    private final LogStore store;
+    /** The blocks on this server's disk (at r > 1, what this replica applied). */
+    private final ChronicleLogStore local;
     private final LogMetrics metrics;
     private final EventLoopGroup boss;
     private final EventLoopGroup workers;
@@ -77,8 +81,9 @@ public final class LogServer implements AutoCloseable {
     private MetricsHttpServer metricsServer;
     private volatile boolean closed;
 
-    private LogServer(LogServerConfig config, ChronicleLogStore store) {
+    private LogServer(LogServerConfig config, ChronicleLogStore local, LogStore store) {
         this.config = config;
+        this.local = local;
         this.store = store;
         this.maxAppendsInStore = (int) Math.max(1, Math.min(Integer.MAX_VALUE / 2,
                 config.maxAppendBytesInStore() / config.blockSize()));
@@ -107,7 +112,17 @@ public final class LogServer implements AutoCloseable {
             throw new IOException("the log in " + config.store().dataDir() + " has " + store.blockSize()
                     + "-byte blocks, but this server is configured for " + config.blockSize() + " (--block-size)");
         }
-        LogServer server = new LogServer(config, store);
+        LogStore served = store;
+        if (config.replication() != null) {
+            try {
+                served = ReplicatedLogStore.start(store, config.replication(), config.host(), config.blockSize());
+            } catch (IOException | RuntimeException e) {
+                store.close();
+                throw new IOException("cannot start the replicated log (node " + config.replication().nodeId() + ", peers "
+                        + config.replication().peers() + "): " + e.getMessage(), e);
+            }
+        }
+        LogServer server = new LogServer(config, store, served);
         try {
             server.bind();
         } catch (RuntimeException e) {
@@ -134,7 +149,12 @@ public final class LogServer implements AutoCloseable {
         }
         LOG.info("log server on {} (metrics {}, cluster secret {}), data {}", serverChannel.localAddress(),
                 metricsServer == null ? "off" : "on port " + metricsServer.port(),
-                auth == null ? "off: anyone who reaches the port may use it" : "required", store.dataDir());
+                auth == null ? "off: anyone who reaches the port may use it" : "required", local.dataDir());
+    }
+
+    /** At replication factor &gt; 1, the replicated store (its Raft member); null at r = 1. */
+    public ReplicatedLogStore replicated() {
+        return store instanceof ReplicatedLogStore r ? r : null;
     }
 
     public LogServerConfig config() {

@@ -3,6 +3,7 @@ package io.meldb.log.server;
 import io.meldb.log.ConfigBlock;
 import io.meldb.log.auth.ClusterAuthServer;
 import io.meldb.log.auth.ClusterSecret;
+import io.meldb.log.replication.ReplicationOptions;
 import io.meldb.log.storage.StoreOptions;
 
 import java.nio.file.Path;
@@ -28,6 +29,7 @@ public final class LogServerConfig {
     private ClusterSecret clusterSecret;
     private Duration handshakeTimeout = ClusterAuthServer.DEFAULT_HANDSHAKE_TIMEOUT;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private ReplicationOptions replication;
 
     /** A connection from which nothing was read for this long is closed; MeldDB's clients keep alive well within it. */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(120);
@@ -197,6 +199,16 @@ public final class LogServerConfig {
             throw new IllegalArgumentException("the idle timeout must not be negative, got " + timeout);
         }
         this.idleTimeout = timeout;
+        return this;
+    }
+
+    /** How the log is replicated (issue 22); null (the default) is replication factor 1: this server alone. */
+    public ReplicationOptions replication() {
+        return replication;
+    }
+
+    public LogServerConfig replication(ReplicationOptions replication) {
+        this.replication = replication;
         return this;
     }
 }

@@ -142,8 +142,10 @@ final class LogServerHandler extends FrameServerHandler<LogFrame> {
         switch (f.type()) {
             case APPEND -> append(f);
             case READ -> read(f);
-            case TAIL -> ctx.write(LogFrame.tailIs(ctx.alloc(), f.requestId(), store.tail(), store.trimPoint(), store.blockSize(),
-                    store.logId()));
+            case TAIL -> ctx.write(server.replicated() == null
+                    ? LogFrame.tailIs(ctx.alloc(), f.requestId(), store.tail(), store.trimPoint(), store.blockSize(), store.logId())
+                    : LogFrame.tailIs(ctx.alloc(), f.requestId(), store.tail(), store.trimPoint(), store.blockSize(),
+                            store.logId(), server.replicated().replica().leaderClientAddress()));
             case CREATE -> create(f);
             case TRIM -> trim(f);
             case SUBSCRIBE -> subscribe(f);

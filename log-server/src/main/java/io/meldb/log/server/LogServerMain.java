@@ -2,6 +2,8 @@ package io.meldb.log.server;
 
 import io.meldb.log.Durability;
 import io.meldb.log.auth.ClusterSecret;
+import io.meldb.log.replication.RaftPeers;
+import io.meldb.log.replication.ReplicationOptions;
 import io.meldb.log.storage.RollCycleNames;
 import io.meldb.log.storage.StoreOptions;
 
@@ -34,6 +36,11 @@ public final class LogServerMain {
             {"cluster-secret-file", "MELDB_CLUSTER_SECRET_FILE", null, "file holding the cluster secret (trimmed): when set, every connection must prove it before its first request"},
             {"idle-timeout", "MELDB_LOG_IDLE_TIMEOUT", "120", "seconds a connection may stay silent (or half-sent) before it is closed; 0 turns it off"},
             {"handshake-timeout", "MELDB_LOG_HANDSHAKE_TIMEOUT", "10", "seconds a new connection may take to prove the cluster secret"},
+            {"replication-factor", "MELDB_LOG_REPLICATION_FACTOR", "1", "servers holding the log: 1 is this server alone; 3 replicates every append to a majority of --peers (Apache Ratis) before acknowledging it"},
+            {"node-id", "MELDB_LOG_NODE_ID", null, "with --replication-factor > 1: this server's id in --peers"},
+            {"peers", "MELDB_LOG_PEERS", null, "with --replication-factor > 1: id=host:raftPort[:logPort],... every replica's Raft address (and log port, default --port)"},
+            {"replication-commit-timeout", "MELDB_LOG_REPLICATION_COMMIT_TIMEOUT", "5000", "milliseconds an append may wait for a majority before it is answered OUTCOME_UNKNOWN"},
+            {"election-timeout", "MELDB_LOG_ELECTION_TIMEOUT", "1000", "Raft election timeout in milliseconds (randomised up to twice this): how long followers wait before replacing a silent leader"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -48,6 +55,8 @@ public final class LogServerMain {
         CommandFlags.defaultProperty("chronicle.analytics.disable", "true");
         CommandFlags.defaultProperty("chronicle.announcer.disable", "true");
         CommandFlags.defaultProperty("org.slf4j.simpleLogger.log.net.openhft", "warn");
+        // Ratis logs every follower it cannot reach at INFO/WARN with stack traces; the log server reports what matters
+        CommandFlags.defaultProperty("org.slf4j.simpleLogger.log.org.apache.ratis", "error");
         CommandFlags.defaultProperty("org.slf4j.simpleLogger.showDateTime", "true");
         CommandFlags.defaultProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
 
@@ -91,7 +100,9 @@ public final class LogServerMain {
             stopped.countDown();
         }, "log-server-shutdown"));
         System.out.println("log-server listening on " + server.address().getHostString() + ":" + server.port()
-                + (server.metricsPort() >= 0 ? " (metrics on :" + server.metricsPort() + ")" : " (metrics off)"));
+                + (server.metricsPort() >= 0 ? " (metrics on :" + server.metricsPort() + ")" : " (metrics off)")
+                + (config.replication() == null ? "" : " replica " + config.replication().nodeId() + " of "
+                + config.replication().factor()));
         System.out.flush();
         stopped.await();
     }
@@ -114,6 +125,19 @@ public final class LogServerMain {
                 .clusterSecret(ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")))
                 .idleTimeout(Duration.ofSeconds(CommandFlags.intValue(v, "idle-timeout")))
                 .handshakeTimeout(Duration.ofSeconds(Math.max(1, CommandFlags.intValue(v, "handshake-timeout"))));
+        int factor = CommandFlags.intValue(v, "replication-factor");
+        if (factor < 1) {
+            throw new IllegalArgumentException("--replication-factor must be at least 1, got " + factor);
+        }
+        if (factor > 1) {
+            if (v.get("peers") == null || v.get("node-id") == null) {
+                throw new IllegalArgumentException("--replication-factor " + factor + " needs --peers and --node-id");
+            }
+            int election = CommandFlags.intValue(v, "election-timeout");
+            config.replication(new ReplicationOptions(factor, v.get("node-id"), RaftPeers.parse(v.get("peers"), port))
+                    .commitTimeout(Duration.ofMillis(CommandFlags.intValue(v, "replication-commit-timeout")))
+                    .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election)));
+        }
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
         store.rollCycle(RollCycleNames.parse(v.get("roll-cycle")));

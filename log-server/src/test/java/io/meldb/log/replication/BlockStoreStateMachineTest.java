@@ -222,4 +222,25 @@ class BlockStoreStateMachineTest {
             assertArrayEquals(new byte[] {7}, r.store().config(), "the first CREATE's configuration");
         }
     }
+
+    @Test
+    void aReplicatedTrimReleasesTheSamePrefixOnEveryReplicaAndASecondCreateWithAnotherIdKeepsTheFirst() throws Exception {
+        startGroup();
+        final UUID logId = UUID.randomUUID();
+        send(ReplicatedEntry.create(BLOCK, logId, new byte[] {5}));
+        assertEquals(0, send(ReplicatedEntry.create(BLOCK, UUID.randomUUID(), new byte[] {5})),
+            "two servers creating the same log at once: the second CREATE changes nothing");
+        for (int e = 0; e < 10; e++) {
+            send(ReplicatedEntry.append(blocks(e * 2, 2)));
+        }
+        assertEquals(8, send(ReplicatedEntry.trim(8)), "the trim point in force");
+        assertEquals(8, send(ReplicatedEntry.trim(5)), "an older trim point changes nothing");
+        assertEquals(21, send(ReplicatedEntry.append(blocks(20, 1))), "appends go on after the trim");
+        for (Replica r : replicas) {
+            Await.until(Duration.ofSeconds(30), "replica trimmed to 8 at tail 22",
+                () -> r.store().trimPoint() == 8 && r.store().tail() == 22);
+            assertEquals(logId, r.store().logId(), "the first CREATE's id on every replica");
+            assertArrayEquals(blocks(7, 1), read(r.store(), 8));
+        }
+    }
 }

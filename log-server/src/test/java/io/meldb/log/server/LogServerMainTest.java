@@ -78,4 +78,25 @@ class LogServerMainTest {
         }
         assertNull(LogServerMain.parse(new String[]{"--help"}));
     }
+
+    @Test
+    void replicationFlagsBuildTheRaftOptionsAndAreRefusedWhenIncomplete() {
+        LogServerConfig one = LogServerMain.configure(LogServerMain.parse(new String[0]));
+        assertNull(one.replication(), "the default is one server, no Raft");
+        LogServerConfig three = LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7000",
+                "--replication-factor", "3", "--node-id", "b", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100",
+                "--election-timeout", "1500", "--replication-commit-timeout", "4000"}));
+        assertEquals(3, three.replication().factor());
+        assertEquals("b", three.replication().nodeId());
+        assertEquals("h2:7000", three.replication().peers().peer("b").clientAddress(), "log port: --port");
+        assertEquals(java.time.Duration.ofMillis(1500), three.replication().electionTimeoutMin());
+        assertEquals(java.time.Duration.ofMillis(3000), three.replication().electionTimeoutMax());
+        assertEquals(java.time.Duration.ofMillis(4000), three.replication().commitTimeout());
+        IllegalArgumentException missing = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(new String[]{"--replication-factor", "3"})));
+        assertTrue(missing.getMessage().contains("needs --peers and --node-id"), missing.getMessage());
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(new String[]{"--replication-factor", "0"})));
+        assertTrue(zero.getMessage().contains("at least 1"), zero.getMessage());
+    }
 }

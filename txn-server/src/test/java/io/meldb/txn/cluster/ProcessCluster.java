@@ -43,6 +43,52 @@ final class ProcessCluster implements AutoCloseable {
         return p;
     }
 
+    /**
+     * Starts {@code r} log servers replicating one log (issue 22), node ids {@code n1..nr}, on loopback ports picked
+     * here (Raft and log), and waits until all listen. {@link #logAddresses} lists their log addresses.
+     */
+    List<ServerProcess> startReplicatedLogServers(final int r) {
+        final int[] raft = new int[r];
+        final int[] log = new int[r];
+        for (int i = 0; i < r; i++) {
+            raft[i] = freePort();
+            log[i] = freePort();
+        }
+        final StringBuilder peers = new StringBuilder();
+        for (int i = 0; i < r; i++) {
+            peers.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(raft[i]).append(':')
+                .append(log[i]);
+        }
+        final List<ServerProcess> servers = new ArrayList<>();
+        for (int i = 0; i < r; i++) {
+            servers.add(launch("log-server-n" + (i + 1), LOG_READY, List.of("io.meldb.log.server.LogServerMain",
+                "--host", "127.0.0.1", "--port", String.valueOf(log[i]), "--metrics-port", "-1",
+                "--data-dir", dir.resolve("log-n" + (i + 1)).toString(), "--replication-factor", String.valueOf(r),
+                "--node-id", "n" + (i + 1), "--peers", peers.toString())));
+        }
+        for (ServerProcess p : servers) {
+            p.awaitReady();
+        }
+        return servers;
+    }
+
+    /** {@code host:port,...} of these log servers, for a txn-server's {@code --log}. */
+    static String logAddresses(final List<ServerProcess> servers) {
+        final StringBuilder b = new StringBuilder();
+        for (ServerProcess p : servers) {
+            b.append(b.isEmpty() ? "" : ",").append(p.address());
+        }
+        return b.toString();
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** Starts (without waiting for it) txn-server {@code serverId} on the log at {@code log}. */
     ServerProcess launchTxnServer(final int serverId, final String log, final String... flags) {
         final List<String> args = new ArrayList<>(List.of("io.meldb.txn.TxnServerMain", "--server-id",
