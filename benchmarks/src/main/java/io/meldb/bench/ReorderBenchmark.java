@@ -115,6 +115,7 @@ public final class ReorderBenchmark {
             final int[] idle = new int[clients];
             // the log runs LAG intentions ahead of meld (reading, decoding, premeld): a transaction's conflict zone
             final java.util.ArrayDeque<Intention> log = new java.util.ArrayDeque<>();
+            long zone = 0;
             final long started = System.nanoTime();
             while (done[0] < wanted) {
                 int idleCount = 0;
@@ -143,6 +144,7 @@ public final class ReorderBenchmark {
                     t.put(k, value);
                 }
                 final long csn = ++appended[0];
+                zone += csn - 1 - pipeline.lcsCsn();
                 if (csn >= clientOf.length) {
                     break;
                 }
@@ -164,6 +166,8 @@ public final class ReorderBenchmark {
             System.out.printf("%-26s %-36s %7.1f%% %12.0f %12.0f %10d %14d%n", v.name,
                 reorder.window() == 0 ? "off (log order)" : reorder.toString(), 100.0 * aborts[0] / melded,
                 n / seconds, melded / seconds, lat[(int) (n * 0.99)], rs[(int) (n * 0.99)]);
+            System.out.printf("    mean conflict zone %.1f log positions; %s%n", (double) zone / (appended[0] - 1),
+                pipeline.reorderStats());
         }
     }
 }

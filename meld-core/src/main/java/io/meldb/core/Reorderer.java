@@ -23,6 +23,7 @@ public final class Reorderer {
     public static final int EXACT_LIMIT = 10;
 
     private final ReorderConfig config;
+    private final ReorderStats stats;
     private final WindowKeys keys = new WindowKeys();
     private final long[] out = new long[ReorderConfig.MAX_WINDOW];
     private final long[] in = new long[ReorderConfig.MAX_WINDOW];
@@ -30,6 +31,7 @@ public final class Reorderer {
     private final int[] order = new int[ReorderConfig.MAX_WINDOW];
     private int orderCount;
     private long aborted;
+    private long beforeWindow;
     private long edges;
 
     /** Worklist of vertex sets (disjoint, so never more than 64) for the SCC-based algorithms. */
@@ -44,7 +46,12 @@ public final class Reorderer {
     private int nextIndex;
 
     public Reorderer(final ReorderConfig config) {
+        this(config, new ReorderStats());
+    }
+
+    Reorderer(final ReorderConfig config, final ReorderStats stats) {
         this.config = config;
+        this.stats = stats;
     }
 
     /**
@@ -77,15 +84,54 @@ public final class Reorderer {
             }
         }
         aborted = 0;
+        beforeWindow = 0;
+        stats.edges += edges;
         if (edges != 0) {
             for (int i = 0; i < count; i++) {
                 if ((out[i] | in[i]) != 0 && !viable(members[i], i, stateRoot, validator)) {
-                    aborted |= 1L << i;
+                    beforeWindow |= 1L << i;
                 }
             }
-            aborted |= feedbackVertexSet(live & ~aborted);
+            final long survivors = live & ~beforeWindow;
+            final long fvs = feedbackVertexSet(survivors);
+            final long logOrder = logOrderAborts(survivors);
+            stats.beforeWindowAborts += Long.bitCount(beforeWindow);
+            stats.logOrderCycleAborts += Long.bitCount(logOrder);
+            stats.feedbackVertexSetAborts += Long.bitCount(fvs);
+            aborted = beforeWindow | fvs;
+            stats.cycleAborts += Long.bitCount(aborted & ~beforeWindow);
         }
         topologicalOrder(live & ~aborted & all);
+    }
+
+    /**
+     * The members log order aborts among {@code g} by the graph alone: each, in log order, aborts iff it must be
+     * melded before an earlier member that committed (that member wrote what it read or wrote).
+     */
+    private long logOrderAborts(final long g) {
+        long committed = 0;
+        long lost = 0;
+        for (long rest = g; rest != 0; rest &= rest - 1) {
+            final int v = Long.numberOfTrailingZeros(rest);
+            if ((out[v] & committed) != 0) {
+                lost |= 1L << v;
+            } else {
+                committed |= 1L << v;
+            }
+        }
+        return lost;
+    }
+
+    /** What the policy minimizes over an abort set: its size, or (tail latency) Σ 2^restarts, then its size. */
+    private long cost(final long set) {
+        if (config.policy() != ReorderConfig.Policy.TAIL_LATENCY) {
+            return Long.bitCount(set);
+        }
+        long cost = 0;
+        for (long rest = set; rest != 0; rest &= rest - 1) {
+            cost += 1L << Math.min(restarts[Long.numberOfTrailingZeros(rest)], 40);
+        }
+        return cost * (ReorderConfig.MAX_WINDOW + 1) + Long.bitCount(set);
     }
 
     public int orderCount() {
@@ -100,6 +146,11 @@ public final class Reorderer {
     /** Members aborted by pre-validation or as part of the feedback vertex set, one bit each. */
     public long aborted() {
         return aborted;
+    }
+
+    /** Members pre-validation aborted (a conflict with an intention before the window), one bit each. */
+    public long beforeWindow() {
+        return beforeWindow;
     }
 
     /** Dependency edges found in the last window (for metrics and tests). */
@@ -126,6 +177,7 @@ public final class Reorderer {
         final int iEnd = keys.to(a);
         int j = keys.from(b);
         final int jEnd = keys.to(b);
+        boolean writeWrite = false;
         while (i < iEnd && j < jEnd) {
             final long x = keys.node(i);
             final long y = keys.node(j);
@@ -135,11 +187,17 @@ public final class Reorderer {
             } else if (c > 0) {
                 j++;
             } else {
-                if (WindowKeys.writes(y) && WindowKeys.versionChecked(x)) {
+                final boolean ab = WindowKeys.writes(y) && WindowKeys.versionChecked(x);
+                final boolean ba = WindowKeys.writes(x) && WindowKeys.versionChecked(y);
+                if (ab) {
                     addEdge(a, b);
                 }
-                if (WindowKeys.writes(x) && WindowKeys.versionChecked(y)) {
+                if (ba) {
                     addEdge(b, a);
+                }
+                if (ab && ba && WindowKeys.writes(x) && WindowKeys.writes(y) && !writeWrite) {
+                    writeWrite = true;
+                    stats.writeWritePairs++;
                 }
                 i++;
                 j++;
