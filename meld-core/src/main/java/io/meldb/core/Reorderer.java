@@ -11,7 +11,8 @@ package io.meldb.core;
  *   one of the two always aborts, as in log order.</li>
  *   <li>Pre-validation (§4.3): a member that touches the graph and already conflicts with the state before the
  *   window would abort in any order; it is aborted and left out of the graph.</li>
- *   <li>Feedback vertex set (§4.1) by the configured greedy algorithm and policy (§4.2); its members abort.</li>
+ *   <li>The abort set ({@link AbortChoice}): a feedback vertex set by the configured greedy algorithm and policy
+ *   (§4.1–4.2), repaired, or log order's own aborts on the same graph if those cost no more.</li>
  *   <li>The rest in topological order, ties (and every other choice) by log position.</li>
  * </ol>
  * The graph is a bit matrix (one {@code long} of successors and one of predecessors per member), so a window is
@@ -22,7 +23,6 @@ public final class Reorderer {
     /** Hybrid: strongly connected components up to this size get the exact (brute-force) search. */
     public static final int EXACT_LIMIT = 10;
 
-    private final ReorderConfig config;
     private final ReorderStats stats;
     private final WindowKeys keys = new WindowKeys();
     private final long[] out = new long[ReorderConfig.MAX_WINDOW];
@@ -33,25 +33,15 @@ public final class Reorderer {
     private long aborted;
     private long beforeWindow;
     private long edges;
-
-    /** Worklist of vertex sets (disjoint, so never more than 64) for the SCC-based algorithms. */
-    private final long[] work = new long[ReorderConfig.MAX_WINDOW + 1];
-    private int workCount;
-    /** Tarjan's state. */
-    private final int[] index = new int[ReorderConfig.MAX_WINDOW];
-    private final int[] low = new int[ReorderConfig.MAX_WINDOW];
-    private final int[] stack = new int[ReorderConfig.MAX_WINDOW];
-    private int stackSize;
-    private long onStack;
-    private int nextIndex;
+    private final AbortChoice choice;
 
     public Reorderer(final ReorderConfig config) {
         this(config, new ReorderStats());
     }
 
     Reorderer(final ReorderConfig config, final ReorderStats stats) {
-        this.config = config;
         this.stats = stats;
+        this.choice = new AbortChoice(config, stats, out, in, restarts);
     }
 
     /**
@@ -92,46 +82,32 @@ public final class Reorderer {
                     beforeWindow |= 1L << i;
                 }
             }
-            final long survivors = live & ~beforeWindow;
-            final long fvs = feedbackVertexSet(survivors);
-            final long logOrder = logOrderAborts(survivors);
             stats.beforeWindowAborts += Long.bitCount(beforeWindow);
-            stats.logOrderCycleAborts += Long.bitCount(logOrder);
-            stats.feedbackVertexSetAborts += Long.bitCount(fvs);
-            aborted = beforeWindow | fvs;
+            aborted = beforeWindow | choice.choose(live & ~beforeWindow);
             stats.cycleAborts += Long.bitCount(aborted & ~beforeWindow);
         }
         topologicalOrder(live & ~aborted & all);
     }
 
     /**
-     * The members log order aborts among {@code g} by the graph alone: each, in log order, aborts iff it must be
-     * melded before an earlier member that committed (that member wrote what it read or wrote).
+     * Plans a window given as a bare graph ({@code successors[i]}: bit j set for an edge i → j), for tests of the
+     * choice itself: no pre-validation, every member live.
      */
-    private long logOrderAborts(final long g) {
-        long committed = 0;
-        long lost = 0;
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            final int v = Long.numberOfTrailingZeros(rest);
-            if ((out[v] & committed) != 0) {
-                lost |= 1L << v;
-            } else {
-                committed |= 1L << v;
+    void planGraph(final long[] successors, final int count, final int[] restartCounts) {
+        for (int i = 0; i < count; i++) {
+            out[i] = successors[i];
+            in[i] = 0;
+            restarts[i] = restartCounts[i];
+        }
+        for (int i = 0; i < count; i++) {
+            for (long rest = successors[i]; rest != 0; rest &= rest - 1) {
+                in[Long.numberOfTrailingZeros(rest)] |= 1L << i;
             }
         }
-        return lost;
-    }
-
-    /** What the policy minimizes over an abort set: its size, or (tail latency) Σ 2^restarts, then its size. */
-    private long cost(final long set) {
-        if (config.policy() != ReorderConfig.Policy.TAIL_LATENCY) {
-            return Long.bitCount(set);
-        }
-        long cost = 0;
-        for (long rest = set; rest != 0; rest &= rest - 1) {
-            cost += 1L << Math.min(restarts[Long.numberOfTrailingZeros(rest)], 40);
-        }
-        return cost * (ReorderConfig.MAX_WINDOW + 1) + Long.bitCount(set);
+        final long all = count == 64 ? -1L : (1L << count) - 1;
+        beforeWindow = 0;
+        aborted = choice.choose(all);
+        topologicalOrder(all & ~aborted);
     }
 
     public int orderCount() {
@@ -250,165 +226,6 @@ public final class Reorderer {
             }
         }
         return !validator.rangesConflict(m, stateRoot);
-    }
-
-    // ---- feedback vertex set (§4.1) -------------------------------------------------------------------------
-
-    private long feedbackVertexSet(final long vertices) {
-        long fvs = 0;
-        long g = trim(vertices);
-        if (g == 0) {
-            return 0;
-        }
-        if (config.algorithm() == ReorderConfig.Algorithm.SORT) {
-            while (g != 0) {
-                final int v = select(g);
-                fvs |= 1L << v;
-                g = trim(g & ~(1L << v));
-            }
-            return fvs;
-        }
-        workCount = 0;
-        pushComponents(g);
-        while (workCount > 0) {
-            final long s = work[--workCount];
-            if (config.algorithm() == ReorderConfig.Algorithm.HYBRID && Long.bitCount(s) <= EXACT_LIMIT) {
-                fvs |= exact(s);
-            } else {
-                final int v = select(s);
-                fvs |= 1L << v;
-                pushComponents(trim(s & ~(1L << v)));
-            }
-        }
-        return fvs;
-    }
-
-    /** Removes, until none is left, vertices with no predecessor or no successor inside {@code g}: no cycle passes them. */
-    private long trim(long g) {
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (long rest = g; rest != 0; rest &= rest - 1) {
-                final int v = Long.numberOfTrailingZeros(rest);
-                if ((out[v] & g) == 0 || (in[v] & g) == 0) {
-                    g &= ~(1L << v);
-                    changed = true;
-                }
-            }
-        }
-        return g;
-    }
-
-    /** The vertex the policy ranks first for removal in {@code g}; ties go to the later log position. */
-    private int select(final long g) {
-        int best = -1;
-        double bestRank = -1;
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            final int v = Long.numberOfTrailingZeros(rest);
-            final long prod = (long) Long.bitCount(in[v] & g) * Long.bitCount(out[v] & g);
-            double rank = prod;
-            if (config.policy() == ReorderConfig.Policy.TAIL_LATENCY) {
-                rank = Math.scalb((double) prod, -restarts[v]);
-            }
-            if (rank >= bestRank) {
-                bestRank = rank;
-                best = v;
-            }
-        }
-        return best;
-    }
-
-    /** Pushes every strongly connected component of {@code g} with more than one vertex (Tarjan). */
-    private void pushComponents(final long g) {
-        if (g == 0) {
-            return;
-        }
-        nextIndex = 0;
-        stackSize = 0;
-        onStack = 0;
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            index[Long.numberOfTrailingZeros(rest)] = -1;
-        }
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            final int v = Long.numberOfTrailingZeros(rest);
-            if (index[v] < 0) {
-                strongConnect(v, g);
-            }
-        }
-    }
-
-    private void strongConnect(final int v, final long g) {
-        index[v] = nextIndex;
-        low[v] = nextIndex;
-        nextIndex++;
-        stack[stackSize++] = v;
-        onStack |= 1L << v;
-        for (long succ = out[v] & g; succ != 0; succ &= succ - 1) {
-            final int w = Long.numberOfTrailingZeros(succ);
-            if (index[w] < 0) {
-                strongConnect(w, g);
-                low[v] = Math.min(low[v], low[w]);
-            } else if ((onStack >>> w & 1) != 0) {
-                low[v] = Math.min(low[v], index[w]);
-            }
-        }
-        if (low[v] == index[v]) {
-            long component = 0;
-            int w;
-            do {
-                w = stack[--stackSize];
-                onStack &= ~(1L << w);
-                component |= 1L << w;
-            } while (w != v);
-            if (Long.bitCount(component) > 1) {
-                work[workCount++] = component;
-            }
-        }
-    }
-
-    /**
-     * Exact minimum-cost feedback vertex set of a small component: every subset, the cheapest whose removal leaves
-     * no cycle. Cost: the subset's size (fewest aborts) or the sum of 2^restarts (tail latency, capped), then
-     * size; among equals, the subset of later log positions.
-     */
-    private long exact(final long s) {
-        final int n = Long.bitCount(s);
-        long bestSubset = s;
-        long bestCost = Long.MAX_VALUE;
-        int bestSize = n;
-        for (int mask = 1; mask < (1 << n); mask++) {
-            final long subset = expand(s, mask);
-            final int size = Integer.bitCount(mask);
-            long cost = size;
-            if (config.policy() == ReorderConfig.Policy.TAIL_LATENCY) {
-                cost = 0;
-                for (long rest = subset; rest != 0; rest &= rest - 1) {
-                    cost += 1L << Math.min(restarts[Long.numberOfTrailingZeros(rest)], 40);
-                }
-            }
-            if (cost > bestCost || (cost == bestCost && (size > bestSize
-                || size == bestSize && Long.compareUnsigned(subset, bestSubset) <= 0))) {
-                continue;
-            }
-            if (trim(s & ~subset) == 0) {
-                bestSubset = subset;
-                bestCost = cost;
-                bestSize = size;
-            }
-        }
-        return bestSubset;
-    }
-
-    /** The vertices of {@code s} selected by the bits of {@code mask} (bit i = i-th lowest vertex of s). */
-    private static long expand(final long s, final int mask) {
-        long subset = 0;
-        long rest = s;
-        for (int i = 0; rest != 0; i++, rest &= rest - 1) {
-            if ((mask >>> i & 1) != 0) {
-                subset |= Long.lowestOneBit(rest);
-            }
-        }
-        return subset;
     }
 
     /** Kahn's algorithm over {@code g}, the lowest log position first among the ready members. */
