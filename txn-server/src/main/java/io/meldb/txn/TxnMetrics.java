@@ -41,6 +41,7 @@ public final class TxnMetrics {
     private final DistributionSummary committedRestarts;
     private final Timer checkpointTime;
     private final Counter checkpointNodes;
+    private final Counter checkpointBytes;
     private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
     /** Held here: meters keep only weak references to what they read. */
     private final Supplier<TxnStats> stats;
@@ -89,6 +90,9 @@ public final class TxnMetrics {
             .publishPercentiles(0.5, 0.99).register(registry);
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
+        checkpointBytes = Counter.builder("meldb.checkpoint.bytes")
+            .description("bytes of checkpoints serialized (on the heap, before compaction and the log append)")
+            .baseUnit("bytes").register(registry);
 
         FunctionCounter.builder("meldb.meld.final.melds", stats, s -> s.get().meld().finalMelds())
             .description("final melds run (a group counts once)").register(registry);
@@ -194,6 +198,7 @@ public final class TxnMetrics {
 
     public void checkpointWritten(final long nodes, final long bytes, final long nanos) {
         checkpointNodes.increment(nodes);
+        checkpointBytes.increment(bytes);
         checkpointTime.record(nanos, TimeUnit.NANOSECONDS);
     }
 }
