@@ -27,8 +27,9 @@ import java.util.SplittableRandom;
  * up to W wait for it), {@code clients} a loaded one where every client is in flight, as on a txn-server under
  * load (docs/perf/ycsb.md: conflict zone ≈ transactions in flight); then log order melds the same batches the
  * window does, the paper's "batch" baseline. Keys: {@code hot} percent of them take {@code hotAccess} percent of
- * the accesses. Reports abort rate, committed transactions per second (wall clock of the whole simulation:
- * execution and meld on one thread, so CPU cost, not a server's throughput), p99 latency in log positions between
+ * the accesses. Reports abort rate, committed transactions per CPU second of the simulation's one thread
+ * (execution and meld: a CPU cost, not a server's throughput; CPU time rather than wall clock, so that other
+ * load on the machine matters less), p99 latency in log positions between
  * a transaction's first start and its commit (restarts included), p99 restarts per committed transaction, the
  * mean conflict zone, and where the window's aborts came from ({@link ReorderStats}; {@code -Dreorder.stats=true}
  * prints all of it).
@@ -63,7 +64,7 @@ public final class ReorderBenchmark {
         configs.add(new ReorderConfig(64, ReorderConfig.Algorithm.SCC, ReorderConfig.Policy.MIN_ABORTS));
         configs.add(new ReorderConfig(64, ReorderConfig.Algorithm.SORT, ReorderConfig.Policy.MIN_ABORTS));
         System.out.printf("clients=%d, %d commits per row, %d keys%n", clients, commits, KEYS);
-        System.out.println("| workload | meld lag | window | abort % | commits/s | melds/s | p99 latency (log positions)"
+        System.out.println("| workload | meld lag | window | abort % | commits per CPU-s | melds per CPU-s | p99 latency (log positions)"
             + " | p99 restarts | commits per 100 intentions | mean conflict zone | aborts before the window | in-window aborts (log order on the"
             + " same windows) |");
         System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -126,7 +127,8 @@ public final class ReorderBenchmark {
             // the log runs lag intentions ahead of meld (reading, decoding, premeld): a transaction's conflict zone
             final java.util.ArrayDeque<Intention> log = new java.util.ArrayDeque<>();
             long zone = 0;
-            final long started = System.nanoTime();
+            final java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            final long started = cpu.getCurrentThreadCpuTime();
             while (done[0] < wanted) {
                 int idleCount = 0;
                 for (int c = 0; c < clients; c++) {
@@ -166,7 +168,7 @@ public final class ReorderBenchmark {
                 }
             }
             pipeline.flush(listener);
-            final double seconds = (System.nanoTime() - started) / 1e9;
+            final double seconds = (cpu.getCurrentThreadCpuTime() - started) / 1e9;
             final int n = done[0];
             final long[] lat = Arrays.copyOf(latency, n);
             final int[] rs = Arrays.copyOf(restartCounts, n);

@@ -29,6 +29,8 @@ public final class Reorderer {
     private final long[] in = new long[ReorderConfig.MAX_WINDOW];
     private final int[] restarts = new int[ReorderConfig.MAX_WINDOW];
     private final int[] order = new int[ReorderConfig.MAX_WINDOW];
+    /** Per member a: bit b set once a write-write pair (a, b) has been counted. */
+    private final long[] writeWrite = new long[ReorderConfig.MAX_WINDOW];
     private int orderCount;
     private long aborted;
     private long beforeWindow;
@@ -66,13 +68,7 @@ public final class Reorderer {
             }
         }
         edges = 0;
-        for (int a = 0; a < count; a++) {
-            for (int b = a + 1; b < count; b++) {
-                if ((live >>> a & 1) != 0 && (live >>> b & 1) != 0) {
-                    link(members, a, b);
-                }
-            }
-        }
+        linkAll(members, count, live);
         aborted = 0;
         beforeWindow = 0;
         stats.edges += edges;
@@ -147,43 +143,54 @@ public final class Reorderer {
         }
     }
 
-    /** Adds the edges between members a and b: a merge of their key-ordered node lists, then their ranges. */
-    private void link(final Intention[] members, final int a, final int b) {
-        int i = keys.from(a);
-        final int iEnd = keys.to(a);
-        int j = keys.from(b);
-        final int jEnd = keys.to(b);
-        boolean writeWrite = false;
-        while (i < iEnd && j < jEnd) {
-            final long x = keys.node(i);
-            final long y = keys.node(j);
-            final int c = Node.compareKeys(x, y);
-            if (c < 0) {
-                i++;
-            } else if (c > 0) {
-                j++;
-            } else {
-                final boolean ab = WindowKeys.writes(y) && WindowKeys.versionChecked(x);
-                final boolean ba = WindowKeys.writes(x) && WindowKeys.versionChecked(y);
-                if (ab) {
-                    addEdge(a, b);
-                }
-                if (ba) {
-                    addEdge(b, a);
-                }
-                if (ab && ba && WindowKeys.writes(x) && WindowKeys.writes(y) && !writeWrite) {
-                    writeWrite = true;
-                    stats.writeWritePairs++;
-                }
-                i++;
+    /**
+     * Adds every edge of the window: the members' nodes in one key order ({@link WindowKeys#sortByKey}), then for
+     * each key shared by several members the edges between each pair of them; then the range edges of members
+     * that hold ranges.
+     */
+    private void linkAll(final Intention[] members, final int count, final long live) {
+        keys.sortByKey();
+        java.util.Arrays.fill(writeWrite, 0, count, 0L);
+        final int n = keys.size();
+        int i = 0;
+        while (i < n) {
+            final long x = keys.sortedNode(i);
+            int j = i + 1;
+            while (j < n && Node.compareKeys(x, keys.sortedNode(j)) == 0) {
                 j++;
             }
+            for (int p = i; p < j; p++) {
+                for (int q = p + 1; q < j; q++) {
+                    linkKey(keys.sortedOwner(p), keys.sortedNode(p), keys.sortedOwner(q), keys.sortedNode(q));
+                }
+            }
+            i = j;
         }
-        if (members[a].rangeCount > 0 && (out[a] >>> b & 1) == 0 && writesInRanges(b, members[a])) {
+        for (int r = 0; r < count; r++) {
+            if ((live >>> r & 1) == 0 || members[r].rangeCount == 0) {
+                continue;
+            }
+            for (int w = 0; w < count; w++) {
+                if (w != r && (live >>> w & 1) != 0 && (out[r] >>> w & 1) == 0 && writesInRanges(w, members[r])) {
+                    addEdge(r, w);
+                }
+            }
+        }
+    }
+
+    /** The edges between members a and b (a before b in log order) from their nodes {@code x} and {@code y} of one key. */
+    private void linkKey(final int a, final long x, final int b, final long y) {
+        final boolean ab = WindowKeys.writes(y) && WindowKeys.versionChecked(x);
+        final boolean ba = WindowKeys.writes(x) && WindowKeys.versionChecked(y);
+        if (ab) {
             addEdge(a, b);
         }
-        if (members[b].rangeCount > 0 && (out[b] >>> a & 1) == 0 && writesInRanges(a, members[b])) {
+        if (ba) {
             addEdge(b, a);
+        }
+        if (ab && ba && WindowKeys.writes(x) && WindowKeys.writes(y) && (writeWrite[a] >>> b & 1) == 0) {
+            writeWrite[a] |= 1L << b;
+            stats.writeWritePairs++;
         }
     }
 
