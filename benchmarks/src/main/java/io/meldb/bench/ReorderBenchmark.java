@@ -8,6 +8,7 @@ import io.meldb.core.MeldConfig;
 import io.meldb.core.MeldPipeline;
 import io.meldb.core.NodeDirectory;
 import io.meldb.core.ReorderConfig;
+import io.meldb.core.ReorderStats;
 import io.meldb.core.Transaction;
 
 import java.util.ArrayList;
@@ -20,23 +21,27 @@ import java.util.SplittableRandom;
  * {@code clients} clients on one single-threaded {@link MeldPipeline}. A client executes a Hyder II transaction
  * (meld paper §8 / Hyder II §6: reads and read-modify-writes of random keys) on the LCS it starts from, appends
  * its intention, and once decided starts the next one (or restarts the aborted one, its restart count carried in
- * the intention). Which client appends next is random; when every client waits, the log is quiet and the window
- * is closed (what a txn-server's nudge does). Meld runs {@link #LAG} intentions behind the log's tail, as a
- * txn-server's pipeline does under load, so even log order has a conflict zone. Keys: {@code hot} percent of them take {@code hotAccess} percent of
- * the accesses. Reports abort rate, committed transactions per second (wall clock of the whole simulation:
- * execution and meld on one thread), p99 latency in log positions between a transaction's first start and its
- * commit (restarts included), and p99 restarts per committed transaction.
+ * the intention). Which client appends next is random; when every client waits, the log is quiet: meld catches up
+ * and the window is closed (what a txn-server's nudge does). Meld runs {@code lag} intentions behind the log's
+ * tail: 16 models a lightly loaded pipeline (only 16 transactions in flight in log order, while a window makes
+ * up to W wait for it), {@code clients} a loaded one where every client is in flight, as on a txn-server under
+ * load (docs/perf/ycsb.md: conflict zone ≈ transactions in flight); then log order melds the same batches the
+ * window does, the paper's "batch" baseline. Keys: {@code hot} percent of them take {@code hotAccess} percent of
+ * the accesses. Reports abort rate, committed transactions per CPU second of the simulation's one thread
+ * (execution and meld: a CPU cost, not a server's throughput; CPU time rather than wall clock, so that other
+ * load on the machine matters less), p99 latency in log positions between
+ * a transaction's first start and its commit (restarts included), p99 restarts per committed transaction, the
+ * mean conflict zone, and where the window's aborts came from ({@link ReorderStats}; {@code -Dreorder.stats=true}
+ * prints all of it).
  *
  * <p>{@code java -cp benchmarks/target/benchmarks.jar io.meldb.bench.ReorderBenchmark [clients] [commits]}
  */
 public final class ReorderBenchmark {
     private static final int KEYS = 100_000;
-    private static final int READS = 4;
-    private static final int UPDATES = 4;
-    /** Intentions appended but not yet melded, as in a txn-server's pipeline under load. */
-    private static final int LAG = 16;
+    /** Intentions appended but not yet melded: a lightly loaded pipeline (the rows before issue 21's diagnosis). */
+    private static final int SHORT_LAG = 16;
 
-    private record Variant(String name, double hotShare, double hotAccess) {
+    private record Variant(String name, double hotShare, double hotAccess, int reads, int updates) {
     }
 
     private ReorderBenchmark() {
@@ -45,8 +50,10 @@ public final class ReorderBenchmark {
     public static void main(final String[] args) {
         final int clients = args.length > 0 ? Integer.parseInt(args[0]) : 64;
         final int commits = args.length > 1 ? Integer.parseInt(args[1]) : 5_000;
-        final Variant[] variants = {new Variant("hotspot 5%/95%", 0.05, 0.95),
-            new Variant("high contention 0.1%/95%", 0.001, 0.95), new Variant("uniform (meld cost)", 1.0, 1.0)};
+        final Variant[] variants = {new Variant("hotspot 5%/95%", 0.05, 0.95, 4, 4),
+            new Variant("high contention 0.1%/95%", 0.001, 0.95, 4, 4),
+            new Variant("hotspot, read-mostly 7r+1rmw", 0.05, 0.95, 7, 1),
+            new Variant("uniform (meld cost)", 1.0, 1.0, 4, 4)};
         final List<ReorderConfig> configs = new ArrayList<>();
         configs.add(ReorderConfig.OFF);
         for (final int w : new int[] {16, 64}) {
@@ -56,16 +63,19 @@ public final class ReorderBenchmark {
         }
         configs.add(new ReorderConfig(64, ReorderConfig.Algorithm.SCC, ReorderConfig.Policy.MIN_ABORTS));
         configs.add(new ReorderConfig(64, ReorderConfig.Algorithm.SORT, ReorderConfig.Policy.MIN_ABORTS));
-        System.out.printf("clients=%d, %d commits per row, %d keys, %d reads + %d read-modify-writes per txn%n",
-            clients, commits, KEYS, READS, UPDATES);
-        System.out.printf("%-26s %-36s %8s %12s %12s %10s %14s%n", "workload", "window", "abort%", "commits/s",
-            "melds/s", "p99 lat", "p99 restarts");
+        System.out.printf("clients=%d, %d commits per row, %d keys%n", clients, commits, KEYS);
+        System.out.println("| workload | meld lag | window | abort % | commits per CPU-s | melds per CPU-s | p99 latency (log positions)"
+            + " | p99 restarts | commits per 100 intentions | mean conflict zone | aborts before the window | in-window aborts (log order on the"
+            + " same windows) |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (final Variant v : variants) {
-            for (final ReorderConfig c : configs) {
-                if (v.hotShare == 1.0 && c.window() != 0 && c.algorithm() != ReorderConfig.Algorithm.HYBRID) {
-                    continue;
+            for (final int lag : new int[] {SHORT_LAG, clients}) {
+                for (final ReorderConfig c : configs) {
+                    if (v.hotShare == 1.0 && c.window() != 0 && c.algorithm() != ReorderConfig.Algorithm.HYBRID) {
+                        continue;
+                    }
+                    run(v, c, clients, lag, v.hotShare == 1.0 ? commits * 3 : commits);
                 }
-                run(v, c, clients, v.hotShare == 1.0 ? commits * 3 : commits);
             }
         }
     }
@@ -76,7 +86,8 @@ public final class ReorderBenchmark {
         return new byte[] {'k', (byte) (k >>> 16), (byte) (k >>> 8), (byte) k};
     }
 
-    private static void run(final Variant v, final ReorderConfig reorder, final int clients, final int wanted) {
+    private static void run(final Variant v, final ReorderConfig reorder, final int clients, final int lag,
+                            final int wanted) {
         final SplittableRandom rnd = new SplittableRandom(42);
         final NodeDirectory directory = new NodeDirectory();
         try (Arena exec = new Arena(); MeldPipeline pipeline = new MeldPipeline(
@@ -113,9 +124,11 @@ public final class ReorderBenchmark {
             };
             Arrays.fill(firstStart, 1);
             final int[] idle = new int[clients];
-            // the log runs LAG intentions ahead of meld (reading, decoding, premeld): a transaction's conflict zone
+            // the log runs lag intentions ahead of meld (reading, decoding, premeld): a transaction's conflict zone
             final java.util.ArrayDeque<Intention> log = new java.util.ArrayDeque<>();
-            final long started = System.nanoTime();
+            long zone = 0;
+            final java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+            final long started = cpu.getCurrentThreadCpuTime();
             while (done[0] < wanted) {
                 int idleCount = 0;
                 for (int c = 0; c < clients; c++) {
@@ -132,10 +145,10 @@ public final class ReorderBenchmark {
                 }
                 final int c = idle[rnd.nextInt(idleCount)];
                 final Transaction t = new Transaction(exec, pipeline.lcs(), Isolation.SERIALIZABLE);
-                for (int i = 0; i < READS; i++) {
+                for (int i = 0; i < v.reads; i++) {
                     t.get(key(rnd, v));
                 }
-                for (int i = 0; i < UPDATES; i++) {
+                for (int i = 0; i < v.updates; i++) {
                     final byte[] k = key(rnd, v);
                     final byte[] old = t.get(k);
                     final byte[] value = old == null ? new byte[8] : old.clone();
@@ -143,27 +156,37 @@ public final class ReorderBenchmark {
                     t.put(k, value);
                 }
                 final long csn = ++appended[0];
+                zone += csn - 1 - pipeline.lcsCsn();
                 if (csn >= clientOf.length) {
                     break;
                 }
                 clientOf[(int) csn] = c;
                 waiting[c] = true;
                 log.add(adopter.adopt(t, csn, Intention.restartFlags(restarts[c]), new Intention()));
-                if (log.size() > LAG) {
+                if (log.size() > lag) {
                     pipeline.submit(log.poll(), listener);
                 }
             }
             pipeline.flush(listener);
-            final double seconds = (System.nanoTime() - started) / 1e9;
+            final double seconds = (cpu.getCurrentThreadCpuTime() - started) / 1e9;
             final int n = done[0];
             final long[] lat = Arrays.copyOf(latency, n);
             final int[] rs = Arrays.copyOf(restartCounts, n);
             Arrays.sort(lat);
             Arrays.sort(rs);
             final long melded = n + aborts[0];
-            System.out.printf("%-26s %-36s %7.1f%% %12.0f %12.0f %10d %14d%n", v.name,
-                reorder.window() == 0 ? "off (log order)" : reorder.toString(), 100.0 * aborts[0] / melded,
-                n / seconds, melded / seconds, lat[(int) (n * 0.99)], rs[(int) (n * 0.99)]);
+            final ReorderStats st = pipeline.reorderStats();
+            System.out.printf(java.util.Locale.ROOT, "| %s | %d | %s | %.1f | %,.0f | %,.0f | %d | %d | %.1f | %.1f | %s | %s |%n",
+                v.name, lag, reorder.window() == 0 ? "off (log order)" : reorder.toString().replace("window=", "W=")
+                    .replace(" algorithm=", " ").replace(" policy=", " "), 100.0 * aborts[0] / melded,
+                n / seconds, melded / seconds, lat[(int) (n * 0.99)], rs[(int) (n * 0.99)], 100.0 * n / melded,
+                (double) zone / (appended[0] - 1),
+                reorder.window() == 0 ? "-" : String.valueOf(st.beforeWindowAborts() + st.finalMeldAborts()
+                    + st.premeldAborts()),
+                reorder.window() == 0 ? "-" : st.cycleAborts() + " (" + st.logOrderCycleAborts() + ")");
+            if (Boolean.getBoolean("reorder.stats")) {
+                System.out.println("    " + st);
+            }
         }
     }
 }

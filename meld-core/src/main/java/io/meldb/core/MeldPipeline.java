@@ -59,6 +59,7 @@ public final class MeldPipeline implements AutoCloseable {
     /** Open reorder window and its planner (null when the window is off). */
     private final ReorderWindow window;
     private final Reorderer reorderer;
+    private final ReorderStats reorderStats = new ReorderStats();
     private long windowsClosed;
     private long reorderAborts;
 
@@ -92,7 +93,7 @@ public final class MeldPipeline implements AutoCloseable {
         }
         this.groupMeld = new Meld(groupArena, directory).bruteForce(config.bruteForce());
         this.window = config.reorder().enabled() ? new ReorderWindow(config.reorder()) : null;
-        this.reorderer = window != null ? new Reorderer(config.reorder()) : null;
+        this.reorderer = window != null ? new Reorderer(config.reorder(), reorderStats) : null;
         this.lcsCsn = start.csn();
         this.baseCsn = start.csn();
         this.lcsRoot = start.root();
@@ -272,7 +273,7 @@ public final class MeldPipeline implements AutoCloseable {
     public void reject(final long csn, final DecisionListener listener) {
         if (window != null) {
             checkNext(csn);
-            closeWindow(listener);
+            closeWindow(listener, ReorderStats.Close.REJECTED);
             lastAbortReason = AbortReason.CONFLICT;
             abort(csn, listener);
             return;
@@ -330,9 +331,12 @@ public final class MeldPipeline implements AutoCloseable {
      * A txn-server must do this before waiting for the intention's snapshot state, which the open window holds.
      */
     public void closeWindowBefore(final long snapshotCsn, final int flags, final DecisionListener listener) {
-        if (window != null && window.open()
-            && (snapshotCsn >= window.firstCsn() || (flags & (Intention.FLAG_CHECKPOINT | Intention.FLAG_FLUSH)) != 0)) {
-            closeWindow(listener);
+        if (window != null && window.open()) {
+            if (snapshotCsn >= window.firstCsn()) {
+                closeWindow(listener, ReorderStats.Close.SNAPSHOT_INSIDE);
+            } else if ((flags & (Intention.FLAG_CHECKPOINT | Intention.FLAG_FLUSH)) != 0) {
+                closeWindow(listener, ReorderStats.Close.MARKER);
+            }
         }
     }
 
@@ -344,8 +348,10 @@ public final class MeldPipeline implements AutoCloseable {
                               final DecisionListener listener) {
         if (window != null) {
             window.add(intention.csn, aborted ? null : current);
-            if (window.full() || (intention.flags & (Intention.FLAG_CHECKPOINT | Intention.FLAG_FLUSH)) != 0) {
-                closeWindow(listener);
+            if (window.full()) {
+                closeWindow(listener, ReorderStats.Close.FULL);
+            } else if ((intention.flags & (Intention.FLAG_CHECKPOINT | Intention.FLAG_FLUSH)) != 0) {
+                closeWindow(listener, ReorderStats.Close.MARKER);
             }
             return;
         }
@@ -388,7 +394,7 @@ public final class MeldPipeline implements AutoCloseable {
      */
     public void flush(final DecisionListener listener) {
         if (window != null) {
-            closeWindow(listener);
+            closeWindow(listener, ReorderStats.Close.FLUSH);
         }
         if (heldFirst != null) {
             final Intention first = heldFirst;
@@ -424,12 +430,20 @@ public final class MeldPipeline implements AutoCloseable {
      * only the state after the whole window is materialized. Decisions reach the listener in meld order, then the
      * aborted members in log order.
      */
-    private void closeWindow(final DecisionListener listener) {
+    private void closeWindow(final DecisionListener listener, final ReorderStats.Close reason) {
         if (!window.open()) {
             return;
         }
         final int count = window.count();
         final Intention[] members = window.members();
+        reorderStats.closed(reason);
+        reorderStats.windows++;
+        reorderStats.members += count;
+        for (int i = 0; i < count; i++) {
+            if (members[i] == null) {
+                reorderStats.premeldAborts++;
+            }
+        }
         reorderer.plan(members, count, lcsRoot, finalMeld);
         long committed = 0;
         java.util.Arrays.fill(windowReasons, 0, count, AbortReason.CONFLICT);
@@ -441,6 +455,7 @@ public final class MeldPipeline implements AutoCloseable {
                 committed |= 1L << i;
             } else {
                 windowReasons[i] = finalMeld.abortReason();
+                reorderStats.finalMeldAborts++;
             }
         }
         windowsClosed++;
@@ -468,6 +483,11 @@ public final class MeldPipeline implements AutoCloseable {
     /** Reorder windows decided so far. */
     public long windowsClosed() {
         return windowsClosed;
+    }
+
+    /** Where the reorder window's aborts came from, window sizes and close reasons (all zero when it is off). */
+    public ReorderStats reorderStats() {
+        return reorderStats;
     }
 
     /** Members aborted by the reorderer (pre-validation or the feedback vertex set) so far. */

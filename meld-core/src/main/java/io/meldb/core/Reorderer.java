@@ -11,7 +11,8 @@ package io.meldb.core;
  *   one of the two always aborts, as in log order.</li>
  *   <li>Pre-validation (§4.3): a member that touches the graph and already conflicts with the state before the
  *   window would abort in any order; it is aborted and left out of the graph.</li>
- *   <li>Feedback vertex set (§4.1) by the configured greedy algorithm and policy (§4.2); its members abort.</li>
+ *   <li>The abort set ({@link AbortChoice}): a feedback vertex set by the configured greedy algorithm and policy
+ *   (§4.1–4.2), repaired, or log order's own aborts on the same graph if those cost no more.</li>
  *   <li>The rest in topological order, ties (and every other choice) by log position.</li>
  * </ol>
  * The graph is a bit matrix (one {@code long} of successors and one of predecessors per member), so a window is
@@ -22,29 +23,27 @@ public final class Reorderer {
     /** Hybrid: strongly connected components up to this size get the exact (brute-force) search. */
     public static final int EXACT_LIMIT = 10;
 
-    private final ReorderConfig config;
+    private final ReorderStats stats;
     private final WindowKeys keys = new WindowKeys();
     private final long[] out = new long[ReorderConfig.MAX_WINDOW];
     private final long[] in = new long[ReorderConfig.MAX_WINDOW];
     private final int[] restarts = new int[ReorderConfig.MAX_WINDOW];
     private final int[] order = new int[ReorderConfig.MAX_WINDOW];
+    /** Per member a: bit b set once a write-write pair (a, b) has been counted. */
+    private final long[] writeWrite = new long[ReorderConfig.MAX_WINDOW];
     private int orderCount;
     private long aborted;
+    private long beforeWindow;
     private long edges;
-
-    /** Worklist of vertex sets (disjoint, so never more than 64) for the SCC-based algorithms. */
-    private final long[] work = new long[ReorderConfig.MAX_WINDOW + 1];
-    private int workCount;
-    /** Tarjan's state. */
-    private final int[] index = new int[ReorderConfig.MAX_WINDOW];
-    private final int[] low = new int[ReorderConfig.MAX_WINDOW];
-    private final int[] stack = new int[ReorderConfig.MAX_WINDOW];
-    private int stackSize;
-    private long onStack;
-    private int nextIndex;
+    private final AbortChoice choice;
 
     public Reorderer(final ReorderConfig config) {
-        this.config = config;
+        this(config, new ReorderStats());
+    }
+
+    Reorderer(final ReorderConfig config, final ReorderStats stats) {
+        this.stats = stats;
+        this.choice = new AbortChoice(config, stats, out, in, restarts);
     }
 
     /**
@@ -69,23 +68,42 @@ public final class Reorderer {
             }
         }
         edges = 0;
-        for (int a = 0; a < count; a++) {
-            for (int b = a + 1; b < count; b++) {
-                if ((live >>> a & 1) != 0 && (live >>> b & 1) != 0) {
-                    link(members, a, b);
-                }
-            }
-        }
+        linkAll(members, count, live);
         aborted = 0;
+        beforeWindow = 0;
+        stats.edges += edges;
         if (edges != 0) {
             for (int i = 0; i < count; i++) {
                 if ((out[i] | in[i]) != 0 && !viable(members[i], i, stateRoot, validator)) {
-                    aborted |= 1L << i;
+                    beforeWindow |= 1L << i;
                 }
             }
-            aborted |= feedbackVertexSet(live & ~aborted);
+            stats.beforeWindowAborts += Long.bitCount(beforeWindow);
+            aborted = beforeWindow | choice.choose(live & ~beforeWindow);
+            stats.cycleAborts += Long.bitCount(aborted & ~beforeWindow);
         }
         topologicalOrder(live & ~aborted & all);
+    }
+
+    /**
+     * Plans a window given as a bare graph ({@code successors[i]}: bit j set for an edge i → j), for tests of the
+     * choice itself: no pre-validation, every member live.
+     */
+    void planGraph(final long[] successors, final int count, final int[] restartCounts) {
+        for (int i = 0; i < count; i++) {
+            out[i] = successors[i];
+            in[i] = 0;
+            restarts[i] = restartCounts[i];
+        }
+        for (int i = 0; i < count; i++) {
+            for (long rest = successors[i]; rest != 0; rest &= rest - 1) {
+                in[Long.numberOfTrailingZeros(rest)] |= 1L << i;
+            }
+        }
+        final long all = count == 64 ? -1L : (1L << count) - 1;
+        beforeWindow = 0;
+        aborted = choice.choose(all);
+        topologicalOrder(all & ~aborted);
     }
 
     public int orderCount() {
@@ -100,6 +118,11 @@ public final class Reorderer {
     /** Members aborted by pre-validation or as part of the feedback vertex set, one bit each. */
     public long aborted() {
         return aborted;
+    }
+
+    /** Members pre-validation aborted (a conflict with an intention before the window), one bit each. */
+    public long beforeWindow() {
+        return beforeWindow;
     }
 
     /** Dependency edges found in the last window (for metrics and tests). */
@@ -120,36 +143,54 @@ public final class Reorderer {
         }
     }
 
-    /** Adds the edges between members a and b: a merge of their key-ordered node lists, then their ranges. */
-    private void link(final Intention[] members, final int a, final int b) {
-        int i = keys.from(a);
-        final int iEnd = keys.to(a);
-        int j = keys.from(b);
-        final int jEnd = keys.to(b);
-        while (i < iEnd && j < jEnd) {
-            final long x = keys.node(i);
-            final long y = keys.node(j);
-            final int c = Node.compareKeys(x, y);
-            if (c < 0) {
-                i++;
-            } else if (c > 0) {
-                j++;
-            } else {
-                if (WindowKeys.writes(y) && WindowKeys.versionChecked(x)) {
-                    addEdge(a, b);
-                }
-                if (WindowKeys.writes(x) && WindowKeys.versionChecked(y)) {
-                    addEdge(b, a);
-                }
-                i++;
+    /**
+     * Adds every edge of the window: the members' nodes in one key order ({@link WindowKeys#sortByKey}), then for
+     * each key shared by several members the edges between each pair of them; then the range edges of members
+     * that hold ranges.
+     */
+    private void linkAll(final Intention[] members, final int count, final long live) {
+        keys.sortByKey();
+        java.util.Arrays.fill(writeWrite, 0, count, 0L);
+        final int n = keys.size();
+        int i = 0;
+        while (i < n) {
+            final long x = keys.sortedNode(i);
+            int j = i + 1;
+            while (j < n && Node.compareKeys(x, keys.sortedNode(j)) == 0) {
                 j++;
             }
+            for (int p = i; p < j; p++) {
+                for (int q = p + 1; q < j; q++) {
+                    linkKey(keys.sortedOwner(p), keys.sortedNode(p), keys.sortedOwner(q), keys.sortedNode(q));
+                }
+            }
+            i = j;
         }
-        if (members[a].rangeCount > 0 && (out[a] >>> b & 1) == 0 && writesInRanges(b, members[a])) {
+        for (int r = 0; r < count; r++) {
+            if ((live >>> r & 1) == 0 || members[r].rangeCount == 0) {
+                continue;
+            }
+            for (int w = 0; w < count; w++) {
+                if (w != r && (live >>> w & 1) != 0 && (out[r] >>> w & 1) == 0 && writesInRanges(w, members[r])) {
+                    addEdge(r, w);
+                }
+            }
+        }
+    }
+
+    /** The edges between members a and b (a before b in log order) from their nodes {@code x} and {@code y} of one key. */
+    private void linkKey(final int a, final long x, final int b, final long y) {
+        final boolean ab = WindowKeys.writes(y) && WindowKeys.versionChecked(x);
+        final boolean ba = WindowKeys.writes(x) && WindowKeys.versionChecked(y);
+        if (ab) {
             addEdge(a, b);
         }
-        if (members[b].rangeCount > 0 && (out[b] >>> a & 1) == 0 && writesInRanges(a, members[b])) {
+        if (ba) {
             addEdge(b, a);
+        }
+        if (ab && ba && WindowKeys.writes(x) && WindowKeys.writes(y) && (writeWrite[a] >>> b & 1) == 0) {
+            writeWrite[a] |= 1L << b;
+            stats.writeWritePairs++;
         }
     }
 
@@ -192,165 +233,6 @@ public final class Reorderer {
             }
         }
         return !validator.rangesConflict(m, stateRoot);
-    }
-
-    // ---- feedback vertex set (§4.1) -------------------------------------------------------------------------
-
-    private long feedbackVertexSet(final long vertices) {
-        long fvs = 0;
-        long g = trim(vertices);
-        if (g == 0) {
-            return 0;
-        }
-        if (config.algorithm() == ReorderConfig.Algorithm.SORT) {
-            while (g != 0) {
-                final int v = select(g);
-                fvs |= 1L << v;
-                g = trim(g & ~(1L << v));
-            }
-            return fvs;
-        }
-        workCount = 0;
-        pushComponents(g);
-        while (workCount > 0) {
-            final long s = work[--workCount];
-            if (config.algorithm() == ReorderConfig.Algorithm.HYBRID && Long.bitCount(s) <= EXACT_LIMIT) {
-                fvs |= exact(s);
-            } else {
-                final int v = select(s);
-                fvs |= 1L << v;
-                pushComponents(trim(s & ~(1L << v)));
-            }
-        }
-        return fvs;
-    }
-
-    /** Removes, until none is left, vertices with no predecessor or no successor inside {@code g}: no cycle passes them. */
-    private long trim(long g) {
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            for (long rest = g; rest != 0; rest &= rest - 1) {
-                final int v = Long.numberOfTrailingZeros(rest);
-                if ((out[v] & g) == 0 || (in[v] & g) == 0) {
-                    g &= ~(1L << v);
-                    changed = true;
-                }
-            }
-        }
-        return g;
-    }
-
-    /** The vertex the policy ranks first for removal in {@code g}; ties go to the later log position. */
-    private int select(final long g) {
-        int best = -1;
-        double bestRank = -1;
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            final int v = Long.numberOfTrailingZeros(rest);
-            final long prod = (long) Long.bitCount(in[v] & g) * Long.bitCount(out[v] & g);
-            double rank = prod;
-            if (config.policy() == ReorderConfig.Policy.TAIL_LATENCY) {
-                rank = Math.scalb((double) prod, -restarts[v]);
-            }
-            if (rank >= bestRank) {
-                bestRank = rank;
-                best = v;
-            }
-        }
-        return best;
-    }
-
-    /** Pushes every strongly connected component of {@code g} with more than one vertex (Tarjan). */
-    private void pushComponents(final long g) {
-        if (g == 0) {
-            return;
-        }
-        nextIndex = 0;
-        stackSize = 0;
-        onStack = 0;
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            index[Long.numberOfTrailingZeros(rest)] = -1;
-        }
-        for (long rest = g; rest != 0; rest &= rest - 1) {
-            final int v = Long.numberOfTrailingZeros(rest);
-            if (index[v] < 0) {
-                strongConnect(v, g);
-            }
-        }
-    }
-
-    private void strongConnect(final int v, final long g) {
-        index[v] = nextIndex;
-        low[v] = nextIndex;
-        nextIndex++;
-        stack[stackSize++] = v;
-        onStack |= 1L << v;
-        for (long succ = out[v] & g; succ != 0; succ &= succ - 1) {
-            final int w = Long.numberOfTrailingZeros(succ);
-            if (index[w] < 0) {
-                strongConnect(w, g);
-                low[v] = Math.min(low[v], low[w]);
-            } else if ((onStack >>> w & 1) != 0) {
-                low[v] = Math.min(low[v], index[w]);
-            }
-        }
-        if (low[v] == index[v]) {
-            long component = 0;
-            int w;
-            do {
-                w = stack[--stackSize];
-                onStack &= ~(1L << w);
-                component |= 1L << w;
-            } while (w != v);
-            if (Long.bitCount(component) > 1) {
-                work[workCount++] = component;
-            }
-        }
-    }
-
-    /**
-     * Exact minimum-cost feedback vertex set of a small component: every subset, the cheapest whose removal leaves
-     * no cycle. Cost: the subset's size (fewest aborts) or the sum of 2^restarts (tail latency, capped), then
-     * size; among equals, the subset of later log positions.
-     */
-    private long exact(final long s) {
-        final int n = Long.bitCount(s);
-        long bestSubset = s;
-        long bestCost = Long.MAX_VALUE;
-        int bestSize = n;
-        for (int mask = 1; mask < (1 << n); mask++) {
-            final long subset = expand(s, mask);
-            final int size = Integer.bitCount(mask);
-            long cost = size;
-            if (config.policy() == ReorderConfig.Policy.TAIL_LATENCY) {
-                cost = 0;
-                for (long rest = subset; rest != 0; rest &= rest - 1) {
-                    cost += 1L << Math.min(restarts[Long.numberOfTrailingZeros(rest)], 40);
-                }
-            }
-            if (cost > bestCost || (cost == bestCost && (size > bestSize
-                || size == bestSize && Long.compareUnsigned(subset, bestSubset) <= 0))) {
-                continue;
-            }
-            if (trim(s & ~subset) == 0) {
-                bestSubset = subset;
-                bestCost = cost;
-                bestSize = size;
-            }
-        }
-        return bestSubset;
-    }
-
-    /** The vertices of {@code s} selected by the bits of {@code mask} (bit i = i-th lowest vertex of s). */
-    private static long expand(final long s, final int mask) {
-        long subset = 0;
-        long rest = s;
-        for (int i = 0; rest != 0; i++, rest &= rest - 1) {
-            if ((mask >>> i & 1) != 0) {
-                subset |= Long.lowestOneBit(rest);
-            }
-        }
-        return subset;
     }
 
     /** Kahn's algorithm over {@code g}, the lowest log position first among the ready members. */

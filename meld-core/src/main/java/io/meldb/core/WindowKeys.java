@@ -12,6 +12,11 @@ final class WindowKeys {
     /** Per member: where its nodes start in {@link #nodes}; {@code starts[count]} is the end. */
     private final int[] starts = new int[ReorderConfig.MAX_WINDOW + 1];
     private long[] nodes = new long[1024];
+    /** The member each node of {@link #nodes} belongs to. */
+    private int[] owners = new int[1024];
+    /** Positions in {@link #nodes} in key order (ties: member order), after {@link #sortByKey}; and merge scratch. */
+    private int[] byKey = new int[1024];
+    private int[] scratch = new int[1024];
     private int size;
     private int members;
     /** Bounds of the member being collected: its own nodes have CSNs in [minCsn, maxCsn]. */
@@ -46,6 +51,54 @@ final class WindowKeys {
         return nodes[i];
     }
 
+    /** Total nodes of all members. */
+    int size() {
+        return size;
+    }
+
+    /**
+     * Orders every member's nodes by key, ties by member: a stable merge of the members' runs (each already in key
+     * order), so the window's pairs of members sharing a key are found in O(n log W) instead of a merge per pair.
+     */
+    void sortByKey() {
+        for (int i = 0; i < size; i++) {
+            byKey[i] = i;
+        }
+        // runs: one per member; merge neighbouring runs until one is left
+        for (int width = 1; width < members; width *= 2) {
+            for (int m = 0; m + width < members; m += 2 * width) {
+                merge(starts[m], starts[m + width], starts[Math.min(m + 2 * width, members)]);
+            }
+        }
+    }
+
+    private void merge(final int lo, final int mid, final int hi) {
+        int i = lo;
+        int j = mid;
+        int k = lo;
+        while (i < mid && j < hi) {
+            // ties keep the left run first: it holds the lower members
+            scratch[k++] = Node.compareKeys(nodes[byKey[j]], nodes[byKey[i]]) < 0 ? byKey[j++] : byKey[i++];
+        }
+        while (i < mid) {
+            scratch[k++] = byKey[i++];
+        }
+        while (j < hi) {
+            scratch[k++] = byKey[j++];
+        }
+        System.arraycopy(scratch, lo, byKey, lo, hi - lo);
+    }
+
+    /** The {@code i}-th node in key order (after {@link #sortByKey}). */
+    long sortedNode(final int i) {
+        return nodes[byKey[i]];
+    }
+
+    /** The member of the {@code i}-th node in key order. */
+    int sortedOwner(final int i) {
+        return owners[byKey[i]];
+    }
+
     static boolean writes(final long node) {
         return (Node.flags(node) & Node.ALTERED) != 0;
     }
@@ -77,7 +130,11 @@ final class WindowKeys {
         if ((f & (Node.ALTERED | Node.DEPENDS_ON)) != 0) {
             if (size == nodes.length) {
                 nodes = Arrays.copyOf(nodes, size * 2);
+                owners = Arrays.copyOf(owners, size * 2);
+                byKey = new int[size * 2];
+                scratch = new int[size * 2];
             }
+            owners[size] = members;
             nodes[size++] = n;
         }
         if ((f & Node.EXTERNAL_RIGHT) == 0) {

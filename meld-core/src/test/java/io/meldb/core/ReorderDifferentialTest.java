@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * position s (windows are contiguous and only their ends are states). Every read a transaction makes agrees with
  * the certifier's history at its snapshot, every commit is one the certifier accepts at its position in meld
  * order, and the final contents agree. A second replica fed the same log through the premeld-ahead entry point
- * (as a threaded txn-server does) reaches the same state hash after every window.
+ * (as a threaded txn-server does) reaches the same state hash after every window and the same {@link ReorderStats};
+ * under the fewest-aborts policy no run aborts more members inside its windows than log order would on them.
  */
 class ReorderDifferentialTest {
     private static final int RUNS = Integer.getInteger("reorder.runs", 48);
@@ -196,6 +197,12 @@ class ReorderDifferentialTest {
             MeldDifferentialTest.assertContents(certifier.contents(pipeline.lcsCsn()), pipeline.lcs().root());
             TreeInvariants.check(pipeline.lcs().root());
             assertTrue(windowsSeen > 0 || melded < 64, "windows closed");
+            final ReorderStats stats = pipeline.reorderStats();
+            assertEquals(stats.toString(), replica.reorderStats().toString(), "replicas plan every window alike");
+            if (w.config().reorder().policy() == ReorderConfig.Policy.MIN_ABORTS) {
+                assertTrue(stats.cycleAborts() <= stats.logOrderCycleAborts(),
+                    "in-window aborts " + stats.cycleAborts() + " exceed log order's on the same windows " + stats);
+            }
         }
         return new long[] {melded, aborted[0], logOrderAborts};
     }

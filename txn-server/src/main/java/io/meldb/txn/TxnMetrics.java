@@ -38,8 +38,10 @@ public final class TxnMetrics {
     private final DistributionSummary visitedPerMeld;
     private final DistributionSummary conflictZone;
     private final DistributionSummary effectiveConflictZone;
+    private final DistributionSummary committedRestarts;
     private final Timer checkpointTime;
     private final Counter checkpointNodes;
+    private final Counter checkpointBytes;
     private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
     /** Held here: meters keep only weak references to what they read. */
     private final Supplier<TxnStats> stats;
@@ -82,8 +84,15 @@ public final class TxnMetrics {
         effectiveConflictZone = DistributionSummary.builder("meldb.meld.final.conflict.zone.effective")
             .description("intentions final meld itself still had to meld across: LCS CSN minus the state premeld"
                 + " (or the snapshot) already covered").register(registry);
+        committedRestarts = DistributionSummary.builder("meldb.txn.committed.restarts")
+            .description("restarts before commit, per committed intention in the log (the count its client passed to"
+                + " begin; the reorder window's tail-latency policy keeps often restarted ones)")
+            .publishPercentiles(0.5, 0.99).register(registry);
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
+        checkpointBytes = Counter.builder("meldb.checkpoint.bytes")
+            .description("bytes of checkpoints serialized (on the heap, before compaction and the log append)")
+            .baseUnit("bytes").register(registry);
 
         FunctionCounter.builder("meldb.meld.final.melds", stats, s -> s.get().meld().finalMelds())
             .description("final melds run (a group counts once)").register(registry);
@@ -176,8 +185,10 @@ public final class TxnMetrics {
         }
     }
 
-    public void committed() {
+    /** A commit meld decided, of a transaction that had restarted {@code restarts} times before it. */
+    public void committed(final int restarts) {
         commits.increment();
+        committedRestarts.record(restarts);
     }
 
     public void aborted(final String reason) {
@@ -187,6 +198,7 @@ public final class TxnMetrics {
 
     public void checkpointWritten(final long nodes, final long bytes, final long nanos) {
         checkpointNodes.increment(nodes);
+        checkpointBytes.increment(bytes);
         checkpointTime.record(nanos, TimeUnit.NANOSECONDS);
     }
 }

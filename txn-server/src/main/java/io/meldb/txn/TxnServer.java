@@ -161,7 +161,12 @@ public final class TxnServer implements TxnService {
 
     @Override
     public TxnSession begin(final Isolation isolation, final boolean readOnly) {
-        return sessions.begin(isolation, readOnly);
+        return sessions.begin(isolation, readOnly, 0);
+    }
+
+    @Override
+    public TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
+        return sessions.begin(isolation, readOnly, restarts);
     }
 
     @Override

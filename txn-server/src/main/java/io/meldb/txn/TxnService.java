@@ -18,6 +18,17 @@ public interface TxnService extends AutoCloseable {
     TxnSession begin(Isolation isolation, boolean readOnly);
 
     /**
+     * {@link #begin(Isolation, boolean)} of a transaction that has already restarted {@code restarts} times (aborted
+     * and been retried by its client): the count goes into its intention (saturating at
+     * {@link io.meldb.core.Intention#MAX_RESTARTS}), where a reorder window's tail-latency policy keeps often
+     * restarted transactions (seed 001 §4.2). The servers and the RPC client carry it; this default, for test
+     * doubles that meld nothing, begins as if it were the first attempt.
+     */
+    default TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
+        return begin(isolation, readOnly);
+    }
+
+    /**
      * The outcome of a transaction that any server of the cluster began, as far as this server's copy of the
      * log says. A client that lost its connection during commit asks this, of any server.
      */

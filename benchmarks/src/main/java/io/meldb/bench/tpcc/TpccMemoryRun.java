@@ -82,6 +82,7 @@ public final class TpccMemoryRun {
             print(node.txnServer(), (System.nanoTime() - start) / 1e9);
             System.out.printf(Locale.ROOT, "%.0f tps over %.0f s%s%n", r.tps(), r.seconds(),
                 r.error() == null ? "" : ", error: " + r.error());
+            checkpointCost(node.txnServer(), (System.nanoTime() - start) / 1e9);
             try (var c = DriverManager.getConnection(url, props)) {
                 final List<String> bad = TpccConsistency.check(c);
                 System.out.println(bad.isEmpty() ? "consistency conditions 1-3 hold" : "VIOLATED: " + bad);
@@ -89,6 +90,28 @@ public final class TpccMemoryRun {
         } finally {
             deleteTree(dir);
         }
+    }
+
+    /**
+     * What checkpoints cost the run: the meld stage waits while a checkpoint is serialized (onto the heap) and
+     * loaded into a new generation, so their total duration is time melding stood still.
+     */
+    private static void checkpointCost(final TxnServer txn, final double seconds) {
+        final io.micrometer.core.instrument.MeterRegistry registry = txn.registry();
+        final io.micrometer.core.instrument.Timer timer = registry.find("meldb.checkpoint.duration").timer();
+        final io.micrometer.core.instrument.Counter bytes = registry.find("meldb.checkpoint.bytes").counter();
+        final io.micrometer.core.instrument.Counter nodes = registry.find("meldb.checkpoint.nodes").counter();
+        if (timer == null || timer.count() == 0) {
+            System.out.println("checkpoints: none");
+            return;
+        }
+        final long n = timer.count();
+        final double total = timer.totalTime(java.util.concurrent.TimeUnit.SECONDS);
+        System.out.printf(Locale.ROOT, "checkpoints: %d in %.0f s (one per %.0f intentions), melding stalled %.1f s"
+                + " (%.1f%% of the run), mean %.0f ms, max %.0f ms; %.0f MB and %.0f k nodes serialized per"
+                + " checkpoint%n", n, seconds, (double) txn.stats().lcsCsn() / n, total, 100 * total / seconds,
+            timer.mean(java.util.concurrent.TimeUnit.MILLISECONDS), timer.max(java.util.concurrent.TimeUnit.MILLISECONDS),
+            bytes == null ? 0 : bytes.count() / n / 1e6, nodes == null ? 0 : nodes.count() / n / 1e3);
     }
 
     private static void print(final TxnServer txn, final double at) {

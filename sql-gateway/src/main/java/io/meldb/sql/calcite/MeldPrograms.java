@@ -31,6 +31,7 @@ import java.util.function.BooleanSupplier;
  *   <li>Every rule attempt checks the statement's cancel flag (timeout, CancelRequest, Statement.cancel), and a
  *       planning that attempts more than {@link #MAX_RULE_ATTEMPTS} rules fails with 54001 instead of running
  *       on.</li>
+ *   <li>A sort over a key-range scan that already returns its order is dropped ({@link KeyOrderedSorts}).</li>
  *   <li>The inputs that operators keep in memory are charged to the statement's budget ({@link MeldBudget}).</li>
  *   <li>MeldDB's own rules (key ranges, lookup joins, large VALUES, table modify) are registered here, for every
  *       statement, not only those that read a table.</li>
@@ -71,6 +72,7 @@ public final class MeldPrograms {
                 joinOrder(),
                 volcano(cancelled),
                 Programs.calc(DefaultRelMetadataProvider.INSTANCE),
+                KeyOrderedSorts.program(),
                 MeldBudget.program(),
                 analyze == null ? Programs.sequence() : MeldAnalyze.program(analyze));
     }

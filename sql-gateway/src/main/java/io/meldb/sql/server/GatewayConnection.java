@@ -65,6 +65,8 @@ public final class GatewayConnection implements MeldTxnContext {
     /** Why the connection was ended by the server (25P03), or null. */
     private SqlStateException terminated;
     private final SessionSequences sequences;
+    /** How often the next update transaction has restarted, as far as this connection can tell (40001 retries). */
+    private final RestartGuess restartGuess = new RestartGuess();
     /** The running statement's written rows, while a RETURNING clause wants them. */
     private java.util.List<Object[]> writtenRows;
     /** The running statement's ON CONFLICT action and FOR UPDATE tables (null: none). */
@@ -263,14 +265,15 @@ public final class GatewayConnection implements MeldTxnContext {
             }
             closeSnapshot(statementId);
             if (autoCommit) {
-                txn = router.begin(isolation(), readOnly || kind == StatementKind.READ);
+                final boolean reads = readOnly || kind == StatementKind.READ;
+                txn = router.begin(isolation(), reads, reads ? 0 : restartGuess.restarts());
             } else {
                 if (txnFailed) {
                     throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until "
                             + "end of transaction block (rollback)");
                 }
                 if (txn == null) {
-                    txn = router.begin(isolation(), readOnly);
+                    txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
                 }
             }
             if (kind != StatementKind.READ && txn.readOnly()) {
@@ -310,7 +313,7 @@ public final class GatewayConnection implements MeldTxnContext {
                 if (error != null) {
                     t.abort();
                     if (kind != StatementKind.READ) {
-                        metrics.aborted(SqlErrors.describe(error).sqlState());
+                        aborted(SqlErrors.describe(error).sqlState());
                     }
                 } else if (kind == StatementKind.READ) {
                     openSnapshots.put(statementId, t);
@@ -328,20 +331,31 @@ public final class GatewayConnection implements MeldTxnContext {
                 txn = null;
                 catalogOf = null;
                 txnFailed = true;
-                metrics.aborted(SqlErrors.describe(error).sqlState());
+                aborted(SqlErrors.describe(error).sqlState());
             }
         } finally {
             metrics.statement(kind, System.nanoTime() - statementStart, failed);
         }
     }
 
+    /** Counts an aborted transaction (by SQLSTATE) and feeds the connection's restart guess. */
+    private void aborted(final String sqlState) {
+        metrics.aborted(sqlState);
+        restartGuess.failed(sqlState);
+    }
+
+    private void committed() {
+        metrics.committed();
+        restartGuess.committed();
+    }
+
     /** Commits {@code t} and counts the outcome; a failed commit (a meld conflict: 40001) is thrown on. */
     private void commitAndClose(final TxnSession t) {
         try {
             router.observed(t.commit());
-            metrics.committed();
+            committed();
         } catch (RuntimeException e) {
-            metrics.aborted(SqlErrors.describe(e).sqlState());
+            aborted(SqlErrors.describe(e).sqlState());
             throw e;
         } finally {
             t.close();
@@ -399,7 +413,7 @@ public final class GatewayConnection implements MeldTxnContext {
             decided = t.commitAsync();
         } catch (RuntimeException e) {
             t.close();
-            metrics.aborted(SqlErrors.describe(e).sqlState());
+            aborted(SqlErrors.describe(e).sqlState());
             metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
             return CompletableFuture.failedFuture(e);
         }
@@ -408,12 +422,12 @@ public final class GatewayConnection implements MeldTxnContext {
             metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, error != null);
             if (error == null) {
                 router.observed(csn);
-                metrics.committed();
+                committed();
                 return null;
             }
             final Throwable cause = error instanceof CompletionException && error.getCause() != null
                     ? error.getCause() : error;
-            metrics.aborted(SqlErrors.describe(cause).sqlState());
+            aborted(SqlErrors.describe(cause).sqlState());
             throw cause instanceof CompletionException ce ? ce : new CompletionException(cause);
         });
     }

@@ -55,6 +55,11 @@ public final class TxnRouter implements AutoCloseable {
      *                      {@link TxnService#begin} otherwise
      */
     public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+        return begin(isolation, readOnly, 0);
+    }
+
+    /** {@link #begin(Isolation, boolean)} of a transaction that has restarted {@code restarts} times already. */
+    public TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
         final long required = seenCsn.get();
         final long deadline = System.nanoTime() + CATCH_UP_TIMEOUT_NANOS;
         long pauseNanos = 50_000;
@@ -66,7 +71,7 @@ public final class TxnRouter implements AutoCloseable {
                 final TxnService service = services.get((start + i) % services.size());
                 final TxnSession session;
                 try {
-                    session = service.begin(isolation, readOnly);
+                    session = service.begin(isolation, readOnly, restarts);
                 } catch (TxnException e) {
                     if (e.error() != TxnError.UNAVAILABLE && e.error() != TxnError.OVERLOADED
                             && e.error() != TxnError.SESSION_LOST) {

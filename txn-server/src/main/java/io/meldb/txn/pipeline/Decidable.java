@@ -19,6 +19,8 @@ abstract sealed class Decidable extends PipelineMessage permits IntentionMessage
     long nodesVisited;
     long conflictZone;
     long effectiveConflictZone;
+    /** How often the transaction had restarted when it wrote its intention (the count in the intention's flags). */
+    int restarts;
 
     Decidable(final long csn, final int serverId, final long incarnation, final long sequence) {
         this.csn = csn;

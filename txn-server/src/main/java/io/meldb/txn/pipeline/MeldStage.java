@@ -109,6 +109,9 @@ final class MeldStage {
         settle();
         links.awaitDecoded(m, links.meldIdler);
         undecided.put(m.csn, m);
+        if (m.intention != null) {
+            m.restarts = m.intention.restarts();
+        }
         if (m.malformed) {
             pipeline.reject(m.csn, decisionListener);
             settle();

@@ -39,7 +39,7 @@ final class ReplyStage {
         final String reason = committed ? null : rejected != null ? rejected
             : d.abortReason > AbortReason.CONFLICT ? AbortReason.describe(d.abortReason) : "conflict";
         if (committed) {
-            ctx.metrics().committed();
+            ctx.metrics().committed(d.restarts);
         } else {
             ctx.metrics().aborted(reason);
         }

@@ -67,6 +67,13 @@ public final class TxnFrame extends Frame {
         return new TxnFrame(BEGIN, requestId, alloc.buffer(2).writeByte(isolation.code()).writeByte(readOnly ? 1 : 0));
     }
 
+    /** BEGIN of a transaction that already restarted {@code restarts} times (sent saturated at 255). */
+    public static TxnFrame begin(ByteBufAllocator alloc, long requestId, Isolation isolation, boolean readOnly,
+                                 int restarts) {
+        return new TxnFrame(BEGIN, requestId, alloc.buffer(3).writeByte(isolation.code()).writeByte(readOnly ? 1 : 0)
+                .writeByte(Math.min(Math.max(restarts, 0), 255)));
+    }
+
     public static TxnFrame get(ByteBufAllocator alloc, long requestId, long handle, byte[] key) {
         return new TxnFrame(GET, requestId, writeBytes(alloc.buffer(8 + sizeOf(key)).writeLong(handle), key));
     }

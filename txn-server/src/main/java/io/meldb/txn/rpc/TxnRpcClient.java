@@ -157,11 +157,22 @@ public final class TxnRpcClient implements TxnService {
 
     @Override
     public TxnSession begin(Isolation isolation, boolean readOnly) {
+        return begin(isolation, readOnly, 0);
+    }
+
+    /** BEGIN; a restart count above 0 is sent (the field is optional on the wire, so a first attempt omits it). */
+    @Override
+    public TxnSession begin(Isolation isolation, boolean readOnly, int restarts) {
         if (isolation == null) {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation must not be null");
         }
+        if (restarts < 0) {
+            throw new TxnException(TxnError.BAD_REQUEST, "restart count " + restarts + " must not be negative");
+        }
         Channel ch = connection();
-        return await(send(ch, BEGIN, null, id -> TxnFrame.begin(ByteBufAllocator.DEFAULT, id, isolation, readOnly),
+        return await(send(ch, BEGIN, null, id -> restarts == 0
+                        ? TxnFrame.begin(ByteBufAllocator.DEFAULT, id, isolation, readOnly)
+                        : TxnFrame.begin(ByteBufAllocator.DEFAULT, id, isolation, readOnly, restarts),
                 BEGUN, f -> {
                     TxnBodyReader r = f.reader();
                     long handle = r.readLong("handle");

@@ -16,7 +16,7 @@ import io.meldb.txn.TxnOutcome;
  * <table>
  *   <caption>Frame types and bodies</caption>
  *   <tr><th>request</th><th>body</th><th>answer</th><th>body</th></tr>
- *   <tr><td>BEGIN 0x01</td><td>byte isolation, byte readOnly</td><td>BEGUN 0x81</td>
+ *   <tr><td>BEGIN 0x01</td><td>byte isolation, byte readOnly[, byte restarts]</td><td>BEGUN 0x81</td>
  *       <td>long handle, long incarnation, long sequence, long snapshotCsn, byte isolation, byte readOnly</td></tr>
  *   <tr><td>GET 0x02</td><td>long handle, bytes key</td><td>VALUE 0x82</td><td>bytes value (-1: absent)</td></tr>
  *   <tr><td>SCAN 0x03</td><td>long handle, byte flags, int limit, bytes lo, bytes hi</td><td>ENTRIES 0x83</td>
@@ -34,6 +34,8 @@ import io.meldb.txn.TxnOutcome;
  *       long max</td><td>DONE 0x84</td><td>-</td></tr>
  *   <tr><td>any</td><td></td><td>ERROR 0xFF</td><td>short {@link io.meldb.txn.TxnError} code, UTF-8 message</td></tr>
  * </table>
+ * BEGIN's optional restarts (unsigned, 0 if absent) says how many times the client already retried this
+ * transaction after an abort; it goes into the intention for the reorder window's tail-latency policy.
  * OUTCOME with waitMillis &gt; 0 waits up to that long (at most {@link #MAX_OUTCOME_WAIT_MILLIS}) for a definite
  * outcome, fencing off the transaction's server if need be (TxnService.awaitOutcome); without it, it answers at once.
  * SCAN flags: bit 0 lo inclusive, bit 1 hi inclusive, bit 2 descending; DEPEND flags: bits 0 and 1 as SCAN's

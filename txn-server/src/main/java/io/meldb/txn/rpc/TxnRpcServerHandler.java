@@ -241,6 +241,7 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     private void begin(TxnFrame f, TxnBodyReader r, long start) {
         Isolation isolation = r.readIsolation();
         boolean readOnly = r.readBoolean("readOnly");
+        int restarts = r.hasMore() ? r.readByte("restarts") & 0xFF : 0;
         r.end();
         int open = sessions.size() + beginning + committing;
         if (open >= maxTransactions) {
@@ -254,7 +255,7 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
         beginning++;
         server.transactionsChanged(1);
         try {
-            server.beginExecutor().execute(() -> runBegin(requestId, isolation, readOnly, start));
+            server.beginExecutor().execute(() -> runBegin(requestId, isolation, readOnly, restarts, start));
         } catch (RejectedExecutionException e) {
             beginning--;
             server.transactionsChanged(-1);
@@ -265,11 +266,11 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     }
 
     /** Begin pool: begins, then hands the session to the event loop. */
-    private void runBegin(long requestId, Isolation isolation, boolean readOnly, long start) {
+    private void runBegin(long requestId, Isolation isolation, boolean readOnly, int restarts, long start) {
         TxnSession session = null;
         TxnException error = null;
         try {
-            session = service.begin(isolation, readOnly);
+            session = service.begin(isolation, readOnly, restarts);
         } catch (TxnException e) {
             error = e;
         } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.meldb.txn.session;
 import io.meldb.core.AbortReason;
 import io.meldb.core.IncrementException;
 import io.meldb.core.IntField;
+import io.meldb.core.Intention;
 import io.meldb.core.Isolation;
 import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
@@ -36,6 +37,8 @@ final class LocalSession implements TxnSession {
     private final TxnId id;
     private final Isolation isolation;
     private final boolean readOnly;
+    /** Intention flag bits carrying how often the transaction already restarted (the tail-latency policy's input). */
+    private final int restartFlags;
     private final CommittedState.Pinned pinned;
     private Workspace workspace;
     private Transaction txn;
@@ -43,7 +46,8 @@ final class LocalSession implements TxnSession {
     private int recordBytes;
 
     LocalSession(final Sessions sessions, final TxnId id, final Isolation isolation, final boolean readOnly,
-                 final CommittedState.Pinned pinned, final Workspace workspace) {
+                 final int restarts, final CommittedState.Pinned pinned, final Workspace workspace) {
+        this.restartFlags = Intention.restartFlags(restarts);
         this.sessions = sessions;
         this.ctx = sessions.ctx();
         this.pinned = pinned;
@@ -260,7 +264,7 @@ final class LocalSession implements TxnSession {
         final int length;
         try {
             // encoded in place behind the log header: a large intention is not copied once more
-            final int bodyLength = workspace.encoder.encode(t, 0, record, LogRecords.INTENTION_HEADER,
+            final int bodyLength = workspace.encoder.encode(t, restartFlags, record, LogRecords.INTENTION_HEADER,
                 ctx.config().maxIntentionBytes());
             length = LogRecords.INTENTION_HEADER + bodyLength;
             recordBytes = length;

@@ -33,11 +33,15 @@ public final class Sessions {
         this.memory = new MemoryGuard(ctx.config().maxNodeMemory());
     }
 
-    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+    /** Begins a transaction that has already restarted {@code restarts} times (carried in its intention). */
+    public TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
         if (isolation == null) {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");
         }
         checkAvailable();
+        if (restarts < 0) {
+            throw new TxnException(TxnError.BAD_REQUEST, "restart count " + restarts + " must not be negative");
+        }
         if (!readOnly) {
             try {
                 memory.admit(ctx.serverId());
@@ -62,7 +66,7 @@ public final class Sessions {
         }
         final CommittedState.Pinned pinned = ctx.state().pin();
         final TxnId id = new TxnId(ctx.incarnation(), sequence.incrementAndGet());
-        return new LocalSession(this, id, isolation, readOnly, pinned, w);
+        return new LocalSession(this, id, isolation, readOnly, restarts, pinned, w);
     }
 
     /** Whether a begin now would neither wait nor fail, on a state at least {@code requiredCsn}. */

@@ -42,6 +42,8 @@ final class InMemoryTxnService implements TxnService {
     private final Set<TxnId> active = ConcurrentHashMap.newKeySet();
     private final Map<String, TxnError> failNext = new ConcurrentHashMap<>();
     final AtomicInteger begun = new AtomicInteger();
+    /** The restart count of the last begin that carried one (-1: none did). */
+    final AtomicInteger lastRestarts = new AtomicInteger(-1);
     final AtomicInteger aborted = new AtomicInteger();
     final AtomicInteger committed = new AtomicInteger();
     /** Commits that reached this service (counted before the commit gate). */
@@ -68,6 +70,12 @@ final class InMemoryTxnService implements TxnService {
         if (e != null) {
             throw new TxnException(e, "injected " + e + " on " + op);
         }
+    }
+
+    @Override
+    public TxnSession begin(Isolation isolation, boolean readOnly, int restarts) {
+        lastRestarts.set(restarts);
+        return begin(isolation, readOnly);
     }
 
     @Override

@@ -26,7 +26,9 @@ class TxnRpcConnectionTest extends RpcTestSupport {
     @Test
     void shouldTimeOutACommitThatMeldDoesNotDecideAndPointToOutcome() throws Exception {
         TxnRpcServer server = startServer();
-        TxnRpcClient client = connect(server, Duration.ofMillis(200));
+        // 1 s, not 200 ms: the BEGIN before the gated commit answers under the same timeout, and on a loaded
+        // machine a fresh server's first BEGIN (begin pool start-up, cold code) took longer than 200 ms
+        TxnRpcClient client = connect(server, Duration.ofSeconds(1));
         service.commitGate = new CompletableFuture<>();
         TxnSession t = client.begin(Isolation.SNAPSHOT, false);
         t.put(b("k"), b("v"));

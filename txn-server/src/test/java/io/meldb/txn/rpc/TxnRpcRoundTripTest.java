@@ -63,6 +63,21 @@ class TxnRpcRoundTripTest extends RpcTestSupport {
     }
 
     @Test
+    void shouldCarryTheRestartCountOfBeginAndZeroWhenTheClientOmitsIt() {
+        try (TxnSession t = client.begin(Isolation.SERIALIZABLE, false, 3)) {
+            assertEquals(3, service.lastRestarts.get());
+        }
+        try (TxnSession t = client.begin(Isolation.SERIALIZABLE, false, 1_000)) {
+            assertEquals(255, service.lastRestarts.get(), "saturated on the wire");
+        }
+        try (TxnSession t = client.begin(Isolation.SERIALIZABLE, false)) {
+            assertEquals(0, service.lastRestarts.get(), "a first attempt sends no count: the server reads 0");
+        }
+        assertEquals(TxnError.BAD_REQUEST, org.junit.jupiter.api.Assertions.assertThrows(
+            io.meldb.txn.TxnException.class, () -> client.begin(Isolation.SERIALIZABLE, false, -1)).error());
+    }
+
+    @Test
     void shouldAnswerNullForAbsentKeysAndEmptyArrayForEmptyValues() {
         try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
             assertNull(t.get(b("missing")));
