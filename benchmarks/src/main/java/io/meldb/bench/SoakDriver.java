@@ -3,11 +3,11 @@ package io.meldb.bench;
 import io.meldb.core.Isolation;
 import io.meldb.core.NodeMemory;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 

@@ -8,7 +8,7 @@ import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnServer;
 import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnService;
+import io.meldb.txn.api.TxnService;
 import org.HdrHistogram.Histogram;
 
 import java.lang.management.ManagementFactory;

@@ -1,7 +1,8 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnService;
 import io.meldb.log.Durability;
-import io.meldb.log.client.InProcessLog;
+import io.meldb.log.server.InProcessLog;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 

@@ -1,5 +1,12 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import io.meldb.core.StateHash;
 import io.meldb.log.client.LogClient;
@@ -64,7 +71,7 @@ public final class TxnServer implements TxnService {
 
     /**
      * As {@link #start(TxnServerConfig)}, over a log this server then owns (closes): a {@link LogClient}, or an
-     * {@link io.meldb.log.client.InProcessLog} when the log lives in this process (the embedded database). The
+     * {@link io.meldb.log.server.InProcessLog} when the log lives in this process (the embedded database). The
      * configuration's log address is not used.
      */
     public static TxnServer start(final TxnServerConfig config, final LogService log) {

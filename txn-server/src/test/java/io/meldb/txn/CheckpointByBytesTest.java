@@ -1,5 +1,6 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import io.meldb.core.NodeMemory;
 import org.junit.jupiter.api.Test;

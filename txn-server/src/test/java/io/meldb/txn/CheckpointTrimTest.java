@@ -1,9 +1,10 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogErrorException;
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.wire.auth.ClusterSecret;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.server.LogServer;

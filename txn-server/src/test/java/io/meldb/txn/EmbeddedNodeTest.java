@@ -1,5 +1,7 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The embedded node's txn-server reaches its log in process ({@link io.meldb.log.client.InProcessLog}): no
+ * The embedded node's txn-server reaches its log in process ({@link io.meldb.log.server.InProcessLog}): no
  * connection to the log server, the same recovery from checkpoints in a trimmed log, and a log that txn-servers
  * over the network can still join.
  */

@@ -1,8 +1,12 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import io.meldb.core.ReorderConfig;
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import org.junit.jupiter.api.Test;

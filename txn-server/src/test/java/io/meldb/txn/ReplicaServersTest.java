@@ -1,5 +1,9 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;

@@ -1,5 +1,11 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.Isolation;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,4 @@
-package io.meldb.log.server;
+package io.meldb.wire;
 
 import java.io.PrintStream;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package io.meldb.log.protocol;
+package io.meldb.wire;
 
 import io.netty.channel.Channel;
 

@@ -1,4 +1,4 @@
-package io.meldb.log.protocol;
+package io.meldb.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
@@ -6,7 +6,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 
 import java.util.List;
 
-import static io.meldb.log.protocol.FrameFormat.*;
+import static io.meldb.wire.FrameFormat.*;
 
 /**
  * Splits the byte stream of one protocol ({@link FrameFormat}) into its frames; each protocol names its subclass.

@@ -1,4 +1,4 @@
-package io.meldb.log.protocol;
+package io.meldb.wire;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
@@ -7,7 +7,7 @@ import io.netty.handler.codec.MessageToMessageEncoder;
 
 import java.util.List;
 
-import static io.meldb.log.protocol.FrameFormat.HEADER_LENGTH;
+import static io.meldb.wire.FrameFormat.HEADER_LENGTH;
 
 /**
  * Writes the frames of one protocol ({@link FrameFormat}); each protocol names its subclass, one shared instance. Small bodies are copied behind the header; a

@@ -1,9 +1,9 @@
-package io.meldb.log.protocol;
+package io.meldb.wire;
 
 import io.netty.buffer.ByteBuf;
 
 /**
- * The framing shared by the log protocol ({@link LogProtocol}) and the transaction RPC: one length-prefixed header,
+ * The framing shared by the log protocol ({@code io.meldb.log.protocol.LogProtocol}) and the transaction RPC: one length-prefixed header,
  * each protocol with its own magic, version and frame types. An instance names one protocol, for its codec
  * ({@link FrameDecoder}, {@link FrameEncoder}); the constants below own the header layout.
  *
@@ -83,7 +83,7 @@ public final class FrameFormat<F extends Frame> {
         return factory.frame(type, requestId, body);
     }
 
-    void writeHeader(ByteBuf out, int bodyLength, byte type, long requestId) {
+    public void writeHeader(ByteBuf out, int bodyLength, byte type, long requestId) {
         out.writeInt(MIN_FRAME_LENGTH + bodyLength)
                 .writeInt(magic)
                 .writeByte(version)

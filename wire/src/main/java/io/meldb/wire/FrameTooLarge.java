@@ -1,4 +1,4 @@
-package io.meldb.log.protocol;
+package io.meldb.wire;
 
 /**
  * Emitted by {@link FrameDecoder} instead of a frame whose length exceeds the limit. The header was intact, so the

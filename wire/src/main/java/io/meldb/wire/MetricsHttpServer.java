@@ -1,7 +1,5 @@
-package io.meldb.log.server;
+package io.meldb.wire;
 
-import io.meldb.log.LogErrorException;
-import io.meldb.log.LogStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -32,8 +30,9 @@ import java.util.Locale;
 import java.util.function.Supplier;
 
 /**
- * Operating the log service (Hyder II §5.1; the paper has no counterpart): {@code GET /health} and {@code GET /metrics} (Prometheus text) on their own port, with Netty's HTTP codec
- * (the stack rule: Netty for every network protocol), sharing the server's event loops.
+ * Operating any MeldDB server (the papers have no counterpart): {@code GET /health} and {@code GET /metrics}
+ * (Prometheus text) on their own port, with Netty's HTTP codec (the stack rule: Netty for every network protocol),
+ * sharing the server's event loops. The log server, the txn-server and the gateway each supply their own health.
  */
 public final class MetricsHttpServer implements AutoCloseable {
     /** What {@code /health} answers: 200 with the body when up, 503 when not. */
@@ -41,10 +40,6 @@ public final class MetricsHttpServer implements AutoCloseable {
     }
 
     private final Channel channel;
-
-    MetricsHttpServer(String host, int port, EventLoopGroup boss, EventLoopGroup workers, LogMetrics metrics, LogStore store) {
-        this(host, port, boss, workers, () -> logHealth(store), metrics::scrape);
-    }
 
     /** An endpoint for any server: {@code health} and {@code scrape} are called on an event-loop thread. */
     public MetricsHttpServer(String host, int port, EventLoopGroup boss, EventLoopGroup workers,
@@ -69,21 +64,6 @@ public final class MetricsHttpServer implements AutoCloseable {
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
-    }
-
-    /** DOWN while the store has failed (until a restart) or its disk is below the free-space reserve (until freed). */
-    private static Health logHealth(LogStore store) {
-        LogErrorException failure = store.failure();
-        if (failure == null) {
-            failure = store.diskFull();
-        }
-        if (failure == null) {
-            return new Health(true, "{\"status\":\"UP\",\"created\":" + store.isCreated()
-                    + (store.logId() == null ? "" : ",\"logId\":\"" + store.logId() + "\"")
-                    + ",\"tail\":" + store.tail() + ",\"trimPoint\":" + store.trimPoint() + "}");
-        }
-        return new Health(false, "{\"status\":\"DOWN\",\"error\":\"" + failure.code() + "\",\"message\":\""
-                + jsonEscaped(failure.getMessage()) + "\"}");
     }
 
     /** {@code s} escaped for a JSON string (quotes, backslashes, control characters), for any server's health text. */

@@ -1,6 +1,6 @@
 package io.meldb.bench.tpcc;
 
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import io.meldb.sql.fast.FastIncrement;
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;

@@ -1,7 +1,7 @@
 package io.meldb.bench.tpcc;
 
 import io.meldb.core.NodeMemory;
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;
 import io.meldb.txn.EmbeddedNode;

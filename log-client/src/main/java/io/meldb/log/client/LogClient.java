@@ -6,13 +6,13 @@ import io.meldb.log.LogConnectionException;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogException;
 import io.meldb.log.LogTimeoutException;
-import io.meldb.log.protocol.FrameTooLarge;
+import io.meldb.wire.FrameTooLarge;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
 import io.meldb.log.protocol.LogProtocol;
-import io.meldb.log.protocol.Mailbox;
-import io.meldb.log.auth.ClusterAuthClientHandler;
+import io.meldb.wire.Mailbox;
+import io.meldb.wire.auth.ClusterAuthClientHandler;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.handler.timeout.IdleState;
 import io.netty.buffer.ByteBuf;
@@ -56,7 +56,7 @@ import static io.meldb.log.protocol.LogProtocol.*;
 
 /**
  * Client of the log service (Hyder II §5.1) over the network: asynchronous, pipelined requests over one connection,
- * and subscriptions over connections of their own. ({@link InProcessLog} is the same service without a network, for
+ * and subscriptions over connections of their own. ({@code io.meldb.log.server.InProcessLog} is the same service without a network, for
  * a transaction server in the log server's process.)
  *
  * <ul>

@@ -1,6 +1,6 @@
 package io.meldb.log.client;
 
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.wire.auth.ClusterSecret;
 import io.netty.channel.EventLoopGroup;
 
 import java.time.Duration;

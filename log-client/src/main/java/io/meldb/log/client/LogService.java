@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What a transaction server needs of the shared log (Hyder II §5.1: append a block and learn its position, read a
  * position, consume the log from a position on), whether the log is reached over the network ({@link LogClient})
- * or lives in the same process ({@link InProcessLog}, the embedded database's path without a socket).
+ * or lives in the same process ({@code io.meldb.log.server.InProcessLog}, the embedded database's path without a socket).
  *
  * <p>Both implementations keep the same semantics: dense positions, block 0 holds the cluster meld configuration
  * given to {@link #create}, a trimmed position answers {@link ErrorCode#TRIMMED}, a subscription delivers each

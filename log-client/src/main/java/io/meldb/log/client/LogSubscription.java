@@ -12,7 +12,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
-import io.meldb.log.auth.ClusterAuthClientHandler;
+import io.meldb.wire.auth.ClusterAuthClientHandler;
 import io.netty.channel.ChannelFuture;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;

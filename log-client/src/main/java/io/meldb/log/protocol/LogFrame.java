@@ -1,5 +1,7 @@
 package io.meldb.log.protocol;
 
+import io.meldb.wire.Frame;
+import io.meldb.wire.FrameFormat;
 import io.meldb.log.ErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;

@@ -1,5 +1,6 @@
 package io.meldb.log.protocol;
 
+import io.meldb.wire.FrameEncoder;
 import io.netty.channel.ChannelHandler;
 
 /** Writes {@link LogFrame}s of the log protocol (Hyder II §5.1 operations); see {@link FrameEncoder}. */

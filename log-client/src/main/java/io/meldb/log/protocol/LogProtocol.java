@@ -1,6 +1,8 @@
 package io.meldb.log.protocol;
 
-import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
+import io.meldb.wire.Frame;
+import io.meldb.wire.FrameFormat;
+import static io.meldb.wire.FrameFormat.MIN_FRAME_LENGTH;
 
 /**
  * The log protocol: its magic and version, and the body of every frame type: Hyder II §5.1's append and read, plus

@@ -1,5 +1,10 @@
-package io.meldb.log.client;
+package io.meldb.log.server;
 
+import io.meldb.log.client.BlockListener;
+import io.meldb.log.client.LogClient;
+import io.meldb.log.client.LogClientOptions;
+import io.meldb.log.client.LogService;
+import io.meldb.log.client.LogStatus;
 import io.meldb.log.ConfigBlock;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogConnectionException;

@@ -1,5 +1,7 @@
-package io.meldb.log.client;
+package io.meldb.log.server;
 
+import io.meldb.log.client.BlockListener;
+import io.meldb.log.client.LogService;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogException;

@@ -3,8 +3,8 @@ package io.meldb.sql.catalog;
 import io.meldb.core.Isolation;
 import io.meldb.sql.codec.ByteWriter;
 import io.meldb.sql.codec.KeyCodec;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -5,7 +5,7 @@ import io.meldb.sql.SqlStateException;
 import io.meldb.sql.calcite.MeldTxnContext;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,10 +1,10 @@
 package io.meldb.sql.server;
 
-import io.meldb.log.server.MetricsHttpServer;
-import io.meldb.txn.ServerStatus;
+import io.meldb.wire.MetricsHttpServer;
+import io.meldb.txn.api.ServerStatus;
 import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.client.TxnRpcClient;
 
 import java.time.Duration;
 import java.util.ArrayList;

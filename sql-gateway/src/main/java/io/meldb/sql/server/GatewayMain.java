@@ -3,11 +3,11 @@ package io.meldb.sql.server;
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnService;
-import io.meldb.log.auth.ClusterSecret;
-import io.meldb.txn.rpc.TxnRpcClient;
-import io.meldb.txn.rpc.TxnRpcClientOptions;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.wire.auth.ClusterSecret;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -358,7 +358,7 @@ public final class GatewayMain {
     /** A size in bytes, with an optional k, m or g (1024-based). */
     private static long size(final String[] args, final int i) {
         final Map<String, String> v = Map.of(args[i - 1].substring(2), value(args, i));
-        return io.meldb.log.server.CommandFlags.sizeValue(v, args[i - 1].substring(2));
+        return io.meldb.wire.CommandFlags.sizeValue(v, args[i - 1].substring(2));
     }
 
     private static int integer(final String[] args, final int i) {

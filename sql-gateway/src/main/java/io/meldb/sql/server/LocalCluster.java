@@ -108,7 +108,7 @@ public final class LocalCluster implements AutoCloseable {
         } catch (UnsupportedOperationException e) {
             Files.createFile(file); // not a POSIX file system
         }
-        Files.writeString(file, io.meldb.log.auth.ClusterSecret.generate() + "\n");
+        Files.writeString(file, io.meldb.wire.auth.ClusterSecret.generate() + "\n");
         return file;
     }
 

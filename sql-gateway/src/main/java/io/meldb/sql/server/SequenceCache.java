@@ -4,9 +4,9 @@ import io.meldb.core.Isolation;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.SequenceDef;
 import io.meldb.sql.catalog.Sequences;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.HashMap;
 import java.util.Map;

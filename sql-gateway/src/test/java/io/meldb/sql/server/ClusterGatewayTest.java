@@ -67,14 +67,14 @@ class ClusterGatewayTest {
         final java.util.regex.Matcher log = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)").matcher(output);
         final java.util.regex.Matcher txn = Pattern.compile("txn-server-1 listening on ([^:\\s]+):(\\d+)").matcher(output);
         assertTrue(log.find() && txn.find(), output);
-        final io.meldb.log.auth.ClusterSecret secret = io.meldb.log.auth.ClusterSecret.fromFile(secretFile);
+        final io.meldb.wire.auth.ClusterSecret secret = io.meldb.wire.auth.ClusterSecret.fromFile(secretFile);
         final int txnPort = Integer.parseInt(txn.group(2));
-        try (io.meldb.txn.rpc.TxnRpcClient outsider = io.meldb.txn.rpc.TxnRpcClient.connect(txn.group(1), txnPort)) {
-            final io.meldb.txn.TxnException e = assertThrows(io.meldb.txn.TxnException.class, outsider::status);
+        try (io.meldb.txn.client.TxnRpcClient outsider = io.meldb.txn.client.TxnRpcClient.connect(txn.group(1), txnPort)) {
+            final io.meldb.txn.api.TxnException e = assertThrows(io.meldb.txn.api.TxnException.class, outsider::status);
             assertTrue(e.getMessage().contains("cluster secret"), e.getMessage());
         }
-        try (io.meldb.txn.rpc.TxnRpcClient member = io.meldb.txn.rpc.TxnRpcClient.connect(
-                io.meldb.txn.rpc.TxnRpcClientOptions.to(txn.group(1), txnPort).clusterSecret(secret))) {
+        try (io.meldb.txn.client.TxnRpcClient member = io.meldb.txn.client.TxnRpcClient.connect(
+                io.meldb.txn.client.TxnRpcClientOptions.to(txn.group(1), txnPort).clusterSecret(secret))) {
             assertEquals(1, member.status().serverId());
         }
         final int logPort = Integer.parseInt(log.group(2));

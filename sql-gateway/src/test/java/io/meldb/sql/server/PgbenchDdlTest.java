@@ -9,7 +9,7 @@ import io.meldb.sql.catalog.TableDefCodec;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

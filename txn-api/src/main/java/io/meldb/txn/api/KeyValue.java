@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 /** One entry of a scan result. */
 public record KeyValue(byte[] key, byte[] value) {

@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 /**
  * @param csn       CSN of the last committed state (intentions melded so far)

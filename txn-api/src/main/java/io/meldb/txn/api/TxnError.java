@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 /** Error codes of the transaction layer; the same on the in-process and the network form. */
 public enum TxnError {

@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 /** Every failure of the transaction layer, with a {@link TxnError} code a caller can act on. */
 public final class TxnException extends RuntimeException {

@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 /**
  * Cluster-wide name of a transaction: the incarnation of the server that began it (the log position of the

@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 /** What a server knows of a transaction's fate (see {@link TxnService#outcome}). */
 public record TxnOutcome(TxnId id, State state, long csn, String reason) {

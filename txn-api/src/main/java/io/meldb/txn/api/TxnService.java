@@ -1,10 +1,10 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 import io.meldb.core.Isolation;
 
 /**
  * What a client of MeldDB's key-value layer talks to: one transaction server, in this process
- * ({@link TxnServer}) or over the network ({@code io.meldb.txn.rpc.TxnRpcClient}). Both forms behave alike,
+ * ({@code io.meldb.txn.TxnServer}) or over the network ({@code io.meldb.txn.client.TxnRpcClient}). Both forms behave alike,
  * including their errors, which are always a {@link TxnException} with a {@link TxnError} code.
  */
 public interface TxnService extends AutoCloseable {

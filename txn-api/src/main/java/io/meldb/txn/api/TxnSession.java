@@ -1,4 +1,4 @@
-package io.meldb.txn;
+package io.meldb.txn.api;
 
 import io.meldb.core.IntField;
 import io.meldb.core.Isolation;

@@ -1,14 +1,15 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.client;
 
+import io.meldb.txn.protocol.TxnBodyReader;
+import io.meldb.txn.protocol.TxnFrame;
 import io.meldb.core.Increment;
 import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnSession;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import org.slf4j.Logger;
@@ -20,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 
-import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+import static io.meldb.txn.protocol.TxnRpcProtocol.*;
 
 /**
  * A {@link TxnSession} of a {@link TxnRpcClient}: each call is one request naming the server-side handle of the
@@ -142,7 +143,7 @@ final class RemoteTxnSession implements TxnSession {
         }
         ended = true;
         // a large transaction's decision takes longer (the server waits as long: TxnServer's commit)
-        final long extraNanos = TimeUnit.MILLISECONDS.toNanos(written / TxnServerConfig.COMMIT_BYTES_PER_EXTRA_MILLI);
+        final long extraNanos = TimeUnit.MILLISECONDS.toNanos(written / COMMIT_BYTES_PER_EXTRA_MILLI);
         final CompletableFuture<Long> answer = client.send(channel, COMMIT, id,
                 rid -> TxnFrame.commit(ByteBufAllocator.DEFAULT, rid, handle), COMMITTED,
                 f -> {

@@ -1,15 +1,20 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.client;
 
+import io.meldb.txn.protocol.TxnBodyReader;
+import io.meldb.txn.protocol.TxnFrame;
+import io.meldb.txn.protocol.TxnFrameDecoder;
+import io.meldb.txn.protocol.TxnFrameEncoder;
+import io.meldb.txn.protocol.TxnRpcProtocol;
 import io.meldb.core.Isolation;
-import io.meldb.log.protocol.FrameTooLarge;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
-import io.meldb.log.auth.ClusterAuthClientHandler;
+import io.meldb.wire.FrameTooLarge;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.wire.auth.ClusterAuthClientHandler;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -43,7 +48,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
-import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+import static io.meldb.txn.protocol.TxnRpcProtocol.*;
 
 /**
  * A {@link TxnService} in another process, reached over the transaction RPC ({@link TxnRpcProtocol}). Its sessions

@@ -1,4 +1,4 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.client;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -11,7 +11,7 @@ public final class TxnRpcClientOptions {
     private Duration connectTimeout = Duration.ofSeconds(5);
     private int ioThreads = 1;
     private int maxFrameLength = 64 << 20;
-    private io.meldb.log.auth.ClusterSecret clusterSecret;
+    private io.meldb.wire.auth.ClusterSecret clusterSecret;
     private Duration keepaliveInterval = Duration.ofSeconds(30);
 
     public static TxnRpcClientOptions to(String host, int port) {
@@ -37,7 +37,7 @@ public final class TxnRpcClientOptions {
     }
 
     /**
-     * A request unanswered after this long fails with {@link io.meldb.txn.TxnError#TIMEOUT}. It covers BEGIN's
+     * A request unanswered after this long fails with {@link io.meldb.txn.api.TxnError#TIMEOUT}. It covers BEGIN's
      * admission wait and COMMIT's wait for meld, so keep it above the server's admission wait.
      */
     public Duration requestTimeout() {
@@ -82,11 +82,11 @@ public final class TxnRpcClientOptions {
     }
 
     /** The cluster secret proven to the server on every connection; null for a server that takes anyone. */
-    public io.meldb.log.auth.ClusterSecret clusterSecret() {
+    public io.meldb.wire.auth.ClusterSecret clusterSecret() {
         return clusterSecret;
     }
 
-    public TxnRpcClientOptions clusterSecret(io.meldb.log.auth.ClusterSecret secret) {
+    public TxnRpcClientOptions clusterSecret(io.meldb.wire.auth.ClusterSecret secret) {
         this.clusterSecret = secret;
         return this;
     }

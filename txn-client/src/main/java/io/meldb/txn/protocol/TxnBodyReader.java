@@ -1,8 +1,8 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.protocol;
 
 import io.meldb.core.Isolation;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import io.netty.buffer.ByteBuf;
 
 import java.nio.charset.StandardCharsets;

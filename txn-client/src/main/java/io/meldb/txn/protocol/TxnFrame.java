@@ -1,13 +1,13 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.protocol;
 
 import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
-import io.meldb.log.protocol.Frame;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.wire.Frame;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -15,7 +15,7 @@ import io.netty.buffer.Unpooled;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+import static io.meldb.txn.protocol.TxnRpcProtocol.*;
 
 /**
  * One frame of the transaction RPC (layout in {@link TxnRpcProtocol}): type, request id and body on the log

@@ -1,7 +1,7 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.protocol;
 
-import io.meldb.log.protocol.FrameBudget;
-import io.meldb.log.protocol.FrameDecoder;
+import io.meldb.wire.FrameBudget;
+import io.meldb.wire.FrameDecoder;
 
 /**
  * Splits the byte stream of the transaction RPC into {@link TxnFrame}s; used by server and client alike. See

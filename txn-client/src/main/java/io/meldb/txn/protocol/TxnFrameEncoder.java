@@ -1,6 +1,6 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.protocol;
 
-import io.meldb.log.protocol.FrameEncoder;
+import io.meldb.wire.FrameEncoder;
 import io.netty.channel.ChannelHandler;
 
 /** Writes {@link TxnFrame}s of the transaction RPC; see {@link FrameEncoder}. */

@@ -1,7 +1,7 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.protocol;
 
-import io.meldb.log.protocol.FrameFormat;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.wire.FrameFormat;
+import io.meldb.txn.api.TxnOutcome;
 
 /**
  * The transaction RPC: its magic and version, and the body of every frame type. Frames have the log protocol's
@@ -32,7 +32,7 @@ import io.meldb.txn.TxnOutcome;
  *   <tr><td>DEPEND 0x0A</td><td>long handle, byte flags, bytes lo, bytes hi</td><td>DONE 0x84</td><td>-</td></tr>
  *   <tr><td>ADD 0x0B</td><td>long handle, bytes key, int offset, byte width, byte flags, long delta, long min,
  *       long max</td><td>DONE 0x84</td><td>-</td></tr>
- *   <tr><td>any</td><td></td><td>ERROR 0xFF</td><td>short {@link io.meldb.txn.TxnError} code, UTF-8 message</td></tr>
+ *   <tr><td>any</td><td></td><td>ERROR 0xFF</td><td>short {@link io.meldb.txn.api.TxnError} code, UTF-8 message</td></tr>
  * </table>
  * OUTCOME with waitMillis &gt; 0 waits up to that long (at most {@link #MAX_OUTCOME_WAIT_MILLIS}) for a definite
  * outcome, fencing off the transaction's server if need be (TxnService.awaitOutcome); without it, it answers at once.
@@ -45,6 +45,12 @@ import io.meldb.txn.TxnOutcome;
  */
 public final class TxnRpcProtocol {
     public static final int MAGIC = 0x4D54584E;
+    /**
+     * A commit waits for its decision 1 ms longer per this many bytes of intention (10 MB/s, what a small machine
+     * encodes, logs, decodes and melds with room to spare): the server's commit timeout and the client's request
+     * timeout both stretch by it, so a large commit is not given up on by one side only.
+     */
+    public static final int COMMIT_BYTES_PER_EXTRA_MILLI = 10_000;
     public static final byte VERSION = 1;
     /** The transaction RPC's frames and codec. */
     public static final FrameFormat<TxnFrame> FORMAT =

@@ -1,13 +1,13 @@
-package io.meldb.txn.rpc;
+package io.meldb.txn.protocol;
 
 import io.meldb.core.Isolation;
-import io.meldb.log.protocol.FrameStreamException;
-import io.meldb.log.protocol.FrameTooLarge;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.wire.FrameStreamException;
+import io.meldb.wire.FrameTooLarge;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 
-import static io.meldb.log.protocol.FrameFormat.HEADER_LENGTH;
-import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+import static io.meldb.wire.FrameFormat.HEADER_LENGTH;
+import static io.meldb.txn.protocol.TxnRpcProtocol.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -2,10 +2,10 @@ package io.meldb.txn.session;
 
 import io.meldb.core.Isolation;
 import io.meldb.txn.ServerContext;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.checkpoint.CommittedState;
 
 import java.util.concurrent.ConcurrentLinkedQueue;

@@ -1,12 +1,12 @@
 package io.meldb.txn.cluster;
 
 import io.meldb.core.Isolation;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.cluster.ProcessCluster.ServerProcess;
-import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

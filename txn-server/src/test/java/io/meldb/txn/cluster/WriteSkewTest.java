@@ -2,11 +2,11 @@ package io.meldb.txn.cluster;
 
 import io.meldb.core.Isolation;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -125,8 +125,8 @@ class WriteSkewTest {
     }
 
     private static final class Result {
-        io.meldb.txn.TxnId first;
-        io.meldb.txn.TxnId second;
+        io.meldb.txn.api.TxnId first;
+        io.meldb.txn.api.TxnId second;
         boolean firstCommitted;
         boolean secondCommitted;
         TxnException firstError;

@@ -4,10 +4,10 @@ import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.txn.ClusterConfig;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

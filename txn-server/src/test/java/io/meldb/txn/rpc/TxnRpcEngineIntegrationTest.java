@@ -1,15 +1,16 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.txn.client.TxnRpcClient;
 import io.meldb.core.IntField;
 import io.meldb.core.Isolation;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
 import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

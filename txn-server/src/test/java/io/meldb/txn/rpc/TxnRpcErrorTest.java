@@ -1,9 +1,11 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.protocol.TxnRpcProtocol;
 import io.meldb.core.Isolation;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

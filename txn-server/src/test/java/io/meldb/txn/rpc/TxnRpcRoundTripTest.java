@@ -1,11 +1,12 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.txn.client.TxnRpcClient;
 import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -20,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Every operation of {@link io.meldb.txn.TxnService} and {@link TxnSession} through the RPC, compared with the double. */
+/** Every operation of {@link io.meldb.txn.api.TxnService} and {@link TxnSession} through the RPC, compared with the double. */
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class TxnRpcRoundTripTest extends RpcTestSupport {
     private TxnRpcClient client;
@@ -182,7 +183,7 @@ class TxnRpcRoundTripTest extends RpcTestSupport {
         assertEquals(TxnOutcome.State.NOT_COMMITTED, a.state());
         assertEquals("aborted", a.reason());
         assertEquals(TxnOutcome.State.PENDING, client.outcome(open.id()).state());
-        assertEquals(TxnOutcome.State.UNKNOWN, client.outcome(new io.meldb.txn.TxnId(1, 999)).state());
+        assertEquals(TxnOutcome.State.UNKNOWN, client.outcome(new io.meldb.txn.api.TxnId(1, 999)).state());
         open.abort();
     }
 

@@ -1,4 +1,4 @@
-package io.meldb.log.auth;
+package io.meldb.wire.auth;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -15,8 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import static io.meldb.log.auth.ClusterAuthProtocol.*;
-import static io.meldb.log.protocol.FrameFormat.*;
+import static io.meldb.wire.auth.ClusterAuthProtocol.*;
+import static io.meldb.wire.FrameFormat.*;
 
 /**
  * The client side of the cluster handshake ({@link ClusterAuthProtocol}): first in a client connection's pipeline,

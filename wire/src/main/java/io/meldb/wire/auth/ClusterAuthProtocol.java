@@ -1,17 +1,17 @@
-package io.meldb.log.auth;
+package io.meldb.wire.auth;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.charset.StandardCharsets;
 
-import static io.meldb.log.protocol.FrameFormat.HEADER_LENGTH;
-import static io.meldb.log.protocol.FrameFormat.LENGTH_FIELD_LENGTH;
-import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
+import static io.meldb.wire.FrameFormat.HEADER_LENGTH;
+import static io.meldb.wire.FrameFormat.LENGTH_FIELD_LENGTH;
+import static io.meldb.wire.FrameFormat.MIN_FRAME_LENGTH;
 
 /**
  * The cluster handshake: four frames in the framing of the port's own protocol (its magic and version, see
- * {@link io.meldb.log.protocol.FrameFormat}), exchanged before any request when the server has a cluster secret.
+ * {@link io.meldb.wire.FrameFormat}), exchanged before any request when the server has a cluster secret.
  *
  * <pre>
  *  client -> HELLO     0x60  client nonce (32)

@@ -1,4 +1,4 @@
-package io.meldb.log.auth;
+package io.meldb.wire.auth;
 
 import java.time.Duration;
 import java.util.Objects;

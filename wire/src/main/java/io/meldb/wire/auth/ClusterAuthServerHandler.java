@@ -1,4 +1,4 @@
-package io.meldb.log.auth;
+package io.meldb.wire.auth;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 import java.util.concurrent.TimeUnit;
 
-import static io.meldb.log.auth.ClusterAuthProtocol.*;
-import static io.meldb.log.protocol.FrameFormat.*;
+import static io.meldb.wire.auth.ClusterAuthProtocol.*;
+import static io.meldb.wire.FrameFormat.*;
 
 /**
  * The server side of the cluster handshake ({@link ClusterAuthProtocol}) on one connection: first in the pipeline,

@@ -1,4 +1,4 @@
-package io.meldb.log.auth;
+package io.meldb.wire.auth;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
