@@ -7,7 +7,7 @@ import io.meldb.txn.api.TxnId;
 import io.meldb.txn.api.TxnOutcome;
 import io.meldb.txn.api.TxnService;
 import io.meldb.txn.api.TxnSession;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.StateHash;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
@@ -167,7 +167,7 @@ public final class TxnServer implements TxnService {
     }
 
     @Override
-    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
         return sessions.begin(isolation, readOnly);
     }
 

@@ -2,7 +2,7 @@ package io.meldb.txn;
 
 import io.meldb.txn.api.TxnService;
 import io.meldb.txn.api.TxnSession;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,7 @@ class EmbeddedNodeTest {
     }
 
     private static long commit(final TxnService db, final String key, final String value) {
-        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
             t.put(b(key), b(value));
             return t.commit();
         }
@@ -67,7 +67,7 @@ class EmbeddedNodeTest {
             final TxnService db = node.txnService();
             assertEquals(csn, db.status().csn());
             assertEquals(hash, db.status().stateHash());
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertArrayEquals(b("v399"), r.get(b("k" + (399 % 61))));
             }
             assertTrue(commit(db, "after", "restart") > csn);

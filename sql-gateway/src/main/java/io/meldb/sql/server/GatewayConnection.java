@@ -1,6 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.calcite.MeldTxnContext;
 import io.meldb.sql.catalog.Catalog;
@@ -205,10 +205,10 @@ public final class GatewayConnection implements MeldTxnContext {
         return jdbcIsolation;
     }
 
-    private Isolation isolation() {
+    private IsolationLevel isolation() {
         // TRANSACTION_NONE is what tools send when they know no better (sqlline): keep the default
         return jdbcIsolation == Connection.TRANSACTION_SERIALIZABLE || jdbcIsolation == Connection.TRANSACTION_NONE
-                ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT;
+                ? IsolationLevel.SERIALIZABLE : IsolationLevel.SNAPSHOT;
     }
 
     /**
@@ -546,7 +546,7 @@ public final class GatewayConnection implements MeldTxnContext {
             }
             return catalog;
         }
-        try (TxnSession snapshot = router.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession snapshot = router.begin(IsolationLevel.SNAPSHOT, true)) {
             return catalogStore.read(snapshot);
         }
     }

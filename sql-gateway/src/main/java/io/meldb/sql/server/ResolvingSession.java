@@ -1,7 +1,7 @@
 package io.meldb.sql.server;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -45,7 +45,7 @@ final class ResolvingSession implements TxnSession {
     }
 
     @Override
-    public Isolation isolation() {
+    public IsolationLevel isolation() {
         return session.isolation();
     }
 

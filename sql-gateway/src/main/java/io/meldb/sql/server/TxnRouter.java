@@ -1,6 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
 import io.meldb.txn.api.TxnService;
@@ -54,7 +54,7 @@ public final class TxnRouter implements AutoCloseable {
      * @throws TxnException {@link TxnError#TIMEOUT} when no server catches up within 10 s; the errors of
      *                      {@link TxnService#begin} otherwise
      */
-    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
         final long required = seenCsn.get();
         final long deadline = System.nanoTime() + CATCH_UP_TIMEOUT_NANOS;
         long pauseNanos = 50_000;

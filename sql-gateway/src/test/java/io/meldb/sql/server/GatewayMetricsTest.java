@@ -1,6 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.api.ServerStatus;
 import io.meldb.txn.api.TxnError;
@@ -91,7 +91,7 @@ class GatewayMetricsTest {
     void shouldAnswer503WhenNoTxnServerIsAvailable() throws Exception {
         final TxnService gone = new TxnService() {
             @Override
-            public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+            public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
                 throw new TxnException(TxnError.UNAVAILABLE, "stopped");
             }
 

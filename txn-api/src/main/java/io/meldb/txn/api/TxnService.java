@@ -1,6 +1,6 @@
 package io.meldb.txn.api;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 
 /**
  * What a client of MeldDB's key-value layer talks to: one transaction server, in this process
@@ -15,7 +15,7 @@ public interface TxnService extends AutoCloseable {
      * @throws TxnException {@link TxnError#OVERLOADED} when the server's in-flight limit is reached and no slot
      *                      frees up within the admission wait
      */
-    TxnSession begin(Isolation isolation, boolean readOnly);
+    TxnSession begin(IsolationLevel isolation, boolean readOnly);
 
     /**
      * The outcome of a transaction that any server of the cluster began, as far as this server's copy of the

@@ -1,7 +1,7 @@
 package io.meldb.txn.api;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 public interface TxnSession extends AutoCloseable {
     TxnId id();
 
-    Isolation isolation();
+    IsolationLevel isolation();
 
     boolean readOnly();
 

@@ -4,7 +4,7 @@ import io.meldb.txn.protocol.TxnBodyReader;
 import io.meldb.txn.protocol.TxnFrame;
 import io.meldb.core.Increment;
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -36,14 +36,14 @@ final class RemoteTxnSession implements TxnSession {
     private final Channel channel;
     private final long handle;
     private final TxnId id;
-    private final Isolation isolation;
+    private final IsolationLevel isolation;
     private final boolean readOnly;
     private final long snapshotCsn;
     private volatile boolean ended;
     /** Key and value bytes this transaction sent, which lengthen the wait for its commit's answer. */
     private long written;
 
-    RemoteTxnSession(TxnRpcClient client, Channel channel, long handle, TxnId id, Isolation isolation, boolean readOnly,
+    RemoteTxnSession(TxnRpcClient client, Channel channel, long handle, TxnId id, IsolationLevel isolation, boolean readOnly,
                      long snapshotCsn) {
         this.client = client;
         this.channel = channel;
@@ -60,7 +60,7 @@ final class RemoteTxnSession implements TxnSession {
     }
 
     @Override
-    public Isolation isolation() {
+    public IsolationLevel isolation() {
         return isolation;
     }
 

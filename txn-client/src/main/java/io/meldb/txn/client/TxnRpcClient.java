@@ -5,7 +5,7 @@ import io.meldb.txn.protocol.TxnFrame;
 import io.meldb.txn.protocol.TxnFrameDecoder;
 import io.meldb.txn.protocol.TxnFrameEncoder;
 import io.meldb.txn.protocol.TxnRpcProtocol;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.wire.FrameTooLarge;
 import io.meldb.txn.api.ServerStatus;
 import io.meldb.txn.api.TxnError;
@@ -161,7 +161,7 @@ public final class TxnRpcClient implements TxnService {
     // ------------------------------------------------------------------------------------------------ TxnService
 
     @Override
-    public TxnSession begin(Isolation isolation, boolean readOnly) {
+    public TxnSession begin(IsolationLevel isolation, boolean readOnly) {
         if (isolation == null) {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation must not be null");
         }
@@ -172,7 +172,7 @@ public final class TxnRpcClient implements TxnService {
                     long handle = r.readLong("handle");
                     TxnId txn = new TxnId(r.readLong("incarnation"), r.readLong("sequence"));
                     long snapshotCsn = r.readLong("snapshotCsn");
-                    Isolation iso = r.readIsolation();
+                    IsolationLevel iso = r.readIsolation();
                     boolean ro = r.readBoolean("readOnly");
                     r.end();
                     return new RemoteTxnSession(this, ch, handle, txn, iso, ro, snapshotCsn);

@@ -1,6 +1,6 @@
 package io.meldb.txn.protocol;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
 import io.netty.buffer.ByteBuf;
@@ -60,10 +60,10 @@ public final class TxnBodyReader {
         return b == 1;
     }
 
-    public Isolation readIsolation() {
+    public IsolationLevel readIsolation() {
         byte code = readByte("isolation");
         try {
-            return Isolation.fromCode(code);
+            return IsolationLevel.fromCode(code);
         } catch (IllegalArgumentException e) {
             throw malformed("has unknown isolation code " + code);
         }

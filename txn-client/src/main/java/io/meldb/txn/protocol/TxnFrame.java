@@ -1,7 +1,7 @@
 package io.meldb.txn.protocol;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.wire.Frame;
 import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.api.ServerStatus;
@@ -63,7 +63,7 @@ public final class TxnFrame extends Frame {
 
     // ---------------------------------------------------------------------------------------- requests
 
-    public static TxnFrame begin(ByteBufAllocator alloc, long requestId, Isolation isolation, boolean readOnly) {
+    public static TxnFrame begin(ByteBufAllocator alloc, long requestId, IsolationLevel isolation, boolean readOnly) {
         return new TxnFrame(BEGIN, requestId, alloc.buffer(2).writeByte(isolation.code()).writeByte(readOnly ? 1 : 0));
     }
 
@@ -135,7 +135,7 @@ public final class TxnFrame extends Frame {
     // ---------------------------------------------------------------------------------------- answers
 
     public static TxnFrame begun(ByteBufAllocator alloc, long requestId, long handle, TxnId id, long snapshotCsn,
-                                 Isolation isolation, boolean readOnly) {
+                                 IsolationLevel isolation, boolean readOnly) {
         ByteBuf b = alloc.buffer(34).writeLong(handle).writeLong(id.incarnation()).writeLong(id.sequence())
                 .writeLong(snapshotCsn).writeByte(isolation.code()).writeByte(readOnly ? 1 : 0);
         return new TxnFrame(BEGUN, requestId, b);

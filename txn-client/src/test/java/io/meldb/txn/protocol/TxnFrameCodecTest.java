@@ -1,6 +1,6 @@
 package io.meldb.txn.protocol;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.wire.FrameStreamException;
 import io.meldb.wire.FrameTooLarge;
 import io.meldb.txn.api.KeyValue;
@@ -117,7 +117,7 @@ class TxnFrameCodecTest {
 
     @Test
     void shouldWaitForMoreBytesWhenAFrameIsTruncated() {
-        ByteBuf wire = encode(TxnFrame.begin(A, 9, Isolation.SNAPSHOT, true));
+        ByteBuf wire = encode(TxnFrame.begin(A, 9, IsolationLevel.SNAPSHOT, true));
         int length = wire.readableBytes();
         for (int cut : new int[]{2, 6, HEADER_LENGTH, length - 1}) {
             ByteBuf copy = wire.copy();
@@ -127,7 +127,7 @@ class TxnFrameCodecTest {
             TxnFrame f = decoder.readInbound();
             assertEquals(BEGIN, f.type());
             TxnBodyReader r = f.reader();
-            assertEquals(Isolation.SNAPSHOT, r.readIsolation());
+            assertEquals(IsolationLevel.SNAPSHOT, r.readIsolation());
             assertTrue(r.readBoolean("readOnly"));
             f.release();
         }

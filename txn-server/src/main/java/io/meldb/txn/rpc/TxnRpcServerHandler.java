@@ -4,7 +4,7 @@ import io.meldb.txn.protocol.TxnBodyReader;
 import io.meldb.txn.protocol.TxnFrame;
 import io.meldb.txn.protocol.TxnRpcProtocol;
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.wire.FrameFormat;
 import io.meldb.wire.FrameServerHandler;
 import io.meldb.wire.FrameStreamException;
@@ -242,7 +242,7 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     }
 
     private void begin(TxnFrame f, TxnBodyReader r, long start) {
-        Isolation isolation = r.readIsolation();
+        IsolationLevel isolation = r.readIsolation();
         boolean readOnly = r.readBoolean("readOnly");
         r.end();
         int open = sessions.size() + beginning + committing;
@@ -268,7 +268,7 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     }
 
     /** Begin pool: begins, then hands the session to the event loop. */
-    private void runBegin(long requestId, Isolation isolation, boolean readOnly, long start) {
+    private void runBegin(long requestId, IsolationLevel isolation, boolean readOnly, long start) {
         TxnSession session = null;
         TxnException error = null;
         try {

@@ -3,7 +3,7 @@ package io.meldb.txn.session;
 import io.meldb.core.AbortReason;
 import io.meldb.core.IncrementException;
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
 import io.meldb.txn.api.KeyValue;
@@ -34,7 +34,7 @@ final class LocalSession implements TxnSession {
     private final Sessions sessions;
     private final ServerContext ctx;
     private final TxnId id;
-    private final Isolation isolation;
+    private final IsolationLevel isolation;
     private final boolean readOnly;
     private final CommittedState.Pinned pinned;
     private Workspace workspace;
@@ -42,7 +42,7 @@ final class LocalSession implements TxnSession {
     /** Size of the intention record this session appended, which lengthens the wait for its decision. */
     private int recordBytes;
 
-    LocalSession(final Sessions sessions, final TxnId id, final Isolation isolation, final boolean readOnly,
+    LocalSession(final Sessions sessions, final TxnId id, final IsolationLevel isolation, final boolean readOnly,
                  final CommittedState.Pinned pinned, final Workspace workspace) {
         this.sessions = sessions;
         this.ctx = sessions.ctx();
@@ -52,7 +52,8 @@ final class LocalSession implements TxnSession {
         this.readOnly = readOnly;
         this.workspace = workspace;
         // a read-only transaction logs nothing, so it needs no readset
-        this.txn = new Transaction(workspace.arena, pinned.snapshot(), readOnly ? Isolation.SNAPSHOT : isolation);
+        this.txn = new Transaction(workspace.arena, pinned.snapshot(), readOnly || isolation == IsolationLevel.SNAPSHOT
+                ? io.meldb.core.Isolation.SNAPSHOT : io.meldb.core.Isolation.SERIALIZABLE);
         ctx.metrics().began();
     }
 
@@ -62,7 +63,7 @@ final class LocalSession implements TxnSession {
     }
 
     @Override
-    public Isolation isolation() {
+    public IsolationLevel isolation() {
         return isolation;
     }
 

@@ -1,6 +1,6 @@
 package io.meldb.txn.session;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -33,7 +33,7 @@ public final class Sessions {
         this.memory = new MemoryGuard(ctx.config().maxNodeMemory());
     }
 
-    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
         if (isolation == null) {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");
         }

@@ -1,7 +1,7 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.api.ServerStatus;
 import io.meldb.txn.api.TxnError;
@@ -71,7 +71,7 @@ final class InMemoryTxnService implements TxnService {
     }
 
     @Override
-    public TxnSession begin(Isolation isolation, boolean readOnly) {
+    public TxnSession begin(IsolationLevel isolation, boolean readOnly) {
         maybeFail("begin");
         CountDownLatch gate = beginGate;
         if (gate != null) {
@@ -161,7 +161,7 @@ final class InMemoryTxnService implements TxnService {
     /** One transaction: a copy of the store at begin, and its writes (null value = delete). */
     private final class Session implements TxnSession {
         private final TxnId id;
-        private final Isolation isolation;
+        private final IsolationLevel isolation;
         private final boolean readOnly;
         private final long snapshotCsn;
         private final NavigableMap<byte[], byte[]> snapshot;
@@ -170,7 +170,7 @@ final class InMemoryTxnService implements TxnService {
         private final List<byte[][]> dependencies = new ArrayList<>();
         private boolean ended;
 
-        Session(TxnId id, Isolation isolation, boolean readOnly, long snapshotCsn, NavigableMap<byte[], byte[]> snapshot) {
+        Session(TxnId id, IsolationLevel isolation, boolean readOnly, long snapshotCsn, NavigableMap<byte[], byte[]> snapshot) {
             this.id = id;
             this.isolation = isolation;
             this.readOnly = readOnly;
@@ -184,7 +184,7 @@ final class InMemoryTxnService implements TxnService {
         }
 
         @Override
-        public Isolation isolation() {
+        public IsolationLevel isolation() {
             return isolation;
         }
 
