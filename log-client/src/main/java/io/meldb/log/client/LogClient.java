@@ -12,32 +12,24 @@ import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
 import io.meldb.log.protocol.LogProtocol;
 import io.meldb.wire.Mailbox;
-import io.meldb.wire.auth.ClusterAuthClientHandler;
+import io.meldb.wire.Frame;
+import io.meldb.wire.client.Reconnector;
+import io.meldb.wire.client.RpcCall;
+import io.meldb.wire.client.RpcClientCore;
+import io.meldb.wire.client.RpcConnectException;
+import io.meldb.wire.client.RpcPeer;
+import io.meldb.wire.client.RpcProtocol;
 import io.netty.bootstrap.Bootstrap;
-import io.netty.handler.timeout.IdleState;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,11 +38,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static io.meldb.log.protocol.LogProtocol.*;
 
@@ -76,29 +66,25 @@ import static io.meldb.log.protocol.LogProtocol.*;
  *   server now hold another log (its data directory wiped or swapped), nothing is sent there and the client stops
  *   for good: every request fails with {@link LogConnectionException} saying so.</li>
  * </ul>
- * Thread-safe.
+ * Connections, request ids, the calls in flight and their deadlines are the wire kit's {@link RpcClientCore}, shared
+ * with the transaction RPC's client. Thread-safe.
  */
 public final class LogClient implements LogService {
     private static final Logger LOG = LoggerFactory.getLogger(LogClient.class);
 
     private final LogClientOptions options;
-    private final EventLoopGroup group;
-    private final boolean ownsGroup;
+    private final RpcClientCore<Pending<?>> core;
     private final EventLoop loop;
     private final Bootstrap bootstrap;
+    private final Reconnector reconnector;
     private final String target;
     private final long timeoutNanos;
-    private final ConcurrentHashMap<Long, Pending<?>> pending = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
-    private final Semaphore permits;
     private final Outbound outbound;
     private final Set<LogSubscription> subscriptions = ConcurrentHashMap.newKeySet();
-    private final ScheduledFuture<?> sweeper;
 
     // event loop only
     private final ArrayDeque<LogFrame> backlog = new ArrayDeque<>();
     private Channel channel;
-    private long backoffNanos;
 
     private volatile boolean closed;
     /** The log this client is bound to, from the first answer that carried a log id; null until then. */
@@ -111,19 +97,45 @@ public final class LogClient implements LogService {
 
     private LogClient(LogClientOptions options) {
         this.options = options;
-        this.ownsGroup = options.eventLoopGroup() == null;
-        this.group = ownsGroup ? new MultiThreadIoEventLoopGroup(options.ioThreads(),
-                new DefaultThreadFactory("log-client"), NioIoHandler.newFactory())
-                : options.eventLoopGroup();
-        this.loop = group.next();
-        this.target = options.host() + ":" + options.port();
+        int maxFrame = LogProtocol.maxResponseFrameLength(options.maxBlockSize());
+        RpcPeer peer = new RpcPeer("the log server", options.host(), options.port(), LogProtocol.MAGIC,
+                LogProtocol.VERSION, options.clusterSecret(), options.connectTimeout(), options.keepaliveInterval());
+        this.core = new RpcClientCore<>(peer, new RpcProtocol() {
+            @Override
+            public ChannelHandler newDecoder() {
+                return new LogFrameDecoder(maxFrame);
+            }
+
+            @Override
+            public ChannelHandler encoder() {
+                return LogFrameEncoder.INSTANCE;
+            }
+
+            @Override
+            public Frame keepalive(long requestId) {
+                return LogFrame.tail(requestId);
+            }
+        }, options.eventLoopGroup(), options.ioThreads(), "log-client", options.requestTimeout(), options.maxInFlight());
+        this.loop = core.loop();
+        this.target = core.target();
         this.timeoutNanos = options.requestTimeout().toNanos();
-        this.permits = new Semaphore(options.maxInFlight());
         this.outbound = new Outbound(loop);
-        this.backoffNanos = options.reconnectBackoffMin().toNanos();
         this.bootstrap = newBootstrap(loop, new RequestHandler(), 0);
-        long sweepMillis = Math.max(1, Math.min(100, options.requestTimeout().toMillis() / 10));
-        this.sweeper = loop.scheduleAtFixedRate(this::expireRequests, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+        this.reconnector = new Reconnector(loop, bootstrap, options.reconnectBackoffMin(), options.reconnectBackoffMax(),
+                () -> closed || diverged != null, "to log server " + target);
+        core.startSweeper(1, new RpcClientCore.Expiry<>() {
+            @Override
+            public void expired(Pending<?> p) {
+                p.future.completeExceptionally(new LogTimeoutException(LogProtocol.typeName(p.type()) + " request "
+                        + p.id() + " to " + target + " got no answer within " + options.requestTimeout().toMillis() + " ms"
+                        + (channel == null ? " (not connected)" : "")));
+            }
+
+            @Override
+            public void swept(boolean sentCallExpired) {
+                abandonIfUnanswered(sentCallExpired);
+            }
+        });
     }
 
     /** Connects to {@code host:port} with default options. */
@@ -138,48 +150,21 @@ public final class LogClient implements LogService {
      */
     public static LogClient connect(LogClientOptions options) {
         LogClient client = new LogClient(options);
-        ChannelFuture f = client.bootstrap.connect(options.host(), options.port());
-        if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
+        try {
+            client.core.connectNow(client.bootstrap);
+        } catch (RpcConnectException e) {
             client.close();
-            throw new LogConnectionException("cannot connect to the log server at " + client.target
-                    + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()), f.cause());
-        }
-        Future<Void> auth = ClusterAuthClientHandler.ready(f.channel());
-        if (!auth.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !auth.isSuccess()) {
-            client.close();
-            throw new LogConnectionException("cannot connect to the log server at " + client.target + ": "
-                    + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis() + " ms"
-                    : auth.cause().getMessage()), auth.cause());
+            throw new LogConnectionException(e.getMessage(), e.getCause());
         }
         return client;
     }
 
     /**
-     * {@code idleProbeNanos}: when positive, the handler is told ({@link IdleStateEvent}) whenever nothing has been
-     * read for that long, to probe a connection that may have died silently.
+     * {@code idleProbeNanos}: when positive, the handler is told (a READER_IDLE {@code IdleStateEvent}) whenever
+     * nothing has been read for that long, to probe a connection that may have died silently.
      */
     Bootstrap newBootstrap(EventLoop eventLoop, ChannelHandler handler, long idleProbeNanos) {
-        int maxFrame = LogProtocol.maxResponseFrameLength(options.maxBlockSize());
-        return new Bootstrap()
-                .group(eventLoop)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
-                .remoteAddress(options.host(), options.port())
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        if (options.clusterSecret() != null) {
-                            ch.pipeline().addLast(new ClusterAuthClientHandler(options.clusterSecret(), LogProtocol.MAGIC,
-                                    LogProtocol.VERSION, "the log server at " + target, options.connectTimeout()));
-                        }
-                        long keepalive = options.keepaliveInterval().toNanos();
-                        if (idleProbeNanos > 0 || keepalive > 0) {
-                            ch.pipeline().addLast(new IdleStateHandler(idleProbeNanos, keepalive, 0, TimeUnit.NANOSECONDS));
-                        }
-                        ch.pipeline().addLast(new LogFrameDecoder(maxFrame), LogFrameEncoder.INSTANCE, handler);
-                    }
-                });
+        return core.bootstrap(eventLoop, handler, idleProbeNanos);
     }
 
     LogClientOptions options() {
@@ -187,11 +172,11 @@ public final class LogClient implements LogService {
     }
 
     EventLoopGroup group() {
-        return group;
+        return core.group();
     }
 
     long nextRequestId() {
-        return ids.incrementAndGet();
+        return core.nextRequestId();
     }
 
     String target() {
@@ -301,7 +286,7 @@ public final class LogClient implements LogService {
 
     /** Requests sent or waiting to be sent, not yet answered. */
     public int inFlight() {
-        return pending.size();
+        return core.inFlight();
     }
 
     private <T> CompletableFuture<T> send(LogFrame frame, byte answerType, AnswerDecoder<T> decoder) {
@@ -312,55 +297,25 @@ public final class LogClient implements LogService {
             future.completeExceptionally(stopped != null ? stopped : new LogConnectionException("the client is closed"));
             return future;
         }
-        if (!acquirePermit()) {
+        Pending<T> p = new Pending<>(frame.requestId(), frame.type(), answerType, future, decoder, System.nanoTime() + timeoutNanos);
+        if (!core.register(p)) {
             frame.release();
             future.completeExceptionally(new LogTimeoutException(options.maxInFlight() + " requests to " + target
                     + " are in flight and none finished within " + options.requestTimeout().toMillis() + " ms"));
             return future;
         }
-        Pending<T> p = new Pending<>(frame.requestId(), frame.type(), answerType, future, decoder, System.nanoTime() + timeoutNanos);
-        pending.put(p.id, p);
         outbound.post(frame);
         return future;
     }
 
-    private boolean acquirePermit() {
-        if (permits.tryAcquire()) {
-            return true;
-        }
-        if (loop.inEventLoop()) {
-            return false;
-        }
-        try {
-            return permits.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
     /** Removes and finishes one pending request exactly once. */
     private Pending<?> take(long id) {
-        Pending<?> p = pending.remove(id);
-        if (p != null) {
-            permits.release();
-        }
-        return p;
+        return core.take(id);
     }
 
-    /** Event loop: fails the requests past their deadline; abandons a connection that left one unanswered. */
-    private void expireRequests() {
-        long now = System.nanoTime();
-        boolean unanswered = handshakeId != 0 && now - handshakeDeadline > 0;
-        for (Pending<?> p : pending.values()) {
-            if (now - p.deadline > 0 && pending.remove(p.id, p)) {
-                permits.release();
-                unanswered |= p.sent;
-                p.future.completeExceptionally(new LogTimeoutException(LogProtocol.typeName(p.type) + " request " + p.id
-                        + " to " + target + " got no answer within " + options.requestTimeout().toMillis() + " ms"
-                        + (channel == null ? " (not connected)" : "")));
-            }
-        }
+    /** Event loop, after a sweep: abandons a connection that left a request (or its first TAIL) unanswered. */
+    private void abandonIfUnanswered(boolean sentCallExpired) {
+        boolean unanswered = sentCallExpired || (handshakeId != 0 && System.nanoTime() - handshakeDeadline > 0);
         Channel ch = channel;
         if (unanswered && ch != null) {
             LOG.warn("log server {} left a request unanswered for {} ms; closing the connection and reconnecting",
@@ -374,7 +329,7 @@ public final class LogClient implements LogService {
     /** Event loop: a new connection; if the client is bound to a log, requests wait until the server proves it holds it. */
     private void connected(Channel ch) {
         channel = ch;
-        backoffNanos = options.reconnectBackoffMin().toNanos();
+        reconnector.connected();
         if (logId != null) {
             handshakeId = nextRequestId();
             handshakeDeadline = System.nanoTime() + timeoutNanos;
@@ -440,12 +395,7 @@ public final class LogClient implements LogService {
         for (LogFrame f; (f = backlog.poll()) != null; ) {
             f.release();
         }
-        for (Pending<?> p : pending.values()) {
-            if (pending.remove(p.id, p)) {
-                permits.release();
-                p.future.completeExceptionally(e);
-            }
-        }
+        core.failAll(p -> p.future.completeExceptionally(e));
         for (LogSubscription s : subscriptions) {
             s.stopFor(e);
         }
@@ -473,57 +423,28 @@ public final class LogClient implements LogService {
         channel = null;
         handshakeId = 0;
         int failed = 0;
-        for (Pending<?> p : pending.values()) {
-            if (p.sent && pending.remove(p.id, p)) {
-                permits.release();
+        for (Pending<?> p : core.calls()) {
+            if (p.sent() && core.remove(p)) {
                 failed++;
                 p.future.completeExceptionally(new LogConnectionException("the connection to " + target + " was lost with "
-                        + LogProtocol.typeName(p.type) + " request " + p.id + " in flight"
-                        + (p.type == APPEND ? "; the block may or may not have been appended" : ""), cause));
+                        + LogProtocol.typeName(p.type()) + " request " + p.id() + " in flight"
+                        + (p.type() == APPEND ? "; the block may or may not have been appended" : ""), cause));
             }
         }
         if (!closed && diverged == null) {
             LOG.warn("lost the connection to log server {} ({} requests failed); reconnecting", target, failed);
-            scheduleReconnect();
-        }
-    }
-
-    private void scheduleReconnect() {
-        long delay = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, options.reconnectBackoffMax().toNanos());
-        try {
-            loop.schedule(() -> {
-                if (closed) {
-                    return;
-                }
-                bootstrap.connect().addListener((ChannelFuture f) -> {
-                    if (!f.isSuccess() && !closed) {
-                        LOG.debug("reconnecting to {} failed: {}", target, f.cause().toString());
-                        scheduleReconnect();
-                    } else if (f.isSuccess()) {
-                        // a refused handshake never reaches the request handler: reconnect from here
-                        ClusterAuthClientHandler.ready(f.channel()).addListener(a -> {
-                            if (!a.isSuccess() && !closed) {
-                                LOG.warn("reconnecting to {} failed: {}", target, a.cause().getMessage());
-                                scheduleReconnect();
-                            }
-                        });
-                    }
-                });
-            }, delay, TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // shutting down
+            reconnector.later();
         }
     }
 
     /** Event loop: writes a frame unless its request already timed out. */
     private boolean write(LogFrame f) {
-        Pending<?> p = pending.get(f.requestId());
+        Pending<?> p = core.get(f.requestId());
         if (p == null) {
             f.release();
             return false;
         }
-        p.sent = true;
+        p.sentOn(channel);
         channel.write(f, channel.voidPromise());
         return true;
     }
@@ -552,34 +473,13 @@ public final class LogClient implements LogService {
                 // the shared group is already shut down
             }
         }
-        for (Pending<?> p : new ArrayList<>(pending.values())) {
-            if (pending.remove(p.id, p)) {
-                permits.release();
-                p.future.completeExceptionally(new LogConnectionException("the client was closed with "
-                        + LogProtocol.typeName(p.type) + " request " + p.id + " in flight"));
-            }
-        }
-        if (ownsGroup) {
-            Future<?> stopped = group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            if (!onOwnThread()) {
-                stopped.syncUninterruptibly();
-            }
-        }
-    }
-
-    /** Whether the calling thread is one of this client's I/O threads (a subscription's, say), which cannot wait for them all to stop. */
-    private boolean onOwnThread() {
-        for (EventExecutor e : group) {
-            if (e.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
+        core.failAll(p -> p.future.completeExceptionally(new LogConnectionException("the client was closed with "
+                + LogProtocol.typeName(p.type()) + " request " + p.id() + " in flight")));
+        core.shutdown();
     }
 
     /** Event loop. */
     private void closeConnection() {
-        sweeper.cancel(false);
         for (LogFrame f; (f = backlog.poll()) != null; ) {
             f.release();
         }
@@ -595,36 +495,30 @@ public final class LogClient implements LogService {
         T decode(LogFrame answer);
     }
 
-    private static final class Pending<T> {
-        final long id;
-        final byte type;
+    private static final class Pending<T> extends RpcCall {
         final byte answerType;
         final CompletableFuture<T> future;
         final AnswerDecoder<T> decoder;
-        final long deadline;
-        volatile boolean sent;
 
         Pending(long id, byte type, byte answerType, CompletableFuture<T> future, AnswerDecoder<T> decoder, long deadline) {
-            this.id = id;
-            this.type = type;
+            super(id, type, deadline);
             this.answerType = answerType;
             this.future = future;
             this.decoder = decoder;
-            this.deadline = deadline;
         }
 
         void complete(LogFrame answer) {
             if (answer.type() == ERROR) {
                 future.completeExceptionally(new LogErrorException(answer.errorCode(), answer.errorMessage()));
             } else if (answer.type() != answerType) {
-                future.completeExceptionally(new LogException(LogProtocol.typeName(type) + " request " + id
+                future.completeExceptionally(new LogException(LogProtocol.typeName(type()) + " request " + id()
                         + " was answered with " + LogProtocol.typeName(answer.type())));
             } else {
                 try {
                     future.complete(decoder.decode(answer));
                 } catch (RuntimeException e) {
                     future.completeExceptionally(new LogException("malformed " + LogProtocol.typeName(answer.type())
-                            + " answer to request " + id, e));
+                            + " answer to request " + id(), e));
                 }
             }
         }
@@ -712,16 +606,6 @@ public final class LogClient implements LogService {
             } finally {
                 f.release();
             }
-        }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
-                // keepalive: the answer matches no request and is dropped
-                ctx.writeAndFlush(LogFrame.tail(nextRequestId()), ctx.voidPromise());
-                return;
-            }
-            ctx.fireUserEventTriggered(evt);
         }
 
         @Override

@@ -6,15 +6,13 @@ import io.meldb.log.LogException;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogProtocol;
+import io.meldb.wire.client.Reconnector;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
-import io.meldb.wire.auth.ClusterAuthClientHandler;
-import io.netty.channel.ChannelFuture;
-import io.netty.handler.timeout.IdleState;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import org.slf4j.Logger;
@@ -52,7 +50,7 @@ public final class LogSubscription implements LogService.Subscription {
     private long handshakeId;
     /** A TAIL was sent because the connection fell silent, and nothing has been read since. */
     private boolean probing;
-    private long backoffNanos;
+    private final Reconnector reconnector;
 
     LogSubscription(LogClient client, long from, BlockListener listener) {
         this.client = client;
@@ -61,11 +59,12 @@ public final class LogSubscription implements LogService.Subscription {
         this.loop = client.group().next();
         // probe after half the request timeout of silence, and give up on the connection after another half
         this.bootstrap = client.newBootstrap(loop, new Handler(), client.options().requestTimeout().toNanos() / 2);
-        this.backoffNanos = client.options().reconnectBackoffMin().toNanos();
+        this.reconnector = new Reconnector(loop, bootstrap, client.options().reconnectBackoffMin(),
+                client.options().reconnectBackoffMax(), () -> closed, "subscription to " + client.target());
     }
 
     void start() {
-        connect();
+        reconnector.connectNow();
     }
 
     /** The next position the listener will receive. */
@@ -101,35 +100,6 @@ public final class LogSubscription implements LogService.Subscription {
                 channel.read();
             }
         });
-    }
-
-    private void connect() {
-        if (closed) {
-            return;
-        }
-        bootstrap.connect().addListener((ChannelFuture f) -> {
-            if (!f.isSuccess() && !closed) {
-                LOG.debug("subscription to {} cannot connect: {}", client.target(), f.cause().toString());
-                reconnectLater();
-            } else if (f.isSuccess()) {
-                ClusterAuthClientHandler.ready(f.channel()).addListener(a -> {
-                    if (!a.isSuccess() && !closed) {
-                        LOG.warn("subscription to {} cannot connect: {}", client.target(), a.cause().getMessage());
-                        reconnectLater();
-                    }
-                });
-            }
-        });
-    }
-
-    private void reconnectLater() {
-        long delay = backoffNanos;
-        backoffNanos = Math.min(backoffNanos * 2, client.options().reconnectBackoffMax().toNanos());
-        try {
-            loop.schedule(this::connect, delay, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            // the client is shutting down
-        }
     }
 
     /** Any thread: the client found another log behind its server address; ends the subscription on its loop. */
@@ -201,7 +171,7 @@ public final class LogSubscription implements LogService.Subscription {
             channel = ctx.channel();
             connects++;
             probing = false;
-            backoffNanos = client.options().reconnectBackoffMin().toNanos();
+            reconnector.connected();
             if (paused) {
                 channel.config().setAutoRead(false);
             }
@@ -242,7 +212,7 @@ public final class LogSubscription implements LogService.Subscription {
             }
             if (!closed) {
                 LOG.info("subscription to {} lost its connection at position {}; resubscribing", client.target(), next);
-                reconnectLater();
+                reconnector.later();
             }
             ctx.fireChannelInactive();
         }
@@ -296,13 +266,6 @@ public final class LogSubscription implements LogService.Subscription {
          */
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
-                if (!closed) {
-                    // keepalive for the server's idle timeout, paused or not; the answer matches no request
-                    ctx.writeAndFlush(LogFrame.tail(client.nextRequestId()), ctx.voidPromise());
-                }
-                return;
-            }
             if (!(evt instanceof IdleStateEvent) || closed || paused) {
                 ctx.fireUserEventTriggered(evt);
                 return;

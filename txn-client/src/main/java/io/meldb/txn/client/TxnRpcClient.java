@@ -6,7 +6,14 @@ import io.meldb.txn.protocol.TxnFrameDecoder;
 import io.meldb.txn.protocol.TxnFrameEncoder;
 import io.meldb.txn.protocol.TxnRpcProtocol;
 import io.meldb.txn.api.IsolationLevel;
+import io.meldb.wire.Frame;
 import io.meldb.wire.FrameTooLarge;
+import io.meldb.wire.client.RpcCall;
+import io.meldb.wire.client.RpcClientCore;
+import io.meldb.wire.client.RpcConnectException;
+import io.meldb.wire.client.RpcPeer;
+import io.meldb.wire.client.RpcProtocol;
+import io.netty.bootstrap.Bootstrap;
 import io.meldb.txn.api.ServerStatus;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -14,38 +21,18 @@ import io.meldb.txn.api.TxnId;
 import io.meldb.txn.api.TxnOutcome;
 import io.meldb.txn.api.TxnService;
 import io.meldb.txn.api.TxnSession;
-import io.meldb.wire.auth.ClusterAuthClientHandler;
-import io.netty.bootstrap.Bootstrap;
-import io.netty.handler.timeout.IdleState;
-import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
-import io.netty.util.concurrent.Future;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
-import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
 import static io.meldb.txn.protocol.TxnRpcProtocol.*;
@@ -67,20 +54,18 @@ import static io.meldb.txn.protocol.TxnRpcProtocol.*;
  * {@link #status} connects again. Thread-safe: many threads may each run their own sessions. Futures from
  * {@link TxnSession#commitAsync()} complete on the client's I/O thread: chain only non-blocking work onto them
  * (or use the {@code ...Async} stages); a blocking call of this client on that thread fails at once instead of
- * deadlocking.
+ * deadlocking. Connections, request ids, the calls in flight and their deadlines are the wire kit's
+ * {@link RpcClientCore}, shared with the log client.
  */
 public final class TxnRpcClient implements TxnService {
     private static final Logger LOG = LoggerFactory.getLogger(TxnRpcClient.class);
 
     private final TxnRpcClientOptions options;
-    private final EventLoopGroup group;
+    private final RpcClientCore<Pending<?>> core;
     private final Bootstrap bootstrap;
     private final String target;
     private final long timeoutNanos;
-    private final ConcurrentHashMap<Long, Pending<?>> pending = new ConcurrentHashMap<>();
-    private final AtomicLong ids = new AtomicLong();
     private final Object connectLock = new Object();
-    private final ScheduledFuture<?> sweeper;
     private volatile Channel channel;
     /** After a failed connect, calls fail at once until {@link #retryConnectAt} (guarded by connectLock). */
     private static final long RETRY_CONNECT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
@@ -90,33 +75,30 @@ public final class TxnRpcClient implements TxnService {
 
     private TxnRpcClient(TxnRpcClientOptions options) {
         this.options = options;
-        this.target = options.host() + ":" + options.port();
+        RpcPeer peer = new RpcPeer("the transaction server", options.host(), options.port(), TxnRpcProtocol.MAGIC,
+                TxnRpcProtocol.VERSION, options.clusterSecret(), options.connectTimeout(), options.keepaliveInterval());
+        this.core = new RpcClientCore<>(peer, new RpcProtocol() {
+            @Override
+            public ChannelHandler newDecoder() {
+                return new TxnFrameDecoder(options.maxFrameLength());
+            }
+
+            @Override
+            public ChannelHandler encoder() {
+                return TxnFrameEncoder.INSTANCE;
+            }
+
+            @Override
+            public Frame keepalive(long requestId) {
+                return TxnFrame.status(requestId);
+            }
+        }, null, options.ioThreads(), "txn-client", options.requestTimeout(), 0);
+        this.target = core.target();
         this.timeoutNanos = options.requestTimeout().toNanos();
-        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(),
-                new DefaultThreadFactory("txn-client"), NioIoHandler.newFactory());
-        AnswerHandler handler = new AnswerHandler();
-        this.bootstrap = new Bootstrap()
-                .group(group)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
-                .remoteAddress(options.host(), options.port())
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        if (options.clusterSecret() != null) {
-                            ch.pipeline().addLast(new ClusterAuthClientHandler(options.clusterSecret(), TxnRpcProtocol.MAGIC,
-                                    TxnRpcProtocol.VERSION, "the transaction server at " + target, options.connectTimeout()));
-                        }
-                        if (options.keepaliveInterval().toNanos() > 0) {
-                            ch.pipeline().addLast(new IdleStateHandler(0, options.keepaliveInterval().toNanos(), 0,
-                                    TimeUnit.NANOSECONDS));
-                        }
-                        ch.pipeline().addLast(new TxnFrameDecoder(options.maxFrameLength()), TxnFrameEncoder.INSTANCE, handler);
-                    }
-                });
-        long sweepMillis = Math.max(5, Math.min(100, options.requestTimeout().toMillis() / 10));
-        this.sweeper = group.next().scheduleAtFixedRate(this::expireRequests, sweepMillis, sweepMillis, TimeUnit.MILLISECONDS);
+        this.bootstrap = core.bootstrap(core.group(), new AnswerHandler(), 0);
+        core.startSweeper(5, p -> p.future.completeExceptionally(new TxnException(TxnError.TIMEOUT, p.describe()
+                + " got no answer from " + target + " within " + options.requestTimeout().toMillis() + " ms"
+                + p.outcomeHint())));
     }
 
     /** Connects to {@code host:port} with default options. */
@@ -155,7 +137,7 @@ public final class TxnRpcClient implements TxnService {
 
     /** Requests sent and not yet answered. */
     public int inFlight() {
-        return pending.size();
+        return core.inFlight();
     }
 
     // ------------------------------------------------------------------------------------------------ TxnService
@@ -240,7 +222,6 @@ public final class TxnRpcClient implements TxnService {
             return;
         }
         closed = true;
-        sweeper.cancel(false);
         Channel ch;
         synchronized (connectLock) {
             ch = channel;
@@ -248,11 +229,9 @@ public final class TxnRpcClient implements TxnService {
         if (ch != null) {
             ch.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
-        for (Pending<?> p : new ArrayList<>(pending.values())) {
-            fail(p, new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST,
-                    "the client was closed with " + p.describe() + " in flight" + p.outcomeHint()));
-        }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        core.failAll(p -> p.future.completeExceptionally(new TxnException(p.type() == COMMIT ? TxnError.OUTCOME_UNKNOWN
+                : TxnError.SESSION_LOST, "the client was closed with " + p.describe() + " in flight" + p.outcomeHint())));
+        core.shutdown();
     }
 
     // ------------------------------------------------------------------------------------------------ requests
@@ -274,23 +253,15 @@ public final class TxnRpcClient implements TxnService {
             if (lastConnectFailure != null && System.nanoTime() - retryConnectAt < 0) {
                 throw new TxnException(TxnError.UNAVAILABLE, lastConnectFailure);
             }
-            ChannelFuture f = bootstrap.connect();
-            if (!f.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !f.isSuccess()) {
-                f.channel().close();
-                lastConnectFailure = "cannot connect to the transaction server at " + target
-                        + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause());
-                retryConnectAt = System.nanoTime() + RETRY_CONNECT_NANOS;
-                throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target
-                        + (f.cause() == null ? " within " + options.connectTimeout().toMillis() + " ms" : ": " + f.cause()));
+            try {
+                channel = core.connectNow(bootstrap);
+            } catch (RpcConnectException e) {
+                if (!e.handshake()) {
+                    lastConnectFailure = e.getMessage();
+                    retryConnectAt = System.nanoTime() + RETRY_CONNECT_NANOS;
+                }
+                throw new TxnException(TxnError.UNAVAILABLE, e.getMessage());
             }
-            Future<Void> auth = ClusterAuthClientHandler.ready(f.channel());
-            if (!auth.awaitUninterruptibly(options.connectTimeout().toMillis() + 1000) || !auth.isSuccess()) {
-                f.channel().close();
-                throw new TxnException(TxnError.UNAVAILABLE, "cannot connect to the transaction server at " + target + ": "
-                        + (auth.cause() == null ? "no cluster handshake within " + options.connectTimeout().toMillis()
-                        + " ms" : auth.cause().getMessage()));
-            }
-            channel = f.channel();
             lastConnectFailure = null;
             return channel;
         }
@@ -305,10 +276,10 @@ public final class TxnRpcClient implements TxnService {
     /** As {@link #send(Channel, byte, TxnId, LongFunction, byte, AnswerDecoder)}, waiting longer by {@code extraNanos}. */
     <T> CompletableFuture<T> send(Channel ch, byte type, TxnId txn, LongFunction<TxnFrame> request,
                                   byte answerType, AnswerDecoder<T> decoder, long extraNanos) {
-        long id = ids.incrementAndGet();
+        long id = core.nextRequestId();
         Pending<T> p = new Pending<>(id, type, answerType, ch, txn, decoder,
                 System.nanoTime() + timeoutNanos + extraNanos);
-        pending.put(id, p);
+        core.register(p);
         if (closed) {
             fail(p, new TxnException(TxnError.SESSION_LOST, "the client is closed"));
             return p.future;
@@ -324,7 +295,7 @@ public final class TxnRpcClient implements TxnService {
 
     /** Waits for an answer (bounded by the request timeout) and throws its error in the caller's thread. */
     <T> T await(CompletableFuture<T> future) {
-        if (!future.isDone() && onIoThread()) {
+        if (!future.isDone() && core.onIoThread()) {
             throw new TxnException(TxnError.INTERNAL, "a blocking TxnRpcClient call on the client's I/O thread would "
                     + "deadlock; chain it with an ...Async stage instead");
         }
@@ -339,15 +310,6 @@ public final class TxnRpcClient implements TxnService {
         }
     }
 
-    private boolean onIoThread() {
-        for (EventExecutor e : group) {
-            if (e.inEventLoop()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** The error of a session call whose connection is gone. */
     TxnException sessionLost(TxnId txn) {
         return new TxnException(TxnError.SESSION_LOST, "the connection to " + target + " was lost"
@@ -359,7 +321,7 @@ public final class TxnRpcClient implements TxnService {
     }
 
     private void fail(Pending<?> p, TxnException e) {
-        if (pending.remove(p.id, p)) {
+        if (core.remove(p)) {
             p.future.completeExceptionally(e);
         }
     }
@@ -367,26 +329,16 @@ public final class TxnRpcClient implements TxnService {
     private TxnException lost(Pending<?> p, Throwable cause) {
         String because = cause == null ? "" : " (" + cause.getMessage() + ")";
         // a COMMIT that was sent may have committed: its outcome is unknown here, not lost
-        return new TxnException(p.type == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
+        return new TxnException(p.type() == COMMIT ? TxnError.OUTCOME_UNKNOWN : TxnError.SESSION_LOST, "the connection to " + target + " was lost" + because + " with "
                 + p.describe() + " in flight" + p.outcomeHint());
-    }
-
-    private void expireRequests() {
-        long now = System.nanoTime();
-        for (Pending<?> p : pending.values()) {
-            if (now - p.deadline > 0) {
-                fail(p, new TxnException(TxnError.TIMEOUT, p.describe() + " got no answer from " + target + " within "
-                        + options.requestTimeout().toMillis() + " ms" + p.outcomeHint()));
-            }
-        }
     }
 
     /** I/O thread: the connection {@code ch} closed; fails what was in flight on it. */
     private void connectionLost(Channel ch) {
         int failed = 0;
-        for (Pending<?> p : pending.values()) {
-            if (p.channel == ch && pending.containsKey(p.id)) {
-                fail(p, lost(p, null));
+        for (Pending<?> p : core.calls()) {
+            if (p.channel() == ch && core.remove(p)) {
+                p.future.completeExceptionally(lost(p, null));
                 failed++;
             }
         }
@@ -403,32 +355,26 @@ public final class TxnRpcClient implements TxnService {
     }
 
     /** One request waiting for its answer. */
-    private static final class Pending<T> {
-        final long id;
-        final byte type;
+    private static final class Pending<T> extends RpcCall {
         final byte answerType;
-        final Channel channel;
         final TxnId txn;
         final AnswerDecoder<T> decoder;
-        final long deadline;
         final CompletableFuture<T> future = new CompletableFuture<>();
 
         Pending(long id, byte type, byte answerType, Channel channel, TxnId txn, AnswerDecoder<T> decoder, long deadline) {
-            this.id = id;
-            this.type = type;
+            super(id, type, deadline);
             this.answerType = answerType;
-            this.channel = channel;
             this.txn = txn;
             this.decoder = decoder;
-            this.deadline = deadline;
+            sentOn(channel);
         }
 
         String describe() {
-            return typeName(type) + " request " + id + (txn == null ? "" : " of transaction " + txn);
+            return typeName(type()) + " request " + id() + (txn == null ? "" : " of transaction " + txn);
         }
 
         String outcomeHint() {
-            return type == COMMIT ? "; the commit may or may not have happened: its outcome may be asked via outcome("
+            return type() == COMMIT ? "; the commit may or may not have happened: its outcome may be asked via outcome("
                     + txn + ")" : "";
         }
 
@@ -454,7 +400,7 @@ public final class TxnRpcClient implements TxnService {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof FrameTooLarge t) {
-                Pending<?> p = pending.get(t.requestId());
+                Pending<?> p = core.get(t.requestId());
                 if (p != null) {
                     fail(p, new TxnException(TxnError.TOO_LARGE, "the answer to " + p.describe() + " ("
                             + t.frameLength() + " bytes) exceeds this client's limit of " + t.maxFrameLength()));
@@ -466,7 +412,7 @@ public final class TxnRpcClient implements TxnService {
                 return;
             }
             try {
-                Pending<?> p = pending.remove(f.requestId());
+                Pending<?> p = core.take(f.requestId());
                 if (p != null) {
                     p.complete(f);
                 } else if (f.type() == BEGUN && f.bodyLength() >= 8) {
@@ -484,17 +430,7 @@ public final class TxnRpcClient implements TxnService {
         /** A BEGIN answered after it timed out: nobody holds the transaction, so end it on the server. */
         private void abortOrphan(Channel ch, long handle) {
             LOG.debug("aborting transaction handle {} whose BEGIN was answered after its timeout", handle);
-            ch.writeAndFlush(TxnFrame.abort(ch.alloc(), ids.incrementAndGet(), handle), ch.voidPromise());
-        }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-            if (evt instanceof IdleStateEvent e && e.state() == IdleState.WRITER_IDLE) {
-                // keepalive for the server's idle timeout; the answer matches no request and is dropped
-                ctx.writeAndFlush(TxnFrame.status(ids.incrementAndGet()), ctx.voidPromise());
-                return;
-            }
-            ctx.fireUserEventTriggered(evt);
+            ch.writeAndFlush(TxnFrame.abort(ch.alloc(), core.nextRequestId(), handle), ch.voidPromise());
         }
 
         @Override
