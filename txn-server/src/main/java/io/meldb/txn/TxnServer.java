@@ -166,6 +166,16 @@ public final class TxnServer implements TxnService {
         return true;
     }
 
+    /** Without the state hash ({@link #status()} walks the whole state for it): cheap enough for every health check. */
+    @Override
+    public ServerStatus probe() {
+        if (!ready()) {
+            final String failure = failure();
+            throw new TxnException(TxnError.UNAVAILABLE, failure != null ? failure : "not ready");
+        }
+        return new ServerStatus(serverId(), incarnation(), lcsCsn(), 0, inFlight());
+    }
+
     @Override
     public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
         return sessions.begin(isolation, readOnly);

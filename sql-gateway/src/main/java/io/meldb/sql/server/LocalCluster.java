@@ -1,6 +1,8 @@
 package io.meldb.sql.server;
 
 import io.meldb.log.Durability;
+import io.meldb.log.server.LogServerMain;
+import io.meldb.txn.TxnServerMain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +68,7 @@ public final class LocalCluster implements AutoCloseable {
             Files.createDirectories(dataDir);
             cluster.secretFile = secretFile != null ? secretFile : writeSecret(dataDir.resolve("cluster-secret"));
             final String secret = cluster.secretFile.toString();
-            final String log = cluster.spawn("log-server", dataDir, LOG_READY, "io.meldb.log.server.LogServerMain",
+            final String log = cluster.spawn("log-server", dataDir, LOG_READY, LogServerMain.class.getName(),
                     "--cluster-secret-file", secret,
                     "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--exit-with-parent", "true",
                     "--durability", durability.flag(), "--data-dir", dataDir.resolve("log").toString()).await();
@@ -81,7 +83,7 @@ public final class LocalCluster implements AutoCloseable {
                         "--metrics-port", "-1", "--server-id", String.valueOf(i), "--log", log, "--exit-with-parent",
                         "true", "--cluster-secret-file", secret));
                 args.addAll(txnServerFlags);
-                starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY, "io.meldb.txn.TxnServerMain",
+                starting.add(cluster.spawn("txn-server-" + i, dataDir, TXN_READY, TxnServerMain.class.getName(),
                         args.toArray(new String[0])));
             }
             for (Starting s : starting) {

@@ -53,6 +53,16 @@ public interface TxnService extends AutoCloseable {
     /** CSN and state hash of this server's last committed state, and its load. */
     ServerStatus status();
 
+    /**
+     * A health probe: the server's id, CSN and load if it takes transactions now. An in-process server answers
+     * without hashing its state ({@link ServerStatus#stateHash()} is then 0); a remote one is asked for its status.
+     *
+     * @throws TxnException {@link TxnError#UNAVAILABLE} with the reason when the server does not take transactions
+     */
+    default ServerStatus probe() {
+        return status();
+    }
+
     @Override
     void close();
 }
