@@ -2,7 +2,7 @@ package io.meldb.bench;
 
 import io.meldb.sql.client.MeldDriver;
 import io.meldb.sql.server.Gateway;
-import io.meldb.sql.server.LocalCluster;
+import io.meldb.launcher.LocalCluster;
 import io.meldb.sql.server.TxnRouter;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.api.TxnService;

@@ -1,5 +1,11 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
+import io.meldb.sql.server.Gateway;
+import io.meldb.sql.server.GatewayHealth;
+import io.meldb.sql.server.JdbcConfig;
+import io.meldb.sql.server.MetricsEndpoint;
+import io.meldb.sql.server.SqlMetrics;
+import io.meldb.sql.server.TxnRouter;
 import io.meldb.log.Durability;
 import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnServerConfig;

@@ -1,4 +1,4 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
 import io.meldb.log.Durability;
 import io.meldb.log.server.LogServerMain;

@@ -1,4 +1,4 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

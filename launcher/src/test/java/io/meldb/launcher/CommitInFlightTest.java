@@ -1,5 +1,6 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
+import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Issue 18, definite outcomes, without timing luck: the txn-server holding a transaction dies while its COMMIT is
  * in flight, and the client still gets COMMIT or 40001, whichever the log says, because the gateway asks the other
- * txn-server ({@link ResolvingSession}). The commit is held in flight by stopping the log server (SIGSTOP) before
+ * txn-server ({@code io.meldb.sql.server.ResolvingSession}). The commit is held in flight by stopping the log server (SIGSTOP) before
  * COMMIT: the test waits until the intention's bytes sit unread in the log server's socket (Linux's
  * {@code /proc/net/tcp} receive queue), then kill -9s the txn-server and lets the log go on (SIGCONT).
  */

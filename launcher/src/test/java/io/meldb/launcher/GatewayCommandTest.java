@@ -1,5 +1,6 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
+import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,7 +31,7 @@ class GatewayCommandTest {
         final Path dataDir = parent.resolve("data");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60),
-                    "io.meldb.sql.server.GatewayMain", "--port", String.valueOf(taken.getLocalPort()),
+                    "io.meldb.launcher.GatewayMain", "--port", String.valueOf(taken.getLocalPort()),
                     "--data-dir", dataDir.toString());
             assertEquals(1, run.exitCode(), run.output());
             assertTrue(run.output().contains("meldb: port " + taken.getLocalPort() + " (--port)"), run.output());
@@ -51,7 +52,7 @@ class GatewayCommandTest {
                     s.execute("INSERT INTO t VALUES (1)");
                 }
                 final JavaProcess.Finished second = JavaProcess.run(Duration.ofSeconds(60),
-                        "io.meldb.sql.server.GatewayMain", "--port", "0", "--data-dir", dataDir.toString());
+                        "io.meldb.launcher.GatewayMain", "--port", "0", "--data-dir", dataDir.toString());
                 assertEquals(1, second.exitCode(), second.output());
                 assertTrue(second.output().contains(dataDir.toAbsolutePath()
                         + " is already in use by another MeldDB (pid " + first.pid() + ")"), second.output());
@@ -70,7 +71,7 @@ class GatewayCommandTest {
 
     @Test
     void shouldExplainABadFlagValueWithoutAStackTrace() throws Exception {
-        final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60), "io.meldb.sql.server.GatewayMain",
+        final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60), "io.meldb.launcher.GatewayMain",
                 "--port", "0", "--durability", "sometimes");
         assertEquals(2, run.exitCode(), run.output());
         assertTrue(run.output().startsWith("meldb: unknown durability 'sometimes' (expected page-cache or fsync)"),
@@ -79,7 +80,7 @@ class GatewayCommandTest {
 
     @Test
     void shouldRefuseAnIntentionLimitOutsideItsBoundsBeforeStarting() throws Exception {
-        final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60), "io.meldb.sql.server.GatewayMain",
+        final JavaProcess.Finished run = JavaProcess.run(Duration.ofSeconds(60), "io.meldb.launcher.GatewayMain",
                 "--port", "0", "--max-intention-bytes", "100");
         assertEquals(2, run.exitCode(), run.output());
         assertTrue(run.output().startsWith("meldb: max intention bytes 100 outside 4096..1073741803"), run.output());

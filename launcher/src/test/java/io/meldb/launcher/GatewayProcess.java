@@ -1,4 +1,4 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
 import java.io.IOException;
 import java.util.List;
@@ -29,7 +29,7 @@ final class GatewayProcess implements AutoCloseable {
         // the ready line comes first, the MeldDB driver's line and the PostgreSQL line right after it: wait for the
         // last
         final JavaProcess p = JavaProcess.start("meldb", Pattern.compile("^MeldDB PostgreSQL: (\\S+)"),
-                "io.meldb.sql.server.GatewayMain", args);
+                "io.meldb.launcher.GatewayMain", args);
         String avatica = null;
         String meld = null;
         for (String line : p.output().split("\n")) {

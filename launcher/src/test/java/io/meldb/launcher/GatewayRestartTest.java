@@ -1,5 +1,6 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
+import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -1,4 +1,4 @@
-package io.meldb.sql.server;
+package io.meldb.launcher;
 
 import io.meldb.testkit.ChildProcess;
 import io.meldb.testkit.JavaCommand;
