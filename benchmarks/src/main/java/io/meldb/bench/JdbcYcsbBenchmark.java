@@ -4,7 +4,7 @@ import io.meldb.sql.client.MeldDriver;
 import io.meldb.sql.server.Gateway;
 import io.meldb.launcher.LocalCluster;
 import io.meldb.sql.server.TxnRouter;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.api.TxnService;
 import io.meldb.txn.client.TxnRpcClient;
 import org.HdrHistogram.Histogram;

@@ -2,7 +2,7 @@ package io.meldb.bench;
 
 import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.NodeMemory;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;

@@ -5,7 +5,7 @@ import io.meldb.sql.server.TxnRouter;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import io.meldb.log.Durability;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.TxnServer;
 import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.api.TxnService;

@@ -3,7 +3,7 @@ package io.meldb.bench;
 import io.meldb.core.BlockFormat;
 import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.ClusterConfig;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
 import io.meldb.txn.TxnServer;

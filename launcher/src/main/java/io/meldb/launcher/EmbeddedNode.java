@@ -1,5 +1,7 @@
-package io.meldb.txn;
+package io.meldb.launcher;
 
+import io.meldb.txn.TxnServer;
+import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.api.TxnService;
 import io.meldb.log.Durability;
 import io.meldb.log.server.InProcessLog;
@@ -16,7 +18,8 @@ import java.util.function.UnaryOperator;
  * restarts) and one txn-server on it. The txn-server reaches the log's store directly ({@link InProcessLog}): no
  * socket, frames or I/O threads between them. The log server still listens on a loopback port, so that tools or
  * further txn-servers can join the same log over the network. The embedded database and tests start this; the
- * cluster form runs the same two as separate processes.
+ * cluster form runs the same two as separate processes. (txn-server's and the gateway's tests, below this module,
+ * start the same pair through their own fixture, {@code io.meldb.txn.EmbeddedNode} in txn-server's test-jar.)
  */
 public final class EmbeddedNode implements AutoCloseable {
     private final LogServer logServer;

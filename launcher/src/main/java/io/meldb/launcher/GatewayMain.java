@@ -7,7 +7,6 @@ import io.meldb.sql.server.MetricsEndpoint;
 import io.meldb.sql.server.SqlMetrics;
 import io.meldb.sql.server.TxnRouter;
 import io.meldb.log.Durability;
-import io.meldb.txn.EmbeddedNode;
 import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.api.TxnException;
 import io.meldb.txn.api.TxnService;

@@ -4,7 +4,7 @@ import io.meldb.core.NodeMemory;
 import io.meldb.wire.CommandFlags;
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.TxnServer;
 
 import java.lang.management.BufferPoolMXBean;
