@@ -103,6 +103,7 @@ import java.util.concurrent.TimeUnit;
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "-Dchronicle.analytics.disable=true",
     "-Dchronicle.announcer.disable=true",
+    "-Dio.netty.leakDetection.level=disabled",
     // heap: the node directory; off-heap: generation and measured arenas (see the setup's memory line)
     "-Xms2g", "-Xmx2g", "-XX:MaxDirectMemorySize=6g"})
 public class MeldBenchmark {

@@ -54,6 +54,7 @@ import java.util.concurrent.TimeUnit;
     "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
     "-Dchronicle.analytics.disable=true",
     "-Dchronicle.announcer.disable=true",
+    "-Dio.netty.leakDetection.level=disabled",
     "-Xms2g", "-Xmx2g", "-XX:MaxDirectMemorySize=6g"})
 public class MeldWarmBenchmark {
     /** Melds per invocation: the intentions a deserializer has produced ahead of final meld. */

@@ -66,7 +66,9 @@ import java.util.stream.Stream;
  * <p>Each round runs every variant on every target in turn (alternating, so a noisy machine hits them alike): a
  * fresh set of connections, {@code --warmup} seconds unmeasured, then a {@code --seconds} window. Reported: medians
  * over the rounds of committed tps and p50/p99 transaction latency (first attempt to successful commit, retries
- * included; HdrHistogram), the abort rate (retried attempts / all attempts), the ratios MeldDB / H2 and MeldDB /
+ * included; HdrHistogram), per round the p50/p99 of the two phases of the successful attempt (its statements, and
+ * the COMMIT round trip: where a tail comes from), the abort rate (retried attempts / all attempts), the ratios
+ * MeldDB / H2 and MeldDB /
  * PostgreSQL, and for the in-process servers their CPU per committed transaction by thread group
  * ({@link ThreadMXBean#getThreadCpuTime} summed over the JVM's threads other than the clients, sampled at window
  * start and end). At the end it checks that the sum of balances is unchanged (transfers preserve it).
@@ -438,6 +440,9 @@ public final class SqlTxnBenchmark {
         final CountDownLatch ready = new CountDownLatch(threads);
         final AtomicReference<String> error = new AtomicReference<>();
         final Histogram[] histograms = new Histogram[threads];
+        // the two phases of a transaction's successful attempt: its statements, and the COMMIT round trip
+        final Histogram[] statementPhase = new Histogram[threads];
+        final Histogram[] commitPhase = new Histogram[threads];
         final LongAdder retries = new LongAdder();
         final Map<String, LongAdder> retryStates = new ConcurrentHashMap<>();
         final Control control = new Control();
@@ -445,6 +450,10 @@ public final class SqlTxnBenchmark {
         for (int i = 0; i < threads; i++) {
             final Histogram h = new Histogram(3_600_000_000L, 3);
             histograms[i] = h;
+            final Histogram sp = new Histogram(3_600_000_000L, 3);
+            final Histogram cp = new Histogram(3_600_000_000L, 3);
+            statementPhase[i] = sp;
+            commitPhase[i] = cp;
             final Thread w = new Thread(() -> {
                 boolean counted = false;
                 try (Connection rw = t.open(); Connection ro = mixed ? t.open() : null) {
@@ -482,8 +491,11 @@ public final class SqlTxnBenchmark {
                             final long amount = 1 + random.nextInt(100);
                             final long start = System.nanoTime();
                             final Connection c = readOnly ? ro : rw;
+                            long attempt = start;
+                            long committing = start;
                             while (true) {
                                 try {
+                                    attempt = System.nanoTime();
                                     if (readOnly) {
                                         for (int k = 0; k < 10; k++) {
                                             pointRead(roRead, keys[k]);
@@ -495,6 +507,7 @@ public final class SqlTxnBenchmark {
                                             pointRead(read, keys[k]);
                                         }
                                     }
+                                    committing = System.nanoTime();
                                     c.commit();
                                     break;
                                 } catch (SQLException e) {
@@ -513,7 +526,10 @@ public final class SqlTxnBenchmark {
                                 }
                             }
                             if (control.measuring) {
-                                h.recordValue(Math.max(1, (System.nanoTime() - start) / 1000));
+                                final long end = System.nanoTime();
+                                h.recordValue(Math.max(1, (end - start) / 1000));
+                                sp.recordValue(Math.max(1, (committing - attempt) / 1000));
+                                cp.recordValue(Math.max(1, (end - committing) / 1000));
                             }
                         }
                     }
@@ -584,6 +600,18 @@ public final class SqlTxnBenchmark {
         final Histogram all = new Histogram(3_600_000_000L, 3);
         for (Histogram h : histograms) {
             all.add(h);
+        }
+        final Histogram statements = new Histogram(3_600_000_000L, 3);
+        final Histogram commits = new Histogram(3_600_000_000L, 3);
+        for (int i = 0; i < threads; i++) {
+            statements.add(statementPhase[i]);
+            commits.add(commitPhase[i]);
+        }
+        if (statements.getTotalCount() > 0) {
+            System.out.printf(Locale.ROOT, "  phases of the successful attempt: statements p50 %.2f p99 %.2f ms, "
+                            + "COMMIT round trip p50 %.2f p99 %.2f ms%n",
+                    statements.getValueAtPercentile(50) / 1e3, statements.getValueAtPercentile(99) / 1e3,
+                    commits.getValueAtPercentile(50) / 1e3, commits.getValueAtPercentile(99) / 1e3);
         }
         final Map<String, Long> states = new TreeMap<>();
         retryStates.forEach((k, v) -> states.put(k, v.sum()));

@@ -37,28 +37,72 @@ public final class Increment {
     }
 
     /**
-     * A further increment of the same node's payload ({@code payload}: value and descriptor): the visible value and
-     * the recorded delta both grow by {@code delta}. Returns null if {@code field} is not the recorded field.
+     * {@link #first} of node {@code n}'s value, read from node memory and written into {@code arena}: the same
+     * bytes, with no array on the heap (the SQL fast path's UPDATE ... SET c = c + ?). Answers the new payload's
+     * handle; its length is the value's plus {@link #DESCRIPTOR_LENGTH}. Nothing is allocated when it throws.
      */
-    static byte[] again(final byte[] payload, final IntField field, final long delta) {
-        final ByteBuffer d = ByteBuffer.wrap(payload, payload.length - DESCRIPTOR_LENGTH, DESCRIPTOR_LENGTH);
-        final int valueLength = payload.length - DESCRIPTOR_LENGTH;
-        if (d.getInt() != field.offset() || d.get() != field.width()
-            || (d.get() == PRESENCE) != field.presenceByte() || d.getLong(valueLength + MIN_AT) != field.min()
-            || d.getLong(valueLength + MAX_AT) != field.max()) {
-            return null;
+    static long firstInArena(final Arena arena, final long n, final IntField field, final long delta) {
+        final int length = Node.valueLength(n);
+        final long value = Node.payload(n);
+        final long result = addChecked(fieldOf(value, length, field), delta, field);
+        final long out = arena.allocate(length + DESCRIPTOR_LENGTH);
+        NodeMemory.copy(value, out, length);
+        putBigEndian(out, field.offset(), field.width(), result);
+        putBigEndian(out, length, 4, field.offset());
+        NodeMemory.putByte(out, length + 4, (byte) field.width());
+        NodeMemory.putByte(out, length + 5, (byte) (field.presenceByte() ? PRESENCE : 0));
+        putBigEndian(out, length + DELTA_AT, 8, delta);
+        putBigEndian(out, length + MIN_AT, 8, field.min());
+        putBigEndian(out, length + MAX_AT, 8, field.max());
+        return out;
+    }
+
+    /**
+     * A further increment of increment node {@code n}'s payload, read from node memory and written into {@code arena};
+     * the visible value and the recorded delta both grow by {@code delta}. Answers the new payload's handle (of {@code
+     * n}'s payload length), or 0, having allocated nothing, if {@code field} is not the recorded field.
+     */
+    static long againInArena(final Arena arena, final long n, final IntField field, final long delta) {
+        final int length = Node.payloadLength(n);
+        final long payload = Node.payload(n);
+        final int valueLength = length - DESCRIPTOR_LENGTH;
+        final long d = payload + valueLength;
+        if (descriptorInt(d) != field.offset() || NodeMemory.getByte(d, 4) != field.width()
+            || ((NodeMemory.getByte(d, 5) & PRESENCE) != 0) != field.presenceByte()
+            || NodeMemory.getLongBigEndian(d, MIN_AT) != field.min()
+            || NodeMemory.getLongBigEndian(d, MAX_AT) != field.max()) {
+            return 0;
         }
         final long result = addChecked(fieldOf(payload, valueLength, field), delta, field);
         final long total;
         try {
-            total = Math.addExact(d.getLong(valueLength + DELTA_AT), delta);
+            total = Math.addExact(NodeMemory.getLongBigEndian(d, DELTA_AT), delta);
         } catch (ArithmeticException e) {
             throw new IncrementException(AbortReason.INCREMENT_OUT_OF_RANGE, "the transaction's total delta overflows");
         }
-        final byte[] out = payload.clone();
-        writeField(out, field.offset(), field.width(), result);
-        ByteBuffer.wrap(out).putLong(valueLength + DELTA_AT, total);
+        final long out = arena.allocate(length);
+        NodeMemory.copy(payload, out, length);
+        putBigEndian(out, field.offset(), field.width(), result);
+        putBigEndian(out, valueLength + DELTA_AT, 8, total);
         return out;
+    }
+
+    /** {@link #fieldOf(byte[], int, IntField)} of a value in node memory. */
+    private static long fieldOf(final long value, final int length, final IntField field) {
+        if (length < field.offset() + field.width()) {
+            throw new IncrementException(AbortReason.INCREMENT_NO_FIELD, "the value has " + length
+                + " bytes; the field needs " + (field.offset() + field.width()));
+        }
+        if (field.presenceByte() && NodeMemory.getByte(value, field.offset() - 1) != 1) {
+            throw new IncrementException(AbortReason.INCREMENT_NULL, "the field is null");
+        }
+        return readField(value, field.offset(), field.width());
+    }
+
+    private static void putBigEndian(final long handle, final int at, final int width, final long v) {
+        for (int i = 0; i < width; i++) {
+            NodeMemory.putByte(handle, at + i, (byte) (v >>> (8 * (width - 1 - i))));
+        }
     }
 
     private static long fieldOf(final byte[] value, final int length, final IntField field) {

@@ -331,7 +331,11 @@ public final class Node {
 
     /** The value the node holds: its payload, without the descriptor of an {@link #INCREMENT} node. */
     public static byte[] valueBytes(final long n) {
-        final int length = payloadLength(n) - (increment(n) ? Increment.DESCRIPTOR_LENGTH : 0);
-        return NodeMemory.toArray(payload(n), length);
+        return NodeMemory.toArray(payload(n), valueLength(n));
+    }
+
+    /** The length of {@link #valueBytes}. */
+    public static int valueLength(final long n) {
+        return payloadLength(n) - (increment(n) ? Increment.DESCRIPTOR_LENGTH : 0);
     }
 }

@@ -128,11 +128,40 @@ public final class Transaction {
 
     /** Reads a key; returns {@code null} if absent or deleted. */
     public byte[] get(final byte[] key) {
+        final long n = read(key);
+        return n == 0 ? null : Node.valueBytes(n);
+    }
+
+    /**
+     * Reads a key into {@code into} from index 0 (grown if it is expandable; see {@link
+     * org.agrona.MutableDirectBuffer#checkLimit}) instead of into a new array, with the read dependency {@link
+     * #get} records; answers the value's length, or -1 if absent or deleted. Neither array is kept.
+     */
+    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
+        final long n = read(key);
+        if (n == 0) {
+            return -1;
+        }
+        final int length = Node.valueLength(n);
+        into.checkLimit(length);
+        final byte[] array = into.byteArray();
+        if (array != null) {
+            NodeMemory.getBytes(Node.payload(n), array, (int) into.wrapAdjustment(), length);
+        } else {
+            for (int i = 0; i < length; i++) {
+                into.putByte(i, NodeMemory.getByte(Node.payload(n), i));
+            }
+        }
+        return length;
+    }
+
+    /** The node a read of {@code key} sees, recording its read dependency; 0 when absent or deleted. */
+    private long read(final byte[] key) {
         long n = find(root, key);
         if (isolation == Isolation.SERIALIZABLE) {
             if (n == 0) {
                 addRange(RangeDependency.point(key.clone()));
-                return null;
+                return 0;
             }
             // an increment's visible value includes the snapshot's, so reading it is a read of the key
             if (!(owned(n) && Node.altered(n)) || Node.increment(n)) {
@@ -141,10 +170,7 @@ public final class Transaction {
                 Node.flags(n, Node.flags(n) | Node.DEPENDS_ON);
             }
         }
-        if (n == 0 || Node.tombstone(n)) {
-            return null;
-        }
-        return Node.valueBytes(n);
+        return n == 0 || Node.tombstone(n) ? 0 : n;
     }
 
     /**
@@ -170,9 +196,12 @@ public final class Transaction {
             write(key, Arrays.copyOf(added, value.length), false);
             return;
         }
-        final byte[] payload = Node.payloadBytes(found);
-        byte[] next = Node.increment(found) ? Increment.again(payload, field, delta) : Increment.first(payload, field, delta);
-        if (next == null) {
+        // the new payload goes straight from node memory into the arena: no array on the heap
+        final boolean again = Node.increment(found);
+        final int nextLength = Node.payloadLength(found) + (again ? 0 : Increment.DESCRIPTOR_LENGTH);
+        final long next = again ? Increment.againInArena(arena, found, field, delta)
+            : Increment.firstInArena(arena, found, field, delta);
+        if (next == 0) {
             final byte[] value = Increment.first(Node.valueBytes(found), field, delta);
             if (isolation == Isolation.SERIALIZABLE) {
                 get(key);
@@ -183,8 +212,8 @@ public final class Transaction {
         writes = true;
         final int at = descendCopying(key);
         final long n = path[at];
-        ownedBytes += withLength(next.length) - withLength(Node.payloadLength(n));
-        Node.payload(n, arena.copyOf(next), next.length);
+        ownedBytes += withLength(nextLength) - withLength(Node.payloadLength(n));
+        Node.payload(n, next, nextLength);
         Node.flags(n, (Node.flags(n) | Node.ALTERED | Node.INCREMENT) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT);
         for (int i = 0; i < at; i++) {
             clearReadOnly(path[i]);

@@ -74,6 +74,18 @@ public final class ByteWriter {
         return Arrays.copyOf(bytes, length);
     }
 
+    /**
+     * The bytes written, in {@code reuse} when it has exactly their length (no allocation: a statement that encodes
+     * keys of one length again and again keeps one array), else in a new exact array.
+     */
+    public byte[] toByteArray(final byte[] reuse) {
+        if (reuse == null || reuse.length != length) {
+            return toByteArray();
+        }
+        System.arraycopy(bytes, 0, reuse, 0, length);
+        return reuse;
+    }
+
     private void ensure(final int more) {
         if (length + more > bytes.length) {
             bytes = Arrays.copyOf(bytes, Math.max(bytes.length * 2, length + more));

@@ -212,6 +212,28 @@ public record ColumnType(SqlType type, int precision, int scale) {
         return TimeZone.getDefault().getOffset(millis);
     }
 
+    /** Whether values of this type are SMALLINT, INTEGER or BIGINT ({@link #coerceLong} takes them). */
+    public boolean integral() {
+        return type == SqlType.SMALLINT || type == SqlType.INTEGER || type == SqlType.BIGINT;
+    }
+
+    /**
+     * {@link #coerce} of an integer to an {@link #integral} type without a box: the value itself, or 22003 when it
+     * is out of the type's range.
+     */
+    public long coerceLong(final long value) {
+        final boolean fits = switch (type) {
+            case SMALLINT -> value >= Short.MIN_VALUE && value <= Short.MAX_VALUE;
+            case INTEGER -> value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE;
+            case BIGINT -> true;
+            default -> throw new IllegalStateException("not an integer type: " + type);
+        };
+        if (!fits) {
+            throw ValueException.outOfRange(value, this);
+        }
+        return value;
+    }
+
     private long toLong(final Object value) {
         if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
             return ((Number) value).longValue();

@@ -58,6 +58,20 @@ public final class KeyCodec {
         }
     }
 
+    /**
+     * Appends the encoding of an integer value of a SMALLINT, INTEGER or BIGINT column (already in its range), as
+     * {@link #encode} writes it, without a box.
+     */
+    public static void encodeLong(final ByteWriter out, final SqlType type, final long value) {
+        out.write(TAG_VALUE);
+        switch (type) {
+            case SMALLINT -> out.writeShort((int) value ^ 0x8000);
+            case INTEGER -> out.writeInt((int) value ^ Integer.MIN_VALUE);
+            case BIGINT -> out.writeLong(value ^ Long.MIN_VALUE);
+            default -> throw new IllegalArgumentException("not an integer type: " + type);
+        }
+    }
+
     /** Reads one value encoded by {@link #encode}; DECIMAL comes back with {@code scale}. */
     public static Object decode(final ByteReader in, final SqlType type, final int scale) {
         final int tag = in.read();

@@ -115,12 +115,17 @@ public final class FastIncrement {
      * the ordinary path must run instead (a NULL operand, or a row absent or NULL in the transaction's view).
      */
     static boolean apply(final TxnSession txn, final byte[] key, final IntField field, final FastPlan.FastAssignment a,
-                         final ColumnType type, final Object[] parameters) {
-        final Object v = a.operand().value(parameters);
-        if (v == null) {
-            return false;
+                         final ColumnType type, final ParameterValues parameters) {
+        final long operand;
+        if (a.operand().isLong(parameters)) {
+            operand = type.coerceLong(a.operand().longValue(parameters));
+        } else {
+            final Object v = a.operand().value(parameters);
+            if (v == null) {
+                return false;
+            }
+            operand = ((Number) type.coerce(v)).longValue();
         }
-        final long operand = ((Number) type.coerce(v)).longValue();
         try {
             txn.add(key, field, a.op() == '+' ? operand : Math.negateExact(operand));
             return true;

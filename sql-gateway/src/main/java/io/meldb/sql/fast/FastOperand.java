@@ -34,7 +34,7 @@ record FastOperand(int parameter, Object literal) {
     }
 
     /** The value, taking sequence values from {@code sequences}. */
-    Object value(final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+    Object value(final ParameterValues parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
         if (parameter == NEXTVAL) {
             if (sequences == null) {
                 throw new io.meldb.sql.SqlStateException("0A000", "sequences are not available here");
@@ -44,14 +44,24 @@ record FastOperand(int parameter, Object literal) {
         return value(parameters);
     }
 
-    Object value(final Object[] parameters) {
+    Object value(final ParameterValues parameters) {
         if (parameter >= 0) {
-            return parameters[parameter];
+            return parameters.value(parameter);
         }
         return switch (parameter) {
             case NOW -> System.currentTimeMillis();
             case TODAY -> (int) Math.floorDiv(System.currentTimeMillis(), 86_400_000L);
             default -> literal;
         };
+    }
+
+    /** Whether the value is a parameter bound as a primitive long ({@link ParameterValues#isLong}): no box. */
+    boolean isLong(final ParameterValues parameters) {
+        return parameter >= 0 && parameters.isLong(parameter);
+    }
+
+    /** The value of a parameter for which {@link #isLong} holds. */
+    long longValue(final ParameterValues parameters) {
+        return parameters.longAt(parameter);
     }
 }

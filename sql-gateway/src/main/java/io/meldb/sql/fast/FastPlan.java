@@ -7,6 +7,7 @@ import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ByteWriter;
 import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.KeyCodec;
 import io.meldb.sql.codec.SqlType;
 import io.meldb.sql.server.ResultColumn;
 import io.meldb.sql.server.RowCursor;
@@ -66,12 +67,12 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
      * constraints of the transaction's catalog ({@code foreignKeys}, checked on every row written).
      */
     public long update(final TxnSession txn, final TableDef current, final ForeignKeys foreignKeys,
-                       final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+                       final ParameterValues parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
         throw new IllegalStateException("not a statement that changes rows");
     }
 
     /** Runs a query; answers its rows. */
-    public RowCursor query(final TxnSession txn, final TableDef current, final Object[] parameters) {
+    public RowCursor query(final TxnSession txn, final TableDef current, final ParameterValues parameters) {
         throw new IllegalStateException("not a query");
     }
 
@@ -102,18 +103,32 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
     }
 
     /** The primary key of the row named by the key operands, or null when one of them is NULL (no row). */
-    static byte[] key(final TableStore store, final FastOperand[] key, final Object[] parameters) {
+    static byte[] key(final TableStore store, final FastOperand[] key, final ParameterValues parameters) {
+        return key(store, key, parameters, null);
+    }
+
+    /**
+     * As above, in {@code reuse} when the key has its length (a statement whose keys are all of one length keeps
+     * one array: the transaction API keeps no key it is given). An integer bound unboxed is encoded without a box.
+     */
+    static byte[] key(final TableStore store, final FastOperand[] key, final ParameterValues parameters,
+                      final byte[] reuse) {
         final TableDef def = store.def();
         final int[] pk = def.primaryKey();
         final ByteWriter out = store.beginKey();
         for (int i = 0; i < pk.length; i++) {
-            final Object v = def.columns().get(pk[i]).type().coerce(key[i].value(parameters));
+            final ColumnType type = def.columns().get(pk[i]).type();
+            if (type.integral() && key[i].isLong(parameters)) {
+                KeyCodec.encodeLong(out, type.type(), type.coerceLong(key[i].longValue(parameters)));
+                continue;
+            }
+            final Object v = type.coerce(key[i].value(parameters));
             if (v == null) {
                 return null;
             }
             store.writeKeyColumn(out, pk[i], v);
         }
-        return out.toByteArray();
+        return out.toByteArray(reuse);
     }
 
 
@@ -138,6 +153,8 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         private final FastOperand[] key;
         private final int[] output;
         private final List<ResultColumn> columns;
+        private final PointRow cursor;
+        private byte[] keyBytes;
 
         PointRead(final TableDef def, final int[] parameterTypes, final FastOperand[] key, final int[] output,
                   final List<ResultColumn> columns) {
@@ -145,6 +162,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
             this.key = key;
             this.output = output;
             this.columns = columns;
+            this.cursor = new PointRow(output);
         }
 
         @Override
@@ -158,11 +176,16 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         }
 
         @Override
-        public RowCursor query(final TxnSession txn, final TableDef current, final Object[] parameters) {
+        public RowCursor query(final TxnSession txn, final TableDef current, final ParameterValues parameters) {
             final TableStore store = store(current);
-            final byte[] k = key(store, key, parameters);
-            final byte[] payload = k == null ? null : txn.get(k);
-            return new OneRow(payload == null ? null : store.decodeRow(k, payload), output, store.def());
+            // the cursor and key array of the last execution, unless its cursor is still open (a named portal)
+            final boolean reuse = !cursor.open;
+            final byte[] k = key(store, key, parameters, reuse ? keyBytes : null);
+            if (reuse) {
+                keyBytes = k;
+                return cursor.read(txn, store, k);
+            }
+            return new PointRow(output).read(txn, store, k);
         }
     }
 
@@ -175,6 +198,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         /** The assignment {@code c = c ± operand} when it is the only one (see {@link FastIncrement}), else null. */
         private final FastAssignment increment;
         private TableStore incrementStore;
+        private byte[] keyBytes;
         private io.meldb.core.IntField incrementField;
 
         PointWrite(final TableDef def, final int[] parameterTypes, final FastOperand[] key,
@@ -187,9 +211,10 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
 
         @Override
         public long update(final TxnSession txn, final TableDef current, final ForeignKeys foreignKeys,
-                           final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+                           final ParameterValues parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
             final TableStore store = store(current, foreignKeys);
-            final byte[] k = key(store, key, parameters);
+            final byte[] k = key(store, key, parameters, keyBytes);
+            keyBytes = k; // the transaction keeps no key array it is given (TxnSession)
             if (increment != null && k != null && FastIncrement.on()) {
                 if (incrementStore != store) {
                     incrementField = FastIncrement.field(store, increment.column());
@@ -232,7 +257,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
 
         @Override
         public long update(final TxnSession txn, final TableDef current, final ForeignKeys foreignKeys,
-                           final Object[] parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
+                           final ParameterValues parameters, final io.meldb.sql.calcite.SequenceAccess sequences) {
             final TableStore store = store(current, foreignKeys);
             final int width = store.def().columns().size();
             for (FastOperand[] operands : rows) {
@@ -266,7 +291,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
         }
 
         @Override
-        public RowCursor query(final TxnSession txn, final TableDef current, final Object[] parameters) {
+        public RowCursor query(final TxnSession txn, final TableDef current, final ParameterValues parameters) {
             return new OneRow(new Object[] {text}, new int[] {0}, null);
         }
 
@@ -325,7 +350,7 @@ public abstract sealed class FastPlan permits FastPlan.PointRead, FastPlan.Point
 
     /** SET column = operand, or column = source ± operand (NULL stays NULL; overflow is 22003). */
     record FastAssignment(int column, int source, char op, FastOperand operand) {
-        Object evaluate(final Object[] old, final Object[] parameters, final ColumnType type) {
+        Object evaluate(final Object[] old, final ParameterValues parameters, final ColumnType type) {
             final Object v = operand.value(parameters);
             if (source < 0) {
                 return v;

@@ -1,5 +1,6 @@
 package io.meldb.sql.pg;
 
+import io.meldb.sql.fast.ParameterValues;
 import io.meldb.sql.server.SqlSession;
 
 /**
@@ -9,7 +10,7 @@ import io.meldb.sql.server.SqlSession;
  */
 final class PgPortal {
     PgStatement statement;
-    Object[] parameters;
+    ParameterValues parameters;
     short[] resultFormats;
     /** The execution's result once the portal ran; its cursor stays open until the portal completes. */
     SqlSession.Result result;
@@ -19,14 +20,14 @@ final class PgPortal {
     /** With {@link #completedTag}, the count its CommandComplete carries ({@code UPDATE 1}), or -1 for none. */
     long completedCount = -1;
 
-    PgPortal(final PgStatement statement, final Object[] parameters, final short[] resultFormats) {
+    PgPortal(final PgStatement statement, final ParameterValues parameters, final short[] resultFormats) {
         this.statement = statement;
         this.parameters = parameters;
         this.resultFormats = resultFormats;
     }
 
     /** Binds this (closed) portal object again: the connection reuses one for the unnamed portal. */
-    void rebind(final PgStatement statement, final Object[] parameters, final short[] resultFormats) {
+    void rebind(final PgStatement statement, final ParameterValues parameters, final short[] resultFormats) {
         this.statement = statement;
         this.parameters = parameters;
         this.resultFormats = resultFormats;

@@ -113,6 +113,10 @@ public final class PgSettings {
     }
 
     public String get(final String name) {
+        final String known = values.get(name); // case-insensitive: a set parameter needs no canonical name
+        if (known != null) {
+            return known;
+        }
         final String key = canonical(name);
         final String v = values.get(key);
         if (v == null) {

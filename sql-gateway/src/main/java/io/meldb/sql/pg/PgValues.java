@@ -31,6 +31,50 @@ public final class PgValues {
         writeValue(out, type, v, binary, java.time.ZoneOffset.UTC);
     }
 
+    /**
+     * Writes column {@code column} of the cursor's current row when it is an integer the cursor reads in place
+     * ({@link io.meldb.sql.server.RowCursor#hasLong}) and the column travels as int2/int4/int8: no box. Answers
+     * false, having written nothing, otherwise.
+     */
+    public static boolean writeLong(final ByteBuf out, final PgType type, final io.meldb.sql.server.RowCursor rows,
+                                    final int column, final boolean binary) {
+        if ((type != PgType.INT2 && type != PgType.INT4 && type != PgType.INT8) || !rows.hasLong(column)) {
+            return false;
+        }
+        writeInteger(out, type, rows.longValue(column), binary);
+        return true;
+    }
+
+    /**
+     * Writes column {@code column} of the cursor's current row when it is text the cursor holds in place as UTF-8
+     * ({@link io.meldb.sql.server.RowCursor#utf8Length}) and travels as text or varchar: its bytes are the field in
+     * either format, copied without a String. Answers false, having written nothing, otherwise.
+     */
+    public static boolean writeUtf8(final ByteBuf out, final PgType type, final io.meldb.sql.server.RowCursor rows,
+                                    final int column) {
+        if (type != PgType.VARCHAR && type != PgType.TEXT) {
+            return false;
+        }
+        final int length = rows.utf8Length(column);
+        if (length < 0) {
+            return false;
+        }
+        out.writeInt(length).writeBytes(rows.utf8Array(), rows.utf8Offset(column), length);
+        return true;
+    }
+
+    private static void writeInteger(final ByteBuf out, final PgType type, final long l, final boolean binary) {
+        if (!binary) {
+            writeDecimalDigits(out, l);
+        } else if (type == PgType.INT2) {
+            out.writeInt(2).writeShort((int) l);
+        } else if (type == PgType.INT4) {
+            out.writeInt(4).writeInt((int) l);
+        } else {
+            out.writeInt(8).writeLong(l);
+        }
+    }
+
     /** As above; a TIMESTAMP WITH TIME ZONE is shown in {@code zone}, the session's TimeZone. */
     public static void writeValue(final ByteBuf out, final PgType type, final Object v, final boolean binary,
                                   final java.time.ZoneId zone) {
@@ -43,18 +87,7 @@ public final class PgValues {
                 final boolean b = (Boolean) v;
                 out.writeInt(1).writeByte(binary ? (b ? 1 : 0) : (b ? 't' : 'f'));
             }
-            case INT2, INT4, INT8 -> {
-                final long l = ((Number) v).longValue();
-                if (!binary) {
-                    writeDecimalDigits(out, l);
-                } else if (type == PgType.INT2) {
-                    out.writeInt(2).writeShort((int) l);
-                } else if (type == PgType.INT4) {
-                    out.writeInt(4).writeInt((int) l);
-                } else {
-                    out.writeInt(8).writeLong(l);
-                }
-            }
+            case INT2, INT4, INT8 -> writeInteger(out, type, ((Number) v).longValue(), binary);
             case FLOAT4, FLOAT8 -> {
                 final double d = ((Number) v).doubleValue();
                 if (!binary) {

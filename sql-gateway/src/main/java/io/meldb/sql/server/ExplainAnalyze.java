@@ -152,13 +152,13 @@ public final class ExplainAnalyze {
         final TableDef current = state.catalog().tableById(fast.tableId());
         long rows = 0;
         if (fast.reads()) {
-            try (RowCursor cursor = fast.query(state.session(), current, new Object[0])) {
+            try (RowCursor cursor = fast.query(state.session(), current, new io.meldb.sql.fast.ParameterValues())) {
                 while (cursor.next()) {
                     rows++;
                 }
             }
         } else {
-            rows = fast.update(state.session(), current, state.catalog().foreignKeys(), new Object[0],
+            rows = fast.update(state.session(), current, state.catalog().foreignKeys(), new io.meldb.sql.fast.ParameterValues(),
                     state.sequences());
         }
         final long done = System.nanoTime();
@@ -171,7 +171,7 @@ public final class ExplainAnalyze {
     private static String describeFast(final String statement, final GatewayConnection state, final String schema) {
         final FastPlan explain = FastPlanner.plan("EXPLAIN PLAN FOR " + statement, state.catalog(),
                 SqlEngine.DATABASE, schema);
-        try (RowCursor line = explain.query(state.session(), null, new Object[0])) {
+        try (RowCursor line = explain.query(state.session(), null, new io.meldb.sql.fast.ParameterValues())) {
             line.next();
             return String.valueOf(line.value(0));
         }

@@ -453,12 +453,13 @@ public final class MeldMeta extends JdbcMeta {
         }
         final FastPlan fast = p.fast();
         final TableDef current = state.catalog().tableById(fast.tableId());
+        final io.meldb.sql.fast.ParameterValues bound = io.meldb.sql.fast.ParameterValues.of(parameters);
         if (!fast.reads()) {
             return count(h, fast.update(state.session(), current, state.catalog().foreignKeys(),
-                    parameters, state.sequences()));
+                    bound, state.sequences()));
         }
         final List<Object> rows = new ArrayList<>();
-        try (RowCursor cursor = fast.query(state.session(), current, parameters)) {
+        try (RowCursor cursor = fast.query(state.session(), current, bound)) {
             final int n = fast.columns().size();
             while (cursor.next()) {
                 final Object[] row = new Object[n];

@@ -211,8 +211,18 @@ public final class SqlSession implements AutoCloseable {
      * autocommit mode its read-only snapshot stays pinned until then).
      */
     public Result execute(final PreparedSql p, final Object[] parameters) {
+        return execute(p, io.meldb.sql.fast.ParameterValues.of(parameters));
+    }
+
+    /**
+     * {@link #execute(PreparedSql, Object[])} with values a front end binds into one reused holder (integers of a
+     * fast-path statement unboxed). A fast-path execution answers one of the session's reused {@link Result}s: an
+     * update's is valid until the next execution, a query's until {@link #closeResult}.
+     */
+    public Result execute(final PreparedSql p, final io.meldb.sql.fast.ParameterValues values) {
         final int executionId = nextExecutionId++;
         if (p.ddl() == null && p.fast() != null && fastExecution.plan == null) {
+            final io.meldb.sql.fast.ParameterValues parameters = values;
             final FastExecution f = fastExecution;
             f.executionId = executionId;
             f.plan = p;
@@ -224,6 +234,7 @@ public final class SqlSession implements AutoCloseable {
                 f.parameters = null;
             }
         }
+        final Object[] parameters = values.objects();
         return state.runStatement(executionId, p.kind(), () -> {
             if (p.ddl() != null) {
                 return new Result(executionId, null, engine.runDdl(state, p.ddl()), p);
@@ -232,9 +243,9 @@ public final class SqlSession implements AutoCloseable {
             if (fast != null) {
                 final TxnSession txn = state.session();
                 final TableDef current = state.catalog().tableById(fast.tableId());
-                return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, parameters), -1, p))
+                return fast.reads() ? opened(p, new Result(executionId, fast.query(txn, current, values), -1, p))
                         : new Result(executionId, null, fast.update(txn, current, state.catalog().foreignKeys(),
-                                parameters, state.sequences()), p);
+                                values, state.sequences()), p);
             }
             if (p.analyzed() != null) {
                 return opened(p, new Result(executionId, new TextRows(ExplainAnalyze.run(calcite, state, schema,
@@ -344,6 +355,9 @@ public final class SqlSession implements AutoCloseable {
 
     /** A query's cursor is done: closes it and releases its snapshot. */
     public void closeResult(final Result result) {
+        if (result == fastExecution.queryResult) {
+            fastExecution.queryResultFree = true;
+        }
         if (result.rows() != null) {
             result.rows().close();
             openCursors.computeIfPresent(result.statement(), (k, n) -> n == 1 ? null : n - 1);
@@ -463,22 +477,72 @@ public final class SqlSession implements AutoCloseable {
         int executionId;
         /** The statement running, or null when the object is free. */
         PreparedSql plan;
-        Object[] parameters;
+        io.meldb.sql.fast.ParameterValues parameters;
+        /** The Result of every fast update (valid until the next execution). */
+        final Result updateResult = new Result(0, null, 0, null);
+        /** The Result of a fast query, reused once the cursor of the last one is closed. */
+        final Result queryResult = new Result(0, null, -1, null);
+        boolean queryResultFree = true;
 
         @Override
         public Result get() {
             final FastPlan fast = plan.fast();
             final TxnSession txn = state.session();
             final TableDef current = state.catalog().tableById(fast.tableId());
-            return fast.reads() ? opened(plan, new Result(executionId, fast.query(txn, current, parameters), -1, plan))
-                    : new Result(executionId, null, fast.update(txn, current, state.catalog().foreignKeys(),
-                            parameters, state.sequences()), plan);
+            if (fast.reads()) {
+                final RowCursor rows = fast.query(txn, current, parameters);
+                if (queryResultFree) {
+                    queryResultFree = false;
+                    return opened(plan, queryResult.reset(executionId, rows, -1, plan));
+                }
+                return opened(plan, new Result(executionId, rows, -1, plan));
+            }
+            final long count = fast.update(txn, current, state.catalog().foreignKeys(), parameters,
+                    state.sequences());
+            return updateResult.reset(executionId, null, count, plan);
         }
     }
 
     private final FastExecution fastExecution = new FastExecution();
 
-    /** What an execution of {@code statement} produced: an open cursor ({@code rows}), or the count of rows changed. */
-    public record Result(int executionId, RowCursor rows, long updateCount, PreparedSql statement) {
+    /**
+     * What an execution of {@code statement} produced: an open cursor ({@code rows}), or the count of rows changed.
+     * Mutable only so that the session can reuse one for its fast-path executions ({@link #execute}).
+     */
+    public static final class Result {
+        private int executionId;
+        private RowCursor rows;
+        private long updateCount;
+        private PreparedSql statement;
+
+        public Result(final int executionId, final RowCursor rows, final long updateCount,
+                      final PreparedSql statement) {
+            reset(executionId, rows, updateCount, statement);
+        }
+
+        Result reset(final int executionId, final RowCursor rows, final long updateCount,
+                     final PreparedSql statement) {
+            this.executionId = executionId;
+            this.rows = rows;
+            this.updateCount = updateCount;
+            this.statement = statement;
+            return this;
+        }
+
+        public int executionId() {
+            return executionId;
+        }
+
+        public RowCursor rows() {
+            return rows;
+        }
+
+        public long updateCount() {
+            return updateCount;
+        }
+
+        public PreparedSql statement() {
+            return statement;
+        }
     }
 }

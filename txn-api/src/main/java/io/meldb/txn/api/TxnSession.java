@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
  * One transaction. Reads see the snapshot pinned at {@link TxnService#begin}, plus the transaction's own
  * writes. A session is used by one thread at a time. Every method throws {@link TxnException}; after
  * {@link #commit()} or {@link #abort()} (or any error that ends the transaction) further calls fail with
- * {@link TxnError#UNKNOWN_TRANSACTION}.
+ * {@link TxnError#UNKNOWN_TRANSACTION}. No method keeps a key or value array it is given once it returns (the
+ * caller may reuse it: the SQL fast path encodes every key of a statement into one array).
  */
 public interface TxnSession extends AutoCloseable {
     TxnId id();
@@ -24,6 +25,21 @@ public interface TxnSession extends AutoCloseable {
 
     /** The value of {@code key}, or null when absent. */
     byte[] get(byte[] key);
+
+    /**
+     * {@link #get} into a caller's buffer, from index 0 (grown when it is expandable), instead of into a new
+     * array: answers the value's length, or -1 when absent. A statement that reads one row after another reuses
+     * one buffer (issue 16's zero-allocation path; the in-process session copies straight from the tree's memory).
+     * Neither {@code key} nor {@code into} is kept after the call.
+     */
+    default int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
+        final byte[] value = get(key);
+        if (value == null) {
+            return -1;
+        }
+        into.putBytes(0, value);
+        return value.length;
+    }
 
     /**
      * Keys in [lo, hi] (each bound inclusive or exclusive; a null bound is unbounded), ascending or descending,

@@ -109,6 +109,15 @@ final class LocalSession implements TxnSession {
         return value;
     }
 
+    @Override
+    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
+        final Transaction t = active();
+        checkKey(key);
+        final int length = t.get(key, into);
+        checkSize(t);
+        return length;
+    }
+
     /**
      * Ends the transaction with TOO_LARGE as soon as its intention could exceed the server's limit, so the
      * statement that crossed it fails at once instead of the commit after all the work.

@@ -276,7 +276,7 @@ final class InMemoryTxnService implements TxnService {
             if (value.length > 1 << 20) {
                 throw new TxnException(TxnError.TOO_LARGE, "value of " + value.length + " bytes");
             }
-            writes.put(key, value);
+            writes.put(key.clone(), value.clone());
         }
 
         @Override
@@ -308,14 +308,14 @@ final class InMemoryTxnService implements TxnService {
             for (int i = 0; i < field.width(); i++) {
                 out[field.offset() + i] = (byte) (sum >>> (8 * (field.width() - 1 - i)));
             }
-            writes.put(key, out);
+            writes.put(key.clone(), out);
         }
 
         @Override
         public void delete(byte[] key) {
             maybeFail("delete");
             checkWrite(key);
-            writes.put(key, null);
+            writes.put(key.clone(), null);
         }
 
         @Override

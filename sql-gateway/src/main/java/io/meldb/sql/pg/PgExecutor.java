@@ -1,0 +1,211 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.pg.catalog.PgCatalogView;
+import io.meldb.sql.server.RowCursor;
+import io.meldb.sql.server.SqlSession;
+import io.netty.buffer.ByteBuf;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * Runs portals (PostgreSQL docs, "Extended Query": Execute, with its row limit and portal suspension; a simple
+ * Query runs its statements through here too): a protocol command, a catalog query, or the SQL session's statement,
+ * under statement_timeout, sending DataRows straight from the cursor into the outbound buffer (integers unboxed,
+ * {@link PgValues#writeLong}) and CommandComplete. A COMMIT of an Execute may end without holding a thread: it
+ * hands the handler a suspension ({@link #takeSuspension}) that {@link #commitFinished} answers.
+ */
+final class PgExecutor {
+    /** Answers are written out once this many bytes have collected, so a large result streams. */
+    private static final int FLUSH_BYTES = 64 * 1024;
+
+    private final PgContext context;
+    private final PgPortals portals;
+    private final PgOutput output;
+    /** The TimeZone setting {@link #zone} was made from. */
+    private String zoneSetting;
+    private java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+    /** Set while an Execute runs: only there may a COMMIT end without waiting (not inside a simple Query). */
+    private boolean asyncCommitAllowed;
+    /**
+     * A COMMIT that waits for meld without holding a thread: set by an Execute, taken by the handler, which holds
+     * the connection's later messages until {@link #commitFinished} has answered it.
+     */
+    private CompletableFuture<Void> suspension;
+    private PgPortal suspendedPortal;
+
+    PgExecutor(final PgContext context) {
+        this.context = context;
+        this.portals = context.portals;
+        this.output = context.output;
+    }
+
+    /** Execute: runs a portal (at most the message's row count), or answers what it completed with. */
+    void execute(final PgMessage m) {
+        final String name = PgPortals.readName(m);
+        final int maxRows = m.readInt();
+        final PgPortal portal = portals.portal(name);
+        if (portal == null) {
+            throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
+        }
+        context.cancelRequested = false;
+        asyncCommitAllowed = true;
+        try {
+            run(portal, Math.max(maxRows, 0));
+        } finally {
+            asyncCommitAllowed = false;
+        }
+    }
+
+    /**
+     * The COMMIT this connection is waiting for, if the last message started one ({@link #run}); the handler
+     * calls {@link #commitFinished} on the connection's I/O thread once it completes, before any later message.
+     */
+    CompletableFuture<Void> takeSuspension() {
+        final CompletableFuture<Void> s = suspension;
+        suspension = null;
+        return s;
+    }
+
+    /** Answers the COMMIT that {@link #takeSuspension} handed out: CommandComplete, or its error (40001). */
+    void commitFinished(final Throwable error) {
+        final PgPortal portal = suspendedPortal;
+        suspendedPortal = null;
+        if (error == null) {
+            portal.completedTag = "COMMIT";
+            PgBackend.commandComplete(output.buffer(), "COMMIT");
+            return;
+        }
+        context.failStatement(error instanceof CompletionException && error.getCause() != null ? error.getCause()
+                : error);
+        context.skipUntilSync = true;
+    }
+
+    /** Executes a portal, sending at most {@code maxRows} rows (0 = all). */
+    void run(final PgPortal portal, final int maxRows) {
+        final PgStatement statement = portal.statement;
+        if (portal.completedTag != null) {
+            if (statement.prepared != null && statement.columns.size() > 0) {
+                PgBackend.commandComplete(output.buffer(), "SELECT 0");
+            } else {
+                complete(portal);
+            }
+            return;
+        }
+        if (statement.sql.isEmpty()) {
+            PgBackend.emptyQueryResponse(output.buffer());
+            return;
+        }
+        if (statement.command != null) {
+            if (statement.command instanceof PgCommand.Commit && asyncCommitAllowed && context.block.commitsAsync()
+                    && context.session.inProcess()) {
+                suspendedPortal = portal;
+                suspension = context.block.commitAsync();
+                return;
+            }
+            portal.completedTag = context.commands.run(statement.command, statement.tag);
+            return;
+        }
+        final ScheduledFuture<?> timer = context.startStatementTimer();
+        try {
+            executePortal(portal, maxRows);
+        } finally {
+            PgContext.stop(timer);
+        }
+    }
+
+    private void executePortal(final PgPortal portal, final int maxRows) {
+        final PgStatement statement = portal.statement;
+        if (statement.meta != null && portal.result == null) {
+            final PgCatalogView view = PgCatalogView.of(context.session.state().catalog(),
+                    context.settings.get("session_authorization"), context.currentSchema());
+            portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters.objects()), -1, null);
+        }
+        if (portal.result == null) {
+            context.block.beforeStatement(statement.writes());
+            portal.result = context.session.execute(statement.prepared, portal.parameters);
+        }
+        final RowCursor rows = portal.result.rows();
+        if (rows == null) {
+            portal.completedTag = statement.tag;
+            // DDL has no count in its tag, but CREATE TABLE ... AS, tagged SELECT n as PostgreSQL does
+            portal.completedCount = statement.prepared.ddl() != null
+                    && !(statement.prepared.ddl() instanceof io.meldb.sql.catalog.Ddl.CreateTableAs) ? -1
+                    : portal.result.updateCount();
+            portal.result = null;
+            complete(portal);
+            return;
+        }
+        if (sendRows(portal, rows, maxRows)) {
+            PgBackend.portalSuspended(output.buffer());
+            return;
+        }
+        // a query's rows, or those of INSERT/UPDATE/DELETE ... RETURNING (tagged as the statement: INSERT 0 n)
+        portal.completedTag = statement.prepared != null && statement.prepared.returning() != null
+                ? statement.tag : "SELECT";
+        portal.completedCount = portal.rowsSent;
+        portals.closeCursor(portal);
+        complete(portal);
+    }
+
+    /** CommandComplete of a portal that completed: its tag, and its count if it has one. */
+    private void complete(final PgPortal portal) {
+        if (portal.completedCount < 0) {
+            PgBackend.commandComplete(output.buffer(), portal.completedTag);
+        } else {
+            PgBackend.commandComplete(output.buffer(), portal.completedTag, portal.completedCount);
+        }
+    }
+
+    /** Sends rows of the cursor; answers true when it stopped at {@code maxRows} with rows left. */
+    private boolean sendRows(final PgPortal portal, final RowCursor rows, final int maxRows) {
+        final PgColumns columns = portal.statement.columns;
+        final int n = columns.size();
+        final java.time.ZoneId zone = sessionZone();
+        long sent = 0;
+        while (true) {
+            if (maxRows > 0 && sent == maxRows) {
+                return true;
+            }
+            if (!rows.next()) {
+                return false;
+            }
+            final ByteBuf out = output.buffer();
+            final int at = PgBackend.begin(out, 'D');
+            try {
+                out.writeShort(n);
+                for (int i = 0; i < n; i++) {
+                    final boolean binary = PgBackend.format(portal.resultFormats, i) == 1;
+                    if (!PgValues.writeLong(out, columns.type(i), rows, i, binary)
+                            && !PgValues.writeUtf8(out, columns.type(i), rows, i)) {
+                        PgValues.writeValue(out, columns.type(i), rows.value(i), binary, zone);
+                    }
+                }
+            } catch (RuntimeException | Error e) {
+                out.writerIndex(at - 1); // no half DataRow before the ErrorResponse: the client would lose sync
+                throw e;
+            }
+            PgBackend.end(out, at);
+            sent++;
+            portal.rowsSent++;
+            if (out.readableBytes() >= FLUSH_BYTES) {
+                output.flushAndAwaitWritable();
+            }
+            if (context.cancelRequested) {
+                throw new SqlStateException("57014", "canceling statement due to user request");
+            }
+        }
+    }
+
+    /** The session's TimeZone as a zone, made again only when the setting changed. */
+    private java.time.ZoneId sessionZone() {
+        final String setting = context.settings.get("TimeZone");
+        if (!java.util.Objects.equals(setting, zoneSetting)) {
+            zone = PgSessionZone.of(setting);
+            zoneSetting = setting;
+        }
+        return zone;
+    }
+}

@@ -1,0 +1,110 @@
+package io.meldb.sql.pg;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.fast.ParameterValues;
+
+import java.util.List;
+
+/**
+ * The simple query protocol (PostgreSQL docs, "Simple Query"): a Query message's statements, split and run one
+ * after another in an implicit transaction, each answered with its RowDescription, rows and CommandComplete, and
+ * ReadyForQuery at the end; and the COPY FROM STDIN sub-protocol a Query may start ("COPY Operations": CopyData,
+ * CopyDone, CopyFail), whose rows {@link PgCopyIn} loads.
+ */
+final class PgSimpleQuery {
+    private final PgContext context;
+    private final PgPreparer preparer;
+    private final PgExecutor executor;
+    private final PgOutput output;
+    /** The COPY FROM STDIN in progress, or null. */
+    private PgCopyIn copyIn;
+
+    PgSimpleQuery(final PgContext context, final PgPreparer preparer, final PgExecutor executor) {
+        this.context = context;
+        this.preparer = preparer;
+        this.executor = executor;
+        this.output = context.output;
+    }
+
+    /** Query: runs each statement of the string in turn, in one implicit transaction, then ReadyForQuery. */
+    void simpleQuery(final String sql) {
+        context.cancelRequested = false;
+        final List<String> parts = PgSqlSplitter.split(sql);
+        if (parts.isEmpty()) {
+            PgBackend.emptyQueryResponse(output.buffer());
+            context.readyForQuery();
+            return;
+        }
+        try {
+            for (int i = 0; i < parts.size(); i++) {
+                final String part = parts.get(i);
+                if (PgCopy.isCopy(part)) {
+                    if (i != parts.size() - 1) {
+                        throw new SqlStateException("0A000", "COPY FROM STDIN must be the last statement of a query");
+                    }
+                    final PgCopy copy = PgCopy.parse(part);
+                    copyIn = new PgCopyIn(copy, context.session.copyTarget(copy.schema, copy.table, copy.columns),
+                            context.session, context.block);
+                    PgBackend.copyInResponse(output.buffer(), copyIn.columnCount());
+                    output.flush();
+                    return; // ReadyForQuery comes after CopyDone or CopyFail
+                }
+                try (PgStatement statement = preparer.prepareTimed(part, new int[0])) {
+                    final PgPortal portal = new PgPortal(statement, new ParameterValues(), PgBind.NO_FORMATS);
+                    if (statement.columns.size() > 0) {
+                        PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
+                    }
+                    executor.run(portal, 0);
+                }
+            }
+            context.block.endImplicit();
+        } catch (RuntimeException | Error e) {
+            context.failStatement(e);
+            context.endImplicitQuietly();
+        }
+        context.readyForQuery();
+    }
+
+    /** Whether a COPY FROM STDIN is in progress: its messages go to {@link #copy}. */
+    boolean copying() {
+        return copyIn != null;
+    }
+
+    /** A message during COPY FROM STDIN: data, done, or fail; anything else ends the COPY with an error. */
+    void copy(final PgMessage m) {
+        final PgCopyIn copy = copyIn;
+        try {
+            switch (m.type()) {
+                case 'd' -> copy.data(m.body());
+                case 'c' -> {
+                    final long rows = copy.done();
+                    copyIn = null;
+                    PgBackend.commandComplete(output.buffer(), "COPY " + rows);
+                    context.readyForQuery();
+                }
+                case 'f' -> {
+                    copyIn = null;
+                    throw new SqlStateException("57014", "COPY from stdin failed: " + m.readCString());
+                }
+                case 'H', 'S' -> {
+                    // allowed during COPY and ignored
+                }
+                default -> {
+                    copyIn = null;
+                    throw new PgProtocolException("unexpected message type '" + (char) m.type() + "' during COPY "
+                            + "FROM STDIN");
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            if (!copy.failed()) {
+                context.failStatement(e);
+                copy.fail();
+            }
+            if (copyIn == null || m.type() == 'c') {
+                copyIn = null;
+                context.endImplicitQuietly();
+                context.readyForQuery();
+            }
+        }
+    }
+}
