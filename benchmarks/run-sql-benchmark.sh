@@ -96,7 +96,7 @@ echo
 echo "== pgbench: MeldDB (GatewayMain from the benchmarks jar, embedded, data in the temp dir) and PostgreSQL"
 meld_pg_port="$(free_port)"
 mkdir -p "$work/meldb"
-java "${java_flags[@]}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$jar" io.meldb.sql.server.GatewayMain \
+java "${java_flags[@]}" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$jar" io.meldb.launcher.GatewayMain \
   --port 0 --pg-port "$meld_pg_port" --data-dir "$work/meldb/data" >"$work/meldb/out.log" 2>&1 &
 meld_pid=$!
 for _ in $(seq 1 120); do

@@ -1,6 +1,6 @@
 package io.meldb.bench;
 
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 
 import java.util.Map;
 import java.util.function.Consumer;

@@ -2,11 +2,11 @@ package io.meldb.bench;
 
 import io.meldb.sql.client.MeldDriver;
 import io.meldb.sql.server.Gateway;
-import io.meldb.sql.server.LocalCluster;
+import io.meldb.launcher.LocalCluster;
 import io.meldb.sql.server.TxnRouter;
-import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.launcher.EmbeddedNode;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.client.TxnRpcClient;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Files;

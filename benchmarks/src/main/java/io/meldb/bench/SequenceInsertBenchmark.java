@@ -2,7 +2,7 @@ package io.meldb.bench;
 
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,13 +1,13 @@
 package io.meldb.bench;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.NodeMemory;
-import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.launcher.EmbeddedNode;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -256,7 +256,7 @@ public final class SoakDriver {
     private void load(final TxnServer server) {
         final SplittableRandom rnd = new SplittableRandom(7);
         for (int from = 0; from < keys; from += LOAD_BATCH) {
-            try (TxnSession t = server.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = server.begin(IsolationLevel.SERIALIZABLE, false)) {
                 for (int k = from; k < Math.min(keys, from + LOAD_BATCH); k++) {
                     final byte[] v = new byte[VALUE_SIZE];
                     rnd.nextBytes(v);
@@ -271,7 +271,7 @@ public final class SoakDriver {
         while (!stop) {
             final boolean scan = rnd.nextDouble() < SCAN_FRACTION;
             final long began = System.nanoTime();
-            try (TxnSession t = server.begin(Isolation.SERIALIZABLE, scan)) {
+            try (TxnSession t = server.begin(IsolationLevel.SERIALIZABLE, scan)) {
                 if (scan) {
                     final int lo = rnd.nextInt(keys);
                     final List<KeyValue> rows = t.scan(key(lo), true, null, true, false, SCAN_LENGTH);
@@ -413,7 +413,7 @@ public final class SoakDriver {
      * crashed a soak run with SIGSEGV in {@code StateHash.hash}; see benchmarks/SOAK.md).
      */
     private static long pinnedCsn(final TxnServer server) {
-        try (TxnSession t = server.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession t = server.begin(IsolationLevel.SNAPSHOT, true)) {
             return t.snapshotCsn();
         } catch (TxnException e) {
             return -1;

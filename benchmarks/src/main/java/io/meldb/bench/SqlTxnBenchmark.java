@@ -5,10 +5,10 @@ import io.meldb.sql.server.TxnRouter;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import io.meldb.log.Durability;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.TxnServer;
 import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnService;
+import io.meldb.txn.api.TxnService;
 import org.HdrHistogram.Histogram;
 
 import java.lang.management.ManagementFactory;

@@ -1,15 +1,15 @@
 package io.meldb.bench;
 
 import io.meldb.core.BlockFormat;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.ClusterConfig;
-import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.launcher.EmbeddedNode;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
-import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.client.TxnRpcClient;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -108,7 +108,7 @@ public final class YcsbDriver {
     private final double hotOps;
     private final int hotKeys;
     private final int valueSize;
-    private final Isolation isolation;
+    private final IsolationLevel isolation;
     private final int threads;
     private final int inFlight;
 
@@ -136,8 +136,8 @@ public final class YcsbDriver {
         hotKeys = Math.max(1, (int) Math.round(records * Double.parseDouble(opts.get("hot-key-fraction"))));
         valueSize = intOpt("value-size");
         isolation = switch (opts.get("isolation")) {
-            case "serializable" -> Isolation.SERIALIZABLE;
-            case "snapshot" -> Isolation.SNAPSHOT;
+            case "serializable" -> IsolationLevel.SERIALIZABLE;
+            case "snapshot" -> IsolationLevel.SNAPSHOT;
             default -> throw new IllegalArgumentException("--isolation must be serializable or snapshot");
         };
         threads = intOpt("threads");
@@ -274,7 +274,7 @@ public final class YcsbDriver {
 
     private CompletableFuture<Long> loadBatch(final TxnService svc, final int lo, final int hi,
                                               final SplittableRandom rng) {
-        final TxnSession s = svc.begin(Isolation.SNAPSHOT, false);
+        final TxnSession s = svc.begin(IsolationLevel.SNAPSHOT, false);
         for (int i = lo; i < hi; i++) {
             s.put(key(i), value(rng));
         }

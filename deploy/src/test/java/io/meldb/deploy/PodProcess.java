@@ -34,7 +34,7 @@ final class PodProcess implements AutoCloseable {
     static final Map<String, String> MAIN_CLASSES = Map.of(
         "log-server", "io.meldb.log.server.LogServerMain",
         "txn-server", "io.meldb.txn.TxnServerMain",
-        "gateway", "io.meldb.sql.server.GatewayMain");
+        "gateway", "io.meldb.launcher.GatewayMain");
 
     final String podName;
     final String dnsName;

@@ -1,5 +1,7 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,7 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

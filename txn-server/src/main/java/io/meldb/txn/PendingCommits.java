@@ -1,5 +1,6 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnId;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;

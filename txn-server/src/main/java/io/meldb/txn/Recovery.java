@@ -1,5 +1,7 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import io.meldb.core.Arena;
 import io.meldb.core.BlockFormat;
 import io.meldb.core.BlockReader;

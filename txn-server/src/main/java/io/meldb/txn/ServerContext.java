@@ -1,5 +1,8 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
 import io.meldb.log.client.LogService;
 import io.meldb.txn.checkpoint.CommittedState;
 import io.micrometer.core.instrument.MeterRegistry;

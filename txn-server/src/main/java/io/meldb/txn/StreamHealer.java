@@ -1,5 +1,7 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.session.IntentionAppender;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,13 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.StateHash;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
@@ -64,7 +71,7 @@ public final class TxnServer implements TxnService {
 
     /**
      * As {@link #start(TxnServerConfig)}, over a log this server then owns (closes): a {@link LogClient}, or an
-     * {@link io.meldb.log.client.InProcessLog} when the log lives in this process (the embedded database). The
+     * {@link io.meldb.log.server.InProcessLog} when the log lives in this process (the embedded database). The
      * configuration's log address is not used.
      */
     public static TxnServer start(final TxnServerConfig config, final LogService log) {
@@ -159,13 +166,23 @@ public final class TxnServer implements TxnService {
         return true;
     }
 
+    /** Without the state hash ({@link #status()} walks the whole state for it): cheap enough for every health check. */
     @Override
-    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+    public ServerStatus probe() {
+        if (!ready()) {
+            final String failure = failure();
+            throw new TxnException(TxnError.UNAVAILABLE, failure != null ? failure : "not ready");
+        }
+        return new ServerStatus(serverId(), incarnation(), lcsCsn(), 0, inFlight());
+    }
+
+    @Override
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
         return sessions.begin(isolation, readOnly, 0);
     }
 
     @Override
-    public TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly, final int restarts) {
         return sessions.begin(isolation, readOnly, restarts);
     }
 

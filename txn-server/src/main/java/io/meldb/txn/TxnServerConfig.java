@@ -1,5 +1,8 @@
 package io.meldb.txn;
 
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.time.Duration;
@@ -24,7 +27,7 @@ public final class TxnServerConfig {
      * encodes, logs, decodes and melds with room to spare), beyond {@link #commitTimeout()} in process and the RPC
      * client's request timeout over the wire.
      */
-    public static final int COMMIT_BYTES_PER_EXTRA_MILLI = 10_000;
+    public static final int COMMIT_BYTES_PER_EXTRA_MILLI = io.meldb.txn.protocol.TxnRpcProtocol.COMMIT_BYTES_PER_EXTRA_MILLI;
     /** The flag that sets {@link #maxIntentionBytes()}, named in the error a transaction over it gets. */
     public static final String MAX_INTENTION_BYTES_FLAG = "--max-intention-bytes";
 
@@ -49,7 +52,7 @@ public final class TxnServerConfig {
     private int decodeThreads = 1;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
-    private io.meldb.log.auth.ClusterSecret clusterSecret;
+    private io.meldb.wire.auth.ClusterSecret clusterSecret;
 
     public static TxnServerConfig log(final String host, final int port) {
         final TxnServerConfig c = new TxnServerConfig();
@@ -72,11 +75,11 @@ public final class TxnServerConfig {
     }
 
     /** The cluster secret this server proves to the log server (and requires on its own RPC port); null for none. */
-    public io.meldb.log.auth.ClusterSecret clusterSecret() {
+    public io.meldb.wire.auth.ClusterSecret clusterSecret() {
         return clusterSecret;
     }
 
-    public TxnServerConfig clusterSecret(final io.meldb.log.auth.ClusterSecret secret) {
+    public TxnServerConfig clusterSecret(final io.meldb.wire.auth.ClusterSecret secret) {
         this.clusterSecret = secret;
         return this;
     }

@@ -1,7 +1,9 @@
 package io.meldb.txn;
 
-import io.meldb.log.server.CommandFlags;
-import io.meldb.log.server.MetricsHttpServer;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnException;
+import io.meldb.wire.CommandFlags;
+import io.meldb.wire.MetricsHttpServer;
 import io.meldb.txn.rpc.TxnRpcServer;
 import io.meldb.txn.rpc.TxnRpcServerOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -161,7 +163,7 @@ public final class TxnServerMain {
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
             .decodeThreads(CommandFlags.intValue(v, "decode-threads"))
-            .clusterSecret(io.meldb.log.auth.ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")));
+            .clusterSecret(io.meldb.wire.auth.ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")));
         if (v.get("threading") != null) {
             c.threading(threadingMode(v.get("threading")));
         }

@@ -1,6 +1,7 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.NodeMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +31,7 @@ class CheckpointByBytesTest {
             final TxnServer db = node.txnServer();
             // 2,000 commits of 64 KiB (125 MiB through node memory) over 20 keys (1.25 MiB live)
             for (int i = 0; i < 2_000; i++) {
-                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                     value[0] = (byte) i;
                     t.put(("key" + (i % 20)).getBytes(), value);
                     t.commit();
@@ -40,7 +41,7 @@ class CheckpointByBytesTest {
                 }
             }
             assertTrue(db.generations() >= 4, "checkpoints by bytes taken: " + (db.generations() - 1));
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertEquals(20, r.scan(null, true, null, true, false, 0).size());
                 assertEquals((byte) 1999, r.get("key19".getBytes())[0]);
             }

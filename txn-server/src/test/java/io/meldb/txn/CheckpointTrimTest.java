@@ -1,9 +1,10 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogErrorException;
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.wire.auth.ClusterSecret;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.server.LogServer;
@@ -52,7 +53,7 @@ class CheckpointTrimTest {
             TxnServerConfig config = TxnServerConfig.log("127.0.0.1", log.port()).clusterSecret(SECRET).checkpointEvery(40);
             try (TxnServer server = TxnServer.start(config)) {
                 for (int i = 0; i < 200; i++) {
-                    try (TxnSession t = server.begin(Isolation.SERIALIZABLE, false)) {
+                    try (TxnSession t = server.begin(IsolationLevel.SERIALIZABLE, false)) {
                         t.put(b("k" + (i % 31)), b("v" + i));
                         t.commit();
                     }
@@ -80,7 +81,7 @@ class CheckpointTrimTest {
              TxnServer server = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).clusterSecret(SECRET))) {
             assertEquals(csn, server.status().csn(), "recovered from the checkpoint the trim kept");
             assertEquals(hash, server.status().stateHash());
-            try (TxnSession r = server.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = server.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertArrayEquals(b("v199"), r.get(b("k" + (199 % 31))));
             }
         }

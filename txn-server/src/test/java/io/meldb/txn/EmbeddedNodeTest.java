@@ -1,6 +1,8 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The embedded node's txn-server reaches its log in process ({@link io.meldb.log.client.InProcessLog}): no
+ * The embedded node's txn-server reaches its log in process ({@link io.meldb.log.server.InProcessLog}): no
  * connection to the log server, the same recovery from checkpoints in a trimmed log, and a log that txn-servers
  * over the network can still join.
  */
@@ -27,7 +29,7 @@ class EmbeddedNodeTest {
     }
 
     private static long commit(final TxnService db, final String key, final String value) {
-        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
             t.put(b(key), b(value));
             return t.commit();
         }
@@ -65,7 +67,7 @@ class EmbeddedNodeTest {
             final TxnService db = node.txnService();
             assertEquals(csn, db.status().csn());
             assertEquals(hash, db.status().stateHash());
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertArrayEquals(b("v399"), r.get(b("k" + (399 % 61))));
             }
             assertTrue(commit(db, "after", "restart") > csn);

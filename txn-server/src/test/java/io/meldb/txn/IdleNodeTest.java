@@ -1,6 +1,8 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,7 +70,7 @@ class IdleNodeTest {
     }
 
     private static void commit(final TxnService db, final int i) {
-        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
             t.put(("key" + i).getBytes(), ("value" + i).getBytes());
             t.commit();
         }

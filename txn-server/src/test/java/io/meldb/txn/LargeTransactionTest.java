@@ -1,6 +1,10 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.NodeMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -40,7 +44,7 @@ class LargeTransactionTest {
         final long csn;
         try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(checkpointEvery))) {
             final TxnService db = node.txnService();
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 for (int i = 0; i < rows; i++) {
                     assertNull(t.get(key(i)));
                     t.put(key(i), value(i));
@@ -49,14 +53,14 @@ class LargeTransactionTest {
             }
             // enough small transactions after it for a checkpoint (and a new memory generation) to follow it
             for (int i = 0; i < 45; i++) {
-                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                     t.put(key(i), value(i + 1));
                     t.commit();
                 }
             }
             hash = db.status().stateHash();
             csn = db.status().csn();
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertEquals(rows, r.scan(null, true, null, true, false, 0).size());
             }
         }
@@ -64,7 +68,7 @@ class LargeTransactionTest {
             final TxnService db = node.txnService();
             assertEquals(csn, db.status().csn());
             assertEquals(hash, db.status().stateHash(), "recovered the same state");
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertArrayEquals(value(rows - 1), r.get(key(rows - 1)));
                 assertArrayEquals(value(45), r.get(key(44)));
             }
@@ -76,12 +80,12 @@ class LargeTransactionTest {
         final int limit = 64 * 1024;
         try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.maxIntentionBytes(limit))) {
             final TxnService db = node.txnService();
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 t.put(key(-1), value(7));
                 t.commit();
             }
             final int largeBefore = NodeMemory.largeSegmentsInUse();
-            final TxnSession t = db.begin(Isolation.SERIALIZABLE, false);
+            final TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false);
             int written = 0;
             TxnException refused = null;
             while (refused == null && written < 10_000) {
@@ -101,11 +105,11 @@ class LargeTransactionTest {
                 assertThrows(TxnException.class, () -> t.put(key(0), value(0))).error(), "the transaction ended");
             t.abort();
             assertEquals(largeBefore, NodeMemory.largeSegmentsInUse());
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertArrayEquals(value(7), r.get(key(-1)));
                 assertNull(r.get(key(0)));
             }
-            try (TxnSession ok = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession ok = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 ok.put(key(1), value(1));
                 assertTrue(ok.commit() > 0, "the server goes on");
             }

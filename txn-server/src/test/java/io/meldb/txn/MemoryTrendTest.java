@@ -1,6 +1,7 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.NodeMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +31,7 @@ class MemoryTrendTest {
             final TxnServer db = node.txnServer();
             for (int phase = 0; phase < 4; phase++) {
                 for (int i = 0; i < 750; i++) {
-                    try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                    try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                         value[0] = (byte) i;
                         t.put(("key" + (i % 100)).getBytes(), value);
                         t.put(("other" + (i % 50)).getBytes(), value);
@@ -42,7 +43,7 @@ class MemoryTrendTest {
                 }
             }
             assertTrue(db.generations() >= 10, "checkpoints taken: " + (db.generations() - 1));
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertEquals(150, r.scan(null, true, null, true, false, 0).size());
             }
         }

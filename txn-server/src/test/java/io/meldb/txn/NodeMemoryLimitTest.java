@@ -1,6 +1,9 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.NodeMemory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +35,7 @@ class NodeMemoryLimitTest {
             int committed = 0;
             TxnException refused = null;
             while (refused == null && committed < 2_000) {
-                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                     value[0] = (byte) committed;
                     t.put(("key" + committed).getBytes(), value);
                     t.commit();
@@ -45,13 +48,13 @@ class NodeMemoryLimitTest {
             assertEquals(TxnError.OUT_OF_MEMORY, refused.error());
             assertTrue(refused.getMessage().contains("node memory"), refused.getMessage());
             assertTrue(refused.error().retryable());
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertEquals(committed, r.scan(null, true, null, true, false, 0).size());
                 value[0] = (byte) (committed - 1);
                 assertArrayEquals(value, r.get(("key" + (committed - 1)).getBytes()));
             }
             assertEquals(TxnError.OUT_OF_MEMORY, assertThrows(TxnException.class,
-                () -> db.begin(Isolation.SNAPSHOT, false)).error());
+                () -> db.begin(IsolationLevel.SNAPSHOT, false)).error());
             assertNull(db.failure(), "the server failed");
         }
     }
@@ -68,7 +71,7 @@ class NodeMemoryLimitTest {
             final TxnServer db = node.txnServer();
             int refusals = 0;
             for (int i = 0; i < 1_500; i++) {
-                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                     value[0] = (byte) i;
                     t.put(("key" + (i % 20)).getBytes(), value);
                     t.commit();

@@ -1,6 +1,12 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import org.junit.jupiter.api.Test;
@@ -35,14 +41,14 @@ class RefenceTest {
     }
 
     private static long put(final TxnService db, final String key, final String value) {
-        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
             t.put(b(key), b(value));
             return t.commit();
         }
     }
 
     private static byte[] get(final TxnService db, final String key) {
-        try (TxnSession t = db.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession t = db.begin(IsolationLevel.SNAPSHOT, true)) {
             return t.get(b(key));
         }
     }
@@ -62,13 +68,13 @@ class RefenceTest {
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
              TxnServer s1 = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(1));
              TxnServer s2 = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(2))) {
-            final TxnSession committed = s1.begin(Isolation.SERIALIZABLE, false);
+            final TxnSession committed = s1.begin(IsolationLevel.SERIALIZABLE, false);
             committed.put(b("a"), b("1"));
             committed.commit();
             assertEquals(TxnOutcome.State.COMMITTED, s2.awaitOutcome(committed.id(), 5000).state());
 
             final long before = s1.incarnation();
-            final TxnSession open = s1.begin(Isolation.SERIALIZABLE, false);
+            final TxnSession open = s1.begin(IsolationLevel.SERIALIZABLE, false);
             open.put(b("b"), b("2"));
             // a sequence s1 has not used: s2 cannot find it in the log, so it fences s1's incarnation off
             final TxnOutcome never = s2.awaitOutcome(new TxnId(before, 1_000_000), 5000);
@@ -96,7 +102,7 @@ class RefenceTest {
             put(s1, "a", "1");
             final long before = s1.incarnation();
             log.close();
-            final TxnSession t = s1.begin(Isolation.SERIALIZABLE, false);
+            final TxnSession t = s1.begin(IsolationLevel.SERIALIZABLE, false);
             t.put(b("b"), b("2"));
             final CompletableFuture<Long> inFlight = t.commitAsync();
             Thread.sleep(300);
@@ -131,12 +137,12 @@ class RefenceTest {
                 put(s1, "a", "1");
                 final long before = s1.incarnation();
                 refusing.refuse = true;
-                final TxnSession t = s1.begin(Isolation.SERIALIZABLE, false);
+                final TxnSession t = s1.begin(IsolationLevel.SERIALIZABLE, false);
                 t.put(b("b"), b("2"));
                 final CompletableFuture<Long> inFlight = t.commitAsync();
                 eventually("s1 noticed", () -> !s1.ready());
                 assertEquals(TxnError.UNAVAILABLE, assertInstanceOf(TxnException.class,
-                    thrown(() -> s1.begin(Isolation.SERIALIZABLE, false))).error(), "no new work while broken");
+                    thrown(() -> s1.begin(IsolationLevel.SERIALIZABLE, false))).error(), "no new work while broken");
                 assertTrue(!inFlight.isDone(), "the refused commit waits for a definite answer");
                 refusing.refuse = false;
                 final ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,

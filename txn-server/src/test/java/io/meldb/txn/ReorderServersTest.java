@@ -1,8 +1,12 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.ReorderConfig;
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import org.junit.jupiter.api.Test;
@@ -59,7 +63,7 @@ class ReorderServersTest {
                 final Random random = new Random(seed + s * 10 + th);
                 threads.add(new Thread(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                             final int k = random.nextInt(8);
                             t.put(key(k), value(value(t.get(key(k))) + 1));
                             // a blind write of another hot key: log order aborts a later reader of it
@@ -84,7 +88,7 @@ class ReorderServersTest {
     }
 
     private static long counterSum(final TxnService db) {
-        try (TxnSession t = db.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession t = db.begin(IsolationLevel.SNAPSHOT, true)) {
             long sum = 0;
             for (int k = 0; k < 8; k++) {
                 sum += value(t.get(key(k)));
@@ -118,7 +122,7 @@ class ReorderServersTest {
             // one transaction alone on a quiet log: the partial window is nudged closed, the client is answered
             final long before = System.nanoTime();
             final long lone;
-            try (TxnSession t = s2.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = s2.begin(IsolationLevel.SERIALIZABLE, false)) {
                 t.put(key(0), value(value(t.get(key(0))) + 1));
                 lone = t.commit();
             }

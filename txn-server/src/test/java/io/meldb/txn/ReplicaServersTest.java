@@ -1,6 +1,10 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import org.junit.jupiter.api.Test;
@@ -38,7 +42,7 @@ class ReplicaServersTest {
     }
 
     private static void load(final TxnService db, final int keys) {
-        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
             for (int i = 0; i < keys; i++) {
                 t.put(key(i), value(0));
             }
@@ -57,8 +61,8 @@ class ReplicaServersTest {
                 final Random random = new Random(seed + s * 10 + th);
                 threads.add(new Thread(() -> {
                     for (int i = 0; i < perThread; i++) {
-                        try (TxnSession t = db.begin(random.nextBoolean() ? Isolation.SERIALIZABLE
-                            : Isolation.SNAPSHOT, false)) {
+                        try (TxnSession t = db.begin(random.nextBoolean() ? IsolationLevel.SERIALIZABLE
+                            : IsolationLevel.SNAPSHOT, false)) {
                             final int k = random.nextInt(64);
                             final byte[] old = t.get(key(k));
                             final long v = old == null ? 0 : ByteBuffer.wrap(old).getLong();
@@ -157,7 +161,7 @@ class ReplicaServersTest {
             for (int round = 0; round < 6; round++) {
                 final List<TxnSession> sessions = new ArrayList<>();
                 for (int i = 0; i < 60; i++) {
-                    sessions.add(compacting.begin(i % 3 == 0 ? Isolation.SNAPSHOT : Isolation.SERIALIZABLE, false));
+                    sessions.add(compacting.begin(i % 3 == 0 ? IsolationLevel.SNAPSHOT : IsolationLevel.SERIALIZABLE, false));
                 }
                 final List<java.util.concurrent.CompletableFuture<Long>> commits = new ArrayList<>();
                 for (TxnSession t : sessions) {
@@ -199,13 +203,13 @@ class ReplicaServersTest {
              TxnServer s1 = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).cluster(PIPELINED))) {
             for (int i = 0; i < 5; i++) {
                 final long start = System.nanoTime();
-                try (TxnSession t = s1.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = s1.begin(IsolationLevel.SERIALIZABLE, false)) {
                     t.put(key(i), value(i));
                     t.commit();
                 }
                 assertTrue(System.nanoTime() - start < 2_000_000_000L, "a lone commit waited for a partner");
             }
-            try (TxnSession r = s1.begin(Isolation.SERIALIZABLE, true)) {
+            try (TxnSession r = s1.begin(IsolationLevel.SERIALIZABLE, true)) {
                 assertEquals(5, r.scan(null, true, null, true, false, 0).size());
             }
         }

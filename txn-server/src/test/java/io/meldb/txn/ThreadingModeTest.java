@@ -1,6 +1,6 @@
 package io.meldb.txn;
 
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;

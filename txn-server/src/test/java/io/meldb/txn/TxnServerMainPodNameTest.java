@@ -19,7 +19,7 @@ class TxnServerMainPodNameTest {
 
     @Test
     void podNameOverridesServerIdFlag() {
-        Map<String, String> v = io.meldb.log.server.CommandFlags.parse(flagsForTest(),
+        Map<String, String> v = io.meldb.wire.CommandFlags.parse(flagsForTest(),
             new String[] {"--server-id", "9", "--pod-name", "meldb-txn-4"});
         assertEquals(5, TxnServerMain.configure(v).serverId());
     }

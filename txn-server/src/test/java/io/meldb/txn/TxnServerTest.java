@@ -1,6 +1,12 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,13 +32,13 @@ class TxnServerTest {
     void committedWritesAreVisibleToLaterTransactions() {
         try (EmbeddedNode node = EmbeddedNode.start(dir)) {
             final TxnService db = node.txnService();
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 t.put(b("a"), b("1"));
                 t.put(b("b"), b("2"));
                 final long csn = t.commit();
                 assertTrue(csn > 0);
             }
-            try (TxnSession r = db.begin(Isolation.SERIALIZABLE, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SERIALIZABLE, true)) {
                 assertArrayEquals(b("1"), r.get(b("a")));
                 assertNull(r.get(b("zz")));
                 final List<KeyValue> all = r.scan(null, true, null, true, false, 0);
@@ -46,12 +52,12 @@ class TxnServerTest {
     void abortsWriterWhenConcurrentCommitChangedWhatItRead() {
         try (EmbeddedNode node = EmbeddedNode.start(dir)) {
             final TxnService db = node.txnService();
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 t.put(b("x"), b("0"));
                 t.commit();
             }
-            final TxnSession t1 = db.begin(Isolation.SERIALIZABLE, false);
-            final TxnSession t2 = db.begin(Isolation.SERIALIZABLE, false);
+            final TxnSession t1 = db.begin(IsolationLevel.SERIALIZABLE, false);
+            final TxnSession t2 = db.begin(IsolationLevel.SERIALIZABLE, false);
             t1.get(b("x"));
             t2.get(b("x"));
             t1.put(b("x"), b("1"));
@@ -71,7 +77,7 @@ class TxnServerTest {
         try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(50))) {
             final TxnService db = node.txnService();
             for (int i = 0; i < 230; i++) {
-                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                     t.put(b("k" + (i % 97)), b("v" + i));
                     t.commit();
                 }
@@ -83,10 +89,10 @@ class TxnServerTest {
             final TxnService db = node.txnService();
             assertEquals(csn, db.status().csn());
             assertEquals(hash, db.status().stateHash());
-            try (TxnSession r = db.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SNAPSHOT, true)) {
                 assertArrayEquals(b("v229"), r.get(b("k" + (229 % 97))));
             }
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 t.put(b("k1"), b("after"));
                 t.commit();
             }
@@ -98,7 +104,7 @@ class TxnServerTest {
         try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.cluster(new ClusterConfig(8192, 2, 2, true)))) {
             final TxnService db = node.txnService();
             for (int i = 0; i < 30; i++) {
-                try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                     t.put(b("k" + i), b("v"));
                     t.commit();
                 }
@@ -118,10 +124,10 @@ class TxnServerTest {
     void refusesWritesInReadOnlyTransactionAndOversizedKeys() {
         try (EmbeddedNode node = EmbeddedNode.start(dir)) {
             final TxnService db = node.txnService();
-            try (TxnSession r = db.begin(Isolation.SERIALIZABLE, true)) {
+            try (TxnSession r = db.begin(IsolationLevel.SERIALIZABLE, true)) {
                 assertEquals(TxnError.READ_ONLY, assertThrows(TxnException.class, () -> r.put(b("a"), b("1"))).error());
             }
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 assertEquals(TxnError.TOO_LARGE, assertThrows(TxnException.class,
                     () -> t.put(new byte[TxnServerConfig.MAX_KEY_BYTES + 1], b("1"))).error());
                 assertEquals(TxnError.BAD_REQUEST, assertThrows(TxnException.class,

@@ -1,10 +1,10 @@
 package io.meldb.bench.tpcc;
 
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import io.meldb.sql.fast.FastIncrement;
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
 package io.meldb.bench.tpcc;
 
 import io.meldb.core.NodeMemory;
-import io.meldb.log.server.CommandFlags;
+import io.meldb.wire.CommandFlags;
 import io.meldb.sql.server.Gateway;
 import io.meldb.sql.server.TxnRouter;
-import io.meldb.txn.EmbeddedNode;
+import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.TxnServer;
 
 import java.lang.management.BufferPoolMXBean;

@@ -1,7 +1,7 @@
 package io.meldb.log.server;
 
 import io.meldb.log.LogStore;
-import io.meldb.log.protocol.Mailbox;
+import io.meldb.wire.Mailbox;
 import io.netty.util.concurrent.EventExecutor;
 
 import java.util.ArrayList;

@@ -1,8 +1,9 @@
 package io.meldb.log.server;
 
+import io.meldb.wire.MetricsHttpServer;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogStore;
-import io.meldb.log.auth.ClusterAuthServer;
+import io.meldb.wire.auth.ClusterAuthServer;
 import io.meldb.log.protocol.LogProtocol;
 import io.meldb.log.replication.ReplicatedLogStore;
 import io.meldb.log.storage.ChronicleLogStore;
@@ -145,7 +146,8 @@ public final class LogServer implements AutoCloseable {
                 .childHandler(new LogServerInitializer(this))
                 .bind(config.host(), config.port()).syncUninterruptibly().channel();
         if (config.metricsPort() >= 0) {
-            metricsServer = new MetricsHttpServer(config.host(), config.metricsPort(), boss, workers, metrics, store);
+            metricsServer = new MetricsHttpServer(config.host(), config.metricsPort(), boss, workers,
+                    () -> LogHealth.of(store), metrics::scrape);
         }
         LOG.info("log server on {} (metrics {}, cluster secret {}), data {}", serverChannel.localAddress(),
                 metricsServer == null ? "off" : "on port " + metricsServer.port(),

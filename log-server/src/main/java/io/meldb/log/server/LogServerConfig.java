@@ -1,8 +1,8 @@
 package io.meldb.log.server;
 
 import io.meldb.log.ConfigBlock;
-import io.meldb.log.auth.ClusterAuthServer;
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.wire.auth.ClusterAuthServer;
+import io.meldb.wire.auth.ClusterSecret;
 import io.meldb.log.replication.ReplicationOptions;
 import io.meldb.log.storage.StoreOptions;
 

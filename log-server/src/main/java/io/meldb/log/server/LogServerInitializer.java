@@ -1,6 +1,6 @@
 package io.meldb.log.server;
 
-import io.meldb.log.protocol.IdleConnectionCloser;
+import io.meldb.wire.IdleConnectionCloser;
 import io.meldb.log.protocol.LogFrameDecoder;
 import io.meldb.log.protocol.LogFrameEncoder;
 import io.meldb.log.protocol.LogProtocol;

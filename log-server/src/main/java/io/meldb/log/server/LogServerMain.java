@@ -1,7 +1,8 @@
 package io.meldb.log.server;
 
+import io.meldb.wire.CommandFlags;
 import io.meldb.log.Durability;
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.wire.auth.ClusterSecret;
 import io.meldb.log.replication.RaftPeers;
 import io.meldb.log.replication.ReplicationOptions;
 import io.meldb.log.storage.RollCycleNames;

@@ -4,7 +4,7 @@ import io.meldb.log.ErrorCode;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogReader;
 import io.meldb.log.LogStore;
-import io.meldb.log.protocol.FrameFormat;
+import io.meldb.wire.FrameFormat;
 import io.meldb.log.protocol.LogFrame;
 import io.meldb.log.protocol.LogProtocol;
 import io.netty.buffer.ByteBuf;

@@ -1,5 +1,6 @@
 package io.meldb.log.client;
 
+import io.meldb.log.server.InProcessLog;
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogConnectionException;
 import io.meldb.log.LogErrorException;

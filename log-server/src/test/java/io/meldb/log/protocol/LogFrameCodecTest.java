@@ -1,5 +1,7 @@
 package io.meldb.log.protocol;
 
+import io.meldb.wire.FrameStreamException;
+import io.meldb.wire.FrameTooLarge;
 import io.meldb.log.ErrorCode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -10,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 
-import static io.meldb.log.protocol.FrameFormat.HEADER_LENGTH;
-import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
+import static io.meldb.wire.FrameFormat.HEADER_LENGTH;
+import static io.meldb.wire.FrameFormat.MIN_FRAME_LENGTH;
 import static io.meldb.log.protocol.LogProtocol.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
 package io.meldb.log.protocol;
 
+import io.meldb.wire.Frame;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;

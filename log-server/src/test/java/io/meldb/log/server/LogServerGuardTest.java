@@ -2,7 +2,7 @@ package io.meldb.log.server;
 
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogConnectionException;
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.wire.auth.ClusterSecret;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.protocol.LogProtocol;

@@ -22,7 +22,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
-import static io.meldb.log.protocol.FrameFormat.MIN_FRAME_LENGTH;
+import static io.meldb.wire.FrameFormat.MIN_FRAME_LENGTH;
 import static io.meldb.log.protocol.LogProtocol.*;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,7 +1,7 @@
 package io.meldb.sql.calcite;
 
 import io.meldb.sql.catalog.TableStore;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 /**
  * What an INSERT does with a row that conflicts with an existing one (PostgreSQL's {@code ON CONFLICT}): {@link

@@ -1,7 +1,7 @@
 package io.meldb.sql.calcite;
 
 import io.meldb.sql.catalog.Catalog;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 /**
  * What the Calcite side of one connection needs from its JDBC connection: the catalog as the connection's

@@ -2,7 +2,7 @@ package io.meldb.sql.calcite;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.TableStore;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.nio.ByteBuffer;
 import java.util.HashSet;

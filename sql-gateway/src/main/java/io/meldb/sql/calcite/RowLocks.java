@@ -1,6 +1,6 @@
 package io.meldb.sql.calcite;
 
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 /**
  * Which tables' rows the running statement reads for update (SELECT ... FOR UPDATE and its kin): {@link

@@ -2,8 +2,8 @@ package io.meldb.sql.catalog;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.codec.KeyCodec;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnSession;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

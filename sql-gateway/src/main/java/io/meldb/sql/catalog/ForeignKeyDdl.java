@@ -2,7 +2,7 @@ package io.meldb.sql.catalog;
 
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.codec.SqlType;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.ArrayList;
 import java.util.HashSet;

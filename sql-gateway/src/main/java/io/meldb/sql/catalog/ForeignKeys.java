@@ -1,10 +1,10 @@
 package io.meldb.sql.catalog;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.sql.codec.ByteWriter;
 import io.meldb.sql.codec.KeyCodec;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -114,7 +114,7 @@ public final class ForeignKeys {
         }
         final TableDef parent = catalog.tableById(fk.parentId());
         final byte[] key = parentKey(parent, fk, row);
-        if (txn.isolation() == Isolation.SNAPSHOT) {
+        if (txn.isolation() == IsolationLevel.SNAPSHOT) {
             txn.dependOn(key, true, key, true);
         }
         if (txn.get(key) == null) {
@@ -248,7 +248,7 @@ public final class ForeignKeys {
         }
         final byte[] lo = prefix.toByteArray();
         final byte[] hi = KeyCodec.prefixEnd(lo);
-        if (txn.isolation() == Isolation.SNAPSHOT) {
+        if (txn.isolation() == IsolationLevel.SNAPSHOT) {
             txn.dependOn(lo, true, hi, false);
         }
         final List<KeyValue> entries = new ArrayList<>();

@@ -1,7 +1,7 @@
 package io.meldb.sql.catalog;
 
 import io.meldb.sql.SqlStateException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.ArrayList;
 import java.util.List;

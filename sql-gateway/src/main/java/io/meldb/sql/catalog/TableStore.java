@@ -6,8 +6,8 @@ import io.meldb.sql.codec.ByteWriter;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.KeyCodec;
 import io.meldb.sql.codec.RowCodec;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnSession;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

@@ -3,7 +3,7 @@ package io.meldb.sql.dml;
 import io.meldb.sql.calcite.RowLocks;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.TableDef;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.Arrays;
 

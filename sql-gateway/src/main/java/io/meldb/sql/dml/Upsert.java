@@ -7,7 +7,7 @@ import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.catalog.IndexDef;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.nio.ByteBuffer;
 import java.sql.Connection;

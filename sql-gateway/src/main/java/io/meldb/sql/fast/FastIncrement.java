@@ -9,9 +9,9 @@ import io.meldb.sql.catalog.IndexDef;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ColumnType;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.Locale;
 

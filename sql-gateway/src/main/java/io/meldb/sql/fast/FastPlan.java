@@ -11,7 +11,7 @@ import io.meldb.sql.codec.KeyCodec;
 import io.meldb.sql.codec.SqlType;
 import io.meldb.sql.server.ResultColumn;
 import io.meldb.sql.server.RowCursor;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;

@@ -11,7 +11,7 @@ import java.util.Arrays;
 
 /**
  * The one row of a point read (or none), read in place: the row's payload is fetched into this cursor's own
- * buffer ({@link io.meldb.txn.TxnSession#get(byte[], org.agrona.MutableDirectBuffer)}) and an integer column is
+ * buffer ({@link io.meldb.txn.api.TxnSession#get(byte[], org.agrona.MutableDirectBuffer)}) and an integer column is
  * read from its bytes, in the key or in the payload, by {@link #longValue}, with no decoded row, no box and no
  * copy of the payload (issue 16); a VARCHAR or TEXT column of the payload is handed out as its UTF-8 bytes in
  * place ({@link #utf8Length}). Other columns, and any column of a table whose payload is not in the direct
@@ -47,7 +47,7 @@ final class PointRow implements RowCursor {
      * Reads row {@code key} (null: no row) of {@code store} in {@code txn} into this cursor, which is then open.
      * The cursor reads {@code key} while it is open.
      */
-    PointRow read(final io.meldb.txn.TxnSession txn, final TableStore store, final byte[] key) {
+    PointRow read(final io.meldb.txn.api.TxnSession txn, final TableStore store, final byte[] key) {
         if (store != this.store) {
             bind(store);
         }

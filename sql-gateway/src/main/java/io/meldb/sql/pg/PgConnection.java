@@ -108,7 +108,7 @@ final class PgConnection {
                     return true;
                 }
                 final PgStatement statement = portal.statement;
-                final io.meldb.txn.TxnSession txn = context.session.state().currentTransaction();
+                final io.meldb.txn.api.TxnSession txn = context.session.state().currentTransaction();
                 if (statement.command != null) {
                     // a read-write COMMIT of an explicit block runs here too, without waiting (commitAsync)
                     return !(statement.command instanceof PgCommand.Commit) || txn == null || txn.readOnly()

@@ -1,11 +1,11 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.calcite.MeldTxnContext;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -207,10 +207,10 @@ public final class GatewayConnection implements MeldTxnContext {
         return jdbcIsolation;
     }
 
-    private Isolation isolation() {
+    private IsolationLevel isolation() {
         // TRANSACTION_NONE is what tools send when they know no better (sqlline): keep the default
         return jdbcIsolation == Connection.TRANSACTION_SERIALIZABLE || jdbcIsolation == Connection.TRANSACTION_NONE
-                ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT;
+                ? IsolationLevel.SERIALIZABLE : IsolationLevel.SNAPSHOT;
     }
 
     /**
@@ -560,7 +560,7 @@ public final class GatewayConnection implements MeldTxnContext {
             }
             return catalog;
         }
-        try (TxnSession snapshot = router.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession snapshot = router.begin(IsolationLevel.SNAPSHOT, true)) {
             return catalogStore.read(snapshot);
         }
     }

@@ -1,10 +1,9 @@
 package io.meldb.sql.server;
 
-import io.meldb.log.server.MetricsHttpServer;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.wire.MetricsHttpServer;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.client.TxnRpcClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,8 +43,9 @@ public final class GatewayHealth implements AutoCloseable {
         final List<TxnService> services = router.services();
         final List<CompletableFuture<Probe>> answers = new ArrayList<>(services.size());
         for (TxnService s : services) {
-            answers.add(s instanceof TxnServer local ? CompletableFuture.completedFuture(local(local))
-                    : CompletableFuture.supplyAsync(() -> remote(s), probes));
+            // an in-process server answers at once; a remote one in the background, all within one deadline
+            answers.add(s.inProcess() ? CompletableFuture.completedFuture(probe(s))
+                    : CompletableFuture.supplyAsync(() -> probe(s), probes));
         }
         final long deadline = System.nanoTime() + PROBE_TIMEOUT.toNanos();
         final StringBuilder servers = new StringBuilder();
@@ -71,17 +71,9 @@ public final class GatewayHealth implements AutoCloseable {
                 + "\",\"seenCsn\":" + router.seenCsn() + ",\"txnServers\":[" + servers + "]}");
     }
 
-    private static Probe local(final TxnServer server) {
-        if (!server.ready()) {
-            final String failure = server.failure();
-            return down(failure != null ? failure : "not ready");
-        }
-        return up(server.serverId(), server.lcsCsn(), server.inFlight());
-    }
-
-    private static Probe remote(final TxnService service) {
+    private static Probe probe(final TxnService service) {
         try {
-            final ServerStatus s = service.status();
+            final ServerStatus s = service.probe();
             return up(s.serverId(), s.csn(), s.inFlight());
         } catch (RuntimeException e) {
             return down(String.valueOf(e.getMessage()));
@@ -100,7 +92,7 @@ public final class GatewayHealth implements AutoCloseable {
         if (service instanceof TxnRpcClient c) {
             return c.options().host() + ":" + c.options().port();
         }
-        return service instanceof TxnServer ? "in-process" : service.getClass().getSimpleName();
+        return service.inProcess() ? "in-process" : service.getClass().getSimpleName();
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.log.server.MetricsHttpServer;
+import io.meldb.wire.MetricsHttpServer;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;

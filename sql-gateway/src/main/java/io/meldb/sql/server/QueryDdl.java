@@ -10,7 +10,7 @@ import io.meldb.sql.catalog.ViewDdl;
 import io.meldb.sql.catalog.ViewDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.sql.calcite.MeldLex;
 import org.apache.calcite.runtime.Hook;
 import org.apache.calcite.sql.dialect.CalciteSqlDialect;

@@ -1,14 +1,14 @@
 package io.meldb.sql.server;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +45,7 @@ final class ResolvingSession implements TxnSession {
     }
 
     @Override
-    public Isolation isolation() {
+    public IsolationLevel isolation() {
         return session.isolation();
     }
 

@@ -1,12 +1,12 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.catalog.SequenceDef;
 import io.meldb.sql.catalog.Sequences;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -82,7 +82,7 @@ public final class SequenceCache {
 
     private <T> T inOwnTransaction(final Work<T> work) {
         for (int attempt = 1; ; attempt++) {
-            try (TxnSession txn = router.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession txn = router.begin(IsolationLevel.SERIALIZABLE, false)) {
                 final T result = work.run(txn);
                 router.observed(txn.commit());
                 return result;

@@ -1,6 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.sql.calcite.CharComparisons;
 import io.meldb.sql.calcite.FunctionNames;
 import io.meldb.sql.calcite.MeldLex;
@@ -17,9 +17,9 @@ import io.meldb.sql.catalog.SequenceDdl;
 import io.meldb.sql.catalog.TableStatistics;
 import io.meldb.sql.catalog.ViewDdl;
 import io.meldb.sql.pg.catalog.SystemSchemas;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import org.apache.calcite.jdbc.CalciteConnection;
 import org.apache.calcite.jdbc.CalciteSchema;
 import org.apache.calcite.runtime.Hook;
@@ -132,7 +132,7 @@ public final class SqlEngine {
      */
     public void bootstrap() {
         for (int attempt = 1; attempt <= BOOTSTRAP_ATTEMPTS; attempt++) {
-            try (TxnSession txn = router.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession txn = router.begin(IsolationLevel.SERIALIZABLE, false)) {
                 if (catalogStore.ensureDatabase(txn, DATABASE)) {
                     router.observed(txn.commit());
                     LOG.info("created database {} with schema {} in the catalog", DATABASE, SCHEMA);
@@ -196,7 +196,7 @@ public final class SqlEngine {
      * 42P01.
      */
     private void analyze(final Ddl.Analyze analyze) {
-        try (TxnSession snapshot = router.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession snapshot = router.begin(IsolationLevel.SNAPSHOT, true)) {
             final Catalog catalog = catalogStore.read(snapshot);
             if (analyze.tables().isEmpty()) {
                 for (io.meldb.sql.catalog.TableDef def : catalog.all()) {

@@ -1,8 +1,8 @@
 package io.meldb.sql.server;
 
 import io.meldb.sql.SqlStateException;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import org.apache.calcite.avatica.AvaticaSeverity;
 import org.apache.calcite.avatica.NoSuchConnectionException;
 import org.apache.calcite.avatica.remote.AvaticaRuntimeException;

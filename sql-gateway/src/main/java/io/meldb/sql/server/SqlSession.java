@@ -8,7 +8,7 @@ import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.fast.FastPlan;
 import io.meldb.sql.fast.FastPlanner;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.apache.calcite.runtime.Hook;
 
 import java.sql.Connection;

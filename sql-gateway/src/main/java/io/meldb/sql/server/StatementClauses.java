@@ -6,7 +6,7 @@ import io.meldb.sql.dml.ForUpdate;
 import io.meldb.sql.dml.LockingClause;
 import io.meldb.sql.dml.OnConflictClause;
 import io.meldb.sql.dml.Upsert;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 
 import java.sql.Connection;
 

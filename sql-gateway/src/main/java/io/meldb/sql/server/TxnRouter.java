@@ -1,10 +1,10 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -54,12 +54,12 @@ public final class TxnRouter implements AutoCloseable {
      * @throws TxnException {@link TxnError#TIMEOUT} when no server catches up within 10 s; the errors of
      *                      {@link TxnService#begin} otherwise
      */
-    public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
         return begin(isolation, readOnly, 0);
     }
 
-    /** {@link #begin(Isolation, boolean)} of a transaction that has restarted {@code restarts} times already. */
-    public TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
+    /** {@link #begin(IsolationLevel, boolean)} of a transaction that has restarted {@code restarts} times already. */
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly, final int restarts) {
         final long required = seenCsn.get();
         final long deadline = System.nanoTime() + CATCH_UP_TIMEOUT_NANOS;
         long pauseNanos = 50_000;

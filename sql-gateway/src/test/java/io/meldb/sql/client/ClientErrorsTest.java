@@ -31,7 +31,7 @@ class ClientErrorsTest {
         assertEquals(ClientErrors.Lost.STATEMENT, ClientErrors.lost(new SQLException(null, null,
                 new NoSuchStatementException(null))));
         assertEquals(ClientErrors.Lost.NOTHING, ClientErrors.lost(fromServer("40001",
-                "io.meldb.txn.TxnException: conflict")));
+                "io.meldb.txn.api.TxnException: conflict")));
         assertEquals(ClientErrors.Lost.NOTHING, ClientErrors.lost(new RuntimeException(new IOException("refused"))));
     }
 

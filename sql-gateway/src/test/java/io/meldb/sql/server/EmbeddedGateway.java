@@ -73,7 +73,7 @@ public final class EmbeddedGateway implements AutoCloseable {
         }
     }
 
-    static void deleteTree(final Path dir) {
+    public static void deleteTree(final Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         } catch (IOException e) {

@@ -1,14 +1,14 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -91,7 +91,7 @@ class GatewayMetricsTest {
     void shouldAnswer503WhenNoTxnServerIsAvailable() throws Exception {
         final TxnService gone = new TxnService() {
             @Override
-            public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+            public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
                 throw new TxnException(TxnError.UNAVAILABLE, "stopped");
             }
 

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * MeldDB's driver across a restart of the gateway (here: the gateway stopped and a new one started on the same port
  * over the same txn-server, which forgets every connection and statement, as a restarted process does; the
- * multi-process version is {@link GatewayRestartTest}).
+ * multi-process version is the launcher module's {@code GatewayRestartTest}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MeldDriverReconnectTest {

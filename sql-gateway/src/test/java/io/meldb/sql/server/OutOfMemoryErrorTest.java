@@ -1,7 +1,7 @@
 package io.meldb.sql.server;
 
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

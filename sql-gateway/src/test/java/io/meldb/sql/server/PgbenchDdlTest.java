@@ -1,6 +1,6 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.catalog.IndexDef;
 import io.meldb.sql.catalog.Keys;
@@ -9,7 +9,7 @@ import io.meldb.sql.catalog.TableDefCodec;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.SqlType;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -246,7 +246,7 @@ class PgbenchDdlTest {
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS warm (a INT)"); // the catalog exists
             final TxnRouter router = db.gateway.router();
-            try (TxnSession txn = router.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession txn = router.begin(IsolationLevel.SERIALIZABLE, false)) {
                 txn.put(Keys.tableDefKey("meldb", "public", "legacy"), entry);
                 new TableStore(old).insert(txn, new Object[] {1, "old"});
                 final UUID token = UUID.randomUUID();

@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * this JVM: DDL, DML, queries, plans (pushdown), transactions and the SQLStates of errors.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class SqlGatewayTest {
+public class SqlGatewayTest {
     private static EmbeddedGateway db;
 
     @BeforeAll
@@ -316,7 +316,7 @@ class SqlGatewayTest {
     }
 
     /** Rows as strings, columns joined by ':'. */
-    static List<String> column(final ResultSet rs) throws SQLException {
+    public static List<String> column(final ResultSet rs) throws SQLException {
         final List<String> out = new ArrayList<>();
         try (rs) {
             final int n = rs.getMetaData().getColumnCount();

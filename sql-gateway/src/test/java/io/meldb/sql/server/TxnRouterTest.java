@@ -1,13 +1,13 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,7 +32,7 @@ class TxnRouterTest {
         volatile TxnError refuse;
 
         @Override
-        public TxnSession begin(final Isolation isolation, final boolean readOnly) {
+        public TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
             begins.incrementAndGet();
             if (refuse != null) {
                 throw new TxnException(refuse, "refused");
@@ -73,7 +73,7 @@ class TxnRouterTest {
         final FakeServer b = new FakeServer();
         final TxnRouter router = new TxnRouter(List.of(a, b));
         for (int i = 0; i < 10; i++) {
-            router.begin(Isolation.SERIALIZABLE, i % 2 == 0);
+            router.begin(IsolationLevel.SERIALIZABLE, i % 2 == 0);
         }
         assertEquals(5, a.begins.get());
         assertEquals(5, b.begins.get());
@@ -88,7 +88,7 @@ class TxnRouterTest {
         final TxnRouter router = new TxnRouter(List.of(behind, ahead));
         router.observed(10);
         for (int i = 0; i < 6; i++) {
-            assertEquals(10, router.begin(Isolation.SNAPSHOT, true).snapshotCsn());
+            assertEquals(10, router.begin(IsolationLevel.SNAPSHOT, true).snapshotCsn());
         }
         assertEquals(behind.begins.get(), behind.closed.get(), "every stale session is closed");
     }
@@ -111,7 +111,7 @@ class TxnRouterTest {
         });
         meld.start();
         final long start = System.nanoTime();
-        assertEquals(4, router.begin(Isolation.SERIALIZABLE, false).snapshotCsn());
+        assertEquals(4, router.begin(IsolationLevel.SERIALIZABLE, false).snapshotCsn());
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(150));
         meld.join();
     }
@@ -123,9 +123,9 @@ class TxnRouterTest {
         a.csn.set(20);
         b.csn.set(25);
         final TxnRouter router = new TxnRouter(List.of(b, a));
-        assertEquals(25, router.begin(Isolation.SNAPSHOT, true).snapshotCsn());
+        assertEquals(25, router.begin(IsolationLevel.SNAPSHOT, true).snapshotCsn());
         a.csn.set(25);
-        assertEquals(25, router.begin(Isolation.SNAPSHOT, true).snapshotCsn());
+        assertEquals(25, router.begin(IsolationLevel.SNAPSHOT, true).snapshotCsn());
         assertEquals(25, router.seenCsn());
     }
 
@@ -136,11 +136,11 @@ class TxnRouterTest {
         a.refuse = TxnError.UNAVAILABLE;
         final TxnRouter router = new TxnRouter(List.of(a, b));
         for (int i = 0; i < 4; i++) {
-            router.begin(Isolation.SERIALIZABLE, false);
+            router.begin(IsolationLevel.SERIALIZABLE, false);
         }
         assertEquals(4, b.begins.get());
         b.refuse = TxnError.OVERLOADED;
-        final TxnException e = assertThrows(TxnException.class, () -> router.begin(Isolation.SERIALIZABLE, false));
+        final TxnException e = assertThrows(TxnException.class, () -> router.begin(IsolationLevel.SERIALIZABLE, false));
         assertTrue(e.error() == TxnError.UNAVAILABLE || e.error() == TxnError.OVERLOADED, e.toString());
     }
 }

@@ -5,7 +5,7 @@ import io.meldb.core.IntentionDecoder;
 import io.meldb.core.IntentionFormatException;
 import io.meldb.txn.LogRecords;
 import io.meldb.txn.ServerContext;
-import io.meldb.txn.TxnId;
+import io.meldb.txn.api.TxnId;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;

@@ -2,10 +2,10 @@ package io.meldb.txn.pipeline;
 
 import io.meldb.core.AbortReason;
 import io.meldb.txn.ServerContext;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
 
 import java.util.concurrent.CompletableFuture;
 

@@ -1,6 +1,7 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.txn.TxnError;
+import io.meldb.txn.protocol.TxnRpcProtocol;
+import io.meldb.txn.api.TxnError;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

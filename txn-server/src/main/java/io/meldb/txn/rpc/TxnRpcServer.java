@@ -1,10 +1,13 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.log.auth.ClusterAuthServer;
-import io.meldb.log.protocol.FrameBudget;
-import io.meldb.log.protocol.IdleConnectionCloser;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnService;
+import io.meldb.txn.protocol.TxnFrameDecoder;
+import io.meldb.txn.protocol.TxnFrameEncoder;
+import io.meldb.txn.protocol.TxnRpcProtocol;
+import io.meldb.wire.auth.ClusterAuthServer;
+import io.meldb.wire.FrameBudget;
+import io.meldb.wire.IdleConnectionCloser;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnService;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -38,7 +41,7 @@ import java.util.concurrent.atomic.LongAdder;
  *   can be asked for with OUTCOME.</li>
  *   <li>Event loops never wait: COMMIT uses {@code commitAsync()}, and {@code begin} (which may wait for admission)
  *   runs on a small bounded pool of its own.</li>
- *   <li>Bad requests get an ERROR answer with a {@link io.meldb.txn.TxnError} code and the connection goes on;
+ *   <li>Bad requests get an ERROR answer with a {@link io.meldb.txn.api.TxnError} code and the connection goes on;
  *   only a byte stream that cannot be resynchronised is closed, and only that connection.</li>
  * </ul>
  * The server does not own the service: {@link #close()} stops serving (aborting the open transactions of its

@@ -1,17 +1,20 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.txn.protocol.TxnBodyReader;
+import io.meldb.txn.protocol.TxnFrame;
+import io.meldb.txn.protocol.TxnRpcProtocol;
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
-import io.meldb.log.protocol.FrameFormat;
-import io.meldb.log.protocol.FrameServerHandler;
-import io.meldb.log.protocol.FrameStreamException;
-import io.meldb.log.protocol.FrameTooLarge;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.wire.FrameFormat;
+import io.meldb.wire.FrameServerHandler;
+import io.meldb.wire.FrameStreamException;
+import io.meldb.wire.FrameTooLarge;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.netty.channel.ChannelHandlerContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +28,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 
-import static io.meldb.txn.rpc.TxnRpcProtocol.*;
+import static io.meldb.txn.protocol.TxnRpcProtocol.*;
 
 /**
  * One client connection of the transaction RPC: carries out each request against the {@link TxnService} and
@@ -239,7 +242,7 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     }
 
     private void begin(TxnFrame f, TxnBodyReader r, long start) {
-        Isolation isolation = r.readIsolation();
+        IsolationLevel isolation = r.readIsolation();
         boolean readOnly = r.readBoolean("readOnly");
         int restarts = r.hasMore() ? r.readByte("restarts") & 0xFF : 0;
         r.end();
@@ -266,7 +269,7 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
     }
 
     /** Begin pool: begins, then hands the session to the event loop. */
-    private void runBegin(long requestId, Isolation isolation, boolean readOnly, int restarts, long start) {
+    private void runBegin(long requestId, IsolationLevel isolation, boolean readOnly, int restarts, long start) {
         TxnSession session = null;
         TxnException error = null;
         try {

@@ -1,7 +1,8 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.log.auth.ClusterAuthServer;
-import io.meldb.log.auth.ClusterSecret;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.wire.auth.ClusterAuthServer;
+import io.meldb.wire.auth.ClusterSecret;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import java.time.Duration;
@@ -151,7 +152,7 @@ public final class TxnRpcServerOptions {
 
     /**
      * Bytes of partly received frames (above 64 KiB each) the server holds for all connections together; a
-     * connection whose frame finds no room stops being read until there is ({@link io.meldb.log.protocol.FrameBudget}).
+     * connection whose frame finds no room stops being read until there is ({@link io.meldb.wire.FrameBudget}).
      */
     public long maxInflightFrameBytes() {
         return maxInflightFrameBytes;

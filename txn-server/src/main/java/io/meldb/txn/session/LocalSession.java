@@ -4,17 +4,17 @@ import io.meldb.core.AbortReason;
 import io.meldb.core.IncrementException;
 import io.meldb.core.IntField;
 import io.meldb.core.Intention;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
-import io.meldb.txn.KeyValue;
+import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.LogRecords;
 import io.meldb.txn.ServerContext;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
 import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.checkpoint.CommittedState;
 import org.agrona.ExpandableDirectByteBuffer;
 
@@ -35,7 +35,7 @@ final class LocalSession implements TxnSession {
     private final Sessions sessions;
     private final ServerContext ctx;
     private final TxnId id;
-    private final Isolation isolation;
+    private final IsolationLevel isolation;
     private final boolean readOnly;
     /** Intention flag bits carrying how often the transaction already restarted (the tail-latency policy's input). */
     private final int restartFlags;
@@ -45,7 +45,7 @@ final class LocalSession implements TxnSession {
     /** Size of the intention record this session appended, which lengthens the wait for its decision. */
     private int recordBytes;
 
-    LocalSession(final Sessions sessions, final TxnId id, final Isolation isolation, final boolean readOnly,
+    LocalSession(final Sessions sessions, final TxnId id, final IsolationLevel isolation, final boolean readOnly,
                  final int restarts, final CommittedState.Pinned pinned, final Workspace workspace) {
         this.restartFlags = Intention.restartFlags(restarts);
         this.sessions = sessions;
@@ -56,7 +56,8 @@ final class LocalSession implements TxnSession {
         this.readOnly = readOnly;
         this.workspace = workspace;
         // a read-only transaction logs nothing, so it needs no readset
-        this.txn = new Transaction(workspace.arena, pinned.snapshot(), readOnly ? Isolation.SNAPSHOT : isolation);
+        this.txn = new Transaction(workspace.arena, pinned.snapshot(), readOnly || isolation == IsolationLevel.SNAPSHOT
+                ? io.meldb.core.Isolation.SNAPSHOT : io.meldb.core.Isolation.SERIALIZABLE);
         ctx.metrics().began();
     }
 
@@ -66,7 +67,7 @@ final class LocalSession implements TxnSession {
     }
 
     @Override
-    public Isolation isolation() {
+    public IsolationLevel isolation() {
         return isolation;
     }
 

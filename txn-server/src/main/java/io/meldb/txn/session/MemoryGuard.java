@@ -2,8 +2,8 @@ package io.meldb.txn.session;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import io.meldb.core.NodeMemory;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 
 import java.lang.management.ManagementFactory;
 

@@ -2,8 +2,8 @@ package io.meldb.txn.session;
 
 import io.meldb.txn.FenceBook;
 import io.meldb.txn.ServerContext;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,11 +1,11 @@
 package io.meldb.txn.session;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.ServerContext;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.checkpoint.CommittedState;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -34,7 +34,7 @@ public final class Sessions {
     }
 
     /** Begins a transaction that has already restarted {@code restarts} times (carried in its intention). */
-    public TxnSession begin(final Isolation isolation, final boolean readOnly, final int restarts) {
+    public TxnSession begin(final IsolationLevel isolation, final boolean readOnly, final int restarts) {
         if (isolation == null) {
             throw new TxnException(TxnError.BAD_REQUEST, "isolation level is required");
         }

@@ -1,16 +1,16 @@
 package io.meldb.txn.cluster;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.cluster.ProcessCluster.ServerProcess;
-import io.meldb.txn.rpc.TxnRpcClient;
-import io.meldb.txn.rpc.TxnRpcClientOptions;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -125,17 +125,17 @@ class ClusterBankTest {
 
     @Test
     void keepsTotalAndLosesNoCommitWhenAServerIsKilledUnderSerializable() throws Exception {
-        runBank(Isolation.SERIALIZABLE, 2);
+        runBank(IsolationLevel.SERIALIZABLE, 2);
     }
 
     @Test
     void keepsTotalAndLosesNoCommitWhenAServerIsKilledUnderSnapshotIsolation() throws Exception {
-        runBank(Isolation.SNAPSHOT, 3);
+        runBank(IsolationLevel.SNAPSHOT, 3);
     }
 
     // ------------------------------------------------------------------------------------------------ the run
 
-    private void runBank(final Isolation isolation, final int victimId) throws Exception {
+    private void runBank(final IsolationLevel isolation, final int victimId) throws Exception {
         final long seed = Long.getLong("meldb.test.seed", System.nanoTime());
         final String tag = isolation + " seed " + seed;
         System.out.println("ClusterBankTest " + tag + " (repeat with -Dmeldb.test.seed=" + seed + ")");
@@ -149,7 +149,7 @@ class ClusterBankTest {
         }
     }
 
-    private void runBank(final Isolation isolation, final int victimId, final long seed, final String tag,
+    private void runBank(final IsolationLevel isolation, final int victimId, final long seed, final String tag,
                          final long t0) throws Exception {
         for (Node n : nodes) {
             assertTrue(n.process.alive() && !n.down, tag + ": server " + n.id + " is not running");
@@ -158,7 +158,7 @@ class ClusterBankTest {
         long loadCsn = 0;
         final TxnRpcClient loader = nodes.get(0).client();
         for (int from = 0; from < ACCOUNTS; from += 100) {
-            try (TxnSession s = loader.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession s = loader.begin(IsolationLevel.SERIALIZABLE, false)) {
                 for (int a = from; a < from + 100; a++) {
                     s.put(key(a), balance(INITIAL_BALANCE));
                 }
@@ -294,7 +294,7 @@ class ClusterBankTest {
 
     // ------------------------------------------------------------------------------------------------ clients
 
-    private void transfers(final Node node, final Isolation isolation, final Random rnd, final AtomicBoolean stop,
+    private void transfers(final Node node, final IsolationLevel isolation, final Random rnd, final AtomicBoolean stop,
                            final Stats stats) throws InterruptedException {
         while (!stop.get() && stats.failure.get() == null) {
             final int from = rnd.nextInt(ACCOUNTS);
@@ -416,7 +416,7 @@ class ClusterBankTest {
     }
 
     /** Reads all balances in one read-only snapshot, over and over; the sum must always be the initial total. */
-    private static void reader(final Node node, final Isolation isolation, final AtomicBoolean stop,
+    private static void reader(final Node node, final IsolationLevel isolation, final AtomicBoolean stop,
                                final Stats stats) throws InterruptedException {
         while (!stop.get() && stats.failure.get() == null) {
             final TxnRpcClient client = node.client();

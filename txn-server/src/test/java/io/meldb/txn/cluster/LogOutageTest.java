@@ -1,12 +1,12 @@
 package io.meldb.txn.cluster;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.cluster.ProcessCluster.ServerProcess;
-import io.meldb.txn.rpc.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -136,7 +136,7 @@ class LogOutageTest {
             long slowest = 0;
             while (System.nanoTime() < outageEnds) {
                 final long t0 = System.nanoTime();
-                try (TxnSession s = client.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession s = client.begin(IsolationLevel.SERIALIZABLE, false)) {
                     s.put(key(0), balance(INITIAL_BALANCE));
                     s.commit();
                     fail("a commit was acknowledged while the log server was down");
@@ -177,7 +177,7 @@ class LogOutageTest {
     /** Commits a write on {@code n} as soon as it serves again; its CSN. */
     private static long commitWhenServing(final Node n, final Duration timeout) {
         return awaitValue(timeout, "server " + n.id + " commits again", () -> {
-            try (TxnSession s = n.client.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession s = n.client.begin(IsolationLevel.SERIALIZABLE, false)) {
                 s.put(("after-outage-" + n.id).getBytes(StandardCharsets.US_ASCII), balance(n.id));
                 return s.commit();
             } catch (TxnException e) {

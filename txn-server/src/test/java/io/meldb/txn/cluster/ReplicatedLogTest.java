@@ -1,13 +1,13 @@
 package io.meldb.txn.cluster;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.client.LogStatus;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.cluster.ProcessCluster.ServerProcess;
 import io.meldb.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
@@ -208,7 +208,7 @@ class ReplicatedLogTest {
             long slowest = 0;
             while (System.nanoTime() < outageEnds) {
                 final long t0 = System.nanoTime();
-                try (TxnSession s = nodes.get(0).client.begin(Isolation.SERIALIZABLE, false)) {
+                try (TxnSession s = nodes.get(0).client.begin(IsolationLevel.SERIALIZABLE, false)) {
                     s.put(key(0), balance(INITIAL_BALANCE));
                     s.commit();
                     fail("a commit was acknowledged with one log server of three");

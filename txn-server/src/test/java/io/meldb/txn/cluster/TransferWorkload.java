@@ -1,16 +1,16 @@
 package io.meldb.txn.cluster;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.txn.cluster.ProcessCluster.ServerProcess;
-import io.meldb.txn.rpc.TxnRpcClient;
-import io.meldb.txn.rpc.TxnRpcClientOptions;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +53,7 @@ final class TransferWorkload {
     void load() {
         long csn = 0;
         for (int from = 0; from < ACCOUNTS; from += 100) {
-            try (TxnSession s = nodes.get(0).client.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession s = nodes.get(0).client.begin(IsolationLevel.SERIALIZABLE, false)) {
                 for (int a = from; a < from + 100; a++) {
                     s.put(key(a), balance(INITIAL_BALANCE));
                 }
@@ -96,7 +96,7 @@ final class TransferWorkload {
             final long amount = 1 + rnd.nextInt(100);
             TxnSession s = null;
             try {
-                s = node.client.begin(Isolation.SERIALIZABLE, false);
+                s = node.client.begin(IsolationLevel.SERIALIZABLE, false);
                 final long a = value(s.get(key(from)));
                 final long b = value(s.get(key(to)));
                 s.put(key(from), balance(a - amount));
@@ -162,7 +162,7 @@ final class TransferWorkload {
             expected[t.to] += t.amount;
         }
         for (Node n : nodes) {
-            try (TxnSession r = n.client.begin(Isolation.SNAPSHOT, true)) {
+            try (TxnSession r = n.client.begin(IsolationLevel.SNAPSHOT, true)) {
                 final List<KeyValue> rows = r.scan(LO, true, HI, true, false, 0);
                 assertEquals(ACCOUNTS, rows.size(), "accounts on server " + n.id);
                 long sum = 0;

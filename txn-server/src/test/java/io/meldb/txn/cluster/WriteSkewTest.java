@@ -1,12 +1,12 @@
 package io.meldb.txn.cluster;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class WriteSkewTest {
     void start() {
         node = EmbeddedNode.start(dir);
         db = node.txnService();
-        try (TxnSession s = db.begin(Isolation.SERIALIZABLE, false)) {
+        try (TxnSession s = db.begin(IsolationLevel.SERIALIZABLE, false)) {
             s.put(X, balance(100));
             s.put(Y, balance(100));
             s.commit();
@@ -63,7 +63,7 @@ class WriteSkewTest {
 
     @Test
     void commitsBothWithdrawalsAndBreaksTheConstraintUnderSnapshotIsolation() {
-        final Result r = runSkew(Isolation.SNAPSHOT);
+        final Result r = runSkew(IsolationLevel.SNAPSHOT);
         assertTrue(r.firstCommitted && r.secondCommitted, "both withdrawals commit under SI: " + r);
         assertEquals(-50, r.x, "x");
         assertEquals(-50, r.y, "y");
@@ -72,7 +72,7 @@ class WriteSkewTest {
 
     @Test
     void commitsExactlyOneWithdrawalAndKeepsTheConstraintUnderSerializable() {
-        final Result r = runSkew(Isolation.SERIALIZABLE);
+        final Result r = runSkew(IsolationLevel.SERIALIZABLE);
         assertNotEquals(r.firstCommitted, r.secondCommitted, "exactly one withdrawal commits: " + r);
         final TxnException loser = r.firstCommitted ? r.secondError : r.firstError;
         assertEquals(TxnError.CONFLICT, loser.error(), "the other one is a meld abort: " + loser);
@@ -84,7 +84,7 @@ class WriteSkewTest {
         assertEquals(r.firstCommitted ? 100 : -50, r.y, "y");
     }
 
-    private Result runSkew(final Isolation isolation) {
+    private Result runSkew(final IsolationLevel isolation) {
         final TxnSession t1 = db.begin(isolation, false);
         final TxnSession t2 = db.begin(isolation, false);
         withdrawIfAllowed(t1, X);
@@ -99,7 +99,7 @@ class WriteSkewTest {
         r.secondError = join(c2);
         r.firstCommitted = r.firstError == null;
         r.secondCommitted = r.secondError == null;
-        try (TxnSession s = db.begin(Isolation.SERIALIZABLE, true)) {
+        try (TxnSession s = db.begin(IsolationLevel.SERIALIZABLE, true)) {
             r.x = value(s.get(X));
             r.y = value(s.get(Y));
         }
@@ -125,8 +125,8 @@ class WriteSkewTest {
     }
 
     private static final class Result {
-        io.meldb.txn.TxnId first;
-        io.meldb.txn.TxnId second;
+        io.meldb.txn.api.TxnId first;
+        io.meldb.txn.api.TxnId second;
         boolean firstCommitted;
         boolean secondCommitted;
         TxnException firstError;

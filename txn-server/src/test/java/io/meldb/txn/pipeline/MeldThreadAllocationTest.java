@@ -1,13 +1,13 @@
 package io.meldb.txn.pipeline;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.ClusterConfig;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.TxnServer;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,7 +41,7 @@ class MeldThreadAllocationTest {
                 .checkpointEvery(1000).writeCheckpoints(false))) {
             final TxnServer server = node.txnServer();
             assertTrue(server.meldThreadAllocatedBytes() >= 0, "this JVM counts no per-thread allocation");
-            try (TxnSession s = node.txnService().begin(Isolation.SNAPSHOT, false)) {
+            try (TxnSession s = node.txnService().begin(IsolationLevel.SNAPSHOT, false)) {
                 for (int c = 0; c < COUNTERS; c++) {
                     s.put(counter(c), new byte[8]);
                 }
@@ -75,7 +75,7 @@ class MeldThreadAllocationTest {
             threads.add(new Thread(() -> {
                 try {
                     for (int i = 0; i < transactions / CLIENTS; i++) {
-                        try (TxnSession s = db.begin(Isolation.SNAPSHOT, false)) {
+                        try (TxnSession s = db.begin(IsolationLevel.SNAPSHOT, false)) {
                             for (int k = 0; k < 3; k++) {
                                 s.put(ByteBuffer.allocate(4).putInt(rnd.nextInt(2000)).array(), new byte[32]);
                             }

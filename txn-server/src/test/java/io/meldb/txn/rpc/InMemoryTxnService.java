@@ -1,15 +1,15 @@
 package io.meldb.txn.rpc;
 
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnId;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnId;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -73,13 +73,13 @@ final class InMemoryTxnService implements TxnService {
     }
 
     @Override
-    public TxnSession begin(Isolation isolation, boolean readOnly, int restarts) {
+    public TxnSession begin(IsolationLevel isolation, boolean readOnly, int restarts) {
         lastRestarts.set(restarts);
         return begin(isolation, readOnly);
     }
 
     @Override
-    public TxnSession begin(Isolation isolation, boolean readOnly) {
+    public TxnSession begin(IsolationLevel isolation, boolean readOnly) {
         maybeFail("begin");
         CountDownLatch gate = beginGate;
         if (gate != null) {
@@ -169,7 +169,7 @@ final class InMemoryTxnService implements TxnService {
     /** One transaction: a copy of the store at begin, and its writes (null value = delete). */
     private final class Session implements TxnSession {
         private final TxnId id;
-        private final Isolation isolation;
+        private final IsolationLevel isolation;
         private final boolean readOnly;
         private final long snapshotCsn;
         private final NavigableMap<byte[], byte[]> snapshot;
@@ -178,7 +178,7 @@ final class InMemoryTxnService implements TxnService {
         private final List<byte[][]> dependencies = new ArrayList<>();
         private boolean ended;
 
-        Session(TxnId id, Isolation isolation, boolean readOnly, long snapshotCsn, NavigableMap<byte[], byte[]> snapshot) {
+        Session(TxnId id, IsolationLevel isolation, boolean readOnly, long snapshotCsn, NavigableMap<byte[], byte[]> snapshot) {
             this.id = id;
             this.isolation = isolation;
             this.readOnly = readOnly;
@@ -192,7 +192,7 @@ final class InMemoryTxnService implements TxnService {
         }
 
         @Override
-        public Isolation isolation() {
+        public IsolationLevel isolation() {
             return isolation;
         }
 

@@ -1,8 +1,11 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.log.protocol.FrameFormat;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
+import io.meldb.txn.protocol.TxnRpcProtocol;
+import io.meldb.wire.FrameFormat;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.function.Executable;
 

@@ -1,10 +1,11 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,7 +42,7 @@ class TxnRpcConcurrencyTest extends RpcTestSupport {
     @Test
     void shouldKeepTheBankTotalUnderConcurrentTransfersFromManyClientsAndThreads() throws Exception {
         TxnRpcServer server = startServer();
-        try (TxnSession t = connect(server).begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = connect(server).begin(IsolationLevel.SNAPSHOT, false)) {
             for (int i = 0; i < ACCOUNTS; i++) {
                 t.put(account(i), amount(INITIAL));
             }
@@ -66,7 +67,7 @@ class TxnRpcConcurrencyTest extends RpcTestSupport {
                     for (int n = 0; n < transfersPerThread; n++) {
                         int from = random.nextInt(ACCOUNTS);
                         int to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
-                        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+                        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
                             long a = amount(t.get(account(from)));
                             long b = amount(t.get(account(to)));
                             t.put(account(from), amount(a - 7));
@@ -91,7 +92,7 @@ class TxnRpcConcurrencyTest extends RpcTestSupport {
         }
         assertEquals(threads * transfersPerThread, committed.get() + conflicts.get());
         assertTrue(committed.get() > 0);
-        try (TxnSession t = clients.get(0).begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession t = clients.get(0).begin(IsolationLevel.SNAPSHOT, true)) {
             long total = 0;
             for (KeyValue kv : t.scan(b("acct"), true, null, true, false, 0)) {
                 total += amount(kv.value());
@@ -107,7 +108,7 @@ class TxnRpcConcurrencyTest extends RpcTestSupport {
         TxnRpcClient client = connect(startServer());
         List<TxnSession> sessions = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
-            TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+            TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
             t.put(b("key" + i), b("v"));
             sessions.add(t);
         }
@@ -120,7 +121,7 @@ class TxnRpcConcurrencyTest extends RpcTestSupport {
             csns.add(c.get(10, TimeUnit.SECONDS));
         }
         assertEquals(200, csns.size(), "every commit got its own CSN");
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertEquals(200, t.scan(null, true, null, true, false, 0).size());
         }
     }

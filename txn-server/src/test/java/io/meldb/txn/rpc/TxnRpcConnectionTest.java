@@ -1,10 +1,13 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnOutcome;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
+import io.meldb.txn.protocol.TxnRpcProtocol;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,7 +33,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         // machine a fresh server's first BEGIN (begin pool start-up, cold code) took longer than 200 ms
         TxnRpcClient client = connect(server, Duration.ofSeconds(1));
         service.commitGate = new CompletableFuture<>();
-        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         t.put(b("k"), b("v"));
         long start = System.nanoTime();
         TxnException e = assertTxnError(TxnError.TIMEOUT, t::commit);
@@ -47,7 +50,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         TxnRpcServer server = startServer();
         TxnRpcClient client = connect(server, Duration.ofMillis(200));
         service.commitGate = new CompletableFuture<>();
-        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         for (int i = 0; i < 20; i++) {
             t.put(b("k" + i), new byte[1 << 20]); // 20 MiB: 2 s more than the 200 ms request timeout
         }
@@ -63,12 +66,12 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         TxnRpcServer server = startServer();
         TxnRpcClient client = connect(server, Duration.ofMillis(200));
         service.beginGate = new CountDownLatch(1);
-        assertTxnError(TxnError.TIMEOUT, () -> client.begin(Isolation.SNAPSHOT, false));
+        assertTxnError(TxnError.TIMEOUT, () -> client.begin(IsolationLevel.SNAPSHOT, false));
         assertEquals(1, server.openTransactions(), "still waiting for admission on the server");
         service.beginGate.countDown();
         service.beginGate = null;
         eventually("the orphaned transaction is aborted", () -> service.aborted.get() == 1 && server.openTransactions() == 0);
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             t.put(b("k"), b("v"));
             t.commit();
         }
@@ -79,9 +82,9 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         TxnRpcServer server = startServer(new TxnRpcServerOptions().beginThreads(1));
         TxnRpcClient waiting = connect(server, Duration.ofSeconds(5));
         TxnRpcClient other = connect(server, Duration.ofSeconds(5));
-        TxnSession open = other.begin(Isolation.SNAPSHOT, false);
+        TxnSession open = other.begin(IsolationLevel.SNAPSHOT, false);
         service.beginGate = new CountDownLatch(1);
-        CompletableFuture<TxnSession> blocked = CompletableFuture.supplyAsync(() -> waiting.begin(Isolation.SNAPSHOT, false));
+        CompletableFuture<TxnSession> blocked = CompletableFuture.supplyAsync(() -> waiting.begin(IsolationLevel.SNAPSHOT, false));
         eventually("the BEGIN waits on the server", () -> server.openTransactions() == 2);
         open.put(b("k"), b("v"));
         assertEquals(1, open.commit());
@@ -96,8 +99,8 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         try {
             TxnRpcClient client = connect(server);
             service.commitGate = new CompletableFuture<>();
-            TxnSession committing = client.begin(Isolation.SNAPSHOT, false);
-            TxnSession open = client.begin(Isolation.SNAPSHOT, false);
+            TxnSession committing = client.begin(IsolationLevel.SNAPSHOT, false);
+            TxnSession open = client.begin(IsolationLevel.SNAPSHOT, false);
             committing.put(b("k"), b("v"));
             CompletableFuture<Long> commit = committing.commitAsync();
             eventually("the commit reached the service", () -> service.commitsStarted.get() == 1);
@@ -124,7 +127,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         TxnRpcServer server = startServer();
         CuttableProxy proxy = closeAfter(new CuttableProxy(server.port()));
         TxnRpcClient client = closeAfter(TxnRpcClient.connect(TxnRpcClientOptions.to("127.0.0.1", proxy.port())));
-        TxnSession before = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession before = client.begin(IsolationLevel.SNAPSHOT, false);
         before.put(b("k"), b("v"));
         proxy.cut();
         eventually("the server saw the connection close", () -> server.connectionCount() == 0);
@@ -133,7 +136,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         assertContains(e.getMessage(), before.id().toString());
         assertTxnError(TxnError.SESSION_LOST, before::commit);
         before.close();
-        try (TxnSession after = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession after = client.begin(IsolationLevel.SNAPSHOT, false)) {
             after.put(b("k"), b("v"));
             assertEquals(1, after.commit());
         }
@@ -148,9 +151,9 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         CompletableFuture<Long> commit;
         try {
             service.commitGate = new CompletableFuture<>();
-            client.begin(Isolation.SNAPSHOT, false).put(b("a"), b("1"));
-            client.begin(Isolation.SERIALIZABLE, true);
-            committing = client.begin(Isolation.SNAPSHOT, false);
+            client.begin(IsolationLevel.SNAPSHOT, false).put(b("a"), b("1"));
+            client.begin(IsolationLevel.SERIALIZABLE, true);
+            committing = client.begin(IsolationLevel.SNAPSHOT, false);
             committing.put(b("c"), b("3"));
             commit = committing.commitAsync();
             eventually("three transactions on the server", () -> service.activeCount() == 3 && service.begun.get() == 3);
@@ -168,7 +171,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
         eventually("the commit finished", () -> server.openTransactions() == 0);
         TxnOutcome outcome = again.outcome(committing.id());
         assertEquals(TxnOutcome.State.COMMITTED, outcome.state());
-        try (TxnSession r = again.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession r = again.begin(IsolationLevel.SNAPSHOT, true)) {
             assertArrayEquals(b("3"), r.get(b("c")));
             assertEquals(null, r.get(b("a")));
         }
@@ -178,7 +181,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
     void shouldCloseOnlyTheConnectionThatSentGarbage() throws Exception {
         TxnRpcServer server = startServer();
         TxnRpcClient client = connect(server);
-        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         t.put(b("k"), b("v"));
 
         RawConnection garbage = raw(server);
@@ -206,7 +209,7 @@ class TxnRpcConnectionTest extends RpcTestSupport {
     @Test
     void shouldRefuseABlockingCallOnTheClientsIoThreadInsteadOfDeadlocking() throws Exception {
         TxnRpcClient client = connect(startServer());
-        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         t.put(b("k"), b("v"));
         service.commitGate = new CompletableFuture<>();
         CompletableFuture<Long> commit = t.commitAsync();

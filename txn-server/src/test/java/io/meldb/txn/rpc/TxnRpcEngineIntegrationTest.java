@@ -1,15 +1,16 @@
 package io.meldb.txn.rpc;
 
+import io.meldb.txn.client.TxnRpcClient;
 import io.meldb.core.IntField;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.KeyValue;
-import io.meldb.txn.ServerStatus;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnOutcome;
+import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.api.ServerStatus;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnOutcome;
 import io.meldb.txn.TxnServerConfig;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.TxnSession;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -78,7 +79,7 @@ class TxnRpcEngineIntegrationTest {
     void shouldRunTransactionsOverTheWireAgainstTheEngine() {
         long base = client.status().csn();
         long csn;
-        TxnSession writer = client.begin(Isolation.SERIALIZABLE, false);
+        TxnSession writer = client.begin(IsolationLevel.SERIALIZABLE, false);
         for (String k : new String[]{"a", "b", "c", "d"}) {
             writer.put(b(k), b("v" + k));
         }
@@ -89,7 +90,7 @@ class TxnRpcEngineIntegrationTest {
         assertTrue(csn > base);
         assertEquals(TxnOutcome.State.COMMITTED, client.outcome(writer.id()).state());
 
-        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession r = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertTrue(r.snapshotCsn() >= csn);
             assertArrayEquals(b("vc"), r.get(b("c")));
             assertNull(r.get(b("b")));
@@ -109,7 +110,7 @@ class TxnRpcEngineIntegrationTest {
 
     @Test
     void shouldEndATransactionPastTheIntentionLimitAtTheWriteThatCrossesItOverTheWire() {
-        final TxnSession t = client.begin(Isolation.SERIALIZABLE, false);
+        final TxnSession t = client.begin(IsolationLevel.SERIALIZABLE, false);
         int written = 0;
         TxnException refused = null;
         while (refused == null && written < 5_000) {
@@ -129,7 +130,7 @@ class TxnRpcEngineIntegrationTest {
         t.close();
         final List<TxnSession> open = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            open.add(client.begin(Isolation.SNAPSHOT, true)); // every admission slot is free again
+            open.add(client.begin(IsolationLevel.SNAPSHOT, true)); // every admission slot is free again
         }
         try (TxnSession r = open.get(0)) {
             assertNull(r.get(b("row0")), "nothing of the refused transaction was committed");
@@ -139,8 +140,8 @@ class TxnRpcEngineIntegrationTest {
 
     @Test
     void shouldCarryTheEnginesErrorsOverTheWire() {
-        TxnSession first = client.begin(Isolation.SNAPSHOT, false);
-        TxnSession second = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession first = client.begin(IsolationLevel.SNAPSHOT, false);
+        TxnSession second = client.begin(IsolationLevel.SNAPSHOT, false);
         first.put(b("k"), b("1"));
         second.put(b("k"), b("2"));
         first.commit();
@@ -148,26 +149,26 @@ class TxnRpcEngineIntegrationTest {
         assertTrue(!conflict.getMessage().isEmpty());
         assertEquals(TxnOutcome.State.ABORTED, client.outcome(second.id()).state());
 
-        try (TxnSession ro = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession ro = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertTxnError(TxnError.READ_ONLY, () -> ro.put(b("k"), b("v")));
         }
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             assertTxnError(TxnError.BAD_REQUEST, () -> t.get(null));
             assertTxnError(TxnError.TOO_LARGE, () -> t.put(new byte[TxnServerConfig.MAX_KEY_BYTES + 1], b("v")));
         }
         List<TxnSession> open = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            open.add(client.begin(Isolation.SNAPSHOT, true));
+            open.add(client.begin(IsolationLevel.SNAPSHOT, true));
         }
-        assertTxnError(TxnError.OVERLOADED, () -> client.begin(Isolation.SNAPSHOT, true));
+        assertTxnError(TxnError.OVERLOADED, () -> client.begin(IsolationLevel.SNAPSHOT, true));
         open.forEach(TxnSession::close);
-        client.begin(Isolation.SNAPSHOT, true).close();
+        client.begin(IsolationLevel.SNAPSHOT, true).close();
     }
 
     @Test
     void concurrentIncrementsOverTheWireAllCommitAndOverflowIsOutOfRange() {
         IntField counter = IntField.int64(0);
-        try (TxnSession setup = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession setup = client.begin(IsolationLevel.SNAPSHOT, false)) {
             setup.put(b("ctr"), java.nio.ByteBuffer.allocate(9).putLong(100).put((byte) 7).array());
             setup.put(b("big"), java.nio.ByteBuffer.allocate(8).putLong(Long.MAX_VALUE - 3).array());
             setup.commit();
@@ -175,7 +176,7 @@ class TxnRpcEngineIntegrationTest {
         // four transactions on one snapshot, two serializable: each adds without reading, so none conflicts
         List<TxnSession> open = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
-            TxnSession t = client.begin(i % 2 == 0 ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT, false);
+            TxnSession t = client.begin(i % 2 == 0 ? IsolationLevel.SERIALIZABLE : IsolationLevel.SNAPSHOT, false);
             t.add(b("ctr"), counter, i + 1);
             open.add(t);
         }
@@ -184,38 +185,38 @@ class TxnRpcEngineIntegrationTest {
         for (TxnSession t : open) {
             assertTrue(t.commit() > 0);
         }
-        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession r = client.begin(IsolationLevel.SNAPSHOT, true)) {
             byte[] v = r.get(b("ctr"));
             assertEquals(100 + 2 + 3 + 4, java.nio.ByteBuffer.wrap(v).getLong());
             assertEquals(7, v[8], "bytes beyond the field are kept");
         }
 
-        TxnSession a = client.begin(Isolation.SNAPSHOT, false);
-        TxnSession c = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession a = client.begin(IsolationLevel.SNAPSHOT, false);
+        TxnSession c = client.begin(IsolationLevel.SNAPSHOT, false);
         a.add(b("big"), counter, 2);
         c.add(b("big"), counter, 2);
         assertTxnError(TxnError.OUT_OF_RANGE, () -> c.add(b("big"), counter, 2));
         assertTrue(a.commit() > 0);
         TxnException overflow = assertTxnError(TxnError.OUT_OF_RANGE, c::commit);
         assertTrue(overflow.getMessage().contains("range"), overflow.getMessage());
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             assertTxnError(TxnError.NOT_APPLICABLE, () -> t.add(b("absent"), counter, 1));
             assertTxnError(TxnError.NOT_APPLICABLE, () -> t.add(b("ctr"), IntField.int64(4), 1));
         }
-        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession r = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertEquals(Long.MAX_VALUE - 1, java.nio.ByteBuffer.wrap(r.get(b("big"))).getLong(), "nothing wrapped");
         }
     }
 
     @Test
     void shouldAbortASnapshotTransactionWhoseDeclaredRangeAConcurrentCommitWroteOverTheWire() {
-        try (TxnSession setup = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession setup = client.begin(IsolationLevel.SNAPSHOT, false)) {
             setup.put(b("p1"), b("parent"));
             setup.commit();
         }
         // the foreign-key pattern: a child insert depends on its parent key, a parent delete on its child range
-        TxnSession child = client.begin(Isolation.SNAPSHOT, false);
-        TxnSession parent = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession child = client.begin(IsolationLevel.SNAPSHOT, false);
+        TxnSession parent = client.begin(IsolationLevel.SNAPSHOT, false);
         assertArrayEquals(b("parent"), child.get(b("p1")));
         child.dependOn(b("p1"), true, b("p1"), true);
         child.put(b("q1/c1"), b("child"));
@@ -227,15 +228,15 @@ class TxnRpcEngineIntegrationTest {
         assertTrue(!conflict.getMessage().isEmpty());
 
         // without a concurrent write to the range, a declared dependency commits; two dependents of one key too
-        TxnSession a = client.begin(Isolation.SNAPSHOT, false);
-        TxnSession c = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession a = client.begin(IsolationLevel.SNAPSHOT, false);
+        TxnSession c = client.begin(IsolationLevel.SNAPSHOT, false);
         a.dependOn(b("p2"), true, b("p2"), true);
         a.put(b("q2/a"), b("x"));
         c.dependOn(b("p2"), true, b("p2"), true);
         c.put(b("q2/c"), b("x"));
         assertTrue(a.commit() > 0);
         assertTrue(c.commit() > 0);
-        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession r = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertNull(r.get(b("q1/c1")), "the aborted child left nothing");
             assertArrayEquals(b("x"), r.get(b("q2/c")));
         }
@@ -246,14 +247,14 @@ class TxnRpcEngineIntegrationTest {
         TxnRpcClient other = TxnRpcClient.connect("127.0.0.1", server.port());
         try {
             for (int i = 0; i < 3; i++) {
-                other.begin(Isolation.SERIALIZABLE, false).put(b("x" + i), b("v"));
+                other.begin(IsolationLevel.SERIALIZABLE, false).put(b("x" + i), b("v"));
             }
             assertEquals(3, node.txnService().status().inFlight());
         } finally {
             other.close();
         }
         eventually("the engine's in-flight transactions are aborted", () -> node.txnService().status().inFlight() == 0);
-        try (TxnSession r = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession r = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertNull(r.get(b("x0")));
         }
     }

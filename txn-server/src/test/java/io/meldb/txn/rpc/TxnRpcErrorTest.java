@@ -1,9 +1,11 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.protocol.TxnRpcProtocol;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -26,8 +28,8 @@ class TxnRpcErrorTest extends RpcTestSupport {
     @Test
     void shouldPropagateConflictFromCommit() throws Exception {
         TxnRpcClient client = connect(startServer());
-        TxnSession first = client.begin(Isolation.SNAPSHOT, false);
-        TxnSession second = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession first = client.begin(IsolationLevel.SNAPSHOT, false);
+        TxnSession second = client.begin(IsolationLevel.SNAPSHOT, false);
         first.put(b("k"), b("1"));
         second.put(b("k"), b("2"));
         first.commit();
@@ -35,8 +37,8 @@ class TxnRpcErrorTest extends RpcTestSupport {
         assertContains(e.getMessage(), second.id().toString());
         assertTxnError(TxnError.UNKNOWN_TRANSACTION, () -> second.get(b("k")));
         // and through commitAsync
-        TxnSession third = client.begin(Isolation.SNAPSHOT, false);
-        TxnSession fourth = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession third = client.begin(IsolationLevel.SNAPSHOT, false);
+        TxnSession fourth = client.begin(IsolationLevel.SNAPSHOT, false);
         third.put(b("k"), b("3"));
         fourth.put(b("k"), b("4"));
         third.commit();
@@ -49,9 +51,9 @@ class TxnRpcErrorTest extends RpcTestSupport {
         TxnRpcClient client = connect(startServer());
         for (TxnError error : TxnError.values()) {
             service.failNext("begin", error);
-            assertTxnError(error, () -> client.begin(Isolation.SNAPSHOT, false));
+            assertTxnError(error, () -> client.begin(IsolationLevel.SNAPSHOT, false));
         }
-        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         service.failNext("get", TxnError.TOO_LARGE);
         TxnException e = assertTxnError(TxnError.TOO_LARGE, () -> t.get(b("k")));
         assertEquals("injected TOO_LARGE on get", e.getMessage());
@@ -69,7 +71,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
         service.failNext("commit", TxnError.OUTCOME_UNKNOWN);
         assertTxnError(TxnError.OUTCOME_UNKNOWN, t::commit);
         // the connection survived all of it
-        try (TxnSession u = client.begin(Isolation.SNAPSHOT, true)) {
+        try (TxnSession u = client.begin(IsolationLevel.SNAPSHOT, true)) {
             assertEquals(0, u.snapshotCsn());
         }
     }
@@ -77,7 +79,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     @Test
     void shouldRejectWritesInReadOnlyTransactions() {
         TxnRpcClient client = connect(startServer());
-        try (TxnSession t = client.begin(Isolation.SERIALIZABLE, true)) {
+        try (TxnSession t = client.begin(IsolationLevel.SERIALIZABLE, true)) {
             assertTxnError(TxnError.READ_ONLY, () -> t.put(b("k"), b("v")));
             assertTxnError(TxnError.READ_ONLY, () -> t.delete(b("k")));
             t.get(b("k"));
@@ -87,7 +89,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     @Test
     void shouldLeaveArgumentValidationToTheServiceAndAnswerBadRequest() {
         TxnRpcClient client = connect(startServer());
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             assertTxnError(TxnError.BAD_REQUEST, () -> t.get(null));
             assertTxnError(TxnError.BAD_REQUEST, () -> t.put(new byte[0], b("v")));
             assertTxnError(TxnError.BAD_REQUEST, () -> t.put(b("k"), null));
@@ -101,7 +103,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     @Test
     void shouldAnswerUnknownTransactionAfterCommitOrAbort() {
         TxnRpcClient client = connect(startServer());
-        TxnSession t = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         t.commit();
         assertTxnError(TxnError.UNKNOWN_TRANSACTION, () -> t.get(b("k")));
         assertTxnError(TxnError.UNKNOWN_TRANSACTION, t::commit);
@@ -112,7 +114,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     void shouldAnswerUnknownTransactionForAHandleNeverBegunOnThisConnection() throws Exception {
         TxnRpcServer server = startServer();
         TxnRpcClient client = connect(server);
-        TxnSession other = client.begin(Isolation.SNAPSHOT, false);
+        TxnSession other = client.begin(IsolationLevel.SNAPSHOT, false);
         RawConnection raw = raw(server);
         // handle 1 exists on the client's connection, not on this one: handles are per connection
         raw.writeFrame(TxnRpcProtocol.GET, 5, ByteBuffer.allocate(13).putLong(1).putInt(1).put((byte) 'k').array());
@@ -167,7 +169,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     void shouldAnswerTooLargeToAnOversizedRequestAndKeepTheConnection() {
         TxnRpcServer server = startServer(new TxnRpcServerOptions().maxFrameLength(4096));
         TxnRpcClient client = connect(server);
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             TxnException e = assertTxnError(TxnError.TOO_LARGE, () -> t.put(b("k"), new byte[10_000]));
             assertContains(e.getMessage(), "limit of 4096");
             t.put(b("k"), new byte[1000]);
@@ -179,7 +181,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     void shouldAnswerTooLargeToAScanWhoseAnswerExceedsTheFrameLimit() {
         TxnRpcServer server = startServer(new TxnRpcServerOptions().maxFrameLength(4096));
         TxnRpcClient client = connect(server);
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             for (int i = 0; i < 10; i++) {
                 t.put(b("k" + i), new byte[1000]);
             }
@@ -192,7 +194,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
     @Test
     void shouldAnswerInternalWithoutAStackTraceForAnUnexpectedServiceFailure() {
         TxnRpcClient client = connect(startServer());
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             service.nextGetFailure = new IllegalStateException("node pool exhausted");
             TxnException e = assertTxnError(TxnError.INTERNAL, () -> t.get(b("k")));
             assertContains(e.getMessage(), "node pool exhausted");
@@ -207,15 +209,15 @@ class TxnRpcErrorTest extends RpcTestSupport {
         TxnRpcClient client = connect(server);
         List<TxnSession> open = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            open.add(client.begin(Isolation.SNAPSHOT, false));
+            open.add(client.begin(IsolationLevel.SNAPSHOT, false));
         }
-        TxnException e = assertTxnError(TxnError.OVERLOADED, () -> client.begin(Isolation.SNAPSHOT, false));
+        TxnException e = assertTxnError(TxnError.OVERLOADED, () -> client.begin(IsolationLevel.SNAPSHOT, false));
         assertContains(e.getMessage(), "limit 3");
         assertEquals(3, server.openTransactions());
         TxnRpcClient other = connect(server);
-        other.begin(Isolation.SNAPSHOT, true).close();
+        other.begin(IsolationLevel.SNAPSHOT, true).close();
         open.remove(0).abort();
-        open.add(client.begin(Isolation.SNAPSHOT, false));
+        open.add(client.begin(IsolationLevel.SNAPSHOT, false));
         open.forEach(TxnSession::close);
     }
 
@@ -224,7 +226,7 @@ class TxnRpcErrorTest extends RpcTestSupport {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         TxnRpcServer server = startServer(new TxnRpcServerOptions().meterRegistry(registry));
         TxnRpcClient client = connect(server);
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             t.get(b("a"));
             t.get(b("b"));
             assertTxnError(TxnError.BAD_REQUEST, () -> t.get(null));

@@ -1,10 +1,13 @@
 package io.meldb.txn.rpc;
 
-import io.meldb.core.Isolation;
-import io.meldb.log.auth.ClusterSecret;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
+import io.meldb.txn.protocol.TxnRpcProtocol;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.wire.auth.ClusterSecret;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnSession;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import org.junit.jupiter.api.Test;
@@ -41,7 +44,7 @@ class TxnRpcGuardTest extends RpcTestSupport {
     void aClientWithTheClusterSecretIsServed() {
         TxnRpcServer server = startServer(new TxnRpcServerOptions().clusterSecret(SECRET));
         TxnRpcClient client = client(server, ClusterSecret.of("txn cluster secret"));
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             t.put(b("k"), b("v"));
             t.commit();
         }
@@ -52,7 +55,7 @@ class TxnRpcGuardTest extends RpcTestSupport {
     void aClientWithoutTheSecretIsRefusedWithAClearError() throws Exception {
         TxnRpcServer server = startServer(new TxnRpcServerOptions().clusterSecret(SECRET));
         TxnRpcClient client = client(server, null);
-        TxnException e = assertTxnError(TxnError.UNAVAILABLE, () -> client.begin(Isolation.SNAPSHOT, false));
+        TxnException e = assertTxnError(TxnError.UNAVAILABLE, () -> client.begin(IsolationLevel.SNAPSHOT, false));
         assertContains(e.getMessage(), "cluster secret");
         eventually("counted", () -> server.connectionsRefused() == 1);
         assertEquals(0, service.status().inFlight(), "no transaction was begun");
@@ -87,7 +90,7 @@ class TxnRpcGuardTest extends RpcTestSupport {
                 .keepaliveInterval(Duration.ofMillis(100))));
         RawConnection raw = raw(server);
         raw.writeRaw(new byte[] {0, 0, 0, 40, 'M', 'T'}); // half a header, then silence
-        try (TxnSession t = client.begin(Isolation.SNAPSHOT, false)) {
+        try (TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false)) {
             t.put(b("k"), b("v"));
             raw.assertClosedByServer();
             Thread.sleep(3000);

@@ -1,8 +1,0 @@
-package io.meldb.log.auth;
-
-/** The cluster handshake failed: the server refused this client's secret, or proved none itself. */
-public final class ClusterAuthException extends RuntimeException {
-    public ClusterAuthException(String message) {
-        super(message);
-    }
-}
