@@ -44,6 +44,7 @@ final class DecoderStage {
             m.malformed = true;
         }
         m.record = null;
+        m.decodedNanos = System.nanoTime();
         m.decoded = true;
         // the meld thread, and the premeld thread of the message's slot, may wait for it
         links.meldIdler.wake();

@@ -26,6 +26,15 @@ final class IntentionMessage extends Decidable {
     /** The intention final meld takes (null if premeld aborted it). */
     Intention premelded;
     volatile boolean premeldDone;
+    /**
+     * When the log delivered its block, the reader took the block, it was decoded and meld decided it
+     * ({@link io.meldb.txn.CommitPathProfile}); each written by its stage before the hand-off that publishes it,
+     * read only by the reply stage, never by meld.
+     */
+    long deliveredNanos;
+    long readNanos;
+    long decodedNanos;
+    long meldedNanos;
 
     IntentionMessage(final long csn, final int serverId, final long incarnation, final long sequence,
                      final long snapshotCsn, final long position) {
