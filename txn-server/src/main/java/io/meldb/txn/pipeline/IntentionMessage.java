@@ -18,6 +18,8 @@ import io.meldb.core.Intention;
 final class IntentionMessage extends Decidable {
     /** For a deserializer thread: the intention's bytes (behind the log header); dropped once decoded. */
     byte[] record;
+    /** Bytes of {@link #record} that hold the record (the buffer is reused, so may be longer). */
+    int recordLength;
     final long snapshotCsn;
     final long position;
     Intention intention;

@@ -190,9 +190,10 @@ final class LogReaderStage {
         m.deliveredNanos = blockDeliveredNanos;
         m.readNanos = blockReadNanos;
         if (links.toDecoders.length > 0) {
-            m.record = new byte[length - LogRecords.INTENTION_HEADER];
-            buffer.getBytes(offset + LogRecords.INTENTION_HEADER, m.record);
             final int worker = (int) (c % links.toDecoders.length);
+            m.recordLength = length - LogRecords.INTENTION_HEADER;
+            m.record = links.recordBuffer(worker, m.recordLength);
+            buffer.getBytes(offset + LogRecords.INTENTION_HEADER, m.record, 0, m.recordLength);
             links.handOff(links.toDecoders[worker], links.decodeIdlers[worker], m);
             toPremeld(m);
             emit(m);
