@@ -32,10 +32,13 @@ public final class CommitPathProfile {
         DECODED_TO_MELDED("decoded to melded"),
         /** Decided until the reply thread took it. */
         MELDED_TO_REPLY("melded to reply"),
-        /** The reply thread took it until its commit future was answered (the future's callbacks included). */
+        /**
+         * The reply thread took it until its commit future was answered, the future's callbacks included (a front
+         * end's hand-off to its I/O thread: when that thread takes the core, the reply thread's stamp comes late).
+         */
         REPLY_TO_ANSWERED("reply to answered"),
-        /** Append sent until answered: the server's whole share of the COMMIT round trip. */
-        TOTAL("total");
+        /** Append sent until the reply thread took the decision: the txn-server's share of the COMMIT round trip. */
+        TOTAL("append to reply");
 
         private final String label;
 

@@ -83,8 +83,7 @@ final class ReplyStage {
         p.recordBetween(CommitPathProfile.Phase.READER_TO_DECODED, m.readNanos, m.decodedNanos);
         p.recordBetween(CommitPathProfile.Phase.DECODED_TO_MELDED, m.decodedNanos, m.meldedNanos);
         p.recordBetween(CommitPathProfile.Phase.MELDED_TO_REPLY, m.meldedNanos, replyNanos);
-        final long answered = System.nanoTime();
-        p.record(CommitPathProfile.Phase.REPLY_TO_ANSWERED, answered - replyNanos);
-        p.record(CommitPathProfile.Phase.TOTAL, answered - registeredNanos);
+        p.record(CommitPathProfile.Phase.REPLY_TO_ANSWERED, System.nanoTime() - replyNanos);
+        p.record(CommitPathProfile.Phase.TOTAL, replyNanos - registeredNanos);
     }
 }
