@@ -220,11 +220,6 @@ public final class TxnServer implements TxnService {
         return pipeline.meldThreadAllocatedBytes();
     }
 
-    /** Intentions the log reader decoded itself, with its deserializer threads idle (see docs/txn-server.md). */
-    public long decodedInLine() {
-        return pipeline.decodedInLine();
-    }
-
     /** Where this process's commits spend their round trip, per hand-off (benchmarks read and reset it). */
     public CommitPathProfile commitPath() {
         return ctx.commitPath();

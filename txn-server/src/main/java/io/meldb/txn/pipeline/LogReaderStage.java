@@ -42,8 +42,6 @@ final class LogReaderStage {
     private long blockReadNanos;
     private long lastCheckpointCsn;
     private volatile long snapshotsTooOld;
-    /** Intentions this thread decoded itself although deserializer threads exist (see {@link #decodeInLine}). */
-    private volatile long decodedInLine;
 
     LogReaderStage(final ServerContext ctx, final StageLinks links, final LogIntake intake, final MeldStage meld,
                    final boolean meldThread, final long recoveredCsn, final long skipThrough) {
@@ -192,13 +190,11 @@ final class LogReaderStage {
         m.deliveredNanos = blockDeliveredNanos;
         m.readNanos = blockReadNanos;
         if (links.toDecoders.length > 0) {
-            if (!decodeInLine(m, buffer, offset, length)) {
-                final int worker = (int) (c % links.toDecoders.length);
-                m.recordLength = length - LogRecords.INTENTION_HEADER;
-                m.record = links.recordBuffer(worker, m.recordLength);
-                buffer.getBytes(offset + LogRecords.INTENTION_HEADER, m.record, 0, m.recordLength);
-                links.handOff(links.toDecoders[worker], links.decodeIdlers[worker], m);
-            }
+            final int worker = (int) (c % links.toDecoders.length);
+            m.recordLength = length - LogRecords.INTENTION_HEADER;
+            m.record = links.recordBuffer(worker, m.recordLength);
+            buffer.getBytes(offset + LogRecords.INTENTION_HEADER, m.record, 0, m.recordLength);
+            links.handOff(links.toDecoders[worker], links.decodeIdlers[worker], m);
             toPremeld(m);
             emit(m);
             return;
@@ -220,34 +216,6 @@ final class LogReaderStage {
         emit(m);
     }
 
-    /**
-     * With deserializer threads: decodes {@code m} on this thread instead when the log has delivered nothing more
-     * (no block waits for this thread, so handing over would only add a deserializer thread's wake-up to the
-     * commit's path) and the state its snapshot names is melded already (this thread never waits for meld here, so
-     * a reorder window or group meld that waits for this intention cannot wait on it). Under load blocks queue up
-     * and decoding goes to the deserializer threads, overlapping meld (Hyder II §5.2). Decodes into the
-     * generation's own decoder, which only this thread uses (as in threading mode SHARED); the decoded tree and its
-     * VNs are the same whichever thread decodes.
-     */
-    private boolean decodeInLine(final IntentionMessage m, final DirectBuffer buffer, final int offset,
-                                 final int length) {
-        if (intake.size() != 0 || ctx.state().meldedCsn() < m.snapshotCsn) {
-            return false;
-        }
-        try {
-            m.intention = ctx.state().current().decoder().decode(buffer, offset + LogRecords.INTENTION_HEADER,
-                length - LogRecords.INTENTION_HEADER, m.csn, new Intention());
-            ctx.metrics().intentionRead(m.intention.nodeCount());
-        } catch (IntentionFormatException e) {
-            LOG.warn("intention csn {} at log position {} is malformed: {}", m.csn, m.position, e.getMessage());
-            m.malformed = true;
-        }
-        m.decodedNanos = System.nanoTime();
-        m.decoded = true;
-        decodedInLine++;
-        return true;
-    }
-
     private void toPremeld(final IntentionMessage m) {
         if (links.toPremelds.length > 0) {
             final int slot = (int) (m.csn % links.toPremelds.length);
@@ -266,10 +234,6 @@ final class LogReaderStage {
 
     long blocksDropped() {
         return demux.blocksDropped();
-    }
-
-    long decodedInLine() {
-        return decodedInLine;
     }
 
     long snapshotsTooOld() {

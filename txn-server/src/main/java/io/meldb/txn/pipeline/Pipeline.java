@@ -102,11 +102,6 @@ public final class Pipeline implements AutoCloseable {
         return reader.blocksDropped();
     }
 
-    /** Intentions the reader decoded itself, its deserializer threads idle and the log quiet. */
-    public long decodedInLine() {
-        return reader.decodedInLine();
-    }
-
     public long snapshotsTooOld() {
         return reader.snapshotsTooOld();
     }

@@ -71,23 +71,6 @@ class CommitPathTest {
         }
     }
 
-    @Test
-    void withTheLogQuietTheReaderDecodesItselfAndTheCommitsAreAnsweredAlike() throws Exception {
-        try (EmbeddedNode node = EmbeddedNode.start(dir)) {
-            final TxnServer server = node.txnServer();
-            final long before = server.decodedInLine();
-            commit(node.txnService(), 200, 64);
-            // one client, one commit at a time: the log has delivered nothing more when the reader meets each one
-            assertTrue(server.decodedInLine() - before >= 100, (server.decodedInLine() - before) + " of 200");
-            try (TxnSession s = node.txnService().begin(Isolation.SNAPSHOT, true)) {
-                for (int k = 0; k < 800; k++) {
-                    assertEquals(64 / 4 + 8, s.get(ByteBuffer.allocate(4).putInt(k).array()).length, "key " + k);
-                }
-            }
-            assertNull(server.failure());
-        }
-    }
-
     /** {@code n} commits, one after another, each writing 4 keys with {@code payload} bytes of value in all. */
     private static void commit(final TxnService db, final int n, final int payload) {
         for (int i = 0; i < n; i++) {
