@@ -6,6 +6,7 @@ import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import io.meldb.log.Durability;
 import io.meldb.launcher.EmbeddedNode;
+import io.meldb.txn.CommitPathProfile;
 import io.meldb.txn.TxnServer;
 import io.meldb.txn.TxnServerConfig;
 import io.meldb.txn.api.TxnService;
@@ -67,7 +68,8 @@ import java.util.stream.Stream;
  * fresh set of connections, {@code --warmup} seconds unmeasured, then a {@code --seconds} window. Reported: medians
  * over the rounds of committed tps and p50/p99 transaction latency (first attempt to successful commit, retries
  * included; HdrHistogram), per round the p50/p99 of the two phases of the successful attempt (its statements, and
- * the COMMIT round trip: where a tail comes from), the abort rate (retried attempts / all attempts), the ratios
+ * the COMMIT round trip: where a tail comes from), for MeldDB the p50/p99 of each hand-off of its commits inside the
+ * txn-server ({@link CommitPathProfile}: append, log delivery, reader, decode, meld, reply), the abort rate (retried attempts / all attempts), the ratios
  * MeldDB / H2 and MeldDB /
  * PostgreSQL, and for the in-process servers their CPU per committed transaction by thread group
  * ({@link ThreadMXBean#getThreadCpuTime} summed over the JVM's threads other than the clients, sampled at window
@@ -148,6 +150,8 @@ public final class SqlTxnBenchmark {
         final Properties props = new Properties();
         String error;
         String isolation;
+        /** The embedded txn-server's per-hand-off commit latencies (MeldDB targets only). */
+        CommitPathProfile commitPath;
         final Map<String, List<Window>> windows = new LinkedHashMap<>();
 
         Target(final String id, final String label, final boolean inProcess) {
@@ -227,17 +231,20 @@ public final class SqlTxnBenchmark {
         try {
             // ---- start what runs in this JVM ----
             Gateway gateway = null;
+            CommitPathProfile meldCommitPath = null;
             String meldError = null;
             if (wanted.contains("meld-pg") || wanted.contains("meld-avatica")) {
                 try {
                     final Path dir = Files.createTempDirectory("meldb-sqlbench");
                     dirs.add(dir);
                     final TxnService txn;
+                    final TxnServer txnServer;
                     if (durability == Durability.PAGE_CACHE) {
                         final EmbeddedNode node = EmbeddedNode.start(dir, Durability.PAGE_CACHE,
                                 c -> c.separateDecoder(separateDecoder));
                         resources.add(node);
                         txn = node.txnService();
+                        txnServer = node.txnServer();
                     } else {
                         // EmbeddedNode's parts, with the log's durability changed
                         final LogServerConfig logConfig = LogServerConfig.at(dir.resolve("log")).port(0)
@@ -249,7 +256,9 @@ public final class SqlTxnBenchmark {
                                 .separateDecoder(separateDecoder));
                         resources.add(server);
                         txn = server;
+                        txnServer = server;
                     }
+                    meldCommitPath = txnServer.commitPath();
                     gateway = Gateway.start(new TxnRouter(List.of(txn)), 0);
                     resources.add(gateway);
                 } catch (Exception | Error e) {
@@ -262,6 +271,7 @@ public final class SqlTxnBenchmark {
                     t.url = gateway.pgJdbcUrl();
                     t.props.setProperty("user", "sqlbench");
                 }
+                t.commitPath = meldCommitPath;
                 t.error = meldError;
                 targets.add(t);
             }
@@ -270,6 +280,7 @@ public final class SqlTxnBenchmark {
                 if (gateway != null) {
                     t.url = gateway.meldJdbcUrl();
                 }
+                t.commitPath = meldCommitPath;
                 t.error = meldError;
                 targets.add(t);
             }
@@ -550,10 +561,14 @@ public final class SqlTxnBenchmark {
         sleepUnless(control, warmup * 1000L);
         final Map<Long, ThreadCpu> cpuStart = sampleCpu(mx);
         final long processStart = processCpuNanos();
+        if (t.commitPath != null) {
+            t.commitPath.take(); // the window's commits only
+        }
         control.measuring = true;
         final long start = System.nanoTime();
         sleepUnless(control, seconds * 1000L);
         control.measuring = false;
+        final Map<CommitPathProfile.Phase, Histogram> commitPath = t.commitPath == null ? null : t.commitPath.take();
         final double elapsed = (System.nanoTime() - start) / 1e9;
         final Map<Long, ThreadCpu> cpuEnd = sampleCpu(mx);
         final long processEnd = processCpuNanos();
@@ -612,6 +627,9 @@ public final class SqlTxnBenchmark {
                             + "COMMIT round trip p50 %.2f p99 %.2f ms%n",
                     statements.getValueAtPercentile(50) / 1e3, statements.getValueAtPercentile(99) / 1e3,
                     commits.getValueAtPercentile(50) / 1e3, commits.getValueAtPercentile(99) / 1e3);
+        }
+        if (commitPath != null) {
+            System.out.println("  " + CommitPathProfile.describe(commitPath));
         }
         final Map<String, Long> states = new TreeMap<>();
         retryStates.forEach((k, v) -> states.put(k, v.sum()));

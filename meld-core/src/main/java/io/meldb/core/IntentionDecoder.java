@@ -132,13 +132,13 @@ public final class IntentionDecoder {
             int loLength = 0;
             long lo = 0;
             if ((rangeFlags & Intention.RANGE_LO_UNBOUNDED) == 0) {
-                loLength = readLength("range lower bound");
+                loLength = readLength("range lower bound", "range lower bound length");
                 lo = bytesHere(loLength);
             }
             int hiLength = 0;
             long hi = 0;
             if ((rangeFlags & Intention.RANGE_HI_UNBOUNDED) == 0) {
-                hiLength = readLength("range upper bound");
+                hiLength = readLength("range upper bound", "range upper bound length");
                 hi = bytesHere(hiLength);
             }
             Intention.writeRange(ranges, i, lo, loLength, hi, hiLength, snapshotCsn, rangeFlags);
@@ -162,11 +162,20 @@ public final class IntentionDecoder {
 
         long lowest = Long.MAX_VALUE;
         long highest = 0;
+        boolean contiguous = true;
+        final long first = handles[0];
         for (int i = 0; i < nodeCount; i++) {
             final long h = handles[i];
-            directory.register(Versions.vn(csn, Versions.KIND_PERSISTED, i), h);
+            contiguous &= h == first + (long) i * Node.SIZE;
             lowest = Math.min(lowest, h);
             highest = Math.max(highest, h);
+        }
+        if (contiguous) {
+            directory.registerRun(Versions.vn(csn, Versions.KIND_PERSISTED, 0), first, nodeCount);
+        } else {
+            for (int i = 0; i < nodeCount; i++) {
+                directory.register(Versions.vn(csn, Versions.KIND_PERSISTED, i), handles[i]);
+            }
         }
         return into.set(csn, csn, snapshotCsn, handles[nodeCount - 1], nodeCount, isolation, flags, ranges,
             rangeCount).span(lowest, highest, nodeCount);
@@ -187,12 +196,12 @@ public final class IntentionDecoder {
         final int height = readInt("height");
         final long scv = (kinds & IntentionFormat.HAS_SCV) != 0 ? readVersion(snapshotCsn, "SCV") : 0;
         final long ssv = (kinds & IntentionFormat.HAS_SSV) != 0 ? readVersion(snapshotCsn, "SSV") : 0;
-        final int keyLength = readLength("key");
+        final int keyLength = readLength("key", "key length");
         final long key = bytesHere(keyLength);
         int payloadLength = 0;
         long payload = 0;
         if ((flags & Node.TOMBSTONE) == 0) {
-            payloadLength = readLength("payload");
+            payloadLength = readLength("payload", "payload length");
             payload = bytesHere(payloadLength);
         }
         final boolean increment = (kinds & IntentionFormat.INCREMENT) != 0;
@@ -308,9 +317,12 @@ public final class IntentionDecoder {
         return (int) value;
     }
 
-    /** A byte-string length that must fit in the rest of the record. */
-    private int readLength(final String what) {
-        final int length = readInt(what + " length");
+    /**
+     * A byte-string length that must fit in the rest of the record. Both names are constants: concatenating them
+     * here cost a String per key and payload decoded.
+     */
+    private int readLength(final String what, final String whatLength) {
+        final int length = readInt(whatLength);
         if (length > limit - pos) {
             throw fail(what + " length " + length + " exceeds the remaining " + (limit - pos) + " bytes");
         }

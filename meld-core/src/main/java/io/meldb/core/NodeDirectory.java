@@ -8,7 +8,9 @@ import org.agrona.collections.Long2LongHashMap;
  * resolves such cross-intention pointers here, so a later intention that read an ephemeral node finds the same
  * node on every replica.
  *
- * <p>Persisted nodes are registered one by one when decoded. A meld call creates its ephemeral nodes one after
+ * <p>A decoded intention's persisted nodes are registered as one run too when its decoder allocated them one after
+ * another (the usual case: one put per intention instead of one per node, which was most of a decode's time),
+ * else one by one (an arena segment boundary among them; nodes a checkpoint loads). A meld call creates its ephemeral nodes one after
  * another in its own arena, so it registers them as one <em>run</em>: the first node's handle and the count,
  * keyed by (csn, stage); node {@code i} of the run lives at {@code base + i * Node.SIZE}. That is one map entry
  * per meld instead of one per ephemeral node, which kept the final meld thread waiting on cache misses into a
@@ -65,13 +67,13 @@ public final class NodeDirectory {
 
     /** The handle of the node with this VN, or 0 if it is not resident. */
     public synchronized long lookup(final long vn) {
-        if (Versions.kindOf(vn) != Versions.KIND_PERSISTED) {
-            final long stage = vn >>> Versions.INDEX_BITS;
-            final int index = Versions.indexOf(vn);
-            final long run = runs.get(stage);
-            if (index < run >>> RUN_LENGTH_SHIFT) {
-                return ((run & RUN_BASE_MASK) << 3) + (long) index * Node.SIZE;
-            }
+        // runs of every kind: meld's ephemeral nodes, and a decoded intention's persisted nodes when its decoder
+        // allocated them contiguously (the usual case)
+        final long stage = vn >>> Versions.INDEX_BITS;
+        final int index = Versions.indexOf(vn);
+        final long run = runs.get(stage);
+        if (index < run >>> RUN_LENGTH_SHIFT) {
+            return ((run & RUN_BASE_MASK) << 3) + (long) index * Node.SIZE;
         }
         return handles.get(vn);
     }

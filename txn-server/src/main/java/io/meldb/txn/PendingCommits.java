@@ -16,10 +16,32 @@ public final class PendingCommits {
     private record Pending(long incarnation, CompletableFuture<Long> future, long deadlineNanos) {
     }
 
+    /**
+     * A commit's answer, stamped with when its session appended the intention: the reply stage measures the commit's
+     * path from it ({@link CommitPathProfile}). Dependents are plain futures.
+     */
+    public static final class Decision extends CompletableFuture<Long> {
+        private final long registeredNanos;
+
+        Decision(final long registeredNanos) {
+            this.registeredNanos = registeredNanos;
+        }
+
+        /** {@link System#nanoTime()} when the commit was registered, just before its append. */
+        public long registeredNanos() {
+            return registeredNanos;
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
+    }
+
     private final ConcurrentHashMap<Long, Pending> pending = new ConcurrentHashMap<>();
 
     /** Registers the commit of transaction ({@code incarnation}, {@code sequence}); its future is the answer. */
-    public CompletableFuture<Long> register(final long incarnation, final long sequence) {
+    public Decision register(final long incarnation, final long sequence) {
         return register(incarnation, sequence, Long.MAX_VALUE);
     }
 
@@ -27,9 +49,9 @@ public final class PendingCommits {
      * As {@link #register(long, long)}, for a commit whose client waits at most {@code waitNanos}: past that,
      * {@link #expire} answers it (with OUTCOME_UNKNOWN) if meld has not, whichever front end waits for it.
      */
-    public CompletableFuture<Long> register(final long incarnation, final long sequence, final long waitNanos) {
-        final CompletableFuture<Long> decided = new CompletableFuture<>();
+    public Decision register(final long incarnation, final long sequence, final long waitNanos) {
         final long now = System.nanoTime();
+        final Decision decided = new Decision(now);
         final long deadline = waitNanos >= Long.MAX_VALUE - now ? Long.MAX_VALUE : now + waitNanos;
         pending.put(sequence, new Pending(incarnation, decided, deadline));
         return decided;

@@ -31,6 +31,7 @@ public final class ServerContext {
     private final OutcomeTable outcomes;
     private final FenceBook fences = new FenceBook();
     private final PendingCommits pending = new PendingCommits();
+    private final CommitPathProfile commitPath = new CommitPathProfile();
     /**
      * Transactions whose intention the reader has read and whose decision has not reached the outcome table yet
      * (held by group meld, or in the pipeline): in the log, so not NOT_COMMITTED, whatever fences follow.
@@ -99,6 +100,11 @@ public final class ServerContext {
 
     public FenceBook fences() {
         return fences;
+    }
+
+    /** Where this process's commits spend their round trip, per hand-off. */
+    public CommitPathProfile commitPath() {
+        return commitPath;
     }
 
     public PendingCommits pending() {

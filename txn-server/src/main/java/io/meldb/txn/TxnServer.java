@@ -242,6 +242,11 @@ public final class TxnServer implements TxnService {
         return pipeline.meldThreadAllocatedBytes();
     }
 
+    /** Where this process's commits spend their round trip, per hand-off (benchmarks read and reset it). */
+    public CommitPathProfile commitPath() {
+        return ctx.commitPath();
+    }
+
     /** CSN of the last committed state (cheap, unlike {@link #status()}, which hashes the state). */
     public long lcsCsn() {
         return ctx.state().meldedCsn();

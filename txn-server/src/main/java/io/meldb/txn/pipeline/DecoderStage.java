@@ -20,6 +20,8 @@ final class DecoderStage {
     private final StageLinks links;
     private final int worker;
     private final StageIdler idler;
+    /** Views the record being decoded (decoding copies it into the arena, so its buffer goes back at once). */
+    private final UnsafeBuffer recordView = new UnsafeBuffer(new byte[0]);
 
     DecoderStage(final ServerContext ctx, final StageLinks links, final int worker) {
         this.ctx = ctx;
@@ -36,14 +38,17 @@ final class DecoderStage {
     private void decode(final IntentionMessage m) {
         links.awaitMelded(m.snapshotCsn, idler);
         try {
-            m.intention = ctx.state().current().workerDecoder(worker).decode(new UnsafeBuffer(m.record), 0,
-                m.record.length, m.csn, new Intention());
+            recordView.wrap(m.record, 0, m.recordLength);
+            m.intention = ctx.state().current().workerDecoder(worker).decode(recordView, 0, m.recordLength, m.csn,
+                new Intention());
             ctx.metrics().intentionRead(m.intention.nodeCount());
         } catch (IntentionFormatException e) {
             LOG.warn("intention csn {} at log position {} is malformed: {}", m.csn, m.position, e.getMessage());
             m.malformed = true;
         }
+        links.recycleRecord(worker, m.record);
         m.record = null;
+        m.decodedNanos = System.nanoTime();
         m.decoded = true;
         // the meld thread, and the premeld thread of the message's slot, may wait for it
         links.meldIdler.wake();

@@ -18,6 +18,8 @@ import io.meldb.core.Intention;
 final class IntentionMessage extends Decidable {
     /** For a deserializer thread: the intention's bytes (behind the log header); dropped once decoded. */
     byte[] record;
+    /** Bytes of {@link #record} that hold the record (the buffer is reused, so may be longer). */
+    int recordLength;
     final long snapshotCsn;
     final long position;
     Intention intention;
@@ -26,6 +28,15 @@ final class IntentionMessage extends Decidable {
     /** The intention final meld takes (null if premeld aborted it). */
     Intention premelded;
     volatile boolean premeldDone;
+    /**
+     * When the log delivered its block, the reader took the block, it was decoded and meld decided it
+     * ({@link io.meldb.txn.CommitPathProfile}); each written by its stage before the hand-off that publishes it,
+     * read only by the reply stage, never by meld.
+     */
+    long deliveredNanos;
+    long readNanos;
+    long decodedNanos;
+    long meldedNanos;
 
     IntentionMessage(final long csn, final int serverId, final long incarnation, final long sequence,
                      final long snapshotCsn, final long position) {

@@ -27,6 +27,8 @@ final class LogIntake implements BlockListener {
     static final class Block {
         final byte[] bytes;
         long position;
+        /** When the log delivered it ({@link io.meldb.txn.CommitPathProfile}). */
+        long receivedNanos;
 
         Block(final int size) {
             bytes = new byte[size];
@@ -67,6 +69,7 @@ final class LogIntake implements BlockListener {
             block.getBytes(block.readerIndex(), b.bytes);
         }
         b.position = position;
+        b.receivedNanos = System.nanoTime();
         if (!inbox.offer(b)) {
             // the pipeline is behind: stop reading the connection, then wait for room
             pause();

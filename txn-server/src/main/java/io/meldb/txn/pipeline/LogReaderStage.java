@@ -37,6 +37,9 @@ final class LogReaderStage {
     /** Records ending at or before this position are already in the recovered state. */
     private final long skipThrough;
     private long csn;
+    /** When the log delivered, and the reader took, the block being read. */
+    private long blockDeliveredNanos;
+    private long blockReadNanos;
     private long lastCheckpointCsn;
     private volatile long snapshotsTooOld;
 
@@ -80,6 +83,8 @@ final class LogReaderStage {
         if (b.position == 0) {
             return;
         }
+        blockDeliveredNanos = b.receivedNanos;
+        blockReadNanos = System.nanoTime();
         blockView.wrap(b.bytes);
         demux.onBlock(blockView, 0, b.position);
         emit(new BlockEnd(b.position));
@@ -182,10 +187,13 @@ final class LogReaderStage {
             return;
         }
         final IntentionMessage m = new IntentionMessage(c, server, inc, seq, snapshotCsn, position);
+        m.deliveredNanos = blockDeliveredNanos;
+        m.readNanos = blockReadNanos;
         if (links.toDecoders.length > 0) {
-            m.record = new byte[length - LogRecords.INTENTION_HEADER];
-            buffer.getBytes(offset + LogRecords.INTENTION_HEADER, m.record);
             final int worker = (int) (c % links.toDecoders.length);
+            m.recordLength = length - LogRecords.INTENTION_HEADER;
+            m.record = links.recordBuffer(worker, m.recordLength);
+            buffer.getBytes(offset + LogRecords.INTENTION_HEADER, m.record, 0, m.recordLength);
             links.handOff(links.toDecoders[worker], links.decodeIdlers[worker], m);
             toPremeld(m);
             emit(m);
@@ -202,6 +210,7 @@ final class LogReaderStage {
             return;
         }
         ctx.metrics().intentionRead(m.intention.nodeCount());
+        m.decodedNanos = System.nanoTime();
         m.decoded = true;
         toPremeld(m);
         emit(m);

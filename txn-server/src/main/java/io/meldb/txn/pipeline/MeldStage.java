@@ -237,6 +237,9 @@ final class MeldStage {
         }
         d.committed = committed;
         d.abortReason = abortReason;
+        if (d instanceof IntentionMessage m) {
+            m.meldedNanos = System.nanoTime();
+        }
         while (!links.toReply.offer(d)) {
             if (ctx.closed()) {
                 return;

@@ -1,6 +1,8 @@
 package io.meldb.txn.pipeline;
 
 import io.meldb.core.AbortReason;
+import io.meldb.txn.CommitPathProfile;
+import io.meldb.txn.PendingCommits;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -29,6 +31,7 @@ final class ReplyStage {
     }
 
     private void reply(final Decidable d) {
+        final long replyNanos = System.nanoTime();
         if (d.finalMelds > 0) {
             ctx.metrics().finalMelds(d.finalMelds, d.nodesVisited, d.conflictZone, d.effectiveConflictZone);
         }
@@ -50,16 +53,37 @@ final class ReplyStage {
         if (ctx.isThisProcess(d.serverId, d.incarnation)) {
             final CompletableFuture<Long> f = ctx.pending().take(d.incarnation, d.sequence);
             if (f != null) {
-                if (committed) {
-                    f.complete(decided);
-                } else {
-                    f.completeExceptionally(outOfRange
-                        ? new TxnException(TxnError.OUT_OF_RANGE, "transaction " + id + " aborted by meld at csn "
-                            + decided + " (" + reason + ")")
-                        : new TxnException(TxnError.CONFLICT, "transaction " + id
-                            + " aborted by meld at csn " + decided + " (" + reason + "); retry it"));
+                answer(f, committed, decided, outOfRange, id, reason);
+                if (f instanceof PendingCommits.Decision decision && d instanceof IntentionMessage m) {
+                    profile(decision.registeredNanos(), m, replyNanos);
                 }
             }
         }
+    }
+
+    /** Answers this process's waiting commit. */
+    private static void answer(final CompletableFuture<Long> f, final boolean committed, final long decided,
+                               final boolean outOfRange, final TxnId id, final String reason) {
+        if (committed) {
+            f.complete(decided);
+        } else {
+            f.completeExceptionally(outOfRange
+                ? new TxnException(TxnError.OUT_OF_RANGE, "transaction " + id + " aborted by meld at csn "
+                    + decided + " (" + reason + ")")
+                : new TxnException(TxnError.CONFLICT, "transaction " + id
+                    + " aborted by meld at csn " + decided + " (" + reason + "); retry it"));
+        }
+    }
+
+    /** Records the hand-offs of one of this process's commits, from the stamps its stages left. */
+    private void profile(final long registeredNanos, final IntentionMessage m, final long replyNanos) {
+        final CommitPathProfile p = ctx.commitPath();
+        p.recordBetween(CommitPathProfile.Phase.DELIVERED, registeredNanos, m.deliveredNanos);
+        p.recordBetween(CommitPathProfile.Phase.INTAKE_TO_READER, m.deliveredNanos, m.readNanos);
+        p.recordBetween(CommitPathProfile.Phase.READER_TO_DECODED, m.readNanos, m.decodedNanos);
+        p.recordBetween(CommitPathProfile.Phase.DECODED_TO_MELDED, m.decodedNanos, m.meldedNanos);
+        p.recordBetween(CommitPathProfile.Phase.MELDED_TO_REPLY, m.meldedNanos, replyNanos);
+        p.record(CommitPathProfile.Phase.REPLY_TO_ANSWERED, System.nanoTime() - replyNanos);
+        p.record(CommitPathProfile.Phase.TOTAL, replyNanos - registeredNanos);
     }
 }

@@ -16,6 +16,10 @@ import java.util.function.LongSupplier;
  */
 final class StageLinks {
     private static final Logger LOG = LoggerFactory.getLogger(StageLinks.class);
+    /** Record buffers kept per deserializer thread; more in flight at once are allocated and dropped. */
+    static final int RECORDS_KEPT = 256;
+    /** Larger records (rare large transactions) get a buffer of their own that is not kept. */
+    static final int MAX_POOLED_RECORD = 1 << 20;
 
     final ServerContext ctx;
     final StageIdler readerIdler = new StageIdler();
@@ -30,6 +34,11 @@ final class StageLinks {
     final OneToOneConcurrentArrayQueue<IntentionMessage>[] toDecoders;
     /** Reader to premeld thread csn mod t. */
     final OneToOneConcurrentArrayQueue<IntentionMessage>[] toPremelds;
+    /**
+     * Deserializer thread i back to the reader: record buffers it has decoded, for the reader to copy the next
+     * records into (the copy was most of the txn-server's allocation per commit).
+     */
+    final OneToOneConcurrentArrayQueue<byte[]>[] recordsBack;
     /** Meld thread to reply thread: decided intentions. */
     final OneToOneConcurrentArrayQueue<Decidable> toReply = new OneToOneConcurrentArrayQueue<>(8192);
 
@@ -42,11 +51,33 @@ final class StageLinks {
         this.premeldIdlers = newIdlers(premelds);
         this.toDecoders = new OneToOneConcurrentArrayQueue[decoders];
         this.toPremelds = new OneToOneConcurrentArrayQueue[premelds];
+        this.recordsBack = new OneToOneConcurrentArrayQueue[decoders];
         for (int i = 0; i < decoders; i++) {
             toDecoders[i] = new OneToOneConcurrentArrayQueue<>(4096);
+            recordsBack[i] = new OneToOneConcurrentArrayQueue<>(RECORDS_KEPT);
         }
         for (int i = 0; i < premelds; i++) {
             toPremelds[i] = new OneToOneConcurrentArrayQueue<>(4096);
+        }
+    }
+
+    /**
+     * Reader thread: a buffer of at least {@code length} bytes for a record to deserializer thread {@code worker},
+     * one it gave back if it fits, else a new one (sized to the next power of two, so that records of varying
+     * length reuse it).
+     */
+    byte[] recordBuffer(final int worker, final int length) {
+        final byte[] back = recordsBack[worker].poll();
+        if (back != null && back.length >= length) {
+            return back;
+        }
+        return new byte[length > MAX_POOLED_RECORD ? length : Math.max(1024, Integer.highestOneBit(length - 1) << 1)];
+    }
+
+    /** Deserializer thread {@code worker}: done with {@code record}; the reader may reuse it (or it is dropped). */
+    void recycleRecord(final int worker, final byte[] record) {
+        if (record.length <= MAX_POOLED_RECORD) {
+            recordsBack[worker].offer(record);
         }
     }
 

@@ -8,7 +8,9 @@ import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.RangeDependency;
 import io.meldb.core.Transaction;
 import io.meldb.txn.api.KeyValue;
+import io.meldb.txn.CommitPathProfile;
 import io.meldb.txn.LogRecords;
+import io.meldb.txn.PendingCommits;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -275,14 +277,18 @@ final class LocalSession implements TxnSession {
             return CompletableFuture.failedFuture(new TxnException(TxnError.TOO_LARGE,
                 "transaction " + id + " cannot be serialized: " + e.getMessage(), e));
         }
-        final CompletableFuture<Long> decided = ctx.pending().register(appendAs, id.sequence(),
+        final PendingCommits.Decision decided = ctx.pending().register(appendAs, id.sequence(),
             TimeUnit.MILLISECONDS.toNanos(commitWaitMillis()));
         final IntentionAppender appender = sessions.appender();
         final CompletableFuture<Long> appended = appender.append(record, length);
+        final CommitPathProfile profile = ctx.commitPath();
+        profile.record(CommitPathProfile.Phase.APPEND_CALL, System.nanoTime() - decided.registeredNanos());
         end();
         appended.whenComplete((position, error) -> {
             if (error != null) {
                 appender.onAppendFailure(appendAs, error);
+            } else {
+                profile.record(CommitPathProfile.Phase.LOG_ACK, System.nanoTime() - decided.registeredNanos());
             }
         });
         return decided;
