@@ -27,7 +27,8 @@ import java.util.stream.Stream;
  * on a quiet log), W = 0, 16 and 64 side by side in one run, alternating W round by round so that other load on the
  * machine falls on every W alike. Each run starts a fresh log, since the window is written into block 0. Prints per
  * run committed tps, abort rate (aborted attempts / attempts), p50 and p99 latency of a committed transaction
- * including its retries, p99 restarts per committed transaction, and from the server's meters ({@code meldb.reorder.*},
+ * including its retries, committed transactions per CPU-second of the whole JVM (clients and servers; the
+ * figure that other load on a shared machine disturbs least), p99 restarts per committed transaction, and from the server's meters ({@code meldb.reorder.*},
  * deltas over the measured span) the mean window size, the share of windows that closed full (the rest were closed by
  * a nudge on a quiet log), where the window's aborts came from and what log order would have aborted in the same
  * windows; then the median of the rounds per workload and W.
@@ -43,12 +44,14 @@ public final class ServerReorderBenchmark {
     }
 
     /** One run's figures; the window's abort counts are per second of the measured span. */
-    private record Row(String workload, int window, double tps, double abortPct, double p50Ms, double p99Ms,
+    private record Row(String workload, int window, double tps, double perCpu, double abortPct, double p50Ms,
+                       double p99Ms,
                        double p99Restarts, double meanWindow, double fullPct, double beforeWindow, double inWindow,
                        double logOrder) {
         String line() {
-            final String head = String.format(Locale.ROOT, "| %s | %s | %,.0f | %.1f | %.1f | %.1f | %.0f |", workload,
-                window == 0 ? "off (log order)" : "W=" + window, tps, abortPct, p50Ms, p99Ms, p99Restarts);
+            final String head = String.format(Locale.ROOT, "| %s | %s | %,.0f | %,.0f | %.1f | %.1f | %.1f | %.0f |",
+                workload, window == 0 ? "off (log order)" : "W=" + window, tps, perCpu, abortPct, p50Ms, p99Ms,
+                p99Restarts);
             return window == 0 ? head + " - | - | - | - |" : head + String.format(Locale.ROOT,
                 " %.1f | %.0f | %,.0f | %,.0f (%,.0f) |", meanWindow, fullPct, beforeWindow, inWindow, logOrder);
         }
@@ -66,9 +69,9 @@ public final class ServerReorderBenchmark {
         System.out.printf("# %d retrying clients, %d s measured after %d s warm-up, %d rounds, %d keys, policy %s,"
             + " hybrid; embedded txn-server + log server, a fresh log per run%n", clients, seconds, warmup, rounds,
             KEYS, policy);
-        final String header = "| workload | window | committed tps | abort % | p50 ms | p99 ms (with retries) | p99 restarts"
+        final String header = "| workload | window | committed tps | commits per CPU-s | abort % | p50 ms | p99 ms (with retries) | p99 restarts"
             + " | mean window | windows closed full % | aborts/s before the window | in-window aborts/s (log order on the"
-            + " same windows) |\n|---|---|---|---|---|---|---|---|---|---|---|";
+            + " same windows) |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
         System.out.println(header);
         final List<List<Row>> byCell = new ArrayList<>();
         for (int i = 0; i < workloads.length * WINDOWS.length; i++) {
@@ -94,7 +97,7 @@ public final class ServerReorderBenchmark {
 
     private static Row median(final List<Row> rows) {
         final Row first = rows.get(0);
-        return new Row(first.workload, first.window, med(rows, Row::tps), med(rows, Row::abortPct),
+        return new Row(first.workload, first.window, med(rows, Row::tps), med(rows, Row::perCpu), med(rows, Row::abortPct),
             med(rows, Row::p50Ms), med(rows, Row::p99Ms), med(rows, Row::p99Restarts), med(rows, Row::meanWindow),
             med(rows, Row::fullPct), med(rows, Row::beforeWindow), med(rows, Row::inWindow), med(rows, Row::logOrder));
     }
@@ -117,15 +120,19 @@ public final class ServerReorderBenchmark {
             load(db, w.keys());
             final MeterRegistry registry = node.txnServer().registry();
             final double[] before = new double[Meters.values().length];
+            final long[] cpuBefore = new long[1];
             final RetryingHotspotClients.Result r = RetryingHotspotClients.run(db, w, clients,
-                TimeUnit.SECONDS.toNanos(warmup), TimeUnit.SECONDS.toNanos(seconds), seed,
-                () -> Meters.read(registry, before));
+                TimeUnit.SECONDS.toNanos(warmup), TimeUnit.SECONDS.toNanos(seconds), seed, () -> {
+                    Meters.read(registry, before);
+                    cpuBefore[0] = processCpuNanos();
+                });
+            final double cpuSeconds = (processCpuNanos() - cpuBefore[0]) / 1e9;
             final double[] after = new double[Meters.values().length];
             Meters.read(registry, after);
             final double windows = delta(Meters.WINDOWS, before, after);
             final double per = r.seconds();
             final long attempts = r.commits() + r.aborts();
-            return new Row(w.name(), window, r.commits() / per, attempts == 0 ? 0 : 100.0 * r.aborts() / attempts,
+            return new Row(w.name(), window, r.commits() / per, r.commits() / cpuSeconds, attempts == 0 ? 0 : 100.0 * r.aborts() / attempts,
                 r.latencyMicros().getValueAtPercentile(50) / 1e3, r.latencyMicros().getValueAtPercentile(99) / 1e3,
                 r.restarts().getValueAtPercentile(99),
                 windows == 0 ? 0 : delta(Meters.MEMBERS, before, after) / windows,
@@ -140,6 +147,12 @@ public final class ServerReorderBenchmark {
                 System.err.println("could not delete " + dir + ": " + e);
             }
         }
+    }
+
+    /** CPU time of this whole JVM (clients, server threads, log server, GC): the machine is shared, CPU is not. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+            .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static double delta(final Meters m, final double[] before, final double[] after) {
