@@ -102,6 +102,9 @@ public final class TxnServer implements TxnService {
 
         final TxnMetrics metrics = new TxnMetrics(registry, this::stats);
         this.ctx = new ServerContext(config, cluster, log, registry, metrics, state, knowledgeStart);
+        if (cluster.reorder().enabled()) {
+            ReorderMetrics.bind(registry, state);
+        }
         if (m != null) {
             ctx.fences().restore(m.fences());
             LOG.info("server {}: recovered state csn {} ({} nodes) from checkpoint at {}, resuming at {}",

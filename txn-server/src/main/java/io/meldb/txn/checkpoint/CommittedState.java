@@ -23,6 +23,7 @@ public final class CommittedState {
     /** CSN of the newest state the meld stage has published; deserializer and premeld threads wait on it. */
     private volatile long meldedCsn;
     private final MeldTotals retired = new MeldTotals();
+    private final ReorderTotals retiredReorder = new ReorderTotals();
     private long generations;
     /** Generations whose memory is not freed yet: the current one plus retired ones a session still pins. */
     private int liveGenerations = 1;
@@ -74,6 +75,7 @@ public final class CommittedState {
     void replace(final Generation next) {
         final MeldPipeline old = generation.pipeline();
         retired.add(old);
+        retiredReorder.add(old.reorderStats());
         final Snapshot nextLcs = next.pipeline().lcs();
         synchronized (lock) {
             final Generation previous = generation;
@@ -120,6 +122,11 @@ public final class CommittedState {
     /** Meld totals over every generation so far (read by meters; racy reads of plain counters are fine). */
     public MeldTotals totals() {
         return retired.plus(generation.pipeline());
+    }
+
+    /** The reorder window's counters over every generation so far (read by meters, racily like {@link #totals}). */
+    public ReorderTotals reorderTotals() {
+        return retiredReorder.plus(generation.pipeline().reorderStats());
     }
 
     /** Node-memory generations this server has started (1 + checkpoints taken). */
