@@ -1,10 +1,10 @@
 package io.meldb.bench;
 
-import io.meldb.core.Isolation;
-import io.meldb.txn.TxnError;
-import io.meldb.txn.TxnException;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * Closed-loop clients of the Hyder II transaction (meld paper §8, Hyder II §6: {@code reads} point reads and
  * {@code updates} read-modify-writes of random keys, {@code hotShare} of the keys taking {@code hotAccess} of the
  * accesses) that RETRY an aborted transaction until it commits, passing its restart count to
- * {@link TxnService#begin(Isolation, boolean, int)} so the reorder window's tail-latency policy sees it (seed 001
+ * {@link TxnService#begin(IsolationLevel, boolean, int)} so the reorder window's tail-latency policy sees it (seed 001
  * §4.2). Latency runs from a transaction's first begin to its commit, retries included. Only what happens between
  * the end of the warm-up and the end of the run is counted.
  */
@@ -127,7 +127,7 @@ final class RetryingHotspotClients {
     /** One attempt; false when meld aborted it (a conflict). */
     private static boolean attempt(final TxnService db, final Workload w, final SplittableRandom keys,
                                    final int restarts) {
-        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false, restarts)) {
+        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false, restarts)) {
             for (int i = 0; i < w.reads(); i++) {
                 t.get(w.key(keys));
             }

@@ -1,12 +1,12 @@
 package io.meldb.bench;
 
 import io.meldb.core.BlockFormat;
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
 import io.meldb.core.ReorderConfig;
 import io.meldb.txn.ClusterConfig;
-import io.meldb.txn.EmbeddedNode;
-import io.meldb.txn.TxnService;
-import io.meldb.txn.TxnSession;
+import io.meldb.launcher.EmbeddedNode;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -162,7 +162,7 @@ public final class ServerReorderBenchmark {
     /** Loads every key with a zero counter, 1,000 keys per transaction. */
     private static void load(final TxnService db, final int keys) {
         for (int from = 0; from < keys; from += 1_000) {
-            try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                 for (int k = from; k < Math.min(keys, from + 1_000); k++) {
                     t.put(RetryingHotspotClients.Workload.key(k), new byte[8]);
                 }

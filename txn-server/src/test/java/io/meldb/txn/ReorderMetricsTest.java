@@ -1,6 +1,10 @@
 package io.meldb.txn;
 
-import io.meldb.core.Isolation;
+import io.meldb.txn.api.IsolationLevel;
+import io.meldb.txn.api.TxnError;
+import io.meldb.txn.api.TxnException;
+import io.meldb.txn.api.TxnService;
+import io.meldb.txn.api.TxnSession;
 import io.meldb.core.ReorderConfig;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
@@ -56,7 +60,7 @@ class ReorderMetricsTest {
             threads.add(new Thread(() -> {
                 try {
                     for (int i = 0; i < perThread; i++) {
-                        try (TxnSession t = db.begin(Isolation.SERIALIZABLE, false)) {
+                        try (TxnSession t = db.begin(IsolationLevel.SERIALIZABLE, false)) {
                             final int k = random.nextInt(4);
                             t.put(key(k), value(value(t.get(key(k))) + 1));
                             t.get(key(10 + random.nextInt(4)));
@@ -144,7 +148,7 @@ class ReorderMetricsTest {
         final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
              TxnServer server = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).registry(registry))) {
-            try (TxnSession t = server.begin(Isolation.SERIALIZABLE, false)) {
+            try (TxnSession t = server.begin(IsolationLevel.SERIALIZABLE, false)) {
                 t.put(key(1), value(1));
                 t.commit();
             }
