@@ -17,6 +17,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
@@ -151,11 +152,14 @@ public final class RaftReplica implements AutoCloseable {
     /**
      * Proposes {@code entry} to this server's own division; completes with the reply once a majority committed it and
      * this replica applied it, or with the reason it did not (not the leader, stepped down, the state machine refused).
+     * {@code entry} is handed over: the caller must not change it afterwards.
      */
     public CompletableFuture<RaftClientReply> proposeHere(final byte[] entry) {
         final RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(selfClientId)
             .setServerId(server.getId()).setGroupId(group.getGroupId()).setCallId(callIds.incrementAndGet())
-            .setMessage(Message.valueOf(ByteString.copyFrom(entry))).setType(RaftClientRequest.writeRequestType())
+            // wrapped, not copied: the caller built the entry for this proposal alone and never writes it again, and an
+            // entry is up to maxBlocksPerEntry blocks (256 KB), copied once more for every follower anyway
+            .setMessage(Message.valueOf(UnsafeByteOperations.unsafeWrap(entry))).setType(RaftClientRequest.writeRequestType())
             .build();
         try {
             return server.submitClientRequestAsync(request);
