@@ -5,6 +5,9 @@ import io.meldb.log.LogErrorException;
 import io.meldb.log.LogStore.AppendCallback;
 import io.meldb.log.LogStore.TailListener;
 import io.meldb.log.storage.ChronicleLogStore;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.slf4j.Logger;
@@ -61,6 +64,9 @@ final class ReplicatedAppender implements AutoCloseable {
     };
     private final Thread proposer;
     private volatile boolean closed;
+    /** Set once the server's registry is known; until then nothing is recorded. */
+    private volatile Timer entryCommit;
+    private volatile DistributionSummary entryBlocks;
 
     private record PendingAppend(ByteBuf block, AppendCallback callback) {
     }
@@ -78,6 +84,20 @@ final class ReplicatedAppender implements AutoCloseable {
         final Thread t = new Thread(r, name);
         t.setDaemon(true);
         return t;
+    }
+
+    /**
+     * Registers the per-entry figures that docs/perf/replication.md needed a probe for: how long a Raft entry takes from
+     * its proposal to its answer (committed by a majority and applied here), and how many blocks it carried.
+     */
+    void bindMetrics(final MeterRegistry registry) {
+        entryCommit = Timer.builder("meldb.log.replication.entry.commit")
+            .description("a replicated APPEND entry from its proposal by this leader to its answer: committed by a "
+                + "majority and applied to this replica's store")
+            .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofNanos(100_000))
+            .maximumExpectedValue(options.commitTimeout()).register(registry);
+        entryBlocks = DistributionSummary.builder("meldb.log.replication.entry.blocks")
+            .description("blocks carried by one replicated APPEND entry this leader committed").register(registry);
     }
 
     void addTailListener(final TailListener listener) {
@@ -164,9 +184,15 @@ final class ReplicatedAppender implements AutoCloseable {
             b.getBytes(b.readerIndex(), entry, 1 + i * bs, bs);
             batch[i].callback().blockDone(b);
         }
+        final long proposed = System.nanoTime();
         replica.proposeHere(entry).orTimeout(options.commitTimeout().toMillis(), TimeUnit.MILLISECONDS)
             .whenComplete((reply, error) -> {
                 entriesInFlight.release();
+                final Timer commit = entryCommit;
+                if (commit != null && error == null && reply.isSuccess()) {
+                    commit.record(System.nanoTime() - proposed, TimeUnit.NANOSECONDS);
+                    entryBlocks.record(batch.length);
+                }
                 runOnAckThread(() -> answer(batch, reply, error));
             });
     }
