@@ -119,8 +119,11 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
             if (p < storedAtStart) {
                 continue;
             }
-            final byte[] block = new byte[blockSize];
-            data.get(data.position() + 1 + i * blockSize, block);
+            // a read-only view of the entry's bytes, not a copy: the log entry is immutable and stays reachable from
+            // this buffer until the store's writer thread has written the block (a heap ByteString on every replica:
+            // Ratis 3.3's gRPC parses appendEntries into heap copies, it has no zero-copy marshaller in use)
+            final int at = data.position() + 1 + i * blockSize;
+            final ByteBuffer block = data.duplicate().limit(at + blockSize).position(at);
             store.append(Unpooled.wrappedBuffer(block), new LogStore.AppendCallback() {
                 @Override
                 public void appended(final long position) {

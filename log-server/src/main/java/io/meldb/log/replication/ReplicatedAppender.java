@@ -5,6 +5,9 @@ import io.meldb.log.LogErrorException;
 import io.meldb.log.LogStore.AppendCallback;
 import io.meldb.log.LogStore.TailListener;
 import io.meldb.log.storage.ChronicleLogStore;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.netty.buffer.ByteBuf;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.slf4j.Logger;
@@ -32,13 +35,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Threads: callbacks and tail listeners run on one "raft-ack" thread (the server's acknowledgement dispatcher
  * needs its filing and its tail notifications on one thread, as the local store's writer thread gives it at r = 1).
- * This path allocates per entry (the entry's bytes, Ratis's request): replication costs far more than that.
+ * This path allocates per entry (the entry's bytes, Ratis's request), not per block: the entry is handed to Ratis
+ * without a copy, and the replicas apply its blocks as views of it.
  */
 final class ReplicatedAppender implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedAppender.class);
     /**
-     * Raft entries proposed and not yet answered: a few, so that batches form while they are replicated (1 and 16
-     * measured no better on the 2-core machine, docs/perf/replication.md).
+     * Raft entries proposed and not yet answered: a few, so that batches form while they are replicated. Bounded,
+     * because on the 2-core machine the entries committed per second stay put whatever the depth (CPU queueing along
+     * each entry's thread hops, docs/perf/replication.md): with 16 instead of 4 each entry waited proportionally longer
+     * and carried fewer blocks (470-689 against 624-884 blocks/s, interleaved runs); 1 measured no better either.
      */
     private static final int ENTRIES_IN_FLIGHT = 4;
 
@@ -58,6 +64,9 @@ final class ReplicatedAppender implements AutoCloseable {
     };
     private final Thread proposer;
     private volatile boolean closed;
+    /** Set once the server's registry is known; until then nothing is recorded. */
+    private volatile Timer entryCommit;
+    private volatile DistributionSummary entryBlocks;
 
     private record PendingAppend(ByteBuf block, AppendCallback callback) {
     }
@@ -75,6 +84,20 @@ final class ReplicatedAppender implements AutoCloseable {
         final Thread t = new Thread(r, name);
         t.setDaemon(true);
         return t;
+    }
+
+    /**
+     * Registers the per-entry figures that docs/perf/replication.md needed a probe for: how long a Raft entry takes from
+     * its proposal to its answer (committed by a majority and applied here), and how many blocks it carried.
+     */
+    void bindMetrics(final MeterRegistry registry) {
+        entryCommit = Timer.builder("meldb.log.replication.entry.commit")
+            .description("a replicated APPEND entry from its proposal by this leader to its answer: committed by a "
+                + "majority and applied to this replica's store")
+            .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofNanos(100_000))
+            .maximumExpectedValue(options.commitTimeout()).register(registry);
+        entryBlocks = DistributionSummary.builder("meldb.log.replication.entry.blocks")
+            .description("blocks carried by one replicated APPEND entry this leader committed").register(registry);
     }
 
     void addTailListener(final TailListener listener) {
@@ -161,9 +184,15 @@ final class ReplicatedAppender implements AutoCloseable {
             b.getBytes(b.readerIndex(), entry, 1 + i * bs, bs);
             batch[i].callback().blockDone(b);
         }
+        final long proposed = System.nanoTime();
         replica.proposeHere(entry).orTimeout(options.commitTimeout().toMillis(), TimeUnit.MILLISECONDS)
             .whenComplete((reply, error) -> {
                 entriesInFlight.release();
+                final Timer commit = entryCommit;
+                if (commit != null && error == null && reply.isSuccess()) {
+                    commit.record(System.nanoTime() - proposed, TimeUnit.NANOSECONDS);
+                    entryBlocks.record(batch.length);
+                }
                 runOnAckThread(() -> answer(batch, reply, error));
             });
     }

@@ -62,6 +62,11 @@ public final class ReplicatedLogStore implements LogStore {
         return local;
     }
 
+    /** Registers the replicated append path's figures (per-entry commit time, blocks per entry) in {@code registry}. */
+    public void bindMetrics(final io.micrometer.core.instrument.MeterRegistry registry) {
+        appender.bindMetrics(registry);
+    }
+
     @Override
     public void append(final ByteBuf block, final AppendCallback callback) {
         appender.append(block, callback);

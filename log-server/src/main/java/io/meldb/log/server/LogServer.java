@@ -91,6 +91,9 @@ public final class LogServer implements AutoCloseable {
         this.auth = config.clusterSecret() == null ? null : new ClusterAuthServer(config.clusterSecret(), "the log server",
                 LogProtocol.MAGIC, LogProtocol.VERSION, ErrorCode.UNAUTHENTICATED.code(), config.handshakeTimeout());
         this.metrics = new LogMetrics(store, this);
+        if (store instanceof io.meldb.log.replication.ReplicatedLogStore replicated) {
+            replicated.bindMetrics(metrics.registry());
+        }
         this.boss = new MultiThreadIoEventLoopGroup(1,
                 new DefaultThreadFactory("log-accept"), NioIoHandler.newFactory());
         this.workers = new MultiThreadIoEventLoopGroup(config.ioThreads(),

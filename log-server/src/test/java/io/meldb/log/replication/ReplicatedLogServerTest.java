@@ -162,6 +162,12 @@ class ReplicatedLogServerTest {
             Await.until(Duration.ofSeconds(20), "every replica applied 60 blocks", () -> s.store().tail() == 61);
             assertEquals(servers[leader].store().logId(), s.store().logId(), "one log id on every replica");
         }
+        // the leader's per-entry figures: every acknowledged block rode in an entry it timed
+        io.micrometer.core.instrument.DistributionSummary blocksPerEntry = servers[leader].metrics().registry()
+            .get("meldb.log.replication.entry.blocks").summary();
+        assertEquals(60, (long) blocksPerEntry.totalAmount(), "blocks in the leader's committed entries");
+        assertEquals(blocksPerEntry.count(), servers[leader].metrics().registry()
+            .get("meldb.log.replication.entry.commit").timer().count(), "one commit time per committed entry");
 
         // TRIM keeps the checkpoint rule at r = 3: with no checkpoint in the log, nothing may be trimmed
         LogErrorException trimRefused = assertInstanceOf(LogErrorException.class,
