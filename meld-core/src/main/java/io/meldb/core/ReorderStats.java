@@ -44,6 +44,32 @@ public final class ReorderStats {
     /** Dependency edges between members, write-write pairs counting twice. */
     long edges;
 
+    /**
+     * Adds {@code other}'s counts to these: a server sums the counters of the pipelines its memory generations had,
+     * so its meters count from its start rather than from its last checkpoint. Not on the meld thread's path.
+     */
+    public void add(final ReorderStats other) {
+        for (int i = 0; i < closes.length; i++) {
+            closes[i] += other.closes[i];
+        }
+        windows += other.windows;
+        members += other.members;
+        premeldAborts += other.premeldAborts;
+        beforeWindowAborts += other.beforeWindowAborts;
+        cycleAborts += other.cycleAborts;
+        finalMeldAborts += other.finalMeldAborts;
+        logOrderCycleAborts += other.logOrderCycleAborts;
+        feedbackVertexSetAborts += other.feedbackVertexSetAborts;
+        logOrderFallbacks += other.logOrderFallbacks;
+        writeWritePairs += other.writeWritePairs;
+        edges += other.edges;
+    }
+
+    /** Mean members per closed window (0 before the first window closed). */
+    public double meanSize() {
+        return windows == 0 ? 0 : (double) members / windows;
+    }
+
     void closed(final Close reason) {
         closes[reason.ordinal()]++;
     }
@@ -101,7 +127,7 @@ public final class ReorderStats {
     public String toString() {
         final StringBuilder s = new StringBuilder();
         s.append("windows=").append(windows).append(" mean size=")
-            .append(windows == 0 ? "0" : String.format(java.util.Locale.ROOT, "%.1f", (double) members / windows))
+            .append(String.format(java.util.Locale.ROOT, "%.1f", meanSize()))
             .append(" closes{");
         for (final Close c : Close.values()) {
             s.append(' ').append(c.name().toLowerCase(java.util.Locale.ROOT)).append('=').append(closes[c.ordinal()]);

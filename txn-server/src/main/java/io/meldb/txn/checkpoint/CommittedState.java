@@ -1,5 +1,6 @@
 package io.meldb.txn.checkpoint;
 
+import io.meldb.core.ReorderStats;
 import io.meldb.core.MeldPipeline;
 import io.meldb.core.Snapshot;
 
@@ -23,7 +24,8 @@ public final class CommittedState {
     /** CSN of the newest state the meld stage has published; deserializer and premeld threads wait on it. */
     private volatile long meldedCsn;
     private final MeldTotals retired = new MeldTotals();
-    private final ReorderTotals retiredReorder = new ReorderTotals();
+    /** The reorder window's counters of the generations compaction retired (each pipeline counts its own). */
+    private final ReorderStats retiredReorder = new ReorderStats();
     private long generations;
     /** Generations whose memory is not freed yet: the current one plus retired ones a session still pins. */
     private int liveGenerations = 1;
@@ -125,8 +127,11 @@ public final class CommittedState {
     }
 
     /** The reorder window's counters over every generation so far (read by meters, racily like {@link #totals}). */
-    public ReorderTotals reorderTotals() {
-        return retiredReorder.plus(generation.pipeline().reorderStats());
+    public ReorderStats reorderTotals() {
+        final ReorderStats totals = new ReorderStats();
+        totals.add(retiredReorder);
+        totals.add(generation.pipeline().reorderStats());
+        return totals;
     }
 
     /** Node-memory generations this server has started (1 + checkpoints taken). */
