@@ -56,6 +56,8 @@ class BlockStoreStateMachineTest {
     private final Replica[] replicas = new Replica[3];
     private RaftGroup group;
     private RaftClient client;
+    /** Entries between snapshots, 0 for none (Ratis's default). */
+    private long snapshotEvery;
 
     /** One replica: its Raft server and its block store. */
     private record Replica(RaftServer server, ChronicleLogStore store) {
@@ -95,6 +97,11 @@ class BlockStoreStateMachineTest {
         final RaftProperties p = properties();
         RaftServerConfigKeys.setStorageDir(p, List.of(dir.resolve("raft-" + i).toFile()));
         GrpcConfigKeys.Server.setPort(p, Integer.parseInt(peer.getAddress().split(":")[1]));
+        if (snapshotEvery > 0) {
+            StoreSnapshots.configure(p, snapshotEvery, org.apache.ratis.util.SizeInBytes.valueOf("64KB"));
+            // as after kill -9: no snapshot at stop, so a restart replays the entries after the last one
+            RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
+        }
         final ChronicleLogStore store = ChronicleLogStore.open(StoreOptions.at(dir.resolve("store-" + i)));
         final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(p).setServerId(peer.getId())
             .setStateMachine(new BlockStoreStateMachine(store)).setOption(option).build();
@@ -241,6 +248,94 @@ class BlockStoreStateMachineTest {
                 () -> r.store().trimPoint() == 8 && r.store().tail() == 22);
             assertEquals(logId, r.store().logId(), "the first CREATE's id on every replica");
             assertArrayEquals(blocks(7, 1), read(r.store(), 8));
+        }
+    }
+
+    /** Bytes of every file under {@code dir} whose name starts with {@code prefix}. */
+    private static long bytesOf(final Path dir, final String prefix) {
+        try (var files = java.nio.file.Files.walk(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith(prefix)).mapToLong(f -> f.toFile().length()).sum();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The Raft index of replica {@code i}'s latest snapshot, -1 if none. */
+    private long snapshotIndex(final int i) {
+        try {
+            final var s = replicas[i].server().getDivision(group.getGroupId()).getStateMachine().getLatestSnapshot();
+            return s == null ? -1 : s.getIndex();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> namesOf(final Path dir, final String prefix) throws java.io.IOException {
+        try (var files = java.nio.file.Files.walk(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(prefix)).sorted().toList();
+        }
+    }
+
+    @Test
+    void snapshotsPurgeTheRaftLogAndAWholeGroupRestartedFromThemServesTheSameBlocks() throws Exception {
+        snapshotEvery = 20;
+        startGroup();
+        final UUID logId = UUID.randomUUID();
+        send(ReplicatedEntry.create(BLOCK, logId, new byte[] {3}));
+        // 150 entries of 4 blocks: 300 KB of blocks, in 64 KB Raft segments, a snapshot every 20 entries
+        int blocks = 0;
+        for (int e = 0; e < 150; e++) {
+            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry " + e);
+            blocks += 4;
+        }
+        final long appendedBytes = (long) blocks * BLOCK;
+        for (int i = 0; i < 3; i++) {
+            final Path raft = dir.resolve("raft-" + i);
+            final int replica = i;
+            // a snapshot of at least 100 entries exists, and the Raft log holds far less than every block
+            Await.until(Duration.ofSeconds(30), "replica " + i + " snapshotted and purged", () ->
+                snapshotIndex(replica) >= 100 && bytesOf(raft, "log_") < appendedBytes / 2);
+            assertTrue(namesOf(raft, "snapshot.").stream().anyMatch(n -> !n.endsWith(".md5")), "snapshot file in " + raft);
+            assertTrue(namesOf(raft, "log_").stream().noneMatch(n -> n.startsWith("log_0-") || n.equals("log_inprogress_0")),
+                "the first segment was purged: " + namesOf(raft, "log_"));
+        }
+
+        // a few entries more, fewer than a snapshot's worth: they are in the stores and the Raft logs only
+        for (int e = 0; e < 3; e++) {
+            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry after the snapshots " + e);
+            blocks += 4;
+        }
+        for (int i = 0; i < 3; i++) {
+            final var sm = replicas[i].server().getDivision(group.getGroupId()).getStateMachine();
+            final int replica = i;
+            Await.until(Duration.ofSeconds(30), "replica " + i + " applied past its snapshot",
+                () -> sm.getLastAppliedTermIndex().getIndex() > snapshotIndex(replica));
+        }
+
+        // the whole group stops and restarts on its directories: each replica starts from its snapshot, replays only
+        // the entries after it (their blocks are in the store already: counted, not stored again)
+        client.close();
+        client = null;
+        for (int i = 0; i < 3; i++) {
+            replicas[i].close();
+            replicas[i] = null;
+        }
+        for (int i = 0; i < 3; i++) {
+            replicas[i] = startReplica(i, RaftStorage.StartupOption.RECOVER);
+            final var sm = replicas[i].server().getDivision(group.getGroupId()).getStateMachine();
+            assertTrue(sm.getLatestSnapshot() != null && sm.getLastAppliedTermIndex().getIndex() >= sm.getLatestSnapshot().getIndex(),
+                "replica " + i + " starts from its snapshot");
+        }
+        client = RaftClient.newBuilder().setProperties(properties()).setRaftGroup(group).build();
+        assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 2))), "the next position after the restart");
+        blocks += 2;
+        final long tail = 1 + blocks;
+        for (Replica r : replicas) {
+            Await.until(Duration.ofSeconds(30), "every replica at tail " + tail, () -> r.store().tail() == tail);
+            assertEquals(logId, r.store().logId());
+            for (int p = 1; p < tail; p++) {
+                assertArrayEquals(blocks(p - 1, 1), read(r.store(), p), "block at position " + p);
+            }
         }
     }
 }
