@@ -80,8 +80,9 @@ final class StoreSnapshots {
     }
 
     /**
-     * Snapshot settings for a replica: a snapshot every {@code every} applied entries, the Raft log purged up to it
-     * (its closed segments of {@code segmentSize} bytes deleted), and no snapshot ever shipped to a follower: the file
+     * Snapshot settings for a replica: a snapshot every {@code every} applied entries, the Raft log purged up to it or
+     * to the lowest commit index among the peers, whichever is lower (whole closed segments of {@code segmentSize}
+     * bytes deleted), and no snapshot ever shipped to a follower: the file
      * says "the store holds every block up to here", which is only true on the replica that wrote it. A follower
      * that needs purged entries is told instead ({@link BlockStoreStateMachine#notifyInstallSnapshotFromLeader}).
      */
@@ -89,7 +90,9 @@ final class StoreSnapshots {
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, every);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, RETAINED);
-        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        // purge only what every peer has committed, as far as this server knows: a follower that is down or behind
+        // keeps the entries it needs in the others' logs (the log grows meanwhile), instead of being stranded
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, false);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(every, 1024)));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, segmentSize);
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);

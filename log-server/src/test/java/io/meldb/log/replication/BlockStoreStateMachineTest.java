@@ -277,15 +277,45 @@ class BlockStoreStateMachineTest {
     }
 
     @Test
-    void snapshotsPurgeTheRaftLogAndAWholeGroupRestartedFromThemServesTheSameBlocks() throws Exception {
+    void snapshotsPurgeTheRaftLogOnlyBelowWhatEveryPeerHoldsAndAWholeGroupRestartedFromThemServesTheSameBlocks() throws Exception {
         snapshotEvery = 20;
         startGroup();
         final UUID logId = UUID.randomUUID();
         send(ReplicatedEntry.create(BLOCK, logId, new byte[] {3}));
-        // 150 entries of 4 blocks: 300 KB of blocks, in 64 KB Raft segments, a snapshot every 20 entries
         int blocks = 0;
+        for (int e = 0; e < 5; e++) {
+            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry " + e);
+            blocks += 4;
+        }
+        // a follower goes down; 150 entries of 4 blocks (300 KB in 64 KB Raft segments, a snapshot every 20 entries)
+        // are snapshotted by the other two, which keep the Raft log it still needs
+        int down = -1;
+        for (int i = 0; i < 3 && down < 0; i++) {
+            if (!replicas[i].server().getDivision(group.getGroupId()).getInfo().isLeader()) {
+                down = i;
+            }
+        }
+        replicas[down].close();
+        replicas[down] = null;
         for (int e = 0; e < 150; e++) {
             assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry " + e);
+            blocks += 4;
+        }
+        for (int i = 0; i < 3; i++) {
+            if (i != down) {
+                final int replica = i;
+                Await.until(Duration.ofSeconds(30), "replica " + i + " snapshotted", () -> snapshotIndex(replica) >= 100);
+                assertTrue(namesOf(dir.resolve("raft-" + i), "log_").stream().anyMatch(n -> n.startsWith("log_0-")),
+                    "the first segment is kept for the follower that is down: " + namesOf(dir.resolve("raft-" + i), "log_"));
+            }
+        }
+        // back, it catches up from the leader's Raft log; then every replica snapshots and purges
+        replicas[down] = startReplica(down, RaftStorage.StartupOption.RECOVER);
+        final long caughtUp = 1 + blocks;
+        final ChronicleLogStore back = replicas[down].store();
+        Await.until(Duration.ofSeconds(60), "the follower catches up to " + caughtUp, () -> back.tail() == caughtUp);
+        for (int e = 0; e < 50; e++) {
+            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry after the follower is back " + e);
             blocks += 4;
         }
         final long appendedBytes = (long) blocks * BLOCK;
@@ -294,23 +324,28 @@ class BlockStoreStateMachineTest {
             final int replica = i;
             // a snapshot of at least 100 entries exists, and the Raft log holds far less than every block
             Await.until(Duration.ofSeconds(30), "replica " + i + " snapshotted and purged", () ->
-                snapshotIndex(replica) >= 100 && bytesOf(raft, "log_") < appendedBytes / 2);
+                snapshotIndex(replica) >= 300 && bytesOf(raft, "log_") < appendedBytes / 2);
             assertTrue(namesOf(raft, "snapshot.").stream().anyMatch(n -> !n.endsWith(".md5")), "snapshot file in " + raft);
             assertTrue(namesOf(raft, "log_").stream().noneMatch(n -> n.startsWith("log_0-") || n.equals("log_inprogress_0")),
                 "the first segment was purged: " + namesOf(raft, "log_"));
         }
 
-        // a few entries more, fewer than a snapshot's worth: they are in the stores and the Raft logs only
-        for (int e = 0; e < 3; e++) {
+        // entries until every replica has applied some past its latest snapshot: they are in its store and its Raft
+        // log only, and the restart replays them
+        boolean pastSnapshots = false;
+        for (int e = 0; e < 30 && !pastSnapshots; e++) {
             assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry after the snapshots " + e);
             blocks += 4;
+            pastSnapshots = true;
+            for (int i = 0; i < 3; i++) {
+                final long stored = 1 + blocks;
+                final Replica r = replicas[i];
+                Await.until(Duration.ofSeconds(30), "replica " + i + " stored the entry", () -> r.store().tail() == stored);
+                final var sm = r.server().getDivision(group.getGroupId()).getStateMachine();
+                pastSnapshots &= sm.getLastAppliedTermIndex().getIndex() > snapshotIndex(i);
+            }
         }
-        for (int i = 0; i < 3; i++) {
-            final var sm = replicas[i].server().getDivision(group.getGroupId()).getStateMachine();
-            final int replica = i;
-            Await.until(Duration.ofSeconds(30), "replica " + i + " applied past its snapshot",
-                () -> sm.getLastAppliedTermIndex().getIndex() > snapshotIndex(replica));
-        }
+        assertTrue(pastSnapshots, "every replica applied entries past its latest snapshot");
 
         // the whole group stops and restarts on its directories: each replica starts from its snapshot, replays only
         // the entries after it (their blocks are in the store already: counted, not stored again)
