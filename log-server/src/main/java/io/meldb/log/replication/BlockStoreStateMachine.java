@@ -122,6 +122,11 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
         return CompletableFuture.failedFuture(new IllegalStateException(why));
     }
 
+    /** Whether a leader told this replica it needs entries that were purged, which it cannot catch up from. */
+    public boolean stranded() {
+        return strandedLogged;
+    }
+
     /** The store this replica applies to. */
     public LogStore store() {
         return store;

@@ -94,6 +94,9 @@ final class StoreSnapshots {
         // keeps the entries it needs in the others' logs (the log grows meanwhile), instead of being stranded
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, false);
         RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(every, 1024)));
+        // and keep a snapshot's worth of entries below the newest: a leader that resets a follower's next index after a
+        // broken stream (seen once under load in BlockStoreStateMachineTest) still holds what it resends
+        RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, every);
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, segmentSize);
         RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, false);
     }

@@ -270,9 +270,11 @@ class BlockStoreStateMachineTest {
         }
     }
 
-    private static List<String> namesOf(final Path dir, final String prefix) throws java.io.IOException {
+    private static List<String> namesOf(final Path dir, final String prefix) {
         try (var files = java.nio.file.Files.walk(dir)) {
             return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(prefix)).sorted().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
