@@ -18,11 +18,9 @@ import java.util.concurrent.Executors;
  * replica applies the committed entries in log order and numbers their blocks 1, 2, 3, … itself, so positions are
  * dense and the same on every replica, and position 0 and the log id come from the replicated CREATE.
  *
- * <p>Snapshots ({@link StoreSnapshots}): every so many entries the replica forces its store and records the applied
- * term-index with the next position, and Ratis purges its log below it. Restart: the state machine reports that
- * snapshot, so Ratis replays only the entries after it; the blocks below the store's tail at start-up are already
- * stored and are counted, not stored twice. A follower that needs entries its leader purged is not caught up (see
- * {@link #notifyInstallSnapshotFromLeader}).
+ * <p>Restart: the state machine takes no snapshots yet, so Ratis applies the replica's whole Raft log again; the
+ * blocks below the store's tail at start-up are already stored and are counted, not stored twice. Trim, snapshots
+ * and purging the Raft log are not built (docs/log-replication.md).
  *
  * <p>An entry's reply is the position of its first block (8 bytes), once the local store holds the whole entry.
  */
@@ -42,89 +40,9 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
         return t;
     });
 
-    private final StoreSnapshots snapshots = new StoreSnapshots();
-    /** Whether the one error about a follower its leader cannot catch up was logged. */
-    private volatile boolean strandedLogged;
-
     public BlockStoreStateMachine(final LogStore store) {
         this.store = store;
         this.storedAtStart = store.tail();
-    }
-
-    /**
-     * Ratis calls this before it replays: the latest snapshot, if any, says where the store's applied prefix ends, and
-     * Ratis replays only the entries after it.
-     */
-    @Override
-    public void initialize(final org.apache.ratis.server.RaftServer server, final org.apache.ratis.protocol.RaftGroupId groupId,
-                           final org.apache.ratis.server.storage.RaftStorage raftStorage) throws java.io.IOException {
-        super.initialize(server, groupId, raftStorage);
-        snapshots.init(raftStorage);
-        final StoreSnapshots.Point p = snapshots.latest();
-        if (p == null) {
-            return;
-        }
-        if (storedAtStart < p.nextPosition()) {
-            throw new java.io.IOException("the block store holds positions below " + storedAtStart + " but the Raft snapshot at "
-                + p.termIndex() + " says every block below " + p.nextPosition() + " was stored: the store lost blocks"
-                + " the Raft log no longer holds; rebuild this replica's data directory from a peer");
-        }
-        nextPosition = p.nextPosition();
-        setLastAppliedTermIndex(p.termIndex());
-        LOG.info("replicated log: restarting from the snapshot at {}, next position {}, store tail {}", p.termIndex(),
-            p.nextPosition(), storedAtStart);
-    }
-
-    @Override
-    public org.apache.ratis.statemachine.StateMachineStorage getStateMachineStorage() {
-        return snapshots.storage();
-    }
-
-    /**
-     * Ratis's applier thread, once every entry applied so far is stored (it waits for their futures): forces the store
-     * and records the applied term-index, after which Ratis may purge its log up to it.
-     */
-    @Override
-    public long takeSnapshot() throws java.io.IOException {
-        final org.apache.ratis.server.protocol.TermIndex at = getLastAppliedTermIndex();
-        if (at == null || at.getIndex() < 0) {
-            return -1;
-        }
-        if (store.tail() < nextPosition) {
-            // an append this replica's store refused (STORAGE_FULL, a failure): recording the snapshot would let Ratis
-            // purge the only other copy of those blocks
-            throw new java.io.IOException("no snapshot at " + at + ": the store's tail " + store.tail()
-                + " is below the applied position " + nextPosition);
-        }
-        if (store instanceof io.meldb.log.storage.ChronicleLogStore chronicle) {
-            chronicle.force();
-        }
-        snapshots.write(at, nextPosition);
-        return at.getIndex();
-    }
-
-    /**
-     * The leader no longer holds the entries this follower needs (it purged them below a snapshot). Catching up from
-     * the leader's block store is not built: the replica stays behind and says so, once at ERROR here and at every
-     * attempt in Ratis's log; the operator rebuilds its data directory from a peer (docs/log-replication.md).
-     */
-    @Override
-    public CompletableFuture<org.apache.ratis.server.protocol.TermIndex> notifyInstallSnapshotFromLeader(
-            final org.apache.ratis.proto.RaftProtos.RoleInfoProto roleInfo,
-            final org.apache.ratis.server.protocol.TermIndex firstTermIndexInLog) {
-        final String why = "replica " + getId() + " applied up to " + getLastAppliedTermIndex()
-            + " but its leader's Raft log starts at " + firstTermIndexInLog + " (purged below a snapshot): this replica"
-            + " cannot catch up by itself; stop it and copy a peer's data directory over its own";
-        if (!strandedLogged) {
-            strandedLogged = true;
-            LOG.error("replicated log: {}", why);
-        }
-        return CompletableFuture.failedFuture(new IllegalStateException(why));
-    }
-
-    /** Whether a leader told this replica it needs entries that were purged, which it cannot catch up from. */
-    public boolean stranded() {
-        return strandedLogged;
     }
 
     /** The store this replica applies to. */

@@ -100,7 +100,6 @@ public final class RaftReplica implements AutoCloseable {
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(buffer + 4096));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(buffer));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(buffer + (1 << 20)));
-        StoreSnapshots.configure(p, o.snapshotEvery(), SizeInBytes.valueOf(o.raftSegmentBytes()));
         // Everything else is Ratis's default, on purpose (docs/perf/replication.md, "where an entry's commit time
         // goes"): timestamps per entry put 85-95 % of the commit time between the leader's proposal and the
         // followers' Raft-log write, with the followers writing ~1 entry per ~10 ms, under 93 % CPU pressure, while a

@@ -56,8 +56,6 @@ class BlockStoreStateMachineTest {
     private final Replica[] replicas = new Replica[3];
     private RaftGroup group;
     private RaftClient client;
-    /** Entries between snapshots, 0 for none (Ratis's default). */
-    private long snapshotEvery;
 
     /** One replica: its Raft server and its block store. */
     private record Replica(RaftServer server, ChronicleLogStore store) {
@@ -97,11 +95,6 @@ class BlockStoreStateMachineTest {
         final RaftProperties p = properties();
         RaftServerConfigKeys.setStorageDir(p, List.of(dir.resolve("raft-" + i).toFile()));
         GrpcConfigKeys.Server.setPort(p, Integer.parseInt(peer.getAddress().split(":")[1]));
-        if (snapshotEvery > 0) {
-            StoreSnapshots.configure(p, snapshotEvery, org.apache.ratis.util.SizeInBytes.valueOf("64KB"));
-            // as after kill -9: no snapshot at stop, so a restart replays the entries after the last one
-            RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
-        }
         final ChronicleLogStore store = ChronicleLogStore.open(StoreOptions.at(dir.resolve("store-" + i)));
         final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(p).setServerId(peer.getId())
             .setStateMachine(new BlockStoreStateMachine(store)).setOption(option).build();
@@ -248,131 +241,6 @@ class BlockStoreStateMachineTest {
                 () -> r.store().trimPoint() == 8 && r.store().tail() == 22);
             assertEquals(logId, r.store().logId(), "the first CREATE's id on every replica");
             assertArrayEquals(blocks(7, 1), read(r.store(), 8));
-        }
-    }
-
-    /** Bytes of every file under {@code dir} whose name starts with {@code prefix}. */
-    private static long bytesOf(final Path dir, final String prefix) {
-        try (var files = java.nio.file.Files.walk(dir)) {
-            return files.filter(f -> f.getFileName().toString().startsWith(prefix)).mapToLong(f -> f.toFile().length()).sum();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    /** The Raft index of replica {@code i}'s latest snapshot, -1 if none. */
-    private long snapshotIndex(final int i) {
-        try {
-            final var s = replicas[i].server().getDivision(group.getGroupId()).getStateMachine().getLatestSnapshot();
-            return s == null ? -1 : s.getIndex();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static List<String> namesOf(final Path dir, final String prefix) {
-        try (var files = java.nio.file.Files.walk(dir)) {
-            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(prefix)).sorted().toList();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    @Test
-    void snapshotsPurgeTheRaftLogOnlyBelowWhatEveryPeerHoldsAndAWholeGroupRestartedFromThemServesTheSameBlocks() throws Exception {
-        snapshotEvery = 20;
-        startGroup();
-        final UUID logId = UUID.randomUUID();
-        send(ReplicatedEntry.create(BLOCK, logId, new byte[] {3}));
-        int blocks = 0;
-        for (int e = 0; e < 5; e++) {
-            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry " + e);
-            blocks += 4;
-        }
-        // a follower goes down; 150 entries of 4 blocks (300 KB in 64 KB Raft segments, a snapshot every 20 entries)
-        // are snapshotted by the other two, which keep the Raft log it still needs
-        int down = -1;
-        for (int i = 0; i < 3 && down < 0; i++) {
-            if (!replicas[i].server().getDivision(group.getGroupId()).getInfo().isLeader()) {
-                down = i;
-            }
-        }
-        replicas[down].close();
-        replicas[down] = null;
-        for (int e = 0; e < 150; e++) {
-            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry " + e);
-            blocks += 4;
-        }
-        for (int i = 0; i < 3; i++) {
-            if (i != down) {
-                final int replica = i;
-                Await.until(Duration.ofSeconds(30), "replica " + i + " snapshotted", () -> snapshotIndex(replica) >= 100);
-                assertTrue(namesOf(dir.resolve("raft-" + i), "log_").stream().anyMatch(n -> n.startsWith("log_0-")),
-                    "the first segment is kept for the follower that is down: " + namesOf(dir.resolve("raft-" + i), "log_"));
-            }
-        }
-        // back, it catches up from the leader's Raft log; then every replica snapshots and purges
-        replicas[down] = startReplica(down, RaftStorage.StartupOption.RECOVER);
-        final long caughtUp = 1 + blocks;
-        final ChronicleLogStore back = replicas[down].store();
-        Await.until(Duration.ofSeconds(60), "the follower catches up to " + caughtUp, () -> back.tail() == caughtUp);
-        for (int e = 0; e < 50; e++) {
-            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry after the follower is back " + e);
-            blocks += 4;
-        }
-        final long appendedBytes = (long) blocks * BLOCK;
-        for (int i = 0; i < 3; i++) {
-            final Path raft = dir.resolve("raft-" + i);
-            final int replica = i;
-            // a snapshot of at least 100 entries exists, and the Raft log holds far less than every block
-            Await.until(Duration.ofSeconds(30), "replica " + i + " snapshotted and purged", () ->
-                snapshotIndex(replica) >= 300 && bytesOf(raft, "log_") < appendedBytes / 2);
-            assertTrue(namesOf(raft, "snapshot.").stream().anyMatch(n -> !n.endsWith(".md5")), "snapshot file in " + raft);
-            assertTrue(namesOf(raft, "log_").stream().noneMatch(n -> n.startsWith("log_0-") || n.equals("log_inprogress_0")),
-                "the first segment was purged: " + namesOf(raft, "log_"));
-        }
-
-        // entries until every replica has applied some past its latest snapshot: they are in its store and its Raft
-        // log only, and the restart replays them
-        boolean pastSnapshots = false;
-        for (int e = 0; e < 30 && !pastSnapshots; e++) {
-            assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 4))), "entry after the snapshots " + e);
-            blocks += 4;
-            pastSnapshots = true;
-            for (int i = 0; i < 3; i++) {
-                final long stored = 1 + blocks;
-                final Replica r = replicas[i];
-                Await.until(Duration.ofSeconds(30), "replica " + i + " stored the entry", () -> r.store().tail() == stored);
-                final var sm = r.server().getDivision(group.getGroupId()).getStateMachine();
-                pastSnapshots &= sm.getLastAppliedTermIndex().getIndex() > snapshotIndex(i);
-            }
-        }
-        assertTrue(pastSnapshots, "every replica applied entries past its latest snapshot");
-
-        // the whole group stops and restarts on its directories: each replica starts from its snapshot, replays only
-        // the entries after it (their blocks are in the store already: counted, not stored again)
-        client.close();
-        client = null;
-        for (int i = 0; i < 3; i++) {
-            replicas[i].close();
-            replicas[i] = null;
-        }
-        for (int i = 0; i < 3; i++) {
-            replicas[i] = startReplica(i, RaftStorage.StartupOption.RECOVER);
-            final var sm = replicas[i].server().getDivision(group.getGroupId()).getStateMachine();
-            assertTrue(sm.getLatestSnapshot() != null && sm.getLastAppliedTermIndex().getIndex() >= sm.getLatestSnapshot().getIndex(),
-                "replica " + i + " starts from its snapshot");
-        }
-        client = RaftClient.newBuilder().setProperties(properties()).setRaftGroup(group).build();
-        assertEquals(1 + blocks, send(ReplicatedEntry.append(blocks(blocks, 2))), "the next position after the restart");
-        blocks += 2;
-        final long tail = 1 + blocks;
-        for (Replica r : replicas) {
-            Await.until(Duration.ofSeconds(30), "every replica at tail " + tail, () -> r.store().tail() == tail);
-            assertEquals(logId, r.store().logId());
-            for (int p = 1; p < tail; p++) {
-                assertArrayEquals(blocks(p - 1, 1), read(r.store(), p), "block at position " + p);
-            }
         }
     }
 }

@@ -85,7 +85,7 @@ class ReplicatedLogServerTest {
 
     private LogServer startServer(int i) throws Exception {
         ReplicationOptions r = new ReplicationOptions(3, "n" + i, RaftPeers.parse(peers(), logPorts[i]))
-                .commitTimeout(Duration.ofSeconds(5)).snapshotEvery(8);
+                .commitTimeout(Duration.ofSeconds(5));
         return LogServer.start(LogServerConfig.at(dir.resolve("log-" + i)).port(logPorts[i]).metricsPort(-1)
                 .blockSize(BLOCK).replication(r));
     }
@@ -229,8 +229,6 @@ class ReplicatedLogServerTest {
         // the old leader comes back as a follower and catches up from the others
         servers[leader] = startServer(leader);
         LogServer back = servers[leader];
-        assertTrue(back.replicated().replica().stateMachine().getLatestSnapshot().getIndex() > 0,
-            "the restarted replica starts from the snapshot it took when it stopped");
         Await.until(Duration.ofSeconds(30), "the restarted replica caught up", () -> back.store().tail() == 71);
         assertNotNull(back.store().logId());
         Await.until(Duration.ofSeconds(20), "the follower's subscription delivered 70 blocks", () -> seen.size() == 70);
