@@ -1,4 +1,4 @@
-package io.meldb.testkit;
+package io.meldb.process;
 
 import java.io.BufferedReader;
 import java.io.IOException;

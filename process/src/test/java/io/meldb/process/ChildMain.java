@@ -1,4 +1,4 @@
-package io.meldb.testkit;
+package io.meldb.process;
 
 /** A child process for ChildProcessTest: {@code ready <n>} then sleeps, or {@code exit <code>} prints and ends. */
 public final class ChildMain {

@@ -1,4 +1,4 @@
-package io.meldb.testkit;
+package io.meldb.process;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -65,13 +65,5 @@ class ChildProcessTest {
     void theCommandCarriesTheFlagsOfBinJvmFlags() {
         assertTrue(JavaCommand.main("x.Y").build().containsAll(JavaCommand.jvmFlags()));
         assertFalse(JavaCommand.jvmFlags().isEmpty());
-    }
-
-    @Test
-    void awaitFailsNamingWhatItWaitedFor() {
-        final AssertionError e = assertThrows(AssertionError.class,
-                () -> Await.until(Duration.ofMillis(50), "the moon to turn blue", () -> false));
-        assertTrue(e.getMessage().contains("the moon to turn blue"), e.getMessage());
-        assertEquals("x", Await.value(Duration.ofSeconds(1), "a value", () -> "x"));
     }
 }
