@@ -2,6 +2,7 @@ package io.meldb.process;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -9,9 +10,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The command line of a MeldDB server JVM started by a test: this JDK's {@code java}, the project's JVM flags from
- * {@code bin/jvm-flags} (the one place they are written), a heap size, a class path (by default the test JVM's
- * own) and the main class with its arguments.
+ * The command line of a MeldDB server JVM started as a child process: this JDK's {@code java}, the project's JVM
+ * flags, a heap size, a class path (by default this JVM's own) and the main class with its arguments. The flags come
+ * from {@code bin/jvm-flags} (the one place they are written), or, for a child of a MeldDB process that was itself
+ * started with them (bin/meldb, a benchmark run as {@code java $(cat bin/jvm-flags) ...}), from this JVM's own
+ * options, so that a checkout need not be around and the caller's extra options (MELDB_JAVA_OPTS) carry over.
  */
 public final class JavaCommand {
     private final String mainClass;
@@ -19,6 +22,7 @@ public final class JavaCommand {
     private final List<String> args = new ArrayList<>();
     private String classpath = System.getProperty("java.class.path");
     private String heap = "512m";
+    private boolean inheritFlags;
 
     private JavaCommand(final String mainClass) {
         this.mainClass = mainClass;
@@ -34,7 +38,17 @@ public final class JavaCommand {
         return this;
     }
 
-    /** {@code -Xmx} of the child, e.g. {@code "512m"}. */
+    /**
+     * The flags of this JVM ({@link #thisJvmFlags()}) instead of {@code bin/jvm-flags}, and no {@code -Xmx} of its
+     * own unless {@link #heap} is called after this: the child runs as its parent was started.
+     */
+    public JavaCommand inheritJvmFlags() {
+        this.inheritFlags = true;
+        this.heap = null;
+        return this;
+    }
+
+    /** {@code -Xmx} of the child, e.g. {@code "512m"}; null: none (the JVM's default, or an inherited one). */
     public JavaCommand heap(final String maxHeap) {
         this.heap = maxHeap;
         return this;
@@ -59,8 +73,10 @@ public final class JavaCommand {
     public List<String> build() {
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmFlags());
-        cmd.add("-Xmx" + heap);
+        cmd.addAll(inheritFlags ? thisJvmFlags() : jvmFlags());
+        if (heap != null) {
+            cmd.add("-Xmx" + heap);
+        }
         cmd.addAll(jvmArgs);
         cmd.add("-cp");
         cmd.add(classpath);
@@ -74,8 +90,24 @@ public final class JavaCommand {
         return readFlags(flagsFile());
     }
 
-    /** {@code bin/jvm-flags} of this checkout. */
+    /** The options this JVM was started with (its {@code bin/jvm-flags}, heap and any others). */
+    public static List<String> thisJvmFlags() {
+        return List.copyOf(ManagementFactory.getRuntimeMXBean().getInputArguments());
+    }
+
+    /**
+     * {@code bin/jvm-flags}: the file named by the system property {@code meldb.jvm.flags.file} if set, else the one
+     * of this checkout, looked for from the working directory upwards.
+     */
     public static Path flagsFile() {
+        final String named = System.getProperty("meldb.jvm.flags.file");
+        if (named != null && !named.isBlank()) {
+            final Path file = Path.of(named);
+            if (!Files.isRegularFile(file)) {
+                throw new IllegalStateException("meldb.jvm.flags.file names no file: " + named);
+            }
+            return file;
+        }
         Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath();
         while (dir != null) {
             final Path candidate = dir.resolve("bin").resolve("jvm-flags");
