@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * The command line of a MeldDB server JVM started as a child process: this JDK's {@code java}, the project's JVM
@@ -22,7 +23,7 @@ public final class JavaCommand {
     private final List<String> args = new ArrayList<>();
     private String classpath = System.getProperty("java.class.path");
     private String heap = "512m";
-    private boolean inheritFlags;
+    private Predicate<String> inheritFlags;
 
     private JavaCommand(final String mainClass) {
         this.mainClass = mainClass;
@@ -43,7 +44,12 @@ public final class JavaCommand {
      * own unless {@link #heap} is called after this: the child runs as its parent was started.
      */
     public JavaCommand inheritJvmFlags() {
-        this.inheritFlags = true;
+        return inheritJvmFlags(flag -> true);
+    }
+
+    /** As {@link #inheritJvmFlags()}, keeping only the options {@code keep} accepts (say, not the parent's heap). */
+    public JavaCommand inheritJvmFlags(final Predicate<String> keep) {
+        this.inheritFlags = keep;
         this.heap = null;
         return this;
     }
@@ -73,7 +79,11 @@ public final class JavaCommand {
     public List<String> build() {
         final List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(inheritFlags ? thisJvmFlags() : jvmFlags());
+        if (inheritFlags == null) {
+            cmd.addAll(jvmFlags());
+        } else {
+            thisJvmFlags().stream().filter(inheritFlags).forEach(cmd::add);
+        }
         if (heap != null) {
             cmd.add("-Xmx" + heap);
         }

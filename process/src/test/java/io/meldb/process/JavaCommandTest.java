@@ -32,6 +32,8 @@ class JavaCommandTest {
         assertEquals(List.of("-cp", System.getProperty("java.class.path"), "x.Y"),
                 cmd.subList(1 + mine.size(), cmd.size()));
         assertTrue(JavaCommand.main("x.Y").inheritJvmFlags().heap("1g").build().contains("-Xmx1g"));
+        assertEquals(List.of("-cp", System.getProperty("java.class.path"), "x.Y"),
+                JavaCommand.main("x.Y").inheritJvmFlags(flag -> false).build().subList(1, 4));
     }
 
     @Test
