@@ -89,8 +89,7 @@ final class LogProcesses implements AutoCloseable {
     private ChildProcess launch(final int i) throws IOException {
         Files.deleteIfExists(output(i)); // read() must not see an earlier run's lines
         final List<String> cmd = JavaCommand.main(LogServerMain.class.getName())
-            .inheritJvmFlags(a -> a.startsWith("--add-opens") || a.startsWith("--add-exports")
-                || a.startsWith("-Dchronicle"))
+            .inheritJvmFlags(JavaCommand::isModuleFlag)
             .args(commands.get(i)).build();
         return ChildProcess.builder("log-n" + (i + 1), cmd).output(output(i)).ready(READY)
             .keepLines(KEEP_LINES).start();

@@ -100,6 +100,15 @@ public final class JavaCommand {
         return readFlags(flagsFile());
     }
 
+    /**
+     * Whether {@code flag} is one of the kinds {@code bin/jvm-flags} holds for Chronicle Queue and Agrona (module
+     * access, Chronicle's switches) rather than a heap or GC setting: what a benchmark passes on to its servers,
+     * with {@link #inheritJvmFlags(Predicate)}, while giving them heaps of their own.
+     */
+    public static boolean isModuleFlag(final String flag) {
+        return flag.startsWith("--add-opens") || flag.startsWith("--add-exports") || flag.startsWith("-Dchronicle");
+    }
+
     /** The options this JVM was started with (its {@code bin/jvm-flags}, heap and any others). */
     public static List<String> thisJvmFlags() {
         return List.copyOf(ManagementFactory.getRuntimeMXBean().getInputArguments());

@@ -55,4 +55,13 @@ class JavaCommandTest {
             }
         }
     }
+
+    @Test
+    void moduleFlagsAreTheAccessAndChronicleOptionsNotTheHeap() {
+        assertTrue(JavaCommand.isModuleFlag("--add-opens=java.base/java.nio=ALL-UNNAMED"));
+        assertTrue(JavaCommand.isModuleFlag("--add-exports=java.base/sun.nio.ch=ALL-UNNAMED"));
+        assertTrue(JavaCommand.isModuleFlag("-Dchronicle.analytics.disable=true"));
+        assertFalse(JavaCommand.isModuleFlag("-Xmx4g"));
+        assertFalse(JavaCommand.isModuleFlag("-XX:+UseZGC"));
+    }
 }
