@@ -21,6 +21,7 @@ public final class JavaCommand {
     private final String mainClass;
     private final List<String> jvmArgs = new ArrayList<>();
     private final List<String> args = new ArrayList<>();
+    private final List<String> wrapper = new ArrayList<>();
     private String classpath = System.getProperty("java.class.path");
     private String heap = "512m";
     private Predicate<String> inheritFlags;
@@ -60,6 +61,12 @@ public final class JavaCommand {
         return this;
     }
 
+    /** A command the JVM runs under, before {@code java} (say {@code taskset -c 2-3}, to pin the child's CPUs). */
+    public JavaCommand runUnder(final String... command) {
+        wrapper.addAll(Arrays.asList(command));
+        return this;
+    }
+
     /** JVM options after the project's flags (system properties, GC settings). */
     public JavaCommand jvmArgs(final String... more) {
         jvmArgs.addAll(Arrays.asList(more));
@@ -77,7 +84,7 @@ public final class JavaCommand {
     }
 
     public List<String> build() {
-        final List<String> cmd = new ArrayList<>();
+        final List<String> cmd = new ArrayList<>(wrapper);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         if (inheritFlags == null) {
             cmd.addAll(jvmFlags());

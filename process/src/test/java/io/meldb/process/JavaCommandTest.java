@@ -64,4 +64,11 @@ class JavaCommandTest {
         assertFalse(JavaCommand.isModuleFlag("-Xmx4g"));
         assertFalse(JavaCommand.isModuleFlag("-XX:+UseZGC"));
     }
+
+    @Test
+    void runUnderPutsTheWrapperBeforeJava() {
+        final List<String> cmd = JavaCommand.main("x.Y").runUnder("taskset", "-c", "1").build();
+        assertEquals(List.of("taskset", "-c", "1"), cmd.subList(0, 3));
+        assertTrue(cmd.get(3).endsWith("/bin/java"), cmd.get(3));
+    }
 }
