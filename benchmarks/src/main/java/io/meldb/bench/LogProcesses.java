@@ -87,7 +87,6 @@ final class LogProcesses implements AutoCloseable {
     }
 
     private ChildProcess launch(final int i) throws IOException {
-        Files.deleteIfExists(output(i)); // read() must not see an earlier run's lines
         final List<String> cmd = JavaCommand.main(LogServerMain.class.getName())
             .inheritJvmFlags(JavaCommand::isModuleFlag)
             .args(commands.get(i)).build();

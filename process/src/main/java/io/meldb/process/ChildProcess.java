@@ -65,17 +65,17 @@ public final class ChildProcess implements AutoCloseable {
     static ChildProcess start(final String name, final List<String> command, final ProcessBuilder builder,
                               final Path outputFile, final boolean append, final Pattern readyPattern,
                               final int keepLines) {
+        // the file is there (created, truncated or opened at its end) when start returns, before any output
+        final Writer out = outputFile == null ? null : openOutput(outputFile, append);
         final Process process;
         try {
-            if (outputFile != null && outputFile.getParent() != null) {
-                Files.createDirectories(outputFile.getParent());
-            }
             process = builder.start();
         } catch (IOException e) {
+            closeQuietly(out);
             throw new UncheckedIOException("cannot start " + name + ": " + command, e);
         }
         final ChildProcess child = new ChildProcess(name, command, process, readyPattern, outputFile, keepLines);
-        child.pump(append);
+        child.pump(out);
         return child;
     }
 
@@ -94,12 +94,32 @@ public final class ChildProcess implements AutoCloseable {
     public record Finished(int exitCode, String output) {
     }
 
-    private void pump(final boolean append) {
+    private static Writer openOutput(final Path file, final boolean append) {
+        try {
+            if (file.getParent() != null) {
+                Files.createDirectories(file.getParent());
+            }
+            return append ? Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND) : Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the output file " + file, e);
+        }
+    }
+
+    private static void closeQuietly(final Writer w) {
+        if (w != null) {
+            try {
+                w.close();
+            } catch (IOException e) {
+                // nothing was written to it
+            }
+        }
+    }
+
+    private void pump(final Writer out) {
         final Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8)); Writer w = outputFile == null ? null
-                    : append ? Files.newBufferedWriter(outputFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-                    StandardOpenOption.APPEND) : Files.newBufferedWriter(outputFile, StandardCharsets.UTF_8)) {
+                    StandardCharsets.UTF_8)); Writer w = out) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     synchronized (lines) {

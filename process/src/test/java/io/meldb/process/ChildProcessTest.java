@@ -85,6 +85,7 @@ class ChildProcessTest {
         final Path out = dir.resolve("child.out");
         try (ChildProcess child = ChildProcess.builder("chatty", JavaCommand.main(ChildMain.class.getName())
                 .heap("64m").args("print", "100").build()).output(out).keepLines(3).start()) {
+            assertTrue(Files.exists(out), "the output file is there when start returns");
             assertTrue(child.waitFor(Duration.ofSeconds(60)), child.output());
             until("the last line to be read",
                     () -> child.outputLines().contains("line 100"));
