@@ -7,8 +7,11 @@ import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
+import io.meldb.log.server.LogServerMain;
 import io.meldb.log.storage.ChronicleLogStore;
 import io.meldb.log.storage.StoreOptions;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -19,11 +22,8 @@ import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +41,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -516,46 +515,26 @@ public final class LogAppendBenchmark {
             if (!b.pretouch) {
                 throw new IllegalArgumentException("--pretouch false needs --server-process false (the server command has no such flag)");
             }
-            List<String> command = new ArrayList<>();
+            JavaCommand java = JavaCommand.main(LogServerMain.class.getName()).inheritJvmFlags();
             if (!b.serverCpus.isEmpty()) {
-                command.addAll(List.of("taskset", "-c", b.serverCpus));
+                java.runUnder("taskset", "-c", b.serverCpus);
             }
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-            command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.meldb.log.server.LogServerMain",
-                    "--port", "0", "--metrics-port", "-1", "--data-dir", dir.toString(),
+            java.args("--port", "0", "--metrics-port", "-1", "--data-dir", dir.toString(),
                     "--block-size", String.valueOf(b.blockSize), "--durability", b.durability.flag(),
-                    "--exit-with-parent", "true"));
+                    "--exit-with-parent", "true");
             if (b.serverIoThreads > 0) {
-                command.addAll(List.of("--io-threads", String.valueOf(b.serverIoThreads)));
+                java.args("--io-threads", String.valueOf(b.serverIoThreads));
             }
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-            int port = -1;
-            StringBuilder seen = new StringBuilder();
-            for (String line; port < 0 && (line = out.readLine()) != null; ) {
-                Matcher m = Pattern.compile("log-server listening on [^ ]*:(\\d+)").matcher(line);
-                if (m.find()) {
-                    port = Integer.parseInt(m.group(1));
-                } else {
-                    seen.append(line).append('\n');
-                }
+            // its output stays in memory only, and only the last lines of it (for the error when it fails to start)
+            ChildProcess process = ChildProcess.builder("log-server", java.build())
+                    .ready(Pattern.compile("log-server listening on [^ ]*:(\\d+)")).keepLines(100).start();
+            int port;
+            try {
+                port = Integer.parseInt(process.awaitReady(Duration.ofSeconds(120)).group(1));
+            } catch (IllegalStateException e) {
+                process.kill();
+                throw new IOException("the log server process did not start: " + e.getMessage(), e);
             }
-            if (port < 0) {
-                process.destroyForcibly().waitFor();
-                throw new IOException("the log server process did not start:\n" + seen);
-            }
-            Thread drain = new Thread(() -> {
-                try {
-                    while (out.readLine() != null) {
-                        // keep its output pipe from filling
-                    }
-                } catch (IOException ignored) {
-                    // the process ended
-                }
-            }, "log-server-output");
-            drain.setDaemon(true);
-            drain.start();
             int listening = port;
             return new ServerUnderTest() {
                 @Override
@@ -564,11 +543,8 @@ public final class LogAppendBenchmark {
                 }
 
                 @Override
-                public void close() throws InterruptedException {
-                    process.destroy();
-                    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                        process.destroyForcibly().waitFor();
-                    }
+                public void close() {
+                    process.stop(Duration.ofSeconds(30));
                 }
             };
         }

@@ -1,12 +1,16 @@
 package io.meldb.bench;
 
+import io.meldb.log.server.LogServerMain;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
+
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -21,19 +25,23 @@ import java.util.regex.Pattern;
  */
 final class LogProcesses implements AutoCloseable {
     private static final Pattern READY = Pattern.compile("log-server listening on ");
+    /** Lines of a server's output kept in memory; the leader is read from its output file, which has them all. */
+    private static final int KEEP_LINES = 200;
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Pattern LEADER_LINE = Pattern.compile("replicated log: (\\S+) sees (\\S+) as the leader");
 
     private final Path dir;
     private final int r;
     private final int[] logPorts;
     private final List<List<String>> commands = new ArrayList<>();
-    private final Process[] processes;
+    private final ChildProcess[] processes;
 
     LogProcesses(final Path dir, final int r, final int blockSize) throws IOException {
         this.dir = dir;
         this.r = r;
         this.logPorts = new int[r];
-        this.processes = new Process[r];
+        this.processes = new ChildProcess[r];
         final int[] raftPorts = new int[r];
         final StringBuilder peers = new StringBuilder();
         for (int i = 0; i < r; i++) {
@@ -43,7 +51,7 @@ final class LogProcesses implements AutoCloseable {
                 .append(':').append(logPorts[i]);
         }
         for (int i = 0; i < r; i++) {
-            final List<String> args = new ArrayList<>(List.of("io.meldb.log.server.LogServerMain", "--host", "127.0.0.1",
+            final List<String> args = new ArrayList<>(List.of("--host", "127.0.0.1",
                 "--port", String.valueOf(logPorts[i]), "--metrics-port", "-1", "--block-size", String.valueOf(blockSize),
                 "--data-dir", dir.resolve("log-n" + (i + 1)).toString()));
             if (r > 1) {
@@ -78,34 +86,21 @@ final class LogProcesses implements AutoCloseable {
         return dir.resolve("log-n" + (i + 1) + ".out");
     }
 
-    private Process launch(final int i) throws IOException {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-opens") || a.startsWith("--add-exports") || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.addAll(commands.get(i));
-        final Path out = output(i);
-        Files.deleteIfExists(out);
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    private ChildProcess launch(final int i) throws IOException {
+        final List<String> cmd = JavaCommand.main(LogServerMain.class.getName())
+            .inheritJvmFlags(JavaCommand::isModuleFlag)
+            .args(commands.get(i)).build();
+        return ChildProcess.builder("log-n" + (i + 1), cmd).output(output(i)).ready(READY)
+            .keepLines(KEEP_LINES).start();
     }
 
     private void awaitReady(final int i) throws IOException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (System.nanoTime() < deadline) {
-            if (READY.matcher(read(i)).find()) {
-                return;
-            }
-            if (!processes[i].isAlive()) {
-                throw new IOException("log server n" + (i + 1) + " exited; see " + output(i));
-            }
-            sleep(50);
+        try {
+            processes[i].awaitReady(READY_TIMEOUT);
+        } catch (IllegalStateException e) {
+            throw new IOException("log server n" + (i + 1) + " did not start; see " + output(i) + ": "
+                + e.getMessage(), e);
         }
-        throw new IOException("log server n" + (i + 1) + " did not start within 90 s; see " + output(i));
     }
 
     private String read(final int i) throws IOException {
@@ -125,7 +120,7 @@ final class LogProcesses implements AutoCloseable {
     int leader() throws IOException {
         final int[] votes = new int[r];
         for (int i = 0; i < r; i++) {
-            if (processes[i] == null || !processes[i].isAlive()) {
+            if (processes[i] == null || !processes[i].alive()) {
                 continue;
             }
             String latest = null;
@@ -138,7 +133,7 @@ final class LogProcesses implements AutoCloseable {
             }
         }
         for (int i = 0; i < r; i++) {
-            if (votes[i] > r / 2 && processes[i].isAlive()) {
+            if (votes[i] > r / 2 && processes[i].alive()) {
                 return i;
             }
         }
@@ -159,9 +154,8 @@ final class LogProcesses implements AutoCloseable {
     }
 
     /** SIGKILL, and waits until it is gone. */
-    void kill(final int i) throws InterruptedException {
-        processes[i].destroyForcibly();
-        processes[i].waitFor(10, TimeUnit.SECONDS);
+    void kill(final int i) {
+        processes[i].kill();
     }
 
     /** Starts replica {@code i} again on its directory and ports, and waits until it listens. */
@@ -181,21 +175,14 @@ final class LogProcesses implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Process p : processes) {
+        for (ChildProcess p : processes) {
             if (p != null) {
-                p.destroy();
+                p.process().destroy();
             }
         }
-        for (Process p : processes) {
+        for (ChildProcess p : processes) {
             if (p != null) {
-                try {
-                    if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                        p.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    p.destroyForcibly();
-                    Thread.currentThread().interrupt();
-                }
+                p.stop(STOP_GRACE);
             }
         }
     }

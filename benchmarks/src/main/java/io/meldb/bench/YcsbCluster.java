@@ -1,33 +1,35 @@
 package io.meldb.bench;
 
-import java.io.BufferedReader;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
+
 import java.io.Closeable;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
+import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
 /**
  * The cluster form for {@link YcsbDriver}: one log-server process (or {@code --log-replicas} replicating one log,
  * issue 22) and N txn-server processes started with this
- * JVM's own classpath and module flags ({@code --add-opens}/{@code --add-exports}/{@code -Dchronicle...}, which
- * Chronicle Queue needs), on loopback with free ports. {@link #close()} kills every process it started; a shutdown
+ * JVM's own classpath and module flags ({@link JavaCommand#isModuleFlag}: what Chronicle Queue needs) through the
+ * process module's launcher, on loopback with free ports. {@link #close()} kills every process it started; a shutdown
  * hook does the same if the driver is interrupted.
  */
 final class YcsbCluster implements Closeable {
     private static final Pattern LISTENING = Pattern.compile("listening on ([^\\s:]+):(\\d+)");
 
     private final Path dir;
-    private final List<Process> processes = new ArrayList<>();
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    /** Lines of a server's output kept in memory for error messages; its log file has them all. */
+    private static final int KEEP_LINES = 200;
+
+    private final List<ChildProcess> processes = new ArrayList<>();
     private final Thread hook = new Thread(this::killAll, "ycsb-cluster-kill");
     /** The log's address(es), a txn-server's {@code --log}. */
     final String logAddresses;
@@ -79,75 +81,41 @@ final class YcsbCluster implements Closeable {
         }
     }
 
-    /** Starts one server process and waits (60 s at most) for its "listening on HOST:PORT" line. */
+    /**
+     * Starts one server process (output in {@code <dir>/<name>.log}) and waits (60 s at most) for its
+     * "listening on HOST:PORT" line.
+     */
     private String[] start(final String name, final List<String> extraJvmArgs, final String mainClass,
                            final String... args) throws IOException {
-        final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (a.startsWith("--add-opens") || a.startsWith("--add-exports") || a.startsWith("-Dchronicle")) {
-                cmd.add(a);
-            }
-        }
-        cmd.addAll(extraJvmArgs);
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add(mainClass);
-        cmd.addAll(List.of(args));
-        final File err = dir.resolve(name + ".stderr").toFile();
-        final Process p = new ProcessBuilder(cmd).redirectError(err).start();
+        final List<String> cmd = JavaCommand.main(mainClass).inheritJvmFlags(JavaCommand::isModuleFlag)
+            .jvmArgs(extraJvmArgs.toArray(String[]::new)).args(args).build();
+        final Path log = dir.resolve(name + ".log");
+        final ChildProcess p = ChildProcess.builder(name, cmd).output(log).ready(LISTENING).keepLines(KEEP_LINES)
+            .start();
         synchronized (processes) {
             processes.add(p);
         }
-        final BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
-            StandardCharsets.UTF_8));
-        final CompletableFuture<String[]> ready = new CompletableFuture<>();
-        final Thread reader = new Thread(() -> {
-            try {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    final Matcher m = LISTENING.matcher(line);
-                    if (!ready.isDone() && m.find()) {
-                        ready.complete(new String[] {m.group(1), m.group(2)});
-                    }
-                }
-            } catch (IOException ignored) {
-                // process gone
-            }
-            ready.completeExceptionally(new IOException(name + " exited before it was ready; see " + err));
-        }, name + "-stdout");
-        reader.setDaemon(true);
-        reader.start();
         try {
-            final String[] hostPort = ready.get(60, TimeUnit.SECONDS);
-            System.err.println("# started " + name + " pid " + p.pid() + " on " + hostPort[0] + ":" + hostPort[1]);
-            return hostPort;
-        } catch (Exception e) {
-            throw new IOException(name + " did not start: " + e.getMessage() + " (stderr in " + err + ")", e);
+            final MatchResult m = p.awaitReady(READY_TIMEOUT);
+            System.err.println("# started " + name + " pid " + p.pid() + " on " + m.group(1) + ":" + m.group(2));
+            return new String[] {m.group(1), m.group(2)};
+        } catch (IllegalStateException e) {
+            throw new IOException(name + " did not start: " + e.getMessage() + " (output in " + log + ")", e);
         }
     }
 
     private void killAll() {
-        final List<Process> ps;
+        final List<ChildProcess> ps;
         synchronized (processes) {
             ps = new ArrayList<>(processes);
             processes.clear();
         }
         // txn-servers first (newest first), the log server last
         for (int i = ps.size() - 1; i >= 0; i--) {
-            ps.get(i).destroy();
+            ps.get(i).process().destroy();
         }
         for (int i = ps.size() - 1; i >= 0; i--) {
-            final Process p = ps.get(i);
-            try {
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    p.waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            ps.get(i).stop(STOP_GRACE);
         }
     }
 

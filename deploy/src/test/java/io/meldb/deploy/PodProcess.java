@@ -10,17 +10,19 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
 
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -43,7 +45,7 @@ final class PodProcess implements AutoCloseable {
     private final PodTemplateSpec template;
     private final Path dir;
     private final Path logFile;
-    private Process process;
+    private ChildProcess process;
     /** Lines of output.log written before the current start: a restart's output begins after them. */
     private int firstLine;
 
@@ -73,12 +75,9 @@ final class PodProcess implements AutoCloseable {
     void start(final RenderedChart chart, final Function<String, String> resolve, final boolean dropUnknownAuthFlag)
         throws IOException {
         final Map<String, String> mounts = mountVolumes(chart);
-        final List<String> command = new ArrayList<>(List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "@" + System.getProperty("meldb.jvm.flags.file", "../bin/jvm-flags"),
-            "-XX:+ExitOnOutOfMemoryError",
-            "-cp", System.getProperty("java.class.path"),
-            MAIN_CLASSES.get(roleOf(container.getImage()))));
+        // as the image's entrypoint: bin/jvm-flags (meldb.jvm.flags.file, set by deploy/pom.xml), no -Xmx of its own
+        final JavaCommand java = JavaCommand.main(MAIN_CLASSES.get(roleOf(container.getImage()))).heap(null)
+            .jvmArgs("-XX:+ExitOnOutOfMemoryError");
         final List<String> args = container.getArgs();
         for (int i = 0; i < args.size(); i++) {
             final String flag = i > 0 ? args.get(i - 1) : "";
@@ -86,15 +85,16 @@ final class PodProcess implements AutoCloseable {
                 || flag.equals("--cluster-secret-file"))) {
                 continue;
             }
-            command.add(rewrite(flag, args.get(i), mounts, resolve));
+            java.args(rewrite(flag, args.get(i), mounts, resolve));
         }
-        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile())).directory(dir.toFile());
-        pb.environment().keySet().removeIf(k -> k.startsWith("MELDB_") || k.startsWith("JDK_JAVA_OPTIONS")
-            || k.equals("JAVA_TOOL_OPTIONS"));
-        pb.environment().putAll(environment(chart, mounts, resolve));
+        final Map<String, String> env = environment(chart, mounts, resolve);
         firstLine = Files.exists(logFile) ? Files.readAllLines(logFile, StandardCharsets.UTF_8).size() : 0;
-        process = pb.start();
+        process = ChildProcess.builder(podName, java.build()).directory(dir).appendOutput(logFile)
+            .environment(e -> {
+                e.keySet().removeIf(k -> k.startsWith("MELDB_") || k.startsWith("JDK_JAVA_OPTIONS")
+                    || k.equals("JAVA_TOOL_OPTIONS"));
+                e.putAll(env);
+            }).start();
     }
 
     private String rewrite(final String flag, final String value, final Map<String, String> mounts,
@@ -169,12 +169,10 @@ final class PodProcess implements AutoCloseable {
     }
 
     /** Whether every server's --help names {@code flag}. */
-    static boolean allServersAccept(final String flag) throws IOException, InterruptedException {
+    static boolean allServersAccept(final String flag) {
         for (String main : MAIN_CLASSES.values()) {
-            final Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), main, "--help").redirectErrorStream(true).start();
-            final String help = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            p.waitFor(30, TimeUnit.SECONDS);
+            final String help = ChildProcess.run(main, JavaCommand.main(main).heap(null).args("--help").build(),
+                Duration.ofSeconds(60)).output();
             if (!help.contains(flag)) {
                 return false;
             }
@@ -200,8 +198,9 @@ final class PodProcess implements AutoCloseable {
                     return line;
                 }
             }
-            if (!process.isAlive()) {
-                throw new AssertionError(podName + " exited with " + process.exitValue() + ":\n" + output());
+            if (!process.alive()) {
+                throw new AssertionError(podName + " exited with " + process.process().exitValue() + ":\n"
+                    + output());
             }
             Thread.sleep(100);
         }
@@ -215,30 +214,27 @@ final class PodProcess implements AutoCloseable {
     }
 
     /** The kubelet's SIGKILL: the pod is lost. */
-    void kill() throws InterruptedException {
-        process.destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
+    void kill() {
+        process.kill();
     }
 
     /** SIGTERM, as the kubelet stops a pod; the exit code once the process has stopped (-1: did not stop). */
-    int terminate(final long timeoutSeconds) throws InterruptedException {
-        if (process == null || !process.isAlive()) {
-            return process == null ? 0 : process.exitValue();
+    int terminate(final long timeoutSeconds) {
+        if (process == null || !process.alive()) {
+            return process == null ? 0 : process.process().exitValue();
         }
-        process.destroy();
-        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
+        process.process().destroy();
+        if (!process.waitFor(Duration.ofSeconds(timeoutSeconds))) {
+            process.kill();
             return -1;
         }
-        return process.exitValue();
+        return process.process().exitValue();
     }
 
     @Override
-    public void close() throws InterruptedException {
-        if (process != null && process.isAlive()) {
-            process.destroyForcibly();
-            process.waitFor(30, TimeUnit.SECONDS);
+    public void close() {
+        if (process != null && process.alive()) {
+            process.kill();
         }
     }
 

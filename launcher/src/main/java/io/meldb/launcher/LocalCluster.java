@@ -2,30 +2,24 @@ package io.meldb.launcher;
 
 import io.meldb.log.Durability;
 import io.meldb.log.server.LogServerMain;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
 import io.meldb.txn.TxnServerMain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Matcher;
+import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
 /**
  * The scale-out form on one machine, for trying it: one log server and N txn-servers, each a child process of
- * this JVM (same classpath and JVM flags), on loopback with free ports, data under one directory. The gateway
+ * this JVM (same classpath and JVM flags, started through the process module's launcher), on loopback with free ports, data under one directory. The gateway
  * then connects to the txn-servers over RPC. Closing it stops the children.
  */
 public final class LocalCluster implements AutoCloseable {
@@ -33,7 +27,12 @@ public final class LocalCluster implements AutoCloseable {
     private static final Pattern LOG_READY = Pattern.compile("log-server listening on ([^:\\s]+):(\\d+)");
     private static final Pattern TXN_READY = Pattern.compile("txn-server \\d+ listening on ([^:\\s]+):(\\d+)");
 
-    private final List<Process> processes = new ArrayList<>();
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    /** Lines of a child's output kept in memory for error messages; the log file has all of them. */
+    private static final int KEEP_LINES = 200;
+
+    private final List<ChildProcess> processes = new ArrayList<>();
     private final List<String> txnServers = new ArrayList<>();
     private Path secretFile;
 
@@ -120,72 +119,38 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /** A child process that has been started and will print its address. */
-    private record Starting(String name, CompletableFuture<String> address, File logFile) {
+    private record Starting(ChildProcess child) {
         /** Waits (up to 60 s) until the process listens; its host:port. */
         String await() throws IOException {
             try {
-                final String hostPort = address.get(60, TimeUnit.SECONDS);
-                LOG.info("{} listening on {} (log {})", name, hostPort, logFile);
+                final MatchResult m = child.awaitReady(READY_TIMEOUT);
+                final String hostPort = m.group(1) + ":" + m.group(2);
+                LOG.info("{} listening on {} (log {})", child.name(), hostPort, child.outputFile());
                 return hostPort;
-            } catch (ExecutionException e) {
-                throw new IOException(e.getCause().getMessage());
-            } catch (TimeoutException e) {
-                throw new IOException(name + " did not start within 60 s; see " + logFile);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IOException("interrupted while " + name + " was starting");
+            } catch (IllegalStateException e) {
+                throw new IOException(child.name() + " did not start; see " + child.outputFile() + ": "
+                        + e.getMessage(), e);
             }
         }
     }
 
+    /**
+     * Starts {@code mainClass} with this JVM's class path and options (bin/meldb's flags and MELDB_JAVA_OPTS), its
+     * output appended to {@code <dataDir>/<name>.log}; only its last lines stay in memory, as it may run for days.
+     */
     private Starting spawn(final String name, final Path dataDir, final Pattern ready, final String mainClass,
-                           final String... args) throws IOException {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(ManagementFactory.getRuntimeMXBean().getInputArguments());
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(mainClass);
-        command.addAll(List.of(args));
-        final File logFile = dataDir.resolve(name + ".log").toFile();
-        final Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(logFile))
-                .start();
-        processes.add(p);
-        final BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                StandardCharsets.UTF_8));
-        final CompletableFuture<String> address = new CompletableFuture<>();
-        final Thread reader = new Thread(() -> {
-            try {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    final Matcher m = ready.matcher(line);
-                    if (!address.isDone() && m.find()) {
-                        address.complete(m.group(1) + ":" + m.group(2));
-                    }
-                }
-            } catch (IOException e) {
-                // the process ended
-            }
-            address.completeExceptionally(new IOException(name + " exited before it was ready; see " + logFile));
-        }, name + "-stdout");
-        reader.setDaemon(true);
-        reader.start();
-        return new Starting(name, address, logFile);
+                           final String... args) {
+        final ChildProcess child = ChildProcess.builder(name, JavaCommand.main(mainClass).inheritJvmFlags()
+                        .args(args).build())
+                .appendOutput(dataDir.resolve(name + ".log")).ready(ready).keepLines(KEEP_LINES).start();
+        processes.add(child);
+        return new Starting(child);
     }
 
     @Override
     public void close() {
         for (int i = processes.size() - 1; i >= 0; i--) {
-            final Process p = processes.get(i);
-            p.destroy();
-            try {
-                if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
+            processes.get(i).stop(STOP_GRACE);
         }
         processes.clear();
     }

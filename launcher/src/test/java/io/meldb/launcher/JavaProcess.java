@@ -1,7 +1,7 @@
 package io.meldb.launcher;
 
-import io.meldb.testkit.ChildProcess;
-import io.meldb.testkit.JavaCommand;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

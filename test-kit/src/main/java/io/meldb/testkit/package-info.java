@@ -1,6 +1,6 @@
 /**
- * What the modules' multi-process tests share: {@link io.meldb.testkit.JavaCommand} (a server JVM's command line
- * with the flags of {@code bin/jvm-flags}), {@link io.meldb.testkit.ChildProcess} (start, ready line, output,
- * kill, stop) and {@link io.meldb.testkit.Await} (conditions instead of sleeps). Test scope only.
+ * What the modules' tests share: {@link io.meldb.testkit.Await} (conditions instead of sleeps). Starting a server
+ * JVM is {@code io.meldb.process.JavaCommand} and {@code io.meldb.process.ChildProcess} of the process module, which
+ * test-kit brings along. Test scope only.
  */
 package io.meldb.testkit;

@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ModuleLayeringTest {
     /** Each module and what its main code may use (transitively closed). The order is the layering, bottom up. */
     private static final Map<String, Set<String>> BELOW = new TreeMap<>(Map.ofEntries(
-            Map.entry("test-kit", Set.of()),
+            Map.entry("process", Set.of()),
+            Map.entry("test-kit", Set.of("process")),
             Map.entry("meld-core", Set.of()),
             Map.entry("wire", Set.of()),
             Map.entry("log-client", Set.of("wire")),
@@ -38,11 +39,11 @@ class ModuleLayeringTest {
             Map.entry("txn-server", Set.of("txn-client", "txn-api", "meld-core", "log-client", "wire")),
             Map.entry("sql-gateway", Set.of("txn-client", "txn-api", "meld-core", "wire")),
             Map.entry("jdbc-driver", Set.of("sql-gateway", "txn-client", "txn-api", "meld-core", "wire")),
-            Map.entry("launcher", Set.of("sql-gateway", "txn-server", "txn-client", "txn-api", "meld-core",
+            Map.entry("launcher", Set.of("process", "sql-gateway", "txn-server", "txn-client", "txn-api", "meld-core",
                     "log-server", "log-client", "wire")),
-            Map.entry("deploy", Set.of("launcher", "sql-gateway", "txn-server", "txn-client", "txn-api", "meld-core",
-                    "log-server", "log-client", "wire")),
-            Map.entry("benchmarks", Set.of("launcher", "sql-gateway", "txn-server", "txn-client", "txn-api",
+            Map.entry("deploy", Set.of("process", "launcher", "sql-gateway", "txn-server", "txn-client", "txn-api",
+                    "meld-core", "log-server", "log-client", "wire")),
+            Map.entry("benchmarks", Set.of("process", "launcher", "sql-gateway", "txn-server", "txn-client", "txn-api",
                     "meld-core", "log-server", "log-client", "wire"))));
     /** Known exceptions, each a debt with its way out: a dependency allowed only in the classes named. None today. */
     private static final Map<String, Set<String>> ALLOWED_ONLY_IN = Map.of();

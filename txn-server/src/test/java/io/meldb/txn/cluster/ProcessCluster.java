@@ -1,7 +1,7 @@
 package io.meldb.txn.cluster;
 
-import io.meldb.testkit.ChildProcess;
-import io.meldb.testkit.JavaCommand;
+import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
 
 import java.io.PrintStream;
 import java.nio.file.Files;

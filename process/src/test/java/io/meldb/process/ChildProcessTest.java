@@ -1,4 +1,4 @@
-package io.meldb.testkit;
+package io.meldb.process;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -62,16 +63,49 @@ class ChildProcessTest {
     }
 
     @Test
-    void theCommandCarriesTheFlagsOfBinJvmFlags() {
-        assertTrue(JavaCommand.main("x.Y").build().containsAll(JavaCommand.jvmFlags()));
-        assertFalse(JavaCommand.jvmFlags().isEmpty());
+    void theBuilderSetsDirectoryAndEnvironmentAndAppendsToTheOutputFile(@TempDir final Path dir) throws Exception {
+        final Path out = dir.resolve("child.out");
+        Files.writeString(out, "an earlier run\n");
+        final Path work = Files.createDirectories(dir.resolve("work"));
+        try (ChildProcess child = ChildProcess.builder("printer", JavaCommand.main(ChildMain.class.getName())
+                .heap("64m").classpath(System.getProperty("java.class.path")).args("print", "2").build())
+                .directory(work).environment(env -> env.put("MELDB_CHILD_TEST", "carried")).appendOutput(out)
+                .start()) {
+            assertTrue(child.waitFor(Duration.ofSeconds(60)), child.output());
+            until("the output file to hold the last line",
+                    () -> Files.readString(out).contains("line 2"));
+            assertEquals("dir=" + work.toRealPath() + " env=carried", child.outputLines().get(0));
+            assertEquals(List.of("an earlier run", "dir=" + work.toRealPath() + " env=carried", "line 1", "line 2"),
+                    Files.readAllLines(out));
+        }
     }
 
     @Test
-    void awaitFailsNamingWhatItWaitedFor() {
-        final AssertionError e = assertThrows(AssertionError.class,
-                () -> Await.until(Duration.ofMillis(50), "the moon to turn blue", () -> false));
-        assertTrue(e.getMessage().contains("the moon to turn blue"), e.getMessage());
-        assertEquals("x", Await.value(Duration.ofSeconds(1), "a value", () -> "x"));
+    void keepLinesBoundsTheOutputInMemoryWhileTheFileKeepsAll(@TempDir final Path dir) throws Exception {
+        final Path out = dir.resolve("child.out");
+        try (ChildProcess child = ChildProcess.builder("chatty", JavaCommand.main(ChildMain.class.getName())
+                .heap("64m").args("print", "100").build()).output(out).keepLines(3).start()) {
+            assertTrue(Files.exists(out), "the output file is there when start returns");
+            assertTrue(child.waitFor(Duration.ofSeconds(60)), child.output());
+            until("the last line to be read",
+                    () -> child.outputLines().contains("line 100"));
+            assertEquals(List.of("line 98", "line 99", "line 100"), child.outputLines());
+            assertEquals(101, Files.readAllLines(out).size());
+        }
+    }
+
+    /** Polls {@code condition} for up to 10 s (test-kit's Await sits above this module). */
+    private static void until(final String what, final Check condition) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.holds()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private interface Check {
+        boolean holds() throws Exception;
     }
 }

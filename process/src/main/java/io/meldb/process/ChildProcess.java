@@ -1,4 +1,4 @@
-package io.meldb.testkit;
+package io.meldb.process;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -8,8 +8,9 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,10 +21,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A server process a test started: its output (stdout and stderr together) is kept line by line in memory and,
- * when asked, in a file that outlives the test; the first line matching the ready pattern is remembered. Closing
- * it stops the process (SIGTERM, then SIGKILL) and every process it started, so a failing test leaves nothing
- * running.
+ * A server process started by a test, a local cluster or a benchmark: its output (stdout and stderr together) is
+ * kept line by line in memory (all of it, or the last lines only for a long-running child) and, when asked, in a
+ * file that outlives it; the first line matching the ready pattern is remembered. Closing it stops the process
+ * (SIGTERM, then SIGKILL) and every process it started, so a failing caller leaves nothing running. Started by
+ * {@link ChildProcessBuilder} (working directory, environment, output file).
  */
 public final class ChildProcess implements AutoCloseable {
     private final String name;
@@ -31,12 +33,14 @@ public final class ChildProcess implements AutoCloseable {
     private final Process process;
     private final Pattern readyPattern;
     private final Path outputFile;
-    private final List<String> lines = new ArrayList<>();
+    private final ArrayDeque<String> lines = new ArrayDeque<>();
+    private final int keepLines;
     private final CompletableFuture<MatchResult> ready = new CompletableFuture<>();
 
     private ChildProcess(final String name, final List<String> command, final Process process,
-                         final Pattern readyPattern, final Path outputFile) {
+                         final Pattern readyPattern, final Path outputFile, final int keepLines) {
         this.name = name;
+        this.keepLines = keepLines;
         this.command = List.copyOf(command);
         this.process = process;
         this.readyPattern = readyPattern;
@@ -49,21 +53,29 @@ public final class ChildProcess implements AutoCloseable {
      */
     public static ChildProcess start(final String name, final List<String> command, final Path workDir,
                                      final Path outputFile, final Pattern readyPattern) {
-        final ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        if (workDir != null) {
-            builder.directory(workDir.toFile());
-        }
+        return builder(name, command).directory(workDir).output(outputFile).ready(readyPattern).start();
+    }
+
+    /** A child to start: {@code command} (usually {@link JavaCommand#build()}), named {@code name} in messages. */
+    public static ChildProcessBuilder builder(final String name, final List<String> command) {
+        return new ChildProcessBuilder(name, command);
+    }
+
+    /** Starts the process {@code builder} describes and begins reading its output. */
+    static ChildProcess start(final String name, final List<String> command, final ProcessBuilder builder,
+                              final Path outputFile, final boolean append, final Pattern readyPattern,
+                              final int keepLines) {
+        // the file is there (created, truncated or opened at its end) when start returns, before any output
+        final Writer out = outputFile == null ? null : openOutput(outputFile, append);
         final Process process;
         try {
-            if (outputFile != null && outputFile.getParent() != null) {
-                Files.createDirectories(outputFile.getParent());
-            }
             process = builder.start();
         } catch (IOException e) {
+            closeQuietly(out);
             throw new UncheckedIOException("cannot start " + name + ": " + command, e);
         }
-        final ChildProcess child = new ChildProcess(name, command, process, readyPattern, outputFile);
-        child.pump();
+        final ChildProcess child = new ChildProcess(name, command, process, readyPattern, outputFile, keepLines);
+        child.pump(out);
         return child;
     }
 
@@ -82,15 +94,39 @@ public final class ChildProcess implements AutoCloseable {
     public record Finished(int exitCode, String output) {
     }
 
-    private void pump() {
+    private static Writer openOutput(final Path file, final boolean append) {
+        try {
+            if (file.getParent() != null) {
+                Files.createDirectories(file.getParent());
+            }
+            return append ? Files.newBufferedWriter(file, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND) : Files.newBufferedWriter(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the output file " + file, e);
+        }
+    }
+
+    private static void closeQuietly(final Writer w) {
+        if (w != null) {
+            try {
+                w.close();
+            } catch (IOException e) {
+                // nothing was written to it
+            }
+        }
+    }
+
+    private void pump(final Writer out) {
         final Thread t = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8)); Writer w = outputFile == null ? null
-                    : Files.newBufferedWriter(outputFile, StandardCharsets.UTF_8)) {
+                    StandardCharsets.UTF_8)); Writer w = out) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     synchronized (lines) {
-                        lines.add(line);
+                        if (lines.size() == keepLines) {
+                            lines.removeFirst();
+                        }
+                        lines.addLast(line);
                     }
                     if (w != null) {
                         w.write(line);
@@ -192,7 +228,7 @@ public final class ChildProcess implements AutoCloseable {
         return process.descendants().toList();
     }
 
-    /** Every line printed so far. */
+    /** Every line printed so far (the last ones only, if the builder said how many to keep). */
     public List<String> outputLines() {
         synchronized (lines) {
             return List.copyOf(lines);
