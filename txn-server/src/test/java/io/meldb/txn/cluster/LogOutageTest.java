@@ -101,16 +101,7 @@ class LogOutageTest {
                 () -> nodes.get(0).committed.get() > perServerAtRestart[0]
                     && nodes.get(1).committed.get() > perServerAtRestart[1]);
             awaitCommits(stats, committedAtRestart + 200, Duration.ofSeconds(30));
-            stop.set(true);
-            join(threads);
-            stats.assertNoFailure();
-
-            final List<ServerStatus> converged = workload.awaitSameCsn();
-            assertEquals(converged.get(0).stateHash(), converged.get(1).stateHash(), "state hashes: " + converged);
-            workload.assertBalances(stats);
-            for (ServerProcess p : List.of(nodes.get(0).process, nodes.get(1).process)) {
-                assertTrue(p.alive(), p + " is still the process started before the outage");
-            }
+            final List<ServerStatus> converged = workload.stopAndVerify(stats, stop, threads);
             System.out.println("LogOutageTest: " + stats + "; log server down "
                 + TimeUnit.NANOSECONDS.toMillis(restartedAt - killedAt) + " ms, both servers committing again "
                 + TimeUnit.NANOSECONDS.toMillis(resumed - restartedAt) + " ms after its restart; final csn "

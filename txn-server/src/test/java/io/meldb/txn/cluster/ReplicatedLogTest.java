@@ -143,15 +143,7 @@ class ReplicatedLogTest {
             logServers.set(follower, cluster.restart(logServers.get(follower)));
             awaitCommits(stats, stats.committed.get() + 100, Duration.ofSeconds(60));
 
-            stop.set(true);
-            join(threads);
-            stats.assertNoFailure();
-            final List<ServerStatus> converged = workload.awaitSameCsn();
-            assertEquals(converged.get(0).stateHash(), converged.get(1).stateHash(), "state hashes: " + converged);
-            workload.assertBalances(stats);
-            for (Node n : nodes) {
-                assertTrue(n.process.alive(), n.process + " is still the process started before the failures");
-            }
+            final List<ServerStatus> converged = workload.stopAndVerify(stats, stop, threads);
             assertReplicasHoldTheSameLog();
             System.out.println("ReplicatedLogTest: " + stats + "; leader n" + (leader + 1) + " killed, both txn-servers "
                 + "committing again after " + failoverMillis + " ms (new leader n" + (newLeader + 1) + "); follower n"
@@ -232,12 +224,7 @@ class ReplicatedLogTest {
             final List<Thread> threads = workload.startTransfers(stats, stop, 7);
             awaitCommits(stats, 100, Duration.ofSeconds(60));
             final long servingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - back);
-            stop.set(true);
-            join(threads);
-            stats.assertNoFailure();
-            final List<ServerStatus> converged = workload.awaitSameCsn();
-            assertEquals(converged.get(0).stateHash(), converged.get(1).stateHash(), "state hashes: " + converged);
-            workload.assertBalances(stats);
+            workload.stopAndVerify(stats, stop, threads);
             assertReplicasHoldTheSameLog();
             System.out.println("ReplicatedLogTest: with 2 of 3 log servers down for "
                 + (LogOutageTest.COMMIT_TIMEOUT.toSeconds() + 3) + " s: " + errors + ", slowest call "

@@ -189,6 +189,26 @@ final class TransferWorkload {
         });
     }
 
+    /**
+     * Stops the transfer threads and checks what every run must end with, whatever failed in between: no thread
+     * failed, both servers reach the same CSN with the same state hash, the balances replay the acknowledged
+     * transfers, and neither txn-server process was replaced. Returns the two servers' statuses at that CSN.
+     */
+    List<ServerStatus> stopAndVerify(final Stats stats, final AtomicBoolean stop, final List<Thread> threads)
+        throws InterruptedException {
+        stop.set(true);
+        join(threads);
+        stats.assertNoFailure();
+        final List<ServerStatus> converged = awaitSameCsn();
+        assertEquals(converged.get(0).stateHash(), converged.get(1).stateHash(), "state hashes: " + converged);
+        assertBalances(stats);
+        for (Node n : nodes) {
+            org.junit.jupiter.api.Assertions.assertTrue(n.process.alive(),
+                n.process + " is still the process started before the failures");
+        }
+        return converged;
+    }
+
     static void awaitCommits(final Stats stats, final long atLeast, final Duration timeout) {
         awaitNanos(timeout, atLeast + " commits (" + stats + ")", () -> {
             stats.assertNoFailure();
