@@ -196,6 +196,17 @@ public final class TxnMetrics {
             .description("transactions aborted, by reason").register(registry)).increment();
     }
 
+    /**
+     * Time one part of a checkpoint took (issue 21): {@code serialize}, {@code load} (into the new generation),
+     * {@code append} (to the log), {@code gc} (collector time while it ran), {@code catch-up} (copying the states
+     * melded meanwhile), {@code switch}; and {@code meld-stall}, how long the meld stage stood still for it.
+     */
+    public void checkpointPhase(final String phase, final long nanos) {
+        Timer.builder("meldb.checkpoint.phase").tag("phase", phase)
+            .description("time spent in one part of a checkpoint; phase=meld-stall is melding standing still")
+            .register(registry).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
     public void checkpointWritten(final long nodes, final long bytes, final long nanos) {
         checkpointNodes.increment(nodes);
         checkpointBytes.increment(bytes);

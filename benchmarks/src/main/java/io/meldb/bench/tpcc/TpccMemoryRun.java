@@ -112,6 +112,13 @@ public final class TpccMemoryRun {
                 + " checkpoint%n", n, seconds, (double) txn.stats().lcsCsn() / n, total, 100 * total / seconds,
             timer.mean(java.util.concurrent.TimeUnit.MILLISECONDS), timer.max(java.util.concurrent.TimeUnit.MILLISECONDS),
             bytes == null ? 0 : bytes.count() / n / 1e6, nodes == null ? 0 : nodes.count() / n / 1e3);
+        for (io.micrometer.core.instrument.Timer phase : registry.find("meldb.checkpoint.phase").timers()) {
+            System.out.printf(Locale.ROOT, "  checkpoint phase %-10s n=%3d mean %6.0f ms max %6.0f ms total %6.1f s%n",
+                phase.getId().getTag("phase"), phase.count(),
+                phase.mean(java.util.concurrent.TimeUnit.MILLISECONDS),
+                phase.max(java.util.concurrent.TimeUnit.MILLISECONDS),
+                phase.totalTime(java.util.concurrent.TimeUnit.SECONDS));
+        }
     }
 
     private static void print(final TxnServer txn, final double at) {

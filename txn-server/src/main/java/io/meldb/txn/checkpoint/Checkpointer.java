@@ -59,8 +59,10 @@ public final class Checkpointer implements AutoCloseable {
      * {@code resumePosition}, {@code fences} as of there) and returns the generation melding continues in.
      */
     public Generation checkpoint(final long position, final long resumePosition, final Map<Integer, Long> fences) {
+        final long stallStart = System.nanoTime();
         try {
             CompletableFuture.runAsync(() -> write(position, resumePosition, fences), compactionExecutor).join();
+            ctx.metrics().checkpointPhase("meld-stall", System.nanoTime() - stallStart);
         } catch (CompletionException e) {
             if (!(e.getCause() instanceof OutOfMemoryError oom)) {
                 throw e;
@@ -79,6 +81,7 @@ public final class Checkpointer implements AutoCloseable {
 
     private void write(final long position, final long resumePosition, final Map<Integer, Long> fences) {
         final long started = System.nanoTime();
+        final long gcBefore = gcNanos();
         final MeldPipeline pipeline = ctx.state().current().pipeline();
         // every state a later intention may have as its snapshot, and every state premeld may still need
         final long base = Math.min(pipeline.oldestStateNeeded(),
@@ -99,15 +102,21 @@ public final class Checkpointer implements AutoCloseable {
         if (chunks.isEmpty()) {
             chunks.add(new byte[Integer.BYTES]);
         }
+        final long serialized = System.nanoTime();
+        ctx.metrics().checkpointPhase("serialize", serialized - started);
         final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position, resumePosition, fences);
         compact(manifest, chunks);
+        ctx.metrics().checkpointPhase("load", System.nanoTime() - serialized);
+        ctx.metrics().checkpointPhase("gc", gcNanos() - gcBefore);
         ctx.metrics().checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
         if (ctx.config().writeCheckpoints() && !appending && ctx.refencing() == null) {
             appending = true;
             final long checkpointIncarnation = ctx.incarnation();
             checkpointExecutor.execute(() -> {
                 try {
+                    final long appendStart = System.nanoTime();
                     appender.append(manifest, chunks);
+                    ctx.metrics().checkpointPhase("append", System.nanoTime() - appendStart);
                 } catch (RuntimeException ex) {
                     LOG.warn("server {}: appending the checkpoint of csn {} failed: {}", ctx.serverId(),
                         manifest.lcsCsn(), ex.toString());
@@ -146,6 +155,16 @@ public final class Checkpointer implements AutoCloseable {
             throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
         }
         ctx.state().replace(next);
+    }
+
+    /** Collector time of the JVM so far (all collectors), to see what a checkpoint's garbage costs. */
+    static long gcNanos() {
+        long millis = 0;
+        for (java.lang.management.GarbageCollectorMXBean gc
+                : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            millis += Math.max(0, gc.getCollectionTime());
+        }
+        return millis * 1_000_000L;
     }
 
     @Override
