@@ -1,0 +1,88 @@
+package io.meldb.core;
+
+/**
+ * Copies committed states from one memory generation into another, node by node (meld paper App. A: what a
+ * checkpoint round trip through {@link CheckpointWriter} and {@link CheckpointLoader} produces, without the
+ * bytes in between). A node whose VN the target directory already resolves is not copied again, nor is anything
+ * below it: nodes are immutable once melded and a VN names one node, so that subtree is already there. Copying the
+ * states melded after a checkpoint therefore costs only the nodes they created.
+ *
+ * <p>The source states must stay unchanged and their memory alive while the copy runs (they are committed states
+ * of a generation that is not freed yet); the target arena and directory belong to the calling thread. Children
+ * are copied before their parents, keys and payloads into the target arena, and the same fields are kept as a
+ * checkpoint keeps: the stored flags, SCV, SSV, the oldest descendant, and the derived fields recomputed.
+ */
+public final class StateCopier {
+    private final Arena arena;
+    private final NodeDirectory directory;
+    private long nodesCopied;
+    private long bytesCopied;
+
+    public StateCopier(final Arena arena, final NodeDirectory directory) {
+        this.arena = arena;
+        this.directory = directory;
+    }
+
+    /** Copies every node reachable from {@code root} (0 = empty state) not yet in the target; returns its handle. */
+    public long copyState(final long root) {
+        return root == 0 ? 0 : copy(root);
+    }
+
+    /** The target's handle of an already copied state root (0 = empty state). */
+    public long resolve(final long root) {
+        if (root == 0) {
+            return 0;
+        }
+        final long h = directory.lookup(Node.vn(root));
+        if (h == 0) {
+            throw new IllegalStateException("state root " + Versions.toString(Node.vn(root)) + " was not copied");
+        }
+        return h;
+    }
+
+    public long nodesCopied() {
+        return nodesCopied;
+    }
+
+    public long bytesCopied() {
+        return bytesCopied;
+    }
+
+    private long copy(final long n) {
+        final long vn = Node.vn(n);
+        final long existing = directory.lookup(vn);
+        if (existing != 0) {
+            return existing;
+        }
+        final long l = Node.left(n);
+        final long r = Node.right(n);
+        final long left = l == 0 ? 0 : copy(l);
+        final long right = r == 0 ? 0 : copy(r);
+        final int keyLength = Node.keyLength(n);
+        final int payloadLength = Node.payloadLength(n);
+        final long c = arena.allocate(Node.SIZE);
+        Node.key(c, bytes(Node.key(n), keyLength), keyLength);
+        Node.payload(c, bytes(Node.payload(n), payloadLength), payloadLength);
+        Node.vn(c, vn);
+        Node.scv(c, Node.scv(n));
+        Node.ssv(c, Node.ssv(n));
+        Node.flags(c, Node.flags(n) & CheckpointWriter.STORED_FLAGS);
+        Node.left(c, left);
+        Node.right(c, right);
+        Node.updateDerived(c);
+        Node.oldestDescendant(c, Node.oldestDescendant(n));
+        directory.register(vn, c);
+        nodesCopied++;
+        bytesCopied += Node.SIZE + keyLength + payloadLength;
+        return c;
+    }
+
+    private long bytes(final long from, final int length) {
+        if (length == 0) {
+            return 0;
+        }
+        final long to = arena.allocate(length);
+        NodeMemory.copy(from, to, length);
+        return to;
+    }
+}
