@@ -1,160 +1,224 @@
 package io.meldb.txn.checkpoint;
 
-import io.meldb.core.Arena;
-import io.meldb.core.CheckpointLoader;
-import io.meldb.core.CheckpointWriter;
 import io.meldb.core.MeldPipeline;
-import io.meldb.core.NodeDirectory;
-import io.meldb.core.NodeMemory;
-import io.meldb.core.Snapshot;
-import io.meldb.core.StateHash;
 import io.meldb.txn.CheckpointManifest;
 import io.meldb.txn.ServerContext;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * Checkpoints and memory generations (meld paper App. A-B). Asked by the meld stage at a block boundary with
- * nothing held by group meld, it serializes the states a recovering server needs, on its compaction thread while
- * the meld thread waits (so those allocations stay off the meld thread), loads them into a new
- * {@link Generation} that the meld stage continues in, and hands the serialized checkpoint to the
- * {@link CheckpointAppender}, which appends it on a thread of its own while melding goes on.
+ * Checkpoints and memory generations without stopping meld (meld paper App. A-B; issue 21). The meld stage calls
+ * {@link #start} at a block boundary where its LCS is the checkpoint's state: it notes the roots of the states to
+ * keep (committed states are immutable) and returns at once. The compaction thread then serializes them, streaming
+ * the checkpoint to the log and into a new generation's memory ({@link GenerationBuilder}), and copies the states
+ * melded meanwhile. Once it has caught up, {@link #readyToSwitch} tells the log reader, which stops at its next
+ * block boundary; the meld stage calls {@link #switchGeneration} there and waits only while the last few states are
+ * copied and the new generation is made current. The meld thread allocates nothing for any of it.
  */
 public final class Checkpointer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
+    /** The compaction thread offers the switch once fewer states than this are left to copy. */
+    private static final long SWITCH_LAG = 32;
+    private static final long CATCH_UP_PARK_NANOS = 500_000;
+
+    private static final int IDLE = 0;
+    private static final int WRITING = 1;
+    private static final int READY = 2;
 
     private final ServerContext ctx;
     private final CheckpointAppender appender;
-    /** Serializes and reloads checkpoints (while the meld thread waits), apart from appending them. */
-    private final ExecutorService compactionExecutor;
-    private final ExecutorService checkpointExecutor;
-    private volatile boolean appending;
+    private final Thread worker;
+    /** Per-chunk pause of the log append (a test hook; 0 in service). */
+    private final long chunkDelayMillis;
+
+    private volatile int phase = IDLE;
+    private volatile boolean startRequested;
+    private volatile boolean switchRequested;
+    /** Set by the compaction thread when a requested switch is over (made or given up). */
+    private volatile boolean switchOver;
+    private volatile boolean closed;
+    private volatile Thread meldThread;
+
+    // the checkpoint asked for, written by the meld thread before startRequested (a volatile write)
+    private long[] startRoots = new long[1024];
+    private int startCount;
+    private long startBase;
+    private long startPosition;
+    private long startResume;
+    private Map<Integer, Long> startFences;
 
     public Checkpointer(final ServerContext ctx, final CheckpointAppender appender) {
         this.ctx = ctx;
         this.appender = appender;
-        this.compactionExecutor = daemon("meldb-compaction-" + ctx.serverId());
-        this.checkpointExecutor = daemon("meldb-checkpoint-" + ctx.serverId());
+        this.chunkDelayMillis = ctx.config().checkpointChunkDelayMillis();
+        this.worker = new Thread(this::work, "meldb-compaction-" + ctx.serverId());
+        worker.setDaemon(true);
+        worker.start();
     }
 
-    private static ExecutorService daemon(final String name) {
-        return Executors.newSingleThreadExecutor(r -> {
-            final Thread t = new Thread(r, name);
-            t.setDaemon(true);
-            return t;
-        });
+    /** Whether a checkpoint is under way (the reader asks for no other until it is over). */
+    public boolean busy() {
+        return phase != IDLE || startRequested;
+    }
+
+    /** Whether the new generation has caught up with meld closely enough to be switched to. */
+    public boolean readyToSwitch() {
+        return phase == READY && !switchRequested;
     }
 
     /**
-     * Meld thread: checkpoints the current generation's LCS as of log {@code position} (reading resumes at
-     * {@code resumePosition}, {@code fences} as of there) and returns the generation melding continues in.
+     * Meld thread, at a block boundary where {@code pipeline}'s LCS is materialized and nothing is held: starts a
+     * checkpoint of the LCS as of log {@code position} (reading resumes at {@code resumePosition}, {@code fences}
+     * as of there). Returns false if one is under way.
      */
-    public Generation checkpoint(final long position, final long resumePosition, final Map<Integer, Long> fences) {
-        final long stallStart = System.nanoTime();
-        try {
-            CompletableFuture.runAsync(() -> write(position, resumePosition, fences), compactionExecutor).join();
-            ctx.metrics().checkpointPhase("meld-stall", System.nanoTime() - stallStart);
-        } catch (CompletionException e) {
-            if (!(e.getCause() instanceof OutOfMemoryError oom)) {
-                throw e;
-            }
-            // the copy of the live states did not fit: melding goes on in the old generation (nothing of the new
-            // one was published), admission keeps refusing updates by node memory, and the next try waits until
-            // the generation has grown further
-            final Generation current = ctx.state().current();
-            current.compactionFailed();
-            ctx.metrics().compactionFailed();
-            LOG.warn("server {}: compaction skipped, the copy of the live states did not fit in memory ({}); "
-                + "melding goes on in the current generation", ctx.serverId(), oom.getMessage());
+    public boolean start(final MeldPipeline pipeline, final long position, final long resumePosition,
+                         final Map<Integer, Long> fences) {
+        if (busy() || closed) {
+            return false;
         }
-        return ctx.state().current();
-    }
-
-    private void write(final long position, final long resumePosition, final Map<Integer, Long> fences) {
-        final long started = System.nanoTime();
-        final long gcBefore = gcNanos();
-        final MeldPipeline pipeline = ctx.state().current().pipeline();
         // every state a later intention may have as its snapshot, and every state premeld may still need
         final long base = Math.min(pipeline.oldestStateNeeded(),
             Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - ctx.cluster().maxSnapshotAge()));
         final int count = (int) (pipeline.lcsCsn() - base + 1);
-        final List<byte[]> chunks = new ArrayList<>();
-        final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
-            (b, o, l) -> chunks.add(CheckpointAppender.copy(b, o, l)));
-        final long[] rootVns = new long[count];
+        if (count > startRoots.length) {
+            startRoots = new long[Integer.highestOneBit(count) << 1]; // once, the first time the window is full
+        }
         for (int i = 0; i < count; i++) {
-            final long root = pipeline.stateRootAt(base + i);
-            if (root != MeldPipeline.NO_STATE) {
-                cw.writeState(root);
-            }
-            rootVns[i] = CheckpointManifest.vnOf(root);
+            startRoots[i] = pipeline.stateRootAt(base + i);
         }
-        cw.finish();
-        if (chunks.isEmpty()) {
-            chunks.add(new byte[Integer.BYTES]);
-        }
-        final long serialized = System.nanoTime();
-        ctx.metrics().checkpointPhase("serialize", serialized - started);
-        final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position, resumePosition, fences);
-        compact(manifest, chunks);
-        ctx.metrics().checkpointPhase("load", System.nanoTime() - serialized);
-        ctx.metrics().checkpointPhase("gc", gcNanos() - gcBefore);
-        ctx.metrics().checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
-        if (ctx.config().writeCheckpoints() && !appending && ctx.refencing() == null) {
-            appending = true;
-            final long checkpointIncarnation = ctx.incarnation();
-            checkpointExecutor.execute(() -> {
-                try {
-                    final long appendStart = System.nanoTime();
-                    appender.append(manifest, chunks);
-                    ctx.metrics().checkpointPhase("append", System.nanoTime() - appendStart);
-                } catch (RuntimeException ex) {
-                    LOG.warn("server {}: appending the checkpoint of csn {} failed: {}", ctx.serverId(),
-                        manifest.lcsCsn(), ex.toString());
-                    ctx.streamBroken(checkpointIncarnation, "appending a checkpoint failed: " + ex.getMessage());
-                } finally {
-                    appending = false;
-                }
-            });
-        }
+        startCount = count;
+        startBase = base;
+        startPosition = position;
+        startResume = resumePosition;
+        startFences = fences;
+        startRequested = true;
+        LockSupport.unpark(worker);
+        return true;
     }
 
     /**
-     * Loads the checkpoint just serialized into fresh memory and continues melding there; the old generation is
-     * freed when its last session ends. The checkpoint holds every state from the cluster's snapshot-age limit on,
-     * so every intention not rejected as too old points only at nodes the new generation holds, with the same
-     * identities: melding goes on exactly as on a server that never compacted.
+     * Meld thread, at a block boundary where its LCS is materialized and nothing is held, after
+     * {@link #readyToSwitch}: waits while the compaction thread copies the last states and makes the new generation
+     * current, and returns the generation melding continues in (the old one if the compaction was given up).
      */
-    private void compact(final CheckpointManifest manifest, final List<byte[]> chunks) {
-        final Generation current = ctx.state().current();
-        // sized like the generation it replaces, so it does not rehash (and allocate) while it fills up again
-        final NodeDirectory directory = new NodeDirectory(current.directory().size());
-        final Arena loadArena = new Arena();
-        final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
-        try {
-            for (byte[] chunk : chunks) {
-                loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
+    public Generation switchGeneration() {
+        meldThread = Thread.currentThread();
+        switchOver = false;
+        switchRequested = true;
+        LockSupport.unpark(worker);
+        while (!switchOver) {
+            if (phase == IDLE) {
+                // the compaction was given up after it offered the switch: melding goes on where it is
+                switchRequested = false;
+                break;
             }
-        } catch (OutOfMemoryError e) {
-            loadArena.close(); // nothing points into it yet
-            throw e;
+            if (ctx.stopped()) {
+                throw new IllegalStateException("the server stopped during a generation switch");
+            }
+            LockSupport.parkNanos(this, 100_000);
         }
-        final Generation next = Generation.restored(ctx.cluster(), directory, loadArena, manifest,
-            manifest.roots(loader), current.decodeThreads());
-        final Snapshot nextLcs = next.pipeline().lcs();
-        if (NodeMemory.CHECKS && StateHash.of(nextLcs.root()) != StateHash.of(current.pipeline().lcs().root())) {
-            throw new IllegalStateException("compaction changed the state at csn " + nextLcs.csn());
+        return ctx.state().current();
+    }
+
+    // ------------------------------------------------------------------------------------- compaction thread
+
+    private void work() {
+        while (!closed) {
+            if (!startRequested) {
+                LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(100));
+                continue;
+            }
+            final long[] roots = java.util.Arrays.copyOf(startRoots, startCount);
+            final CheckpointManifest manifest = new CheckpointManifest(startBase, vns(roots), startPosition,
+                startResume, startFences);
+            switchRequested = false;
+            phase = WRITING;
+            startRequested = false;
+            try {
+                checkpoint(manifest, roots);
+            } catch (OutOfMemoryError e) {
+                // the copy of the live states did not fit: melding goes on in the old generation (nothing of the
+                // new one was published), admission keeps refusing updates by node memory, and the next try waits
+                // until the generation has grown further
+                ctx.state().current().compactionFailed();
+                ctx.metrics().compactionFailed();
+                LOG.warn("server {}: compaction skipped, the copy of the live states did not fit in memory ({}); "
+                    + "melding goes on in the current generation", ctx.serverId(), e.getMessage());
+            } catch (RuntimeException | Error e) {
+                if (!closed) {
+                    LOG.error("server {}: the checkpoint of csn {} failed", ctx.serverId(), manifest.lcsCsn(), e);
+                    ctx.fail("checkpoint failed: " + e);
+                }
+            } finally {
+                phase = IDLE;
+                endSwitch();
+            }
         }
-        ctx.state().replace(next);
+    }
+
+    private static long[] vns(final long[] roots) {
+        final long[] vns = new long[roots.length];
+        for (int i = 0; i < roots.length; i++) {
+            vns[i] = CheckpointManifest.vnOf(roots[i]);
+        }
+        return vns;
+    }
+
+    private void checkpoint(final CheckpointManifest manifest, final long[] roots) {
+        final long started = System.nanoTime();
+        final long gcBefore = gcNanos();
+        final GenerationBuilder builder = new GenerationBuilder(ctx, ctx.state().current(), manifest, roots);
+        try {
+            final boolean append = ctx.config().writeCheckpoints() && ctx.refencing() == null;
+            final CheckpointAppender.Stream stream = append ? appender.open(manifest, chunkDelayMillis) : null;
+            if (!builder.write(stream, () -> closed)) {
+                return;
+            }
+            final long writtenAt = System.nanoTime();
+            ctx.metrics().checkpointPhase("write", writtenAt - started);
+            ctx.metrics().checkpointWritten(builder.nodesWritten(), builder.bytesWritten(), writtenAt - started);
+            // copy what meld did meanwhile, until close enough to switch; keep copying while the switch waits for
+            // a block boundary
+            while (!closed) {
+                if (switchRequested) {
+                    final long switchStart = System.nanoTime();
+                    final long before = builder.copiedThrough();
+                    builder.finish();
+                    ctx.metrics().checkpointPhase("switch", System.nanoTime() - switchStart);
+                    ctx.metrics().checkpointPhase("catch-up", switchStart - writtenAt);
+                    ctx.metrics().checkpointPhase("gc", gcNanos() - gcBefore);
+                    LOG.debug("server {}: generation switched at csn {} for the checkpoint of csn {} ({} states"
+                        + " copied at the switch, {} nodes since the checkpoint)", ctx.serverId(),
+                        builder.copiedThrough(), manifest.lcsCsn(), builder.copiedThrough() - before,
+                        builder.nodesCopied());
+                    return;
+                }
+                final long target = ctx.state().meldedCsn();
+                builder.catchUp(target);
+                if (ctx.state().meldedCsn() - builder.copiedThrough() < SWITCH_LAG) {
+                    phase = READY;
+                }
+                LockSupport.parkNanos(this, CATCH_UP_PARK_NANOS);
+            }
+        } finally {
+            builder.abandon();
+        }
+    }
+
+    /** Wakes a meld thread waiting in {@link #switchGeneration}, if one is. */
+    private void endSwitch() {
+        if (switchRequested) {
+            switchRequested = false;
+            switchOver = true;
+            final Thread t = meldThread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 
     /** Collector time of the JVM so far (all collectors), to see what a checkpoint's garbage costs. */
@@ -169,7 +233,13 @@ public final class Checkpointer implements AutoCloseable {
 
     @Override
     public void close() {
-        checkpointExecutor.shutdownNow();
-        compactionExecutor.shutdownNow();
+        closed = true;
+        LockSupport.unpark(worker);
+        try {
+            // it reads the current generation's memory: it must be done before that is freed
+            worker.join(TimeUnit.SECONDS.toMillis(60));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

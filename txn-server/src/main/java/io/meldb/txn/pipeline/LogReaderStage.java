@@ -6,6 +6,7 @@ import io.meldb.core.IntentionFormatException;
 import io.meldb.txn.LogRecords;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnId;
+import io.meldb.txn.checkpoint.Checkpointer;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -30,6 +31,9 @@ final class LogReaderStage {
     private final StageLinks links;
     private final LogIntake intake;
     private final MeldStage meld;
+    private final Checkpointer checkpointer;
+    /** A checkpoint start handed to the meld stage whose answer has not been seen yet. */
+    private CheckpointMarker pendingStart;
     /** Whether the meld stage runs on a thread of its own (else right here). */
     private final boolean meldThread;
     private final BlockDemux demux;
@@ -44,8 +48,10 @@ final class LogReaderStage {
     private volatile long snapshotsTooOld;
 
     LogReaderStage(final ServerContext ctx, final StageLinks links, final LogIntake intake, final MeldStage meld,
-                   final boolean meldThread, final long recoveredCsn, final long skipThrough) {
+                   final Checkpointer checkpointer, final boolean meldThread, final long recoveredCsn,
+                   final long skipThrough) {
         this.ctx = ctx;
+        this.checkpointer = checkpointer;
         this.links = links;
         this.intake = intake;
         this.meld = meld;
@@ -88,16 +94,39 @@ final class LogReaderStage {
         blockView.wrap(b.bytes);
         demux.onBlock(blockView, 0, b.position);
         emit(new BlockEnd(b.position));
-        final long every = ctx.config().checkpointEvery();
-        if (every > 0 && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
-            // a checkpoint needs a block boundary and an empty meld stage: the reader waits for it, then decodes
-            // on into the new generation
-            final CheckpointMarker marker = new CheckpointMarker(b.position, demux.resumePosition(b.position + 1),
-                ctx.fences().copy(), csn);
+        checkpoints(b.position);
+    }
+
+    /**
+     * At a block boundary: switches to the generation a running checkpoint built once it is ready (waiting for the
+     * meld stage to do it: later intentions must decode into the new generation), or starts a checkpoint when one
+     * is due (without waiting: the meld stage notes the states and melding goes on while it is written).
+     */
+    private void checkpoints(final long position) {
+        if (pendingStart != null) {
+            if (!pendingStart.result.isDone()) {
+                return;
+            }
+            if (pendingStart.result.getNow(false)) {
+                lastCheckpointCsn = pendingStart.csn;
+            }
+            pendingStart = null;
+        }
+        if (checkpointer.readyToSwitch()) {
+            final CheckpointMarker marker = CheckpointMarker.switchAt(position, csn);
+            final long waitStart = System.nanoTime();
             emit(marker);
             if (awaitCheckpoint(marker)) {
-                lastCheckpointCsn = csn;
+                ctx.metrics().checkpointPhase("reader-wait", System.nanoTime() - waitStart);
+                ctx.metrics().checkpointPhase("meld-stall", marker.meldWaitNanos);
             }
+            return;
+        }
+        final long every = ctx.config().checkpointEvery();
+        if (every > 0 && !checkpointer.busy() && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
+            pendingStart = CheckpointMarker.start(position, demux.resumePosition(position + 1), ctx.fences().copy(),
+                csn);
+            emit(pendingStart);
         }
     }
 
