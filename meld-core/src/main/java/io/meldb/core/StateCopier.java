@@ -1,5 +1,7 @@
 package io.meldb.core;
 
+import org.agrona.collections.Long2LongHashMap;
+
 /**
  * Copies committed states from one memory generation into another, node by node (meld paper App. A: what a
  * checkpoint round trip through {@link CheckpointWriter} and {@link CheckpointLoader} produces, without the
@@ -10,11 +12,18 @@ package io.meldb.core;
  * <p>The source states must stay unchanged and their memory alive while the copy runs (they are committed states
  * of a generation that is not freed yet); the target arena and directory belong to the calling thread. Children
  * are copied before their parents, keys and payloads into the target arena, and the same fields are kept as a
- * checkpoint keeps: the stored flags, SCV, SSV, the oldest descendant, and the derived fields recomputed.
+ * checkpoint keeps: the stored flags, SCV, SSV, the oldest descendant, and the derived fields recomputed. A
+ * payload that several source nodes share (meld's path copies keep their original's payload bytes) is copied once
+ * and shared again, where a checkpoint holds one copy per node: a row of the live states is in memory once.
  */
 public final class StateCopier {
     private final Arena arena;
     private final NodeDirectory directory;
+    /** Payloads of at least this many bytes are shared as in the source; smaller ones are cheaper to copy. */
+    private static final int SHARE_PAYLOADS_FROM = 64;
+
+    /** Source payload bytes already copied, to their copy. */
+    private final Long2LongHashMap payloads = new Long2LongHashMap(0);
     private long nodesCopied;
     private long bytesCopied;
 
@@ -62,7 +71,7 @@ public final class StateCopier {
         final int payloadLength = Node.payloadLength(n);
         final long c = arena.allocate(Node.SIZE);
         Node.key(c, bytes(Node.key(n), keyLength), keyLength);
-        Node.payload(c, bytes(Node.payload(n), payloadLength), payloadLength);
+        Node.payload(c, payload(Node.payload(n), payloadLength), payloadLength);
         Node.vn(c, vn);
         Node.scv(c, Node.scv(n));
         Node.ssv(c, Node.ssv(n));
@@ -73,8 +82,23 @@ public final class StateCopier {
         Node.oldestDescendant(c, Node.oldestDescendant(n));
         directory.register(vn, c);
         nodesCopied++;
-        bytesCopied += Node.SIZE + keyLength + payloadLength;
+        bytesCopied += Node.SIZE + keyLength;
         return c;
+    }
+
+    private long payload(final long from, final int length) {
+        if (length < SHARE_PAYLOADS_FROM) {
+            bytesCopied += length;
+            return bytes(from, length);
+        }
+        final long shared = payloads.get(from);
+        if (shared != 0) {
+            return shared;
+        }
+        bytesCopied += length;
+        final long to = bytes(from, length);
+        payloads.put(from, to);
+        return to;
     }
 
     private long bytes(final long from, final int length) {

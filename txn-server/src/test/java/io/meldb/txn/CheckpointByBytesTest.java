@@ -46,8 +46,10 @@ class CheckpointByBytesTest {
                 assertEquals((byte) 1999, r.get("key19".getBytes())[0]);
             }
         }
-        // threshold 16 MiB + the checkpoint of 50 states (about 4 MiB, twice during a compaction) + partly used
-        // segments of each arena: without the threshold this was past 32 segments (125 MiB)
-        assertTrue(peak <= 16, "node memory segments in use peaked at " + peak);
+        // threshold 16 MiB + the checkpoint of 50 states (about 4 MiB, twice during a compaction) + what is melded
+        // while the compaction runs beside meld (in the old generation and copied into the new one) + partly used
+        // segments of each arena: without the threshold this was past 32 segments (125 MiB); 16 while compaction
+        // stopped meld
+        assertTrue(peak <= 24, "node memory segments in use peaked at " + peak);
     }
 }

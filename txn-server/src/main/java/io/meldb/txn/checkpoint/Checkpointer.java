@@ -7,17 +7,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Checkpoints and memory generations without stopping meld (meld paper App. A-B; issue 21). The meld stage calls
  * {@link #start} at a block boundary where its LCS is the checkpoint's state: it notes the roots of the states to
- * keep (committed states are immutable) and returns at once. The compaction thread then serializes them, streaming
- * the checkpoint to the log and into a new generation's memory ({@link GenerationBuilder}), and copies the states
- * melded meanwhile. Once it has caught up, {@link #readyToSwitch} tells the log reader, which stops at its next
- * block boundary; the meld stage calls {@link #switchGeneration} there and waits only while the last few states are
- * copied and the new generation is made current. The meld thread allocates nothing for any of it.
+ * keep (committed states are immutable) and returns at once. The compaction thread then copies them into a new
+ * generation's memory ({@link GenerationBuilder}), and the states melded meanwhile. Once it has caught up,
+ * {@link #readyToSwitch} tells the log reader, which stops at its next block boundary (or when the log is quiet); the
+ * meld stage calls {@link #switchGeneration} there and waits only while the last few states are copied and the new
+ * generation is made current. Then the checkpoint thread serializes the checkpoint from the new generation's copy
+ * (pinning it) and streams it to the log, chunk by chunk, while melding goes on. The meld thread allocates nothing for any of
+ * it, and no checkpoint is held whole on the heap.
  */
 public final class Checkpointer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Checkpointer.class);
@@ -26,12 +30,15 @@ public final class Checkpointer implements AutoCloseable {
     private static final long CATCH_UP_PARK_NANOS = 500_000;
 
     private static final int IDLE = 0;
-    private static final int WRITING = 1;
+    private static final int COPYING = 1;
     private static final int READY = 2;
 
     private final ServerContext ctx;
     private final CheckpointAppender appender;
     private final Thread worker;
+    /** Serializes checkpoints from the generation they started and appends them to the log. */
+    private final ExecutorService writer;
+    private volatile boolean appending;
     /** Per-chunk pause of the log append (a test hook; 0 in service). */
     private final long chunkDelayMillis;
 
@@ -44,7 +51,7 @@ public final class Checkpointer implements AutoCloseable {
     private volatile Thread meldThread;
 
     // the checkpoint asked for, written by the meld thread before startRequested (a volatile write)
-    private long[] startRoots = new long[1024];
+    private long[] startRoots;
     private int startCount;
     private long startBase;
     private long startPosition;
@@ -55,9 +62,17 @@ public final class Checkpointer implements AutoCloseable {
         this.ctx = ctx;
         this.appender = appender;
         this.chunkDelayMillis = ctx.config().checkpointChunkDelayMillis();
+        // the most states a checkpoint holds: the snapshot-age limit, or premeld's reach, and a held group member
+        this.startRoots = new long[(int) Math.max(ctx.cluster().maxSnapshotAge(),
+            ctx.cluster().meldConfig().premeldLag() + 1) + 4];
         this.worker = new Thread(this::work, "meldb-compaction-" + ctx.serverId());
         worker.setDaemon(true);
         worker.start();
+        this.writer = Executors.newSingleThreadExecutor(r -> {
+            final Thread t = new Thread(r, "meldb-checkpoint-" + ctx.serverId());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Whether a checkpoint is under way (the reader asks for no other until it is over). */
@@ -85,7 +100,7 @@ public final class Checkpointer implements AutoCloseable {
             Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - ctx.cluster().maxSnapshotAge()));
         final int count = (int) (pipeline.lcsCsn() - base + 1);
         if (count > startRoots.length) {
-            startRoots = new long[Integer.highestOneBit(count) << 1]; // once, the first time the window is full
+            startRoots = new long[count]; // not expected: sized for the most states a checkpoint holds
         }
         for (int i = 0; i < count; i++) {
             startRoots[i] = pipeline.stateRootAt(base + i);
@@ -136,7 +151,7 @@ public final class Checkpointer implements AutoCloseable {
             final CheckpointManifest manifest = new CheckpointManifest(startBase, vns(roots), startPosition,
                 startResume, startFences);
             switchRequested = false;
-            phase = WRITING;
+            phase = COPYING;
             startRequested = false;
             try {
                 checkpoint(manifest, roots);
@@ -173,32 +188,31 @@ public final class Checkpointer implements AutoCloseable {
         final long gcBefore = gcNanos();
         final GenerationBuilder builder = new GenerationBuilder(ctx, ctx.state().current(), manifest, roots);
         try {
-            final boolean append = ctx.config().writeCheckpoints() && ctx.refencing() == null;
-            final CheckpointAppender.Stream stream = append ? appender.open(manifest, chunkDelayMillis) : null;
-            if (!builder.write(stream, () -> closed)) {
+            if (!builder.copyCheckpoint(() -> closed)) {
                 return;
             }
-            final long writtenAt = System.nanoTime();
-            ctx.metrics().checkpointPhase("write", writtenAt - started);
-            ctx.metrics().checkpointWritten(builder.nodesWritten(), builder.bytesWritten(), writtenAt - started);
+            final long copiedAt = System.nanoTime();
+            ctx.metrics().checkpointPhase("copy", copiedAt - started);
             // copy what meld did meanwhile, until close enough to switch; keep copying while the switch waits for
             // a block boundary
-            while (!closed) {
+            while (true) {
+                if (closed) {
+                    return;
+                }
                 if (switchRequested) {
                     final long switchStart = System.nanoTime();
                     final long before = builder.copiedThrough();
                     builder.finish();
+                    endSwitch();
                     ctx.metrics().checkpointPhase("switch", System.nanoTime() - switchStart);
-                    ctx.metrics().checkpointPhase("catch-up", switchStart - writtenAt);
-                    ctx.metrics().checkpointPhase("gc", gcNanos() - gcBefore);
-                    LOG.debug("server {}: generation switched at csn {} for the checkpoint of csn {} ({} states"
-                        + " copied at the switch, {} nodes since the checkpoint)", ctx.serverId(),
+                    ctx.metrics().checkpointPhase("catch-up", switchStart - copiedAt);
+                    LOG.info("server {}: generation switched at csn {} for the checkpoint of csn {} ({} states"
+                        + " copied at the switch; {} nodes, {} MB copied in all)", ctx.serverId(),
                         builder.copiedThrough(), manifest.lcsCsn(), builder.copiedThrough() - before,
-                        builder.nodesCopied());
-                    return;
+                        builder.nodesCopied(), builder.bytesCopied() >> 20);
+                    break;
                 }
-                final long target = ctx.state().meldedCsn();
-                builder.catchUp(target);
+                builder.catchUp(ctx.state().meldedCsn());
                 if (ctx.state().meldedCsn() - builder.copiedThrough() < SWITCH_LAG) {
                     phase = READY;
                 }
@@ -206,6 +220,34 @@ public final class Checkpointer implements AutoCloseable {
             }
         } finally {
             builder.abandon();
+            endSwitch();
+        }
+        // melding goes on in the new generation while its copy of the checkpointed states goes to the log, on a
+        // thread of its own so that the next compaction need not wait for the log (a write still running when the
+        // next checkpoint is due means that one is not appended)
+        ctx.metrics().checkpointPhase("gc", gcNanos() - gcBefore);
+        if (ctx.config().writeCheckpoints() && ctx.refencing() == null && !appending) {
+            final Generation written = builder.generation();
+            ctx.state().pinCurrent(written);
+            appending = true;
+            writer.execute(() -> {
+                try {
+                    final long writeStart = System.nanoTime();
+                    if (builder.write(appender.open(manifest, chunkDelayMillis), () -> closed)) {
+                        final long now = System.nanoTime();
+                        ctx.metrics().checkpointPhase("write", now - writeStart);
+                        ctx.metrics().checkpointWritten(builder.nodesWritten(), builder.bytesWritten(), now - started);
+                    }
+                } catch (RuntimeException | Error e) {
+                    if (!closed) {
+                        LOG.error("server {}: writing the checkpoint of csn {} failed", ctx.serverId(),
+                            manifest.lcsCsn(), e);
+                    }
+                } finally {
+                    appending = false;
+                    ctx.state().unpin(written);
+                }
+            });
         }
     }
 
@@ -235,8 +277,10 @@ public final class Checkpointer implements AutoCloseable {
     public void close() {
         closed = true;
         LockSupport.unpark(worker);
+        writer.shutdown();
         try {
-            // it reads the current generation's memory: it must be done before that is freed
+            // the compaction thread reads the current generation's memory: it must be done before that is freed
+            // (the checkpoint writer pins the generation it reads)
             worker.join(TimeUnit.SECONDS.toMillis(60));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -1,7 +1,6 @@
 package io.meldb.txn.checkpoint;
 
 import io.meldb.core.Arena;
-import io.meldb.core.CheckpointLoader;
 import io.meldb.core.CheckpointWriter;
 import io.meldb.core.MeldPipeline;
 import io.meldb.core.NodeDirectory;
@@ -10,16 +9,18 @@ import io.meldb.core.StateCopier;
 import io.meldb.core.StateHash;
 import io.meldb.txn.CheckpointManifest;
 import io.meldb.txn.ServerContext;
-import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.function.BooleanSupplier;
 
 /**
- * Builds the next memory generation off the meld thread (meld paper App. A-B), in three steps on the compaction
- * thread: {@link #write} serializes the checkpointed states (immutable: copy-on-write) and streams each chunk both
- * into the new generation's memory and to the log append; {@link #catchUp} copies the states melded since, which
- * the old generation goes on producing meanwhile, node by node (only their new nodes); {@link #finish}, while the
- * meld thread waits at a block boundary, copies the last few and makes the new generation current. The checkpoint's
- * content is fixed by its CSN alone, whatever melding did meanwhile; the generation switch comes later, at a point
- * that depends on timing, and changes nothing meld decides (every node keeps its identity).
+ * Builds the next memory generation off the meld thread (meld paper App. A-B), on the compaction thread:
+ * {@link #copyCheckpoint} copies the checkpointed states (immutable: copy-on-write) from the current generation into
+ * new memory; {@link #catchUp} copies the states melded since, which the current generation goes on producing
+ * meanwhile (only their new nodes); {@link #finish}, while the meld thread waits at a block boundary, copies the last
+ * few and makes the new generation current; {@link #write} then serializes the checkpoint from the new generation's
+ * copy and streams it to the log, while melding goes on there. The checkpoint's content is fixed by its CSN alone,
+ * whatever melding did meanwhile; the generation switch comes at a point that depends on timing, and changes
+ * nothing meld decides (every node keeps its identity and content).
  */
 final class GenerationBuilder {
     private final ServerContext ctx;
@@ -30,13 +31,20 @@ final class GenerationBuilder {
     private final long[] roots;
     private final NodeDirectory directory;
     private final Arena arena = new Arena();
-    private final CheckpointLoader loader;
+    /** The checkpointed states' roots in the new generation. */
+    private final long[] copied;
     private final StateCopier copier;
     /** States after the checkpoint copied so far: up to this CSN. */
     private long copiedThrough;
     private long nodesWritten;
     private long bytesWritten;
-    private boolean done;
+    private Generation generation;
+    /**
+     * How far meld may run ahead of a state being copied before the old pipeline's ring of recent state roots may
+     * have overwritten it: the ring holds at least twice the states retained, and at least 1,024; the margin covers
+     * a held group or window, which meld writes before it publishes.
+     */
+    private final long ringSafeLag;
 
     GenerationBuilder(final ServerContext ctx, final Generation old, final CheckpointManifest manifest,
                       final long[] roots) {
@@ -47,34 +55,43 @@ final class GenerationBuilder {
         this.roots = roots;
         // sized like the generation it replaces, so it does not rehash (and allocate) while it fills up again
         this.directory = new NodeDirectory(old.directory().size());
-        this.loader = new CheckpointLoader(arena, directory);
+        this.copied = new long[roots.length];
+        java.util.Arrays.fill(copied, MeldPipeline.NO_STATE);
         this.copier = new StateCopier(arena, directory);
         this.copiedThrough = manifest.lcsCsn();
+        this.ringSafeLag = Math.max(1024, 2 * (ctx.cluster().maxSnapshotAge() + 1)) - 256;
     }
 
-    /**
-     * Serializes every checkpointed state, loads each chunk into the new generation and hands it to
-     * {@code append} (null: not appended). Returns false if {@code stop} said to give up half way.
-     */
-    boolean write(final CheckpointAppender.Stream append, final java.util.function.BooleanSupplier stop) {
-        final CheckpointWriter writer = new CheckpointWriter(ctx.config().checkpointChunkBytes(), (b, o, l) -> {
-            loader.load(b, o, l);
-            if (append != null) {
-                append.chunk(b, o, l);
-            }
-        });
+    /** Copies every checkpointed state into the new generation; false if {@code stop} said to give up. */
+    boolean copyCheckpoint(final BooleanSupplier stop) {
         for (int i = 0; i < roots.length; i++) {
             if (stop.getAsBoolean()) {
                 return false;
             }
             if (roots[i] != MeldPipeline.NO_STATE) {
-                writer.writeState(roots[i]);
+                copied[i] = copier.copyState(roots[i]);
+            }
+        }
+        return true;
+    }
+
+    /**
+     * After {@link #finish}: serializes the checkpointed states from the new generation's copy (the nodes a
+     * checkpoint of the old one holds, byte for byte) and streams them to {@code append}. Melding goes on in the
+     * new generation meanwhile; it only adds nodes. False if {@code stop} said to give up.
+     */
+    boolean write(final CheckpointAppender.Stream append, final BooleanSupplier stop) {
+        final CheckpointWriter writer = new CheckpointWriter(ctx.config().checkpointChunkBytes(), append::chunk);
+        for (int i = 0; i < copied.length; i++) {
+            if (stop.getAsBoolean()) {
+                return false;
+            }
+            if (copied[i] != MeldPipeline.NO_STATE) {
+                writer.writeState(copied[i]);
             }
         }
         writer.finish();
-        if (append != null) {
-            append.finish();
-        }
+        append.finish();
         nodesWritten = writer.nodesWritten();
         bytesWritten = writer.bytesWritten();
         return true;
@@ -82,21 +99,25 @@ final class GenerationBuilder {
 
     /**
      * Copies the states the old generation has published since, up to {@code throughCsn}, while melding goes on.
-     * Returns how many states it looked at. A state's root is read from the old pipeline's ring of recent states,
-     * which meld overwrites only a snapshot-age limit later; a copy that falls that far behind gives up.
+     * Returns how far it got. A state's root is read from the old pipeline's ring of recent states, which meld
+     * overwrites only a ring's length later; a copy that falls that far behind gives up.
      */
     long catchUp(final long throughCsn) {
         final long from = copiedThrough;
-        for (long c = copiedThrough + 1; c <= throughCsn; c++) {
+        // states too old for the generation to keep at the switch are never copied
+        final long oldestKept = throughCsn + 1 - Math.max(ctx.cluster().maxSnapshotAge(),
+            ctx.cluster().meldConfig().premeldLag() + 2);
+        for (long c = Math.max(copiedThrough + 1, oldestKept); c <= throughCsn; c++) {
             final long root = oldPipeline.stateRootAt(c);
-            if (ctx.state().meldedCsn() - c >= ctx.cluster().maxSnapshotAge()) {
-                throw new IllegalStateException("the copy of state " + c + " fell a snapshot-age limit behind meld");
+            if (ctx.state().meldedCsn() - c >= ringSafeLag) {
+                throw new IllegalStateException("the copy of state " + c + " fell behind meld by the whole ring of"
+                    + " recent states");
             }
             if (root != MeldPipeline.NO_STATE) {
                 copier.copyState(root);
             }
-            copiedThrough = c;
         }
+        copiedThrough = Math.max(copiedThrough, throughCsn);
         return copiedThrough - from;
     }
 
@@ -109,30 +130,40 @@ final class GenerationBuilder {
         final long checkpointBase = manifest.baseCsn();
         final long base = Math.max(checkpointBase, Math.min(oldPipeline.oldestStateNeeded(),
             Math.max(oldPipeline.baseCsn(), lcs + 1 - ctx.cluster().maxSnapshotAge())));
-        final long[] next = new long[(int) (lcs - base + 1)];
+        final long[] stateRoots = new long[(int) (lcs - base + 1)];
         for (long c = base; c <= lcs; c++) {
-            final long root = c <= manifest.lcsCsn() ? roots[(int) (c - checkpointBase)] : oldPipeline.stateRootAt(c);
+            if (c <= manifest.lcsCsn()) {
+                stateRoots[(int) (c - base)] = copied[(int) (c - checkpointBase)];
+                continue;
+            }
             // a state catchUp copied costs one lookup here; one it missed (a racy read of the ring) is copied now
-            next[(int) (c - base)] = root == MeldPipeline.NO_STATE ? MeldPipeline.NO_STATE : copier.copyState(root);
+            final long root = oldPipeline.stateRootAt(c);
+            stateRoots[(int) (c - base)] = root == MeldPipeline.NO_STATE ? root : copier.copyState(root);
         }
         copiedThrough = lcs;
-        final Generation generation = Generation.restored(ctx.cluster(), directory, arena, base, next,
+        final Generation next = Generation.restored(ctx.cluster(), directory, arena, base, stateRoots,
             old.decodeThreads());
-        if (NodeMemory.CHECKS && StateHash.of(generation.pipeline().lcs().root())
+        if (NodeMemory.CHECKS && StateHash.of(next.pipeline().lcs().root())
             != StateHash.of(oldPipeline.lcs().root())) {
-            generation.free();
+            this.generation = next; // freed here, not by abandon
+            next.free();
             throw new IllegalStateException("compaction changed the state at csn " + lcs);
         }
-        done = true;
-        ctx.state().replace(generation);
-        return generation;
+        this.generation = next;
+        ctx.state().replace(next);
+        return next;
     }
 
     /** Frees what was built if it never became a generation. */
     void abandon() {
-        if (!done) {
+        if (generation == null) {
             arena.close();
         }
+    }
+
+    /** The generation {@link #finish} made current. */
+    Generation generation() {
+        return generation;
     }
 
     long copiedThrough() {
@@ -149,5 +180,9 @@ final class GenerationBuilder {
 
     long nodesCopied() {
         return copier.nodesCopied();
+    }
+
+    long bytesCopied() {
+        return copier.bytesCopied();
     }
 }

@@ -45,6 +45,8 @@ final class LogReaderStage {
     private long blockDeliveredNanos;
     private long blockReadNanos;
     private long lastCheckpointCsn;
+    /** Position of the last block processed (0 before the first). */
+    private long lastBlockPosition;
     private volatile long snapshotsTooOld;
 
     LogReaderStage(final ServerContext ctx, final StageLinks links, final LogIntake intake, final MeldStage meld,
@@ -65,10 +67,16 @@ final class LogReaderStage {
     void run() {
         try {
             while (!ctx.stopped()) {
-                final LogIntake.Block b = intake.poll(!meldThread && meld.holding() ? 2 : 100);
+                // while a checkpoint is being built, look for a quiet moment to switch generations in often
+                final LogIntake.Block b = intake.poll(!meldThread && meld.holding() ? 2 : checkpointer.busy() ? 1 : 100);
                 if (b == null) {
                     if (!meldThread) {
                         meld.nudgeIfHolding();
+                    }
+                    if (lastBlockPosition > 0) {
+                        // a quiet log: start a checkpoint that came due, or switch generations, between blocks
+                        // rather than wait for the next one (which a server refusing updates for memory never gets)
+                        checkpoints(lastBlockPosition);
                     }
                     continue;
                 }
@@ -94,6 +102,7 @@ final class LogReaderStage {
         blockView.wrap(b.bytes);
         demux.onBlock(blockView, 0, b.position);
         emit(new BlockEnd(b.position));
+        lastBlockPosition = b.position;
         checkpoints(b.position);
     }
 
