@@ -203,7 +203,10 @@ public final class Checkpointer implements AutoCloseable {
                     final long switchStart = System.nanoTime();
                     final long before = builder.copiedThrough();
                     builder.finish();
+                    // not READY any more before the meld thread goes on, or the reader would ask for another switch
+                    phase = IDLE;
                     endSwitch();
+                    ctx.metrics().generationSwitched(manifest.lcsCsn(), builder.copiedThrough());
                     ctx.metrics().checkpointPhase("switch", System.nanoTime() - switchStart);
                     ctx.metrics().checkpointPhase("catch-up", switchStart - copiedAt);
                     LOG.info("server {}: generation switched at csn {} for the checkpoint of csn {} ({} states"
@@ -233,6 +236,8 @@ public final class Checkpointer implements AutoCloseable {
             writer.execute(() -> {
                 try {
                     final long writeStart = System.nanoTime();
+                    LOG.info("server {}: writing the checkpoint of csn {} to the log", ctx.serverId(),
+                        manifest.lcsCsn());
                     if (builder.write(appender.open(manifest, chunkDelayMillis), () -> closed)) {
                         final long now = System.nanoTime();
                         ctx.metrics().checkpointPhase("write", now - writeStart);
