@@ -99,6 +99,51 @@ class StateCopierTest {
         }
     }
 
+    @Test
+    void aPayloadSharedBySeveralNodesOfTheSourceIsCopiedOnceAndSharedInTheCopy() {
+        try (MeldHarness h = new MeldHarness(); Arena copyArena = new Arena()) {
+            final byte[] row = new byte[200];
+            final long[] roots = new long[101];
+            for (int i = 1; i <= 100; i++) {
+                final Transaction t = h.begin(Isolation.SNAPSHOT);
+                row[0] = (byte) i;
+                t.put(b("row" + (i % 30)), row);
+                h.commit(t);
+                roots[i] = h.pipeline.stateRootAt(i);
+            }
+            final StateCopier copier = new StateCopier(copyArena, new NodeDirectory());
+            final org.agrona.collections.Long2LongHashMap payloads = new org.agrona.collections.Long2LongHashMap(0);
+            final org.agrona.collections.Long2LongHashMap owners = new org.agrona.collections.Long2LongHashMap(0);
+            final int[] shared = {0};
+            for (int i = 1; i <= 100; i++) {
+                walk(roots[i], copier.copyState(roots[i]), payloads, owners, shared);
+            }
+            assertTrue(shared[0] > 0, "no payload was shared by two source nodes");
+        }
+    }
+
+    /** Every source payload of 64 bytes or more has one copy, whichever node it is reached through. */
+    private static void walk(final long source, final long copy, final org.agrona.collections.Long2LongHashMap seen,
+                             final org.agrona.collections.Long2LongHashMap owners, final int[] shared) {
+        if (source == 0) {
+            return;
+        }
+        if (Node.payloadLength(source) >= 64) {
+            final long before = seen.get(Node.payload(source));
+            if (before == 0) {
+                seen.put(Node.payload(source), Node.payload(copy));
+                owners.put(Node.payload(source), source);
+            } else {
+                assertEquals(before, Node.payload(copy));
+                if (owners.get(Node.payload(source)) != source) {
+                    shared[0]++; // two source nodes with one payload: one copy
+                }
+            }
+        }
+        walk(Node.left(source), Node.left(copy), seen, owners, shared);
+        walk(Node.right(source), Node.right(copy), seen, owners, shared);
+    }
+
     private static byte[] copy(final org.agrona.DirectBuffer b, final int offset, final int length) {
         final byte[] bytes = new byte[length];
         b.getBytes(offset, bytes);

@@ -95,7 +95,7 @@ public final class TxnMetrics {
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
         checkpointBytes = Counter.builder("meldb.checkpoint.bytes")
-            .description("bytes of checkpoints serialized (on the heap, before compaction and the log append)")
+            .description("bytes of checkpoints serialized and streamed to the log")
             .baseUnit("bytes").register(registry);
 
         meldedDuringCheckpoints = Counter.builder("meldb.checkpoint.melded.during")

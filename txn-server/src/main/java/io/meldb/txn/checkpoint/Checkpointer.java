@@ -215,7 +215,12 @@ public final class Checkpointer implements AutoCloseable {
                         builder.nodesCopied(), builder.bytesCopied() >> 20);
                     break;
                 }
-                builder.catchUp(ctx.state().meldedCsn());
+                if (!builder.catchUp(ctx.state().meldedCsn())) {
+                    ctx.metrics().compactionFailed();
+                    LOG.warn("server {}: compaction for the checkpoint of csn {} skipped: its copy fell a ring of"
+                        + " states behind meld", ctx.serverId(), manifest.lcsCsn());
+                    return;
+                }
                 if (ctx.state().meldedCsn() - builder.copiedThrough() < SWITCH_LAG) {
                     phase = READY;
                 }

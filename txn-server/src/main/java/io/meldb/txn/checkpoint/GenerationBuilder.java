@@ -99,26 +99,24 @@ final class GenerationBuilder {
 
     /**
      * Copies the states the old generation has published since, up to {@code throughCsn}, while melding goes on.
-     * Returns how far it got. A state's root is read from the old pipeline's ring of recent states, which meld
-     * overwrites only a ring's length later; a copy that falls that far behind gives up.
+     * A state's root is read from the old pipeline's ring of recent states, which meld overwrites only a ring's
+     * length later; false if the copy fell that far behind (the compaction is then given up).
      */
-    long catchUp(final long throughCsn) {
-        final long from = copiedThrough;
+    boolean catchUp(final long throughCsn) {
         // states too old for the generation to keep at the switch are never copied
         final long oldestKept = throughCsn + 1 - Math.max(ctx.cluster().maxSnapshotAge(),
             ctx.cluster().meldConfig().premeldLag() + 2);
         for (long c = Math.max(copiedThrough + 1, oldestKept); c <= throughCsn; c++) {
             final long root = oldPipeline.stateRootAt(c);
             if (ctx.state().meldedCsn() - c >= ringSafeLag) {
-                throw new IllegalStateException("the copy of state " + c + " fell behind meld by the whole ring of"
-                    + " recent states");
+                return false;
             }
             if (root != MeldPipeline.NO_STATE) {
                 copier.copyState(root);
             }
         }
         copiedThrough = Math.max(copiedThrough, throughCsn);
-        return copiedThrough - from;
+        return true;
     }
 
     /**
