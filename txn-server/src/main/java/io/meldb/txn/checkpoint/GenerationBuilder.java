@@ -53,8 +53,9 @@ final class GenerationBuilder {
         this.oldPipeline = old.pipeline();
         this.manifest = manifest;
         this.roots = roots;
-        // sized like the generation it replaces, so it does not rehash (and allocate) while it fills up again
-        this.directory = new NodeDirectory(old.directory().size());
+        // sized for twice the generation it replaces, so it does not rehash (and allocate, maybe on the meld thread)
+        // while it fills up again, also when the next compaction runs beside meld for a while
+        this.directory = new NodeDirectory(2 * old.directory().size());
         this.copied = new long[roots.length];
         java.util.Arrays.fill(copied, MeldPipeline.NO_STATE);
         this.copier = new StateCopier(arena, directory);

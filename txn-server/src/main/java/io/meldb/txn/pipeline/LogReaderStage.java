@@ -45,6 +45,9 @@ final class LogReaderStage {
     private long blockDeliveredNanos;
     private long blockReadNanos;
     private long lastCheckpointCsn;
+    /** Updates refused for node memory when the last checkpoint started, and when the pending one was asked for. */
+    private double refusedAtLastCheckpoint;
+    private double pendingStartRefused;
     /** Position of the last block processed (0 before the first). */
     private long lastBlockPosition;
     private volatile long snapshotsTooOld;
@@ -118,6 +121,7 @@ final class LogReaderStage {
             }
             if (pendingStart.result.getNow(false)) {
                 lastCheckpointCsn = pendingStart.csn;
+                refusedAtLastCheckpoint = pendingStartRefused;
             }
             pendingStart = null;
         }
@@ -133,6 +137,7 @@ final class LogReaderStage {
         }
         final long every = ctx.config().checkpointEvery();
         if (every > 0 && !checkpointer.busy() && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
+            pendingStartRefused = ctx.metrics().refusedForMemory();
             pendingStart = CheckpointMarker.start(position, demux.resumePosition(position + 1), ctx.fences().copy(),
                 csn);
             emit(pendingStart);
@@ -144,6 +149,11 @@ final class LogReaderStage {
         final long bytes = ctx.config().checkpointBytes();
         if (bytes <= 0 || csn == lastCheckpointCsn) {
             return false;
+        }
+        if (ctx.metrics().refusedForMemory() > refusedAtLastCheckpoint) {
+            // updates were refused for node memory since the last checkpoint: compact as soon as anything was
+            // melded since, rather than wait for the growth threshold, which a refusing server may never reach
+            return true;
         }
         return ctx.state().current().compactionDue(bytes);
     }
