@@ -48,6 +48,8 @@ final class LogReaderStage {
     /** Updates refused for node memory when the last checkpoint started, and when the pending one was asked for. */
     private double refusedAtLastCheckpoint;
     private double pendingStartRefused;
+    /** The block boundary where the meld stage last refused a checkpoint step (see {@link #checkpoints}). */
+    private long quietRefusedPosition;
     /** Position of the last block processed (0 before the first). */
     private long lastBlockPosition;
     private volatile long snapshotsTooOld;
@@ -76,10 +78,14 @@ final class LogReaderStage {
                     if (!meldThread) {
                         meld.nudgeIfHolding();
                     }
-                    if (lastBlockPosition > 0) {
+                    if (lastBlockPosition > 0 && lastBlockPosition != quietRefusedPosition) {
                         // a quiet log: start a checkpoint that came due, or switch generations, between blocks
-                        // rather than wait for the next one (which a server refusing updates for memory never gets)
-                        checkpoints(lastBlockPosition);
+                        // rather than wait for the next one (which a server refusing updates for memory never gets);
+                        // not again at a boundary where the meld stage refused (it holds a group or a window), so
+                        // that it stays idle long enough to nudge that closed, which brings a new block
+                        if (checkpoints(lastBlockPosition)) {
+                            quietRefusedPosition = lastBlockPosition;
+                        }
                     }
                     continue;
                 }
@@ -112,16 +118,20 @@ final class LogReaderStage {
     /**
      * At a block boundary: switches to the generation a running checkpoint built once it is ready (waiting for the
      * meld stage to do it: later intentions must decode into the new generation), or starts a checkpoint when one
-     * is due (without waiting: the meld stage notes the states and melding goes on while it is written).
+     * is due (without waiting: the meld stage notes the states and melding goes on while it is written). Returns
+     * whether the meld stage refused a step here (it held a group-meld member or an open reorder window).
      */
-    private void checkpoints(final long position) {
+    private boolean checkpoints(final long position) {
+        boolean refused = false;
         if (pendingStart != null) {
             if (!pendingStart.result.isDone()) {
-                return;
+                return false;
             }
             if (pendingStart.result.getNow(false)) {
                 lastCheckpointCsn = pendingStart.csn;
                 refusedAtLastCheckpoint = pendingStartRefused;
+            } else {
+                refused = true;
             }
             pendingStart = null;
         }
@@ -132,16 +142,19 @@ final class LogReaderStage {
             if (awaitCheckpoint(marker)) {
                 ctx.metrics().checkpointPhase("reader-wait", System.nanoTime() - waitStart);
                 ctx.metrics().checkpointPhase("meld-stall", marker.meldWaitNanos);
+                return false;
             }
-            return;
+            return true;
         }
         final long every = ctx.config().checkpointEvery();
-        if (every > 0 && !checkpointer.busy() && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
+        if (!refused && every > 0 && !checkpointer.busy()
+            && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
             pendingStartRefused = ctx.metrics().refusedForMemory();
             pendingStart = CheckpointMarker.start(position, demux.resumePosition(position + 1), ctx.fences().copy(),
                 csn);
             emit(pendingStart);
         }
+        return refused;
     }
 
     /** Whether the current generation has grown enough to compact (see {@code TxnServerConfig.checkpointBytes}). */
