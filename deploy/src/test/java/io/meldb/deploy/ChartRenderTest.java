@@ -179,6 +179,10 @@ class ChartRenderTest {
                 + ".prod.svc.cluster.local:7422:7420");
         }
         assertEquals(String.join(",", peers), arg(c, "--peers"));
+        assertEquals("true", arg(c, "--raft-trust-network"), "the NetworkPolicy guards the Raft port");
+        assertFalse(container(RenderedChart.render(List.of("values-ha.yaml"), Map.of("networkPolicy.enabled", "false"))
+            .logServer().getSpec().getTemplate()).getArgs().contains("--raft-trust-network"),
+            "without the NetworkPolicy the Raft port is not vouched for");
         assertTrue(c.getPorts().stream().anyMatch(p -> "raft".equals(p.getName()) && p.getContainerPort() == 7422));
         assertTrue(chart.service(svc).getSpec().getPorts().stream().anyMatch(p -> p.getPort() == 7422),
             "the headless service names the Raft port");

@@ -3,6 +3,7 @@ package io.meldb.log.replication;
 import io.meldb.log.LogStore;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -32,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * This log server's member of the Raft group (issue 22, Apache Ratis): a {@link RaftServer} whose state machine is
  * the server's block store ({@link BlockStoreStateMachine}), its Raft log in {@code <data-dir>/raft}, its Raft port on
- * the log server's {@code --host}.
+ * {@code --raft-host} (by default the log server's {@code --host}), under mutual TLS when {@link RaftTls} is given.
  *
  * <p>Two ways in. {@link #proposeHere} hands an entry to this server's own division only, never to another one:
  * the APPEND path uses it, so a block this server was asked to append is proposed by it or by no one, and once it
@@ -71,14 +72,16 @@ public final class RaftReplica implements AutoCloseable {
         Files.createDirectories(raftDir);
         RaftServerConfigKeys.setStorageDir(props, List.of(raftDir.toFile()));
         GrpcConfigKeys.Server.setPort(props, self.raftPort());
-        // the Raft port listens where the log port does (--host): loopback in tests, every interface in a pod
-        GrpcConfigKeys.Server.setHost(props, bindHost);
+        // the Raft port listens on --raft-host, by default where the log port does (--host)
+        GrpcConfigKeys.Server.setHost(props, options.raftHost() != null ? options.raftHost() : bindHost);
+        final Parameters tls = options.tls() == null ? new Parameters() : options.tls().parameters();
         final BlockStoreStateMachine sm = new BlockStoreStateMachine(store);
-        final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(props)
+        final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(props).setParameters(tls)
             .setServerId(RaftPeerId.valueOf(self.id())).setStateMachine(sm)
             .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT).build();
         server.start();
-        final RaftClient client = RaftClient.newBuilder().setProperties(properties(options, blockSize)).setRaftGroup(group).build();
+        final RaftClient client = RaftClient.newBuilder().setProperties(properties(options, blockSize)).setParameters(tls)
+            .setRaftGroup(group).build();
         return new RaftReplica(options, group, server, sm, client);
     }
 

@@ -25,6 +25,8 @@ public final class ReplicationOptions {
     private Duration electionTimeoutMin = DEFAULT_ELECTION_TIMEOUT_MIN;
     private Duration electionTimeoutMax = DEFAULT_ELECTION_TIMEOUT_MAX;
     private int maxBlocksPerEntry = DEFAULT_MAX_BLOCKS_PER_ENTRY;
+    private String raftHost;
+    private RaftTls tls;
 
     /**
      * @throws IllegalArgumentException if the factor is not the number of peers, or {@code nodeId} is not one of them
@@ -84,6 +86,26 @@ public final class ReplicationOptions {
         }
         this.electionTimeoutMin = min;
         this.electionTimeoutMax = max;
+        return this;
+    }
+
+    /** The address the Raft port listens on; null (the default): the log server's own {@code --host}. */
+    public String raftHost() {
+        return raftHost;
+    }
+
+    public ReplicationOptions raftHost(final String host) {
+        this.raftHost = host == null || host.isBlank() ? null : host;
+        return this;
+    }
+
+    /** Mutual TLS on the Raft port, or null (the default): plain gRPC ({@link RaftPortGuard} says when that may start). */
+    public RaftTls tls() {
+        return tls;
+    }
+
+    public ReplicationOptions tls(final RaftTls raftTls) {
+        this.tls = raftTls;
         return this;
     }
 

@@ -1,0 +1,153 @@
+package io.meldb.log.replication;
+
+import io.meldb.log.client.LogClient;
+import io.meldb.log.client.LogClientOptions;
+import io.meldb.log.server.LogServer;
+import io.meldb.log.server.LogServerConfig;
+import io.meldb.testkit.Await;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Raft port under mutual TLS (issue 22): three log servers at r = 3 in this process on loopback, two with
+ * certificates of the cluster's CA and one impostor whose certificate another CA signed. The two form the majority
+ * and replicate every append between them; the impostor is never sent an entry, never leads, and its store stays
+ * empty; a Raft client with the impostor's certificate cannot append a block, while one with the cluster's can.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RaftTlsTest {
+    private static final int BLOCK = 256;
+
+    @TempDir
+    Path dir;
+
+    private final LogServer[] servers = new LogServer[3];
+    private final int[] logPorts = new int[3];
+    private final int[] raftPorts = new int[3];
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            toClose.get(i).close();
+        }
+        for (LogServer s : servers) {
+            if (s != null) {
+                s.close();
+            }
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private String peers() {
+        final StringBuilder b = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            b.append(i == 0 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(raftPorts[i]).append(':')
+                .append(logPorts[i]);
+        }
+        return b.toString();
+    }
+
+    private LogServer start(final int i, final RaftTls tls) throws Exception {
+        final ReplicationOptions r = new ReplicationOptions(3, "n" + i, RaftPeers.parse(peers(), logPorts[i]))
+            .commitTimeout(Duration.ofSeconds(5)).tls(tls);
+        return LogServer.start(LogServerConfig.at(dir.resolve("log-" + i)).port(logPorts[i]).metricsPort(-1)
+            .blockSize(BLOCK).replication(r));
+    }
+
+    private static byte[] block(final int n) {
+        final byte[] b = new byte[BLOCK];
+        Arrays.fill(b, (byte) n);
+        return b;
+    }
+
+    /**
+     * A Raft client of the group over TLS with {@code tls}'s certificate, retrying 10 times 200 ms apart: enough to
+     * find the leader when the replicas let it in, a bounded wait when they do not.
+     */
+    private RaftClient raftClient(final RaftTls tls) {
+        final RaftClient c = RaftClient.newBuilder().setProperties(new RaftProperties()).setParameters(tls.parameters())
+            .setRaftGroup(RaftPeers.parse(peers(), 0).group()).setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10,
+                org.apache.ratis.util.TimeDuration.valueOf(200, TimeUnit.MILLISECONDS))).build();
+        toClose.add(c);
+        return c;
+    }
+
+    @Test
+    void aReplicaOrClientWithoutACertificateOfTheClusterCaGetsNoEntryAndAppendsNothing() throws Exception {
+        final TestCertificates cluster = TestCertificates.create(dir.resolve("cluster-ca"), "cluster");
+        final TestCertificates other = TestCertificates.create(dir.resolve("other-ca"), "other");
+        final RaftTls good = RaftTls.load(cluster.cert(), cluster.key(), cluster.ca());
+        // the impostor trusts the cluster's CA (it can check the real replicas) but holds no certificate of it
+        final RaftTls impostor = RaftTls.load(other.cert(), other.key(), cluster.ca());
+        for (int i = 0; i < 3; i++) {
+            logPorts[i] = freePort();
+            raftPorts[i] = freePort();
+        }
+        servers[0] = start(0, good);
+        servers[1] = start(1, good);
+        servers[2] = start(2, impostor);
+
+        final LogClient client = LogClient.connect(LogClientOptions.toAll("127.0.0.1:" + logPorts[0] + ",127.0.0.1:"
+            + logPorts[1]).requestTimeout(Duration.ofSeconds(20)));
+        toClose.add(client);
+        client.create(BLOCK, new byte[] {7}).get(60, TimeUnit.SECONDS);
+        for (int n = 1; n <= 20; n++) {
+            assertEquals(n, client.append(block(n)).get(30, TimeUnit.SECONDS), "append " + n);
+        }
+        for (int i = 0; i < 2; i++) {
+            final ReplicatedLogStore r = servers[i].replicated();
+            Await.until(Duration.ofSeconds(30), "replica n" + i + " applied the 20 blocks", () -> r.local().tail() == 21);
+        }
+
+        // a Raft client with the cluster's certificate appends a block: the port takes well-formed entries
+        final RaftClientReply ok = raftClient(good).async().send(Message.valueOf(ByteString.copyFrom(
+            ReplicatedEntry.append(block(21))))).get(30, TimeUnit.SECONDS);
+        assertTrue(ok.isSuccess(), "the cluster's client appends: " + ok);
+        // the same entry from a client holding the impostor's certificate never reaches the state machine
+        final CompletableFuture<RaftClientReply> refused = raftClient(impostor).async().send(Message.valueOf(
+            ByteString.copyFrom(ReplicatedEntry.append(block(99)))));
+        final ExecutionException e = assertThrows(ExecutionException.class, () -> refused.get(30, TimeUnit.SECONDS));
+        for (int i = 0; i < 2; i++) {
+            final ReplicatedLogStore r = servers[i].replicated();
+            Await.until(Duration.ofSeconds(30), "replica n" + i + " applied the cluster client's block",
+                () -> r.local().tail() == 22);
+        }
+        assertEquals(22, client.tail().get(10, TimeUnit.SECONDS), "nothing of the impostor's client: " + e.getCause());
+
+        // the impostor replica was never sent an entry and never led
+        final ReplicatedLogStore imp = servers[2].replicated();
+        assertFalse(imp.local().isCreated(), "the impostor replica got the CREATE");
+        assertEquals(0, imp.local().tail(), "the impostor replica holds blocks");
+        assertFalse(imp.replica().isLeaderReady(), "the impostor leads");
+    }
+}
