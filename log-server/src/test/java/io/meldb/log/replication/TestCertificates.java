@@ -1,6 +1,7 @@
 package io.meldb.log.replication;
 
 import io.meldb.process.ChildProcess;
+import io.meldb.process.JavaCommand;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -50,7 +51,7 @@ record TestCertificates(Path ca, Path cert, Path key) {
 
     private static void keytool(final String... args) {
         final List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+        cmd.add(JavaCommand.jdkTool("keytool"));
         cmd.addAll(List.of(args));
         cmd.addAll(List.of("-storetype", "PKCS12", "-storepass", PASS, "-noprompt"));
         if (List.of(args).contains("-genkeypair")) {
