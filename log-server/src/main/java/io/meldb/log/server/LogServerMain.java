@@ -107,6 +107,11 @@ public final class LogServerMain {
             server.close();
             stopped.countDown();
         }, "log-server-shutdown"));
+        if (config.replication() != null) {
+            var r = config.replication();
+            System.out.println("log-server: Raft port " + r.raftHost() + ":" + r.peers().peer(r.nodeId()).raftPort()
+                    + (r.tls() != null ? " under mutual TLS as " + r.tls().subject() : " without TLS"));
+        }
         System.out.println("log-server listening on " + server.address().getHostString() + ":" + server.port()
                 + (server.metricsPort() >= 0 ? " (metrics on :" + server.metricsPort() + ")" : " (metrics off)")
                 + (config.replication() == null ? "" : " replica " + config.replication().nodeId() + " of "
