@@ -53,8 +53,9 @@ final class NetnsLab implements AutoCloseable {
     }
 
     private static String unavailableReason() {
-        if (!"root".equals(System.getProperty("user.name"))) {
-            return "not running as root but as " + System.getProperty("user.name");
+        final String uid = effectiveUid();
+        if (!"0".equals(uid)) {
+            return "not running as root (effective uid " + uid + ")";
         }
         if (Files.isExecutable(Path.of("/usr/sbin/ip")) || Files.isExecutable(Path.of("/sbin/ip"))
             || Files.isExecutable(Path.of("/usr/bin/ip")) || Files.isExecutable(Path.of("/bin/ip"))) {
@@ -62,6 +63,20 @@ final class NetnsLab implements AutoCloseable {
             return f.exitCode() == 0 ? null : "'ip netns list' failed: " + f.output().trim();
         }
         return "the 'ip' command (iproute2) is not installed";
+    }
+
+    /** This process's effective uid, from /proc/self/status ("?" where there is none). */
+    private static String effectiveUid() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return line.substring(4).trim().split("\\s+")[1];
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux
+        }
+        return "?";
     }
 
     /** Creates {@code nodes} namespaces joined by a bridge, after removing any a dead earlier run left. */
