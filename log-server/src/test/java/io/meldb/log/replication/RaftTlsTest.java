@@ -13,6 +13,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,8 +37,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The Raft port under mutual TLS (issue 22): three log servers at r = 3 in this process on loopback, two with
  * certificates of the cluster's CA and one impostor whose certificate another CA signed. The two form the majority
  * and replicate every append between them; the impostor is never sent an entry, never leads, and its store stays
- * empty; a Raft client with the impostor's certificate cannot append a block, while one with the cluster's can.
+ * empty; a Raft client with the impostor's certificate cannot append a block, while one with the cluster's can. And
+ * a certificate of the right CA that does not name the peer's host (its {@code --peers} address) is refused too.
  */
+@Tag("process") // it runs keytool, and takes 35-50 s with the servers' start-up
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class RaftTlsTest {
     private static final int BLOCK = 256;
@@ -149,5 +152,25 @@ class RaftTlsTest {
         assertFalse(imp.local().isCreated(), "the impostor replica got the CREATE");
         assertEquals(0, imp.local().tail(), "the impostor replica holds blocks");
         assertFalse(imp.replica().isLeaderReady(), "the impostor leads");
+    }
+    @Test
+    void aCertificateOfTheClusterCaThatDoesNotNameThePeersHostIsRefused() throws Exception {
+        // signed by the CA every replica trusts, but for another name than the --peers host (127.0.0.1)
+        final TestCertificates misnamed = TestCertificates.create(dir.resolve("misnamed"), "cluster", "san=dns:example.org");
+        final RaftTls tls = RaftTls.load(misnamed.cert(), misnamed.key(), misnamed.ca());
+        for (int i = 0; i < 3; i++) {
+            logPorts[i] = freePort();
+            raftPorts[i] = freePort();
+        }
+        for (int i = 0; i < 3; i++) {
+            servers[i] = start(i, tls);
+        }
+        // eight seconds are four to eight election timeouts: with the name checked, no vote ever reaches a peer
+        Thread.sleep(8000);
+        for (int i = 0; i < 3; i++) {
+            final RaftReplica r = servers[i].replicated().replica();
+            assertFalse(r.isLeaderReady(), "n" + i + " leads");
+            assertEquals(0, r.term(), "n" + i + " won a pre-vote: a peer accepted a certificate not naming its host");
+        }
     }
 }

@@ -24,6 +24,11 @@ record TestCertificates(Path ca, Path cert, Path key) {
 
     /** Makes a CA named {@code name} and a node certificate signed by it, in {@code dir}. */
     static TestCertificates create(final Path dir, final String name) throws Exception {
+        return create(dir, name, "san=ip:127.0.0.1,dns:localhost");
+    }
+
+    /** As {@link #create(Path, String)}, the certificate's subject alternative names given as keytool's {@code san=...}. */
+    static TestCertificates create(final Path dir, final String name, final String san) throws Exception {
         Files.createDirectories(dir);
         final Path caStore = dir.resolve("ca.p12");
         final Path nodeStore = dir.resolve("node.p12");
@@ -36,7 +41,7 @@ record TestCertificates(Path ca, Path cert, Path key) {
         keytool("-certreq", "-alias", "node", "-keystore", nodeStore.toString(), "-file", dir.resolve("node.csr").toString());
         keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", caStore.toString(), "-infile",
             dir.resolve("node.csr").toString(), "-outfile", dir.resolve("node.pem").toString(), "-validity", "2",
-            "-ext", "san=ip:127.0.0.1,dns:localhost", "-ext", "eku=serverAuth,clientAuth");
+            "-ext", san, "-ext", "eku=serverAuth,clientAuth");
         final KeyStore ks = KeyStore.getInstance("PKCS12");
         try (InputStream in = Files.newInputStream(nodeStore)) {
             ks.load(in, PASS.toCharArray());
