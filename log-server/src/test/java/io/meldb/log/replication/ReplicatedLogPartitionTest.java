@@ -234,11 +234,21 @@ class ReplicatedLogPartitionTest {
                 .requestTimeout(Duration.ofSeconds(4)).connectTimeout(Duration.ofSeconds(2))
                 .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)));
             toClose.add(client);
-            client.create(BLOCK, new byte[] {3}).get(30, TimeUnit.SECONDS);
+            // CREATE is idempotent: a first one not committed in time while the group settles (a loaded machine) is
+            // sent again
+            Await.until(Duration.ofSeconds(60), "the log created", () -> {
+                try {
+                    client.create(BLOCK, new byte[] {3}).get(30, TimeUnit.SECONDS);
+                    return true;
+                } catch (Exception e) {
+                    sleep(200);
+                    return false;
+                }
+            });
             appender = new RootAppender(client);
             appender.thread.start();
             final RootAppender root = appender;
-            Await.until(Duration.ofSeconds(30), "20 acknowledged appends", () -> root.acks.size() >= 20);
+            Await.until(Duration.ofSeconds(60), "20 acknowledged appends", () -> root.acks.size() >= 20);
 
             // 1. the leader is cut off, with a client of its own on its side
             final int old = Await.value(Duration.ofSeconds(30), "a leader", () -> {
@@ -258,7 +268,7 @@ class ReplicatedLogPartitionTest {
             try (OutputStream go = side.process().getOutputStream()) {
                 go.write("go\n".getBytes(StandardCharsets.US_ASCII));
             }
-            Await.until(Duration.ofSeconds(40), "10 appends acknowledged by the majority after the cut",
+            Await.until(Duration.ofSeconds(60), "10 appends acknowledged by the majority after the cut",
                 () -> root.acknowledgedSince(cutAt) >= 10);
             final int fresh = Await.value(Duration.ofSeconds(20), "the majority's leader", () -> {
                 final int l = leader(servers, old);
