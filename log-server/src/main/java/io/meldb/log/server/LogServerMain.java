@@ -42,6 +42,7 @@ public final class LogServerMain {
             {"peers", "MELDB_LOG_PEERS", null, "with --replication-factor > 1: id=host:raftPort[:logPort],... every replica's Raft address (and log port, default --port)"},
             {"replication-commit-timeout", "MELDB_LOG_REPLICATION_COMMIT_TIMEOUT", "5000", "milliseconds an append may wait for a majority before it is answered OUTCOME_UNKNOWN"},
             {"election-timeout", "MELDB_LOG_ELECTION_TIMEOUT", "1000", "Raft election timeout in milliseconds (randomised up to twice this): how long followers wait before replacing a silent leader"},
+            {"snapshot-every", "MELDB_LOG_SNAPSHOT_EVERY", "1024", "with --replication-factor > 1: Raft entries between snapshots; each forces the block store and purges the Raft log below it"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -137,7 +138,8 @@ public final class LogServerMain {
             int election = CommandFlags.intValue(v, "election-timeout");
             config.replication(new ReplicationOptions(factor, v.get("node-id"), RaftPeers.parse(v.get("peers"), port))
                     .commitTimeout(Duration.ofMillis(CommandFlags.intValue(v, "replication-commit-timeout")))
-                    .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election)));
+                    .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election))
+                    .snapshotEvery(CommandFlags.intValue(v, "snapshot-every")));
         }
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));

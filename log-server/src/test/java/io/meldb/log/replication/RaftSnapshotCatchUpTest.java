@@ -1,0 +1,259 @@
+package io.meldb.log.replication;
+
+import io.meldb.log.client.LogClient;
+import io.meldb.log.client.LogClientOptions;
+import io.meldb.log.server.LogServer;
+import io.meldb.log.server.LogServerConfig;
+import io.meldb.testkit.Await;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Raft snapshots of the replicated log (issue 22): three log servers at r = 3 in this process, a snapshot every 8
+ * entries, 256 KB Raft segments. A snapshot purges the Raft log; a restarted replica comes back from its snapshot; a
+ * follower that missed entries its leader purged, or whose data directory was emptied, or whose Raft directory alone
+ * was lost (its store ahead of the leader's snapshot), catches up through the install-snapshot notification, fetching
+ * blocks from a peer's log port, and then serves every block, the same as the leader.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class RaftSnapshotCatchUpTest {
+    private static final int BLOCK = 4096;
+    private static final long SNAPSHOT_EVERY = 8;
+
+    @TempDir
+    Path dir;
+
+    private final LogServer[] servers = new LogServer[3];
+    private final int[] logPorts = new int[3];
+    private final int[] raftPorts = new int[3];
+    private LogClient client;
+    private int appended;
+
+    @AfterEach
+    void stop() {
+        if (client != null) {
+            client.close();
+        }
+        for (LogServer s : servers) {
+            if (s != null) {
+                s.close();
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private LogServer startServer(int i) throws IOException {
+        StringBuilder peers = new StringBuilder();
+        for (int n = 0; n < 3; n++) {
+            peers.append(n == 0 ? "" : ",").append("n").append(n).append("=127.0.0.1:").append(raftPorts[n]).append(':')
+                .append(logPorts[n]);
+        }
+        ReplicationOptions r = new ReplicationOptions(3, "n" + i, RaftPeers.parse(peers.toString(), logPorts[i]))
+            .commitTimeout(Duration.ofSeconds(10)).snapshotEvery(SNAPSHOT_EVERY).raftSegmentBytes(256 * 1024);
+        return LogServer.start(LogServerConfig.at(dir.resolve("log-" + i)).port(logPorts[i]).metricsPort(-1)
+            .blockSize(BLOCK).replication(r));
+    }
+
+    private void startAll() throws IOException {
+        StringBuilder addresses = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            logPorts[i] = freePort();
+            raftPorts[i] = freePort();
+            addresses.append(i == 0 ? "" : ",").append("127.0.0.1:").append(logPorts[i]);
+        }
+        for (int i = 0; i < 3; i++) {
+            servers[i] = startServer(i);
+        }
+        client = LogClient.connect(LogClientOptions.toAll(addresses.toString()).requestTimeout(Duration.ofSeconds(20))
+            .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)));
+        client.create(BLOCK, new byte[] {5}).get(30, TimeUnit.SECONDS);
+    }
+
+    private int leader() {
+        return Await.value(Duration.ofSeconds(30), "a leader", () -> {
+            for (int i = 0; i < 3; i++) {
+                if (servers[i] != null && servers[i].replicated().replica().isLeaderReady()) {
+                    return i;
+                }
+            }
+            return null;
+        });
+    }
+
+    private static byte[] block(int n) {
+        byte[] b = new byte[BLOCK];
+        Arrays.fill(b, (byte) (n * 31));
+        b[0] = (byte) (n >> 8);
+        b[1] = (byte) n;
+        return b;
+    }
+
+    /** Appends {@code n} more blocks, 16 in flight (entries of a few blocks each), each at the next position. */
+    private void append(int n) throws Exception {
+        ArrayDeque<CompletableFuture<Long>> inFlight = new ArrayDeque<>();
+        ArrayDeque<Integer> expected = new ArrayDeque<>();
+        for (int i = 0; i < n; i++) {
+            appended++;
+            inFlight.add(client.append(block(appended)));
+            expected.add(appended);
+            if (inFlight.size() >= 16) {
+                assertEquals((long) expected.poll(), inFlight.poll().get(30, TimeUnit.SECONDS), "dense positions");
+            }
+        }
+        while (!inFlight.isEmpty()) {
+            assertEquals((long) expected.poll(), inFlight.poll().get(30, TimeUnit.SECONDS), "dense positions");
+        }
+    }
+
+    /** Bytes of the Raft log segments under replica {@code i}'s data directory. */
+    private long raftLogBytes(int i) {
+        try (Stream<Path> files = Files.walk(dir.resolve("log-" + i).resolve("raft"))) {
+            return files.filter(f -> f.getFileName().toString().startsWith("log_")).mapToLong(f -> f.toFile().length()).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private RaftReplica replica(int i) {
+        return servers[i].replicated().replica();
+    }
+
+    /** Every replica that runs holds blocks 1..appended, read back through its own log port, as appended. */
+    private void everyReplicaServesEveryBlock() throws Exception {
+        final long tail = appended + 1L;
+        for (int i = 0; i < 3; i++) {
+            LogServer s = servers[i];
+            Await.until(Duration.ofSeconds(60), "replica " + i + " at tail " + tail, () -> s.store().tail() == tail);
+            assertEquals(servers[leader()].store().logId(), s.store().logId(), "one log id");
+            try (LogClient direct = LogClient.connect(LogClientOptions.to("127.0.0.1", logPorts[i]))) {
+                List<byte[]> all = new ArrayList<>();
+                while (all.size() < appended) {
+                    all.addAll(direct.read(all.size() + 1, appended - all.size()).get(20, TimeUnit.SECONDS));
+                }
+                for (int n = 1; n <= appended; n++) {
+                    assertArrayEquals(block(n), all.get(n - 1), "replica " + i + " position " + n);
+                }
+                assertArrayEquals(servers[leader()].store().config(), direct.config().get(20, TimeUnit.SECONDS));
+            }
+        }
+    }
+
+    /** Stops a follower, appends until the others purged the Raft entries it would need, and returns it. */
+    private int stopAFollowerAndAppendPastItsLog(boolean wipeData, boolean wipeRaftOnly) throws Exception {
+        int leader = leader();
+        int f = (leader + 1) % 3;
+        long stoppedAt = replica(f).appliedIndex();
+        servers[f].close();
+        servers[f] = null;
+        if (wipeData) {
+            deleteTree(dir.resolve("log-" + f));
+        } else if (wipeRaftOnly) {
+            deleteTree(dir.resolve("log-" + f).resolve("raft"));
+        }
+        for (int round = 0; round < 20; round++) {
+            append(64);
+            boolean purged = true;
+            for (int i = 0; i < 3; i++) {
+                purged &= servers[i] == null || replica(i).raftLogStartIndex() > stoppedAt + 1;
+            }
+            if (purged) {
+                return f;
+            }
+        }
+        throw new AssertionError("the replicas never purged their Raft logs past index " + stoppedAt);
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+
+    @Test
+    void snapshotsPurgeTheRaftLogAndARestartedReplicaComesBackFromItsSnapshot() throws Exception {
+        startAll();
+        append(640);
+        final long appendedBytes = (long) appended * BLOCK;
+        for (int i = 0; i < 3; i++) {
+            final int r = i;
+            Await.until(Duration.ofSeconds(60), "replica " + i + " snapshotted and purged its Raft log", () ->
+                replica(r).snapshotIndex() >= 2 * SNAPSHOT_EVERY && raftLogBytes(r) < appendedBytes / 2);
+            assertTrue(replica(i).raftLogStartIndex() > 0, "replica " + i + " purged its first entries");
+        }
+        everyReplicaServesEveryBlock();
+
+        int f = (leader() + 2) % 3;
+        servers[f].close();
+        servers[f] = startServer(f);
+        assertTrue(replica(f).snapshotIndex() > 0, "the restarted replica starts from its snapshot");
+        append(40);
+        everyReplicaServesEveryBlock();
+        assertEquals(0, replica(f).catchUp().installs(), "a replica whose Raft log holds what it needs installs nothing");
+    }
+
+    @Test
+    void aFollowerThatMissedPurgedEntriesCatchesUpFromAPeersStore() throws Exception {
+        startAll();
+        append(64);
+        int f = stopAFollowerAndAppendPastItsLog(false, false);
+        servers[f] = startServer(f);
+        append(20);
+        everyReplicaServesEveryBlock();
+        assertTrue(replica(f).catchUp().installs() >= 1, "caught up through the install-snapshot notification");
+        assertTrue(replica(f).catchUp().blocksFetched() > 0, "blocks fetched from a peer");
+        append(20);
+        everyReplicaServesEveryBlock();
+    }
+
+    @Test
+    void aFollowerWhoseDataDirectoryWasEmptiedCatchesUpFromAPeersStore() throws Exception {
+        startAll();
+        append(64);
+        int f = stopAFollowerAndAppendPastItsLog(true, false);
+        servers[f] = startServer(f);
+        everyReplicaServesEveryBlock();
+        assertTrue(replica(f).catchUp().installs() >= 1, "caught up through the install-snapshot notification");
+        assertTrue(replica(f).catchUp().blocksFetched() > 0, "blocks fetched from a peer");
+        append(20);
+        everyReplicaServesEveryBlock();
+    }
+
+    @Test
+    void aFollowerThatLostOnlyItsRaftDirectoryKeepsTheBlocksItsStoreHolds() throws Exception {
+        startAll();
+        append(64);
+        int f = stopAFollowerAndAppendPastItsLog(false, true);
+        servers[f] = startServer(f);
+        append(20);
+        everyReplicaServesEveryBlock();
+        assertTrue(replica(f).catchUp().installs() >= 1, "caught up through the install-snapshot notification");
+    }
+}
