@@ -80,7 +80,7 @@ class RaftSnapshotCatchUpTest {
             .blockSize(BLOCK).replication(r));
     }
 
-    private void startAll() throws IOException {
+    private void startAll() throws Exception {
         StringBuilder addresses = new StringBuilder();
         for (int i = 0; i < 3; i++) {
             logPorts[i] = freePort();
