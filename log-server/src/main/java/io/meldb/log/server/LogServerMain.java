@@ -43,6 +43,7 @@ public final class LogServerMain {
             {"replication-commit-timeout", "MELDB_LOG_REPLICATION_COMMIT_TIMEOUT", "5000", "milliseconds an append may wait for a majority before it is answered OUTCOME_UNKNOWN"},
             {"election-timeout", "MELDB_LOG_ELECTION_TIMEOUT", "1000", "Raft election timeout in milliseconds (randomised up to twice this): how long followers wait before replacing a silent leader"},
             {"snapshot-every", "MELDB_LOG_SNAPSHOT_EVERY", "1024", "with --replication-factor > 1: Raft entries between snapshots; each forces the block store and purges the Raft log below it"},
+            {"raft-segment-size", "MELDB_LOG_RAFT_SEGMENT_SIZE", "32m", "with --replication-factor > 1: largest Raft log segment file; purging deletes whole closed segments"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -139,7 +140,8 @@ public final class LogServerMain {
             config.replication(new ReplicationOptions(factor, v.get("node-id"), RaftPeers.parse(v.get("peers"), port))
                     .commitTimeout(Duration.ofMillis(CommandFlags.intValue(v, "replication-commit-timeout")))
                     .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election))
-                    .snapshotEvery(CommandFlags.intValue(v, "snapshot-every")));
+                    .snapshotEvery(CommandFlags.intValue(v, "snapshot-every"))
+                    .raftSegmentBytes(CommandFlags.sizeValue(v, "raft-segment-size")));
         }
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));
