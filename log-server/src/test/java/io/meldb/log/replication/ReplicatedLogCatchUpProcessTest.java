@@ -219,13 +219,17 @@ class ReplicatedLogCatchUpProcessTest {
         }
     }
 
-    private int caughtUpLines(ChildProcess p) {
+    /** How many times {@code p} caught up from a peer's store; prints the lines and how long it took since {@code t0}. */
+    private int caughtUpLines(String what, ChildProcess p, long t0) {
         int n = 0;
         for (String line : p.outputLines()) {
             if (CAUGHT_UP.matcher(line).find()) {
                 n++;
+                System.out.println(what + ": " + line.substring(line.indexOf("replicated log:")));
             }
         }
+        System.out.println(what + ": serving every block " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
+            + " ms after it was resumed or restarted");
         return n;
     }
 
@@ -267,28 +271,31 @@ class ReplicatedLogCatchUpProcessTest {
         ChildProcess frozen = servers[f];
         signal(frozen, "STOP");
         appendPastPurge(f);
+        long t0 = System.nanoTime();
         signal(frozen, "CONT");
         servesEveryBlock(f, frozen);
-        assertTrue(caughtUpLines(frozen) >= 1, "the frozen follower caught up from a peer's store: " + frozen.tail(20));
+        assertTrue(caughtUpLines("frozen", frozen, t0) >= 1, "the frozen follower caught up from a peer's store: " + frozen.tail(20));
 
         // killed: SIGKILL, the others purge, restart on the same directory
         f = follower();
         servers[f].kill();
         appendPastPurge(f);
+        t0 = System.nanoTime();
         ChildProcess killed = start(f);
         killed.awaitReady(Duration.ofSeconds(90));
         servesEveryBlock(f, killed);
-        assertTrue(caughtUpLines(killed) >= 1, "the killed follower caught up from a peer's store: " + killed.tail(20));
+        assertTrue(caughtUpLines("killed", killed, t0) >= 1, "the killed follower caught up from a peer's store: " + killed.tail(20));
 
         // emptied: SIGKILL, its data directory deleted, the others purge, restart on an empty directory
         f = follower();
         servers[f].kill();
         deleteTree(dataDir(f));
         appendPastPurge(f);
+        t0 = System.nanoTime();
         ChildProcess emptied = start(f);
         emptied.awaitReady(Duration.ofSeconds(90));
         servesEveryBlock(f, emptied);
-        assertTrue(caughtUpLines(emptied) >= 1, "the emptied follower caught up from a peer's store: " + emptied.tail(20));
+        assertTrue(caughtUpLines("emptied", emptied, t0) >= 1, "the emptied follower caught up from a peer's store: " + emptied.tail(20));
 
         // and all three go on together
         append(64);
