@@ -169,6 +169,15 @@ public final class RaftReplica implements AutoCloseable {
         }
     }
 
+    /** The index the next entry of this replica's Raft log takes (its last entry's index + 1). */
+    public long raftLogNextIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getNextIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** The Raft index of the last entry this replica applied to its store. */
     public long appliedIndex() {
         return stateMachine.getLastAppliedTermIndex().getIndex();

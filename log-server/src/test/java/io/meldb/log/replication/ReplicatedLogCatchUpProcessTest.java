@@ -171,30 +171,53 @@ class ReplicatedLogCatchUpProcessTest {
         }
     }
 
-    /** The first Raft log segment (index 0) is gone from replica {@code i}'s disk: its log was purged. */
-    private boolean purged(int i) {
+    /** The first Raft index of each segment file in replica {@code i}'s Raft directory ({@code log_<start>-<end>}, {@code log_inprogress_<start>}). */
+    private List<Long> segmentStarts(int i) {
         try (Stream<Path> files = Files.walk(dataDir(i).resolve("raft"))) {
-            List<String> names = files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("log_")).toList();
-            return !names.isEmpty() && names.stream().noneMatch(f -> f.startsWith("log_0-") || f.equals("log_inprogress_0"));
+            return files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("log_"))
+                .map(f -> Long.parseLong(f.startsWith("log_inprogress_") ? f.substring("log_inprogress_".length())
+                    : f.substring(4, f.indexOf('-')))).sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    /** Appends until the two replicas other than {@code away} purged their first segments, then 64 more blocks. */
-    private void appendPastPurge(int away) throws Exception {
-        for (int round = 0; round < 20; round++) {
-            append(64);
-            boolean all = true;
-            for (int i = 0; i < 3; i++) {
-                all &= i == away || purged(i);
+    /** The lowest Raft index the running replicas other than {@code away} still hold on disk. */
+    private long lowestHeld(int away) {
+        long low = Long.MAX_VALUE;
+        for (int i = 0; i < 3; i++) {
+            if (i != away) {
+                List<Long> starts = segmentStarts(i);
+                low = Math.min(low, starts.isEmpty() ? 0 : starts.get(0));
             }
-            if (all) {
-                append(64);
+        }
+        return low;
+    }
+
+    /**
+     * Appends until the running replicas purged every Raft entry the replica {@code away} logged before it went away:
+     * its last segment starts at {@code lastStart}; the others delete the segment starting there (the same entries roll
+     * segments at the same indexes on every replica), and then one more, for margin. Only then does the leader have to
+     * notify it: a leader never moves a follower's next index below the entries it knows the follower logged.
+     */
+    private void appendPastPurge(int away, long lastStart) throws Exception {
+        long passed = -1;
+        for (int round = 0; round < 40; round++) {
+            append(64);
+            long low = lowestHeld(away);
+            if (passed < 0 && low > lastStart) {
+                passed = low;
+            } else if (passed >= 0 && low > passed) {
                 return;
             }
         }
-        throw new AssertionError("the running replicas never purged their Raft logs");
+        throw new AssertionError("the running replicas never purged their Raft logs past index " + lastStart
+            + " (they hold from " + lowestHeld(away) + ")");
+    }
+
+    private long lastSegmentStart(int i) {
+        List<Long> starts = segmentStarts(i);
+        return starts.isEmpty() ? 0 : starts.get(starts.size() - 1);
     }
 
     /** The running replica {@code i} holds every acknowledged block at its position, read through its own log port. */
@@ -270,7 +293,7 @@ class ReplicatedLogCatchUpProcessTest {
         int f = follower();
         ChildProcess frozen = servers[f];
         signal(frozen, "STOP");
-        appendPastPurge(f);
+        appendPastPurge(f, lastSegmentStart(f));
         long t0 = System.nanoTime();
         signal(frozen, "CONT");
         servesEveryBlock(f, frozen);
@@ -279,7 +302,7 @@ class ReplicatedLogCatchUpProcessTest {
         // killed: SIGKILL, the others purge, restart on the same directory
         f = follower();
         servers[f].kill();
-        appendPastPurge(f);
+        appendPastPurge(f, lastSegmentStart(f));
         t0 = System.nanoTime();
         ChildProcess killed = start(f);
         killed.awaitReady(Duration.ofSeconds(90));
@@ -289,8 +312,9 @@ class ReplicatedLogCatchUpProcessTest {
         // emptied: SIGKILL, its data directory deleted, the others purge, restart on an empty directory
         f = follower();
         servers[f].kill();
+        long lastStart = lastSegmentStart(f);
         deleteTree(dataDir(f));
-        appendPastPurge(f);
+        appendPastPurge(f, lastStart);
         t0 = System.nanoTime();
         ChildProcess emptied = start(f);
         emptied.awaitReady(Duration.ofSeconds(90));
