@@ -54,6 +54,8 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
     private long nextPosition = 1;
     /** Written by the applier: completes once the latest APPEND entry is stored (a TRIM and catching up wait for it). */
     private volatile CompletableFuture<Message> lastAppend = CompletableFuture.completedFuture(null);
+    /** Written by the applier thread in {@link #reinitialize} only. */
+    private volatile long reloads;
     /** Carries out TRIMs, one at a time, in log order. */
     private final ExecutorService trimmer = Executors.newSingleThreadExecutor(r -> {
         final Thread t = new Thread(r, "raft-trim");
@@ -196,6 +198,12 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
         getLifeCycle().transition(LifeCycle.State.STARTING);
         load();
         getLifeCycle().transition(LifeCycle.State.RUNNING);
+        reloads++;
+    }
+
+    /** How many times Ratis reloaded this state machine from an installed snapshot. */
+    long reloads() {
+        return reloads;
     }
 
     /** The store this replica applies to. */
