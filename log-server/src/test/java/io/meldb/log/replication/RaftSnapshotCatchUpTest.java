@@ -195,6 +195,16 @@ class RaftSnapshotCatchUpTest {
         throw new AssertionError("the replicas never purged their Raft logs past index " + stoppedAt);
     }
 
+    /**
+     * The follower caught up through the install-snapshot notification. Awaited, not asserted at once: the fetched
+     * blocks are readable (the tail moves) a moment before the catch-up records its snapshot point and counts it.
+     */
+    private void awaitInstalled(int f) {
+        RaftReplica r = replica(f);
+        Await.until(Duration.ofSeconds(30), "replica " + f + " caught up through the install-snapshot notification",
+            () -> r.catchUp().installs() >= 1);
+    }
+
     private static void deleteTree(Path root) throws IOException {
         try (Stream<Path> files = Files.walk(root)) {
             for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -232,7 +242,7 @@ class RaftSnapshotCatchUpTest {
         servers[f] = startServer(f);
         append(20);
         everyReplicaServesEveryBlock();
-        assertTrue(replica(f).catchUp().installs() >= 1, "caught up through the install-snapshot notification");
+        awaitInstalled(f);
         assertTrue(replica(f).catchUp().blocksFetched() > 0, "blocks fetched from a peer");
         append(20);
         everyReplicaServesEveryBlock();
@@ -245,7 +255,7 @@ class RaftSnapshotCatchUpTest {
         int f = stopAFollowerAndAppendPastItsLog(true, false);
         servers[f] = startServer(f);
         everyReplicaServesEveryBlock();
-        assertTrue(replica(f).catchUp().installs() >= 1, "caught up through the install-snapshot notification");
+        awaitInstalled(f);
         assertTrue(replica(f).catchUp().blocksFetched() > 0, "blocks fetched from a peer");
         append(20);
         everyReplicaServesEveryBlock();
@@ -262,7 +272,7 @@ class RaftSnapshotCatchUpTest {
         servers[f] = startServer(f);
         append(20);
         everyReplicaServesEveryBlock();
-        assertTrue(replica(f).catchUp().installs() >= 1, "caught up through the install-snapshot notification");
+        awaitInstalled(f);
         assertTrue(replica(f).catchUp().blocksFetched() <= appended + 1L - kept,
             "fetched " + replica(f).catchUp().blocksFetched() + " blocks, none of the " + (kept - 1) + " its store kept");
     }

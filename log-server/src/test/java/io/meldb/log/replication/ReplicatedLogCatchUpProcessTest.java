@@ -242,18 +242,20 @@ class ReplicatedLogCatchUpProcessTest {
         }
     }
 
-    /** How many times {@code p} caught up from a peer's store; prints the lines and how long it took since {@code t0}. */
-    private int caughtUpLines(String what, ChildProcess p, long t0) {
-        int n = 0;
+    /**
+     * Waits until {@code p} says it caught up from a peer's store (the line follows the blocks becoming readable by a
+     * moment), prints those lines and the time since {@code t0}, when it was resumed or restarted.
+     */
+    private void awaitCaughtUp(String what, ChildProcess p, long t0) {
+        long servingMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        Await.until(Duration.ofSeconds(30), what + " follower caught up from a peer's store (" + p.tail(20) + ")",
+            () -> p.outputLines().stream().anyMatch(l -> CAUGHT_UP.matcher(l).find()));
         for (String line : p.outputLines()) {
             if (CAUGHT_UP.matcher(line).find()) {
-                n++;
                 System.out.println(what + ": " + line.substring(line.indexOf("replicated log:")));
             }
         }
-        System.out.println(what + ": serving every block " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
-            + " ms after it was resumed or restarted");
-        return n;
+        System.out.println(what + ": serving every block " + servingMillis + " ms after it was resumed or restarted");
     }
 
     private int follower() {
@@ -297,7 +299,7 @@ class ReplicatedLogCatchUpProcessTest {
         long t0 = System.nanoTime();
         signal(frozen, "CONT");
         servesEveryBlock(f, frozen);
-        assertTrue(caughtUpLines("frozen", frozen, t0) >= 1, "the frozen follower caught up from a peer's store: " + frozen.tail(20));
+        awaitCaughtUp("frozen", frozen, t0);
 
         // killed: SIGKILL, the others purge, restart on the same directory
         f = follower();
@@ -307,7 +309,7 @@ class ReplicatedLogCatchUpProcessTest {
         ChildProcess killed = start(f);
         killed.awaitReady(Duration.ofSeconds(90));
         servesEveryBlock(f, killed);
-        assertTrue(caughtUpLines("killed", killed, t0) >= 1, "the killed follower caught up from a peer's store: " + killed.tail(20));
+        awaitCaughtUp("killed", killed, t0);
 
         // emptied: SIGKILL, its data directory deleted, the others purge, restart on an empty directory
         f = follower();
@@ -319,7 +321,7 @@ class ReplicatedLogCatchUpProcessTest {
         ChildProcess emptied = start(f);
         emptied.awaitReady(Duration.ofSeconds(90));
         servesEveryBlock(f, emptied);
-        assertTrue(caughtUpLines("emptied", emptied, t0) >= 1, "the emptied follower caught up from a peer's store: " + emptied.tail(20));
+        awaitCaughtUp("emptied", emptied, t0);
 
         // and all three go on together
         append(64);
