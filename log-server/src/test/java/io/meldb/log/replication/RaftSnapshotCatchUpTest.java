@@ -13,7 +13,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -131,13 +134,44 @@ class RaftSnapshotCatchUpTest {
         }
     }
 
-    /** Bytes of the Raft log segments under replica {@code i}'s data directory. */
-    private long raftLogBytes(int i) {
-        try (Stream<Path> files = Files.walk(dir.resolve("log-" + i).resolve("raft"))) {
-            return files.filter(f -> f.getFileName().toString().startsWith("log_")).mapToLong(f -> f.toFile().length()).sum();
+    /**
+     * The names of the Raft log segment files under {@code raftDir} ({@code <group>/current/log_*}), listed without
+     * opening or statting them: Ratis deletes purged segments and old snapshots while a test looks.
+     */
+    static List<String> segmentNames(Path raftDir) {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> groups = Files.newDirectoryStream(raftDir)) {
+            for (Path group : groups) {
+                try (DirectoryStream<Path> files = Files.newDirectoryStream(group.resolve("current"), "log_*")) {
+                    for (Path f : files) {
+                        names.add(f.getFileName().toString());
+                    }
+                } catch (NoSuchFileException | NotDirectoryException notAGroup) {
+                    // not a group directory (Ratis keeps none other there today), or removed meanwhile
+                }
+            }
+        } catch (NoSuchFileException none) {
+            return names;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return names;
+    }
+
+    /** Bytes of the Raft log segments of replica {@code i} (a segment deleted meanwhile counts 0). */
+    private long raftLogBytes(int i) {
+        Path raft = dir.resolve("log-" + i).resolve("raft");
+        long bytes = 0;
+        for (String name : segmentNames(raft)) {
+            try (DirectoryStream<Path> groups = Files.newDirectoryStream(raft)) {
+                for (Path group : groups) {
+                    bytes += group.resolve("current").resolve(name).toFile().length();
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return bytes;
     }
 
     private RaftReplica replica(int i) {

@@ -171,15 +171,14 @@ class ReplicatedLogCatchUpProcessTest {
         }
     }
 
-    /** The first Raft index of each segment file in replica {@code i}'s Raft directory ({@code log_<start>-<end>}, {@code log_inprogress_<start>}). */
+    /**
+     * The first Raft index of each segment file in replica {@code i}'s Raft log ({@code <data-dir>/raft/<group>/current/}
+     * {@code log_<start>-<end>}, {@code log_inprogress_<start>}). Names only: a file Ratis deletes meanwhile is fine.
+     */
     private List<Long> segmentStarts(int i) {
-        try (Stream<Path> files = Files.walk(dataDir(i).resolve("raft"))) {
-            return files.map(f -> f.getFileName().toString()).filter(f -> f.startsWith("log_"))
-                .map(f -> Long.parseLong(f.startsWith("log_inprogress_") ? f.substring("log_inprogress_".length())
-                    : f.substring(4, f.indexOf('-')))).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return RaftSnapshotCatchUpTest.segmentNames(dataDir(i).resolve("raft")).stream()
+            .map(f -> Long.parseLong(f.startsWith("log_inprogress_") ? f.substring("log_inprogress_".length())
+                : f.substring(4, f.indexOf('-')))).sorted().toList();
     }
 
     /** The lowest Raft index the running replicas other than {@code away} still hold on disk. */
