@@ -85,9 +85,10 @@ class ReplicatedLogCatchUpProcessTest {
         }
     }
 
-    private static void signal(ChildProcess p, String signal) throws Exception {
-        Process k = new ProcessBuilder("kill", "-" + signal, String.valueOf(p.pid())).inheritIO().start();
-        assertEquals(0, k.waitFor(), "kill -" + signal);
+    private static void signal(ChildProcess p, String signal) {
+        ChildProcess.Finished k = ChildProcess.run("kill-" + signal,
+            List.of("kill", "-" + signal, String.valueOf(p.pid())), Duration.ofSeconds(10));
+        assertEquals(0, k.exitCode(), "kill -" + signal + ": " + k.output());
     }
 
     private Path dataDir(int i) {
