@@ -18,7 +18,14 @@ public final class ReplicationOptions {
     /** Blocks at most in one Raft entry: one block per entry measured 5.5x slower than BookKeeper, 16 per entry 1.4x. */
     public static final int DEFAULT_MAX_BLOCKS_PER_ENTRY = 32;
 
+    /** Raft entries between snapshots: up to 32 blocks each, so the Raft log keeps at most a few hundred MB. */
+    public static final long DEFAULT_SNAPSHOT_EVERY = 1024;
+    /** Ratis's default segment size: purging deletes whole closed segments. */
+    public static final long DEFAULT_RAFT_SEGMENT_BYTES = 32L << 20;
+
     private final int factor;
+    private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+    private long raftSegmentBytes = DEFAULT_RAFT_SEGMENT_BYTES;
     private final String nodeId;
     private final RaftPeers peers;
     private Duration commitTimeout = Duration.ofSeconds(5);
@@ -118,6 +125,32 @@ public final class ReplicationOptions {
             throw new IllegalArgumentException("blocks per Raft entry " + n + " must be in [1, 256]");
         }
         this.maxBlocksPerEntry = n;
+        return this;
+    }
+
+    /** Applied Raft entries between two snapshots (each purges the Raft log below it). */
+    public long snapshotEvery() {
+        return snapshotEvery;
+    }
+
+    public ReplicationOptions snapshotEvery(final long entries) {
+        if (entries < 1) {
+            throw new IllegalArgumentException("--snapshot-every must be at least 1 entry, got " + entries);
+        }
+        this.snapshotEvery = entries;
+        return this;
+    }
+
+    /** The largest Raft log segment file; purging releases whole closed segments. */
+    public long raftSegmentBytes() {
+        return raftSegmentBytes;
+    }
+
+    public ReplicationOptions raftSegmentBytes(final long bytes) {
+        if (bytes < 64 * 1024) {
+            throw new IllegalArgumentException("the Raft log segment size must be at least 64 KB, got " + bytes);
+        }
+        this.raftSegmentBytes = bytes;
         return this;
     }
 }

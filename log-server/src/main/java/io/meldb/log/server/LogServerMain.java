@@ -49,6 +49,8 @@ public final class LogServerMain {
             {"raft-tls-key", "MELDB_LOG_RAFT_TLS_KEY", null, "PEM PKCS#8 private key of --raft-tls-cert"},
             {"raft-tls-ca", "MELDB_LOG_RAFT_TLS_CA", null, "PEM CA certificate(s): only peers whose certificate these signed may connect to the Raft port"},
             {"raft-trust-network", "MELDB_LOG_RAFT_TRUST_NETWORK", "false", "with a cluster secret and no Raft TLS: start although the Raft port is not on loopback, because the network lets only the replicas reach it (a NetworkPolicy, a firewall)"},
+            {"snapshot-every", "MELDB_LOG_SNAPSHOT_EVERY", "1024", "with --replication-factor > 1: Raft entries between snapshots; each forces the block store and purges the Raft log below it"},
+            {"raft-segment-size", "MELDB_LOG_RAFT_SEGMENT_SIZE", "32m", "with --replication-factor > 1: largest Raft log segment file; purging deletes whole closed segments"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -168,7 +170,9 @@ public final class LogServerMain {
             config.replication(new ReplicationOptions(factor, v.get("node-id"), RaftPeers.parse(v.get("peers"), port))
                     .commitTimeout(Duration.ofMillis(CommandFlags.intValue(v, "replication-commit-timeout")))
                     .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election))
-                    .raftHost(raftHost).tls(tls));
+                    .raftHost(raftHost).tls(tls)
+                    .snapshotEvery(CommandFlags.intValue(v, "snapshot-every"))
+                    .raftSegmentBytes(CommandFlags.sizeValue(v, "raft-segment-size")));
         }
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));

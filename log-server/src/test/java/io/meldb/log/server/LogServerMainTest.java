@@ -85,7 +85,16 @@ class LogServerMainTest {
         assertNull(one.replication(), "the default is one server, no Raft");
         LogServerConfig three = LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7000",
                 "--replication-factor", "3", "--node-id", "b", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100",
-                "--election-timeout", "1500", "--replication-commit-timeout", "4000"}));
+                "--election-timeout", "1500", "--replication-commit-timeout", "4000", "--snapshot-every", "64",
+                "--raft-segment-size", "1m"}));
+        assertEquals(64, three.replication().snapshotEvery());
+        assertEquals(1 << 20, three.replication().raftSegmentBytes());
+        assertEquals(1024, LogServerMain.configure(LogServerMain.parse(new String[]{"--replication-factor", "3",
+                "--node-id", "a", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100"})).replication().snapshotEvery(), "the default");
+        IllegalArgumentException noSnapshots = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(new String[]{"--replication-factor", "3", "--node-id", "a",
+                        "--peers", "a=h1:9100,b=h2:9100,c=h3:9100", "--snapshot-every", "0"})));
+        assertTrue(noSnapshots.getMessage().contains("--snapshot-every must be at least 1"), noSnapshots.getMessage());
         assertEquals(3, three.replication().factor());
         assertEquals("b", three.replication().nodeId());
         assertEquals("h2:7000", three.replication().peers().peer("b").clientAddress(), "log port: --port");
