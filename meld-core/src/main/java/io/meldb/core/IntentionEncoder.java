@@ -1,7 +1,6 @@
 package io.meldb.core;
 
 import org.agrona.ExpandableDirectByteBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Arrays;
 import java.util.List;
@@ -99,25 +98,20 @@ public final class IntentionEncoder {
                 + " bytes");
         }
         dst.checkLimit(offset + (int) size);
-        // the buffer has its room now: the bytes go through a view of it, one concrete class at every call site
-        // (an expandable buffer checks and may grow on every byte, through an interface call per varint byte)
-        final UnsafeBuffer out = this.out;
-        out.wrap(dst, 0, offset + (int) size);
 
         int pos = offset;
-        out.putByte(pos++, IntentionFormat.VERSION);
-        out.putByte(pos++, (byte) txn.isolation().code());
-        out.putByte(pos++, (byte) intentionFlags);
-        pos = putVarint(out, pos, snapshotCsn);
-        pos = putVarint(out, pos, nodeCount & 0xFFFF_FFFFL);
-        pos = putVarint(out, pos, rangeCount & 0xFFFF_FFFFL);
+        dst.putByte(pos++, IntentionFormat.VERSION);
+        dst.putByte(pos++, (byte) txn.isolation().code());
+        dst.putByte(pos++, (byte) intentionFlags);
+        pos = Varint.putLong(dst, pos, snapshotCsn);
+        pos = Varint.putInt(dst, pos, nodeCount);
+        pos = Varint.putInt(dst, pos, rangeCount);
         for (int i = 0; i < rangeCount; i++) {
-            pos = writeRange(out, pos, ranges.get(i));
+            pos = writeRange(dst, pos, ranges.get(i));
         }
         for (int i = 0; i < nodeCount; i++) {
-            pos = writeNode(out, pos, i, snapshotCsn);
+            pos = writeNode(dst, pos, i, snapshotCsn);
         }
-        out.wrap(0, 0); // holds no reference to the caller's buffer
         if (pos - offset != size) {
             throw new IllegalStateException("encoded " + (pos - offset) + " bytes but sized the record at " + size);
         }
@@ -211,21 +205,10 @@ public final class IntentionEncoder {
         return Varint.sizeOf(snapshotCsn - Versions.csnOf(v)) + Varint.sizeOf(v & IntentionFormat.VN_LOW_MASK);
     }
 
-    private static int putVersion(final UnsafeBuffer dst, final int pos, final long v, final long snapshotCsn) {
-        final int at = putVarint(dst, pos, snapshotCsn - Versions.csnOf(v));
-        return putVarint(dst, at, v & IntentionFormat.VN_LOW_MASK);
-    }
-
-    /** {@link Varint#putLong}, on the concrete buffer class (the encoder's hottest loop). */
-    private static int putVarint(final UnsafeBuffer dst, final int index, final long value) {
-        int i = index;
-        long v = value;
-        while ((v & ~0x7FL) != 0) {
-            dst.putByte(i++, (byte) ((v & 0x7F) | 0x80));
-            v >>>= 7;
-        }
-        dst.putByte(i++, (byte) v);
-        return i;
+    private static int putVersion(final ExpandableDirectByteBuffer dst, final int pos, final long v,
+                                  final long snapshotCsn) {
+        final int at = Varint.putLong(dst, pos, snapshotCsn - Versions.csnOf(v));
+        return Varint.putLong(dst, at, v & IntentionFormat.VN_LOW_MASK);
     }
 
     private int pointerSize(final long child, final int childIndex, final int ownIndex, final long snapshotCsn) {
@@ -262,7 +245,7 @@ public final class IntentionEncoder {
         return size;
     }
 
-    private int writeNode(final UnsafeBuffer dst, final int start, final int i, final long snapshotCsn) {
+    private int writeNode(final ExpandableDirectByteBuffer dst, final int start, final int i, final long snapshotCsn) {
         final long n = order[i];
         final long left = Node.left(n);
         final long right = Node.right(n);
@@ -276,7 +259,7 @@ public final class IntentionEncoder {
         int pos = start;
         dst.putByte(pos++, (byte) (Node.flags(n) & IntentionFormat.NODE_FLAGS_MASK));
         dst.putByte(pos++, (byte) kinds);
-        pos = putVarint(dst, pos, Node.height(n) & 0xFFFF_FFFFL);
+        pos = Varint.putInt(dst, pos, Node.height(n));
         if (scv != 0) {
             pos = putVersion(dst, pos, scv, snapshotCsn);
         }
@@ -291,17 +274,18 @@ public final class IntentionEncoder {
         return putPointer(dst, pos, right, rightIndex[i], i, snapshotCsn);
     }
 
-    private static int putPointer(final UnsafeBuffer dst, final int pos, final long child,
+    private static int putPointer(final ExpandableDirectByteBuffer dst, final int pos, final long child,
                                   final int childIndex, final int ownIndex, final long snapshotCsn) {
         if (childIndex >= 0) {
-            return putVarint(dst, pos, (ownIndex - childIndex) & 0xFFFF_FFFFL);
+            return Varint.putInt(dst, pos, ownIndex - childIndex);
         }
         return child == 0 ? pos : putVersion(dst, pos, Node.vn(child), snapshotCsn);
     }
 
-    private int putBytes(final UnsafeBuffer dst, final int pos, final long handle, final int length) {
-        final int at = putVarint(dst, pos, length & 0xFFFF_FFFFL);
+    private int putBytes(final ExpandableDirectByteBuffer dst, final int pos, final long handle, final int length) {
+        final int at = Varint.putInt(dst, pos, length);
         if (length > 0) {
+            dst.checkLimit(at + length);
             view.wrap(handle, length);
             dst.putBytes(at, view, 0, length);
         }
@@ -309,11 +293,9 @@ public final class IntentionEncoder {
     }
 
     /** Reused view over key and payload bytes in node memory. */
-    private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
-    /** Reused view over the output buffer while one record is written. */
-    private final UnsafeBuffer out = new UnsafeBuffer(0, 0);
+    private final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(0, 0);
 
-    private static int writeRange(final UnsafeBuffer dst, final int start, final RangeDependency range) {
+    private static int writeRange(final ExpandableDirectByteBuffer dst, final int start, final RangeDependency range) {
         final byte[] lo = range.lo();
         final byte[] hi = range.hi();
         final int flags = (lo == null ? Intention.RANGE_LO_UNBOUNDED : 0)
@@ -323,12 +305,12 @@ public final class IntentionEncoder {
         int pos = start;
         dst.putByte(pos++, (byte) flags);
         if (lo != null) {
-            pos = putVarint(dst, pos, lo.length);
+            pos = Varint.putInt(dst, pos, lo.length);
             dst.putBytes(pos, lo);
             pos += lo.length;
         }
         if (hi != null) {
-            pos = putVarint(dst, pos, hi.length);
+            pos = Varint.putInt(dst, pos, hi.length);
             dst.putBytes(pos, hi);
             pos += hi.length;
         }
