@@ -47,6 +47,7 @@ public final class TxnServerConfig {
     private long maxNodeMemory;
     private int checkpointChunkBytes = 256 * 1024;
     private boolean trim = true;
+    private boolean adoptOwnIntentions = true;
     private boolean writeCheckpoints = true;
     private ThreadingMode threading = ThreadingMode.DEDICATED;
     private int decodeThreads = 1;
@@ -361,6 +362,20 @@ public final class TxnServerConfig {
 
     public TxnServerConfig trim(final boolean trim) {
         this.trim = trim;
+        return this;
+    }
+
+    /**
+     * Whether the log reader melds this server's own intentions from the trees their sessions built (copied for
+     * their CSN, {@link OwnIntentions}) instead of decoding the records it reads back; the result is the same
+     * either way (meld paper App. E), this only saves the decode.
+     */
+    public boolean adoptOwnIntentions() {
+        return adoptOwnIntentions;
+    }
+
+    public TxnServerConfig adoptOwnIntentions(final boolean adoptOwnIntentions) {
+        this.adoptOwnIntentions = adoptOwnIntentions;
         return this;
     }
 
