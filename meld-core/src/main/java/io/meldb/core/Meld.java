@@ -71,6 +71,8 @@ public final class Meld {
     private final RangeValidation rangeValidation = new RangeValidation();
     private long ephemeralsCreated;
     private int abortReason;
+    /** The intention node whose conflict aborted the last call (0: none, or a range conflicted). */
+    private long conflictNode;
 
     private long[] scratch = new long[64];
     private int scratchCount;
@@ -121,9 +123,49 @@ public final class Meld {
         stream(intention, lcsRoot);
         if (rangeValidation.anyChanged(intention.ranges, intention.rangeCount, lcsRoot)) {
             abortReason = AbortReason.CONFLICT;
+            countConflict(intention);
             return CONFLICT;
         }
-        return publish(meld(lcsRoot, intention.root, 0, 0));
+        final long root = publish(meld(lcsRoot, intention.root, 0, 0));
+        if (root == CONFLICT) {
+            countConflict(intention);
+        }
+        return root;
+    }
+
+    /** Feeds {@link ConflictKeys} (a debug meter, off by default) with the conflict that aborted {@code intention}. */
+    private void countConflict(final Intention intention) {
+        if (abortReason != AbortReason.CONFLICT || !ConflictKeys.enabled()) {
+            return;
+        }
+        writtenLo = 0;
+        writtenHi = 0;
+        writtenBounds(intention.root);
+        final long lo = writtenLo == 0 ? 0 : Node.keyPrefix(writtenLo);
+        final long hi = writtenHi == 0 ? 0 : Node.keyPrefix(writtenHi);
+        if (conflictNode != 0) {
+            ConflictKeys.record(ConflictKeys.POINT, Node.keyPrefix(conflictNode), lo, hi);
+        } else {
+            ConflictKeys.record(ConflictKeys.RANGE, rangeValidation.lastChangedPrefix(), lo, hi);
+        }
+    }
+
+    private long writtenLo;
+    private long writtenHi;
+
+    /** The smallest and largest key the intention altered, into {@link #writtenLo} / {@link #writtenHi}. */
+    private void writtenBounds(final long n) {
+        if (n == 0 || !inIntention(n)) {
+            return;
+        }
+        writtenBounds(intentionLeft(n));
+        if ((Node.flags(n) & Node.ALTERED) != 0) {
+            if (writtenLo == 0) {
+                writtenLo = n;
+            }
+            writtenHi = n;
+        }
+        writtenBounds(intentionRight(n));
     }
 
     /**
@@ -136,10 +178,12 @@ public final class Meld {
         stream(intention, stateRoot);
         if (rangeValidation.anyChanged(intention.ranges, intention.rangeCount, stateRoot)) {
             abortReason = AbortReason.CONFLICT;
+            countConflict(intention);
             return false;
         }
         final long root = publish(meld(stateRoot, intention.root, 0, 0));
         if (root == CONFLICT) {
+            countConflict(intention);
             return false;
         }
         out.set(intention.csn, intention.minCsn, intention.snapshotCsn, root, intention.nodeCount,
@@ -204,6 +248,7 @@ public final class Meld {
         this.runLength = 0;
         this.stragglerCount = 0;
         this.abortReason = AbortReason.NONE;
+        this.conflictNode = 0;
     }
 
     /** Publishes the nodes this call created to the directory: only output that exists is ever looked up. */
@@ -297,6 +342,7 @@ public final class Meld {
         if (p != 0) {
             final int pf = p == n ? nf : Node.flags(p);
             if (conflicts(pf, p, lcs) || ((pf & Node.INCREMENT) != 0 && incrementFails(p, lcs))) {
+                conflictNode = p;
                 return CONFLICT;
             }
         }
@@ -459,6 +505,7 @@ public final class Meld {
         final int c = Node.compareKeys(n, lcs);
         final long p = c == 0 ? n : find(n, lcs);
         if (p != 0 && conflicts(Node.flags(p), p, lcs)) {
+            conflictNode = p;
             return true;
         }
         return readOnlyConflictChild(ll, c >= 0 ? nl : n, lo, lcs) || readOnlyConflictChild(lr, c <= 0 ? nr : n, lcs, hi);
