@@ -458,12 +458,11 @@ public final class Meld {
 
     /**
      * A write or read of {@code p} (whose flags are {@code pFlags}) conflicts iff the state's content for its key
-     * is newer than what it saw.
+     * is newer than what it saw; for a read of some columns only, newer in those columns ({@link ColumnReads}).
      */
     private static boolean conflicts(final int pFlags, final long p, final long m) {
         // an increment without a read depends on the key's existence, not on its version (incrementFails)
-        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && (pFlags & (Node.INCREMENT | Node.DEPENDS_ON)) != Node.INCREMENT
-            && Node.ncv(m) > Node.scv(p);
+        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && ColumnReads.conflicts(pFlags, p, m);
     }
 
     /**
@@ -548,6 +547,7 @@ public final class Meld {
         int flags;
         long scv;
         long payloadSource;
+        boolean stale = false;
         int sourceFlags;
         if ((pFlags & Node.ALTERED) != 0) {
             payloadSource = p;
@@ -561,7 +561,10 @@ public final class Meld {
             scv = mScv;
         } else {
             final long mVersion = mPending || !mAltered ? mScv : mVn;
-            if (p != 0 && pScv > mVersion) {
+            // a column read that stood against newer content (increments of other bytes) keeps the version it read,
+            // with that version's payload, and must not be grafted whole: final meld checks it again (stale below)
+            stale = keepReadset && p != 0 && (pFlags & Node.DEPENDS_ON) != 0 && pScv < mVersion;
+            if (p != 0 && (pScv > mVersion || stale)) {
                 payloadSource = p;
                 sourceFlags = pFlags;
                 scv = pScv;
@@ -572,11 +575,13 @@ public final class Meld {
             }
             flags = 0;
         }
+        long columns = 0;
         if (keepReadset) {
             final boolean pDepends = (pFlags & Node.DEPENDS_ON) != 0;
             final boolean mDepends = mPending && (mFlags & Node.DEPENDS_ON) != 0;
             if (pDepends || mDepends) {
                 flags |= Node.DEPENDS_ON;
+                columns = readColumns(pDepends ? Node.columns(p) : -1L, mDepends ? Node.columns(m) : -1L);
                 if (pDepends || (pFlags & Node.ALTERED) != 0) {
                     scv = Math.min(scv, pScv);
                 }
@@ -585,11 +590,12 @@ public final class Meld {
                 }
             }
         }
-        flags |= sourceFlags & (keepReadset ? Node.TOMBSTONE | Node.INCREMENT : Node.TOMBSTONE);
+        flags |= sourceFlags & (keepReadset ? Node.TOMBSTONE | Node.INCREMENT | Node.HISTORY
+            : Node.TOMBSTONE | Node.HISTORY);
 
         final boolean mReadOnly = (mFlags & Node.SUBTREE_IS_ONLY_READ_DEPENDENT) != 0;
         long ssv = mPending || mReadOnly ? Node.ssv(m) : mVn;
-        if (!sameSpan(left, ml) || !sameSpan(right, mr)) {
+        if (stale || !sameSpan(left, ml) || !sameSpan(right, mr)) {
             ssv = 0;
         }
         if ((flags & Node.ALTERED) == 0 && ssv != 0 && !(mPending && !mReadOnly)
@@ -599,13 +605,29 @@ public final class Meld {
         final long e = newNode(m);
         if ((sourceFlags & Node.INCREMENT) != 0 && !keepReadset) {
             Increment.apply(arena, payloadSource, m, e);
+            flags |= Node.HISTORY;
         } else {
             Node.copyPayload(e, payloadSource);
         }
+        Node.columns(e, columns);
         Node.scv(e, scv);
         Node.ssv(e, ssv);
         Node.flags(e, flags);
         return join(left, e, right);
+    }
+
+    /**
+     * The byte mask of a read that two reads of one key make together (-1 = that side did not read): the union, or
+     * the whole row if either read the whole row.
+     */
+    private static long readColumns(final long a, final long b) {
+        if (a == -1L) {
+            return b;
+        }
+        if (b == -1L) {
+            return a;
+        }
+        return a == ColumnReads.WHOLE_ROW || b == ColumnReads.WHOLE_ROW ? ColumnReads.WHOLE_ROW : a | b;
     }
 
     /** Structure version of a state node as the output's source: a pending node's own source. */
@@ -660,10 +682,14 @@ public final class Meld {
         final long c = newNode(x);
         final int f = Node.flags(x);
         if (inIntention(x) || pending(x) || fresh(x)) {
-            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
+            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | Node.HISTORY
+                | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
             Node.scv(c, Node.scv(x));
+            if (keepReadset) {
+                Node.columns(c, Node.columns(x));
+            }
         } else {
-            Node.flags(c, f & Node.TOMBSTONE);
+            Node.flags(c, f & (Node.TOMBSTONE | Node.HISTORY));
             Node.scv(c, Node.ncv(x));
         }
         Node.payload(c, Node.payload(x), Node.payloadLength(x));
@@ -807,8 +833,12 @@ public final class Meld {
         final long right = build(mid + 1, to);
         final long e = newNode(x);
         final int f = Node.flags(x);
-        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
+        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | Node.HISTORY
+            | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
         Node.scv(e, Node.scv(x));
+        if (keepReadset) {
+            Node.columns(e, Node.columns(x));
+        }
         Node.payload(e, Node.payload(x), Node.payloadLength(x));
         attach(e, left, right);
         return e;

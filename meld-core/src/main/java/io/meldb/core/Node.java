@@ -12,7 +12,9 @@ package io.meldb.core;
  *   | SSV               | SCV               | flags   | keyLen  | height  | payLen  |   hot: one 64-byte line
  *   +-------------------+-------------------+---------+---------+---------+---------+
  *   | key    (handle)   | payload (handle)  | maxCv             | oldestDescendant  |
- *   +-------------------+-------------------+-------------------+-------------------+   = 96 bytes
+ *   +-------------------+-------------------+-------------------+-------------------+
+ *   | columns (mask)    |                                                                 = 104 bytes
+ *   +-------------------+
  * </pre>
  *
  * <ul>
@@ -22,6 +24,8 @@ package io.meldb.core;
  *   walking only subtrees whose maxCv is newer than the reader's snapshot.</li>
  *   <li>height: AVL balance information (meld paper §7: "each node just needs to maintain the depth").</li>
  *   <li>oldestDescendant: the smallest CSN of a persisted node in the subtree (App. B, for sweep).</li>
+ *   <li>columns: of an intention's read (DEPENDS_ON), the value bytes it used ({@link ColumnReads}; 0 = the whole
+ *   row).</li>
  *   <li>flags: ALTERED, DEPENDS_ON, SUBTREE_IS_ONLY_READ_DEPENDENT, TOMBSTONE and SPAN_EXTENDED travel in the
  *   log; EPHEMERAL_BELOW is derived like height and maxCv; EXTERNAL_LEFT and EXTERNAL_RIGHT are hints set when an
  *   intention is decoded or adopted.</li>
@@ -47,7 +51,8 @@ public final class Node {
     public static final int PAYLOAD = 72;
     public static final int MAX_CV = 80;
     public static final int OLDEST_DESCENDANT = 88;
-    public static final int SIZE = 96;
+    public static final int COLUMNS = 96;
+    public static final int SIZE = 104;
 
     public static final int ALTERED = 1;
     public static final int DEPENDS_ON = 2;
@@ -87,6 +92,11 @@ public final class Node {
      * increment has to be applied to the committed value).
      */
     public static final int INCREMENT_BELOW = 512;
+    /**
+     * The payload is followed by the content's increment history ({@link ColumnReads}): the base version and the
+     * bytes incremented since. Goes wherever the payload goes; in the log as {@link IntentionFormat#EXT_HISTORY}.
+     */
+    public static final int HISTORY = 1024;
 
     private Node() {
     }
@@ -220,6 +230,15 @@ public final class Node {
 
     public static void height(final long n, final int height) {
         NodeMemory.putInt(n, HEIGHT, height);
+    }
+
+    /** The value bytes an intention's read used ({@link ColumnReads}), 0 for the whole row. */
+    public static long columns(final long n) {
+        return NodeMemory.getLong(n, COLUMNS);
+    }
+
+    public static void columns(final long n, final long mask) {
+        NodeMemory.putLong(n, COLUMNS, mask);
     }
 
     public static long oldestDescendant(final long n) {
