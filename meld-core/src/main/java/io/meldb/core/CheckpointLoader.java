@@ -49,7 +49,6 @@ public final class CheckpointLoader {
             final long vn = chunk.getLong(at, CheckpointWriter.ORDER);
             final long scv = chunk.getLong(at + 8, CheckpointWriter.ORDER);
             final long ssv = chunk.getLong(at + 16, CheckpointWriter.ORDER);
-            final long oldest = chunk.getLong(at + 24, CheckpointWriter.ORDER);
             final int flags = chunk.getByte(at + 32) & 0xFF;
             final int height = chunk.getInt(at + 33, CheckpointWriter.ORDER);
             final long leftVn = chunk.getLong(at + 37, CheckpointWriter.ORDER);
@@ -91,7 +90,6 @@ public final class CheckpointLoader {
                 throw new IntentionFormatException("checkpoint node " + Versions.toString(vn) + " has height "
                     + height + " but its children give " + Node.height(n));
             }
-            Node.oldestDescendant(n, oldest);
             directory.register(vn, n);
             nodesLoaded++;
         }

@@ -18,7 +18,7 @@ import java.nio.ByteOrder;
  *
  * <pre>
  *  chunk | nodeCount i32 | node* |
- *  node  | vn i64 | scv i64 | ssv i64 | oldestDescendant i64 | flags u8 | height i32 | leftVn i64 | rightVn i64 |
+ *  node  | vn i64 | scv i64 | ssv i64 | reserved i64 (0) | flags u8 | height i32 | leftVn i64 | rightVn i64 |
  *        | keyLength i32 | key | payloadLength i32 | payload | [history, 16 bytes, if flags has HISTORY_FLAG] |
  *        (little-endian; VN 0 = no child; the history as in memory, see ColumnReads)
  * </pre>
@@ -103,7 +103,7 @@ public final class CheckpointWriter {
         buffer.putLong(pos, vn, ORDER);
         buffer.putLong(pos + 8, Node.scv(n), ORDER);
         buffer.putLong(pos + 16, Node.ssv(n), ORDER);
-        buffer.putLong(pos + 24, Node.oldestDescendant(n), ORDER);
+        buffer.putLong(pos + 24, 0, ORDER); // was App. B's OldestDescendant, which no node keeps any more
         buffer.putByte(pos + 32, (byte) ((Node.flags(n) & STORED_FLAGS) | (history ? HISTORY_FLAG : 0)));
         buffer.putInt(pos + 33, Node.height(n), ORDER);
         buffer.putLong(pos + 37, l == 0 ? 0 : Node.vn(l), ORDER);

@@ -12,8 +12,8 @@ import java.util.List;
  * premeld abort counts where premeld found it. One table per JVM, shared by every pipeline in it (servers replace
  * their pipeline at each checkpoint, and a benchmark wants the run's total).
  *
- * <p>Recording happens on the abort path only and allocates nothing: a fixed open-addressed table, under a lock
- * (premeld threads and the meld thread may abort at once).
+ * <p>Recording happens on the abort path only, while the meter is on, into a fixed open-addressed table under a
+ * lock (premeld threads and the meld thread may abort at once); while it is off nothing is recorded or allocated.
  */
 public final class ConflictKeys {
     /** A conflict on a point (a node the intention read or wrote). */
@@ -59,6 +59,46 @@ public final class ConflictKeys {
     static long classOf(final long prefix) {
         final int bytes = prefixBytes;
         return bytes == 0 ? 0 : prefix & (-1L << (8 * (8 - bytes)));
+    }
+
+    /**
+     * Counts the conflict abort of {@code intention}: on intention node {@code conflictNode}, or (0) on a range whose
+     * low bound starts with {@code rangePrefix}.
+     */
+    static void recordAbort(final Intention intention, final long conflictNode, final long rangePrefix) {
+        final long[] bounds = {0, 0};
+        writtenBounds(intention.root, intention.minCsn, intention.csn, bounds);
+        final long lo = bounds[0] == 0 ? 0 : Node.keyPrefix(bounds[0]);
+        final long hi = bounds[1] == 0 ? 0 : Node.keyPrefix(bounds[1]);
+        if (conflictNode != 0) {
+            record(POINT, Node.keyPrefix(conflictNode), lo, hi);
+        } else {
+            record(RANGE, rangePrefix, lo, hi);
+        }
+    }
+
+    /** The smallest and largest node the intention (CSNs minCsn..csn) altered, into {@code bounds}. */
+    private static void writtenBounds(final long n, final long minCsn, final long csn, final long[] bounds) {
+        if (n == 0) {
+            return;
+        }
+        final long c = Versions.csnOf(Node.vn(n));
+        if (c < minCsn || c > csn) {
+            return;
+        }
+        final int f = Node.flags(n);
+        if ((f & Node.EXTERNAL_LEFT) == 0) {
+            writtenBounds(Node.left(n), minCsn, csn, bounds);
+        }
+        if ((f & Node.ALTERED) != 0) {
+            if (bounds[0] == 0) {
+                bounds[0] = n;
+            }
+            bounds[1] = n;
+        }
+        if ((f & Node.EXTERNAL_RIGHT) == 0) {
+            writtenBounds(Node.right(n), minCsn, csn, bounds);
+        }
     }
 
     static synchronized void record(final int kind, final long conflictPrefix, final long writtenLoPrefix,

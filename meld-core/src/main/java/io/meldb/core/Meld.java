@@ -135,37 +135,10 @@ public final class Meld {
 
     /** Feeds {@link ConflictKeys} (a debug meter, off by default) with the conflict that aborted {@code intention}. */
     private void countConflict(final Intention intention) {
-        if (abortReason != AbortReason.CONFLICT || !ConflictKeys.enabled()) {
-            return;
+        if (abortReason == AbortReason.CONFLICT && ConflictKeys.enabled()) {
+            ConflictKeys.recordAbort(intention, conflictNode,
+                conflictNode == 0 ? rangeValidation.lastChangedPrefix() : 0);
         }
-        writtenLo = 0;
-        writtenHi = 0;
-        writtenBounds(intention.root);
-        final long lo = writtenLo == 0 ? 0 : Node.keyPrefix(writtenLo);
-        final long hi = writtenHi == 0 ? 0 : Node.keyPrefix(writtenHi);
-        if (conflictNode != 0) {
-            ConflictKeys.record(ConflictKeys.POINT, Node.keyPrefix(conflictNode), lo, hi);
-        } else {
-            ConflictKeys.record(ConflictKeys.RANGE, rangeValidation.lastChangedPrefix(), lo, hi);
-        }
-    }
-
-    private long writtenLo;
-    private long writtenHi;
-
-    /** The smallest and largest key the intention altered, into {@link #writtenLo} / {@link #writtenHi}. */
-    private void writtenBounds(final long n) {
-        if (n == 0 || !inIntention(n)) {
-            return;
-        }
-        writtenBounds(intentionLeft(n));
-        if ((Node.flags(n) & Node.ALTERED) != 0) {
-            if (writtenLo == 0) {
-                writtenLo = n;
-            }
-            writtenHi = n;
-        }
-        writtenBounds(intentionRight(n));
     }
 
     /**
