@@ -117,9 +117,14 @@ final class LocalSession implements TxnSession {
 
     @Override
     public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
+        return get(key, into, io.meldb.core.ColumnReads.WHOLE_ROW);
+    }
+
+    @Override
+    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
         final Transaction t = active();
         checkKey(key);
-        final int length = t.get(key, into);
+        final int length = t.get(key, into, columns);
         checkSize(t);
         return length;
     }
