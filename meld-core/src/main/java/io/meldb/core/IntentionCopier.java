@@ -13,7 +13,7 @@ import java.util.List;
  * as it was and can be reused at once: a session arena is a whole segment, too large to hand to the pipeline per
  * transaction. What it writes is field for field what {@link IntentionDecoder} writes for the same record: VN =
  * (csn, persisted, post-order index), the format's node flags, SCV, SSV, key, payload (none for a tombstone), the
- * derived fields, the external-child hints, range records with the encoder's flags and {@code asOf} = the snapshot
+ * derived fields, the increment history after the payload, the column mask of a read, the external-child hints, range records with the encoder's flags and {@code asOf} = the snapshot
  * CSN; the nodes are registered as one run. Only the tree's external pointers must name nodes resident in this
  * directory's memory (the session's snapshot must lie in the generation being melded): the caller checks that.
  * Not thread-safe: one per pipeline thread.
@@ -76,12 +76,17 @@ public final class IntentionCopier {
         if (tombstone) {
             Node.payload(c, 0, 0);
         } else {
-            Node.payload(c, bytes(Node.payload(n), Node.payloadLength(n)), Node.payloadLength(n));
+            // an increment history lies right after the payload, as the decoder leaves it (an empty payload
+            // points at the history)
+            final int length = Node.payloadLength(n);
+            Node.payload(c, bytes(Node.payload(n), length + ColumnReads.historyLength(n)), length);
         }
         Node.vn(c, Versions.vn(csn, Versions.KIND_PERSISTED, i));
         Node.scv(c, Node.scv(n));
         Node.ssv(c, Node.ssv(n));
-        Node.flags(c, flags & (IntentionFormat.NODE_FLAGS_MASK | Node.INCREMENT));
+        Node.flags(c, flags & (IntentionFormat.NODE_FLAGS_MASK | Node.INCREMENT | Node.HISTORY));
+        // the encoder records a column mask only on a read of some columns
+        Node.columns(c, (flags & Node.DEPENDS_ON) != 0 ? Node.columns(n) : ColumnReads.WHOLE_ROW);
         final long left = Node.left(n);
         final long right = Node.right(n);
         final boolean leftOwned = Transaction.owned(left);

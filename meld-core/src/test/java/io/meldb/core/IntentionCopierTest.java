@@ -36,6 +36,8 @@ class IntentionCopierTest {
             assertEquals(decoded.spanEnd - decoded.spanStart, copied.spanEnd - copied.spanStart,
                 "both are one packed run");
             assertEquals(decoded.nodeCount(), sameTree(decoded.root(), copied.root(), csn));
+            assertTrue(ownNodesWith(decoded.root(), csn, Node.HISTORY) > 0, "the workload reads counters with a history");
+            assertTrue(ownNodesWithColumns(decoded.root(), csn) > 0, "the workload reads some columns only");
             // registered as the decoder registers them: every VN of the intention finds its copy
             for (int i = 0; i < copied.nodeCount(); i++) {
                 final long vn = Versions.vn(csn, Versions.KIND_PERSISTED, i);
@@ -107,6 +109,12 @@ class IntentionCopierTest {
             }
             assertTrue(h.commit(t));
         }
+        // increments give the counters an increment history, which reads then carry in their intentions
+        final Transaction increments = h.begin(Isolation.SERIALIZABLE);
+        for (int i = 0; i < 20; i++) {
+            increments.add(b("n" + i), BALANCE, 1 + random.nextInt(9));
+        }
+        assertTrue(h.commit(increments));
         return h;
     }
 
@@ -116,6 +124,11 @@ class IntentionCopierTest {
         final Transaction t = h.begin(Isolation.SERIALIZABLE);
         for (int i = 0; i < 8; i++) {
             t.get(b("k" + random.nextInt(150)));
+        }
+        final ExpandableDirectByteBuffer into = new ExpandableDirectByteBuffer(64);
+        for (int i = 0; i < 3; i++) {
+            // a read of the balance's bytes only: its node carries a column mask and the counter's history
+            t.get(b("n" + random.nextInt(20)), into, ColumnReads.bytes(0, 8));
         }
         t.put(b("k" + random.nextInt(150)), b("updated"));
         t.put(b("new-" + seed), b(""));
@@ -154,6 +167,22 @@ class IntentionCopierTest {
         return out;
     }
 
+    private static int ownNodesWith(final long n, final long csn, final int flag) {
+        if (n == 0 || Versions.csnOf(Node.vn(n)) != csn) {
+            return 0;
+        }
+        return ((Node.flags(n) & flag) != 0 ? 1 : 0) + ownNodesWith(Node.left(n), csn, flag)
+            + ownNodesWith(Node.right(n), csn, flag);
+    }
+
+    private static int ownNodesWithColumns(final long n, final long csn) {
+        if (n == 0 || Versions.csnOf(Node.vn(n)) != csn) {
+            return 0;
+        }
+        return (Node.columns(n) != ColumnReads.WHOLE_ROW ? 1 : 0) + ownNodesWithColumns(Node.left(n), csn)
+            + ownNodesWithColumns(Node.right(n), csn);
+    }
+
     /** Compares two intention trees field by field; answers the number of the intention's own nodes. */
     private static int sameTree(final long d, final long c, final long csn) {
         if (d == 0 || c == 0) {
@@ -170,12 +199,16 @@ class IntentionCopierTest {
         assertEquals(Node.flags(d), Node.flags(c), "flags of " + Versions.toString(Node.vn(d)));
         assertEquals(Node.height(d), Node.height(c));
         assertEquals(Node.maxCv(d), Node.maxCv(c));
-        assertEquals(Node.oldestDescendant(d), Node.oldestDescendant(c));
+        assertEquals(Node.columns(d), Node.columns(c), "column mask of " + Versions.toString(Node.vn(d)));
         assertEquals(Node.keyPrefix(d), Node.keyPrefix(c));
         assertArrayEquals(Node.keyBytes(d), Node.keyBytes(c));
         assertEquals(Node.payloadLength(d), Node.payloadLength(c));
         assertEquals(Node.payload(d) == 0, Node.payload(c) == 0);
         assertArrayEquals(Node.payloadBytes(d), Node.payloadBytes(c));
+        final int history = ColumnReads.historyLength(d);
+        assertEquals(history, ColumnReads.historyLength(c), "history of " + Versions.toString(Node.vn(d)));
+        assertArrayEquals(NodeMemory.toArray(Node.payload(d) + Node.payloadLength(d), history),
+            NodeMemory.toArray(Node.payload(c) + Node.payloadLength(c), history));
         return 1 + sameTree(Node.left(d), Node.left(c), csn) + sameTree(Node.right(d), Node.right(c), csn);
     }
 }
