@@ -179,6 +179,20 @@ class ChartRenderTest {
                 + ".prod.svc.cluster.local:7422:7420");
         }
         assertEquals(String.join(",", peers), arg(c, "--peers"));
+        assertEquals("true", arg(c, "--raft-trust-network"), "the NetworkPolicy guards the Raft port");
+        assertFalse(container(RenderedChart.render(List.of("values-ha.yaml"), Map.of("networkPolicy.enabled", "false"))
+            .logServer().getSpec().getTemplate()).getArgs().contains("--raft-trust-network"),
+            "without the NetworkPolicy the Raft port is not vouched for");
+        final var tls = RenderedChart.render(List.of("values-ha.yaml"), Map.of("logServer.raftTls.secretName", "raft-certs"))
+            .logServer().getSpec().getTemplate();
+        final Container tc = container(tls);
+        assertEquals("/etc/meldb/raft-tls/tls.crt", arg(tc, "--raft-tls-cert"));
+        assertEquals("/etc/meldb/raft-tls/tls.key", arg(tc, "--raft-tls-key"));
+        assertEquals("/etc/meldb/raft-tls/ca.crt", arg(tc, "--raft-tls-ca"));
+        assertFalse(tc.getArgs().contains("--raft-trust-network"), "TLS guards the port, not the network");
+        assertTrue(tc.getVolumeMounts().stream().anyMatch(m -> "/etc/meldb/raft-tls".equals(m.getMountPath())));
+        assertTrue(tls.getSpec().getVolumes().stream().anyMatch(v -> v.getSecret() != null
+            && "raft-certs".equals(v.getSecret().getSecretName())), "the Secret is mounted");
         assertTrue(c.getPorts().stream().anyMatch(p -> "raft".equals(p.getName()) && p.getContainerPort() == 7422));
         assertTrue(chart.service(svc).getSpec().getPorts().stream().anyMatch(p -> p.getPort() == 7422),
             "the headless service names the Raft port");

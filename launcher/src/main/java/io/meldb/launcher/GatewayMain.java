@@ -42,7 +42,8 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>embedded (default): log server, txn-server and gateway in this JVM, data under {@code --data-dir};</li>
  *   <li>{@code --txn-servers host:port,...}: a gateway over running txn-servers;</li>
- *   <li>{@code --local-cluster N}: starts 1 log server and N txn-servers as child processes, then the gateway.</li>
+ *   <li>{@code --local-cluster N}: starts 1 log server (or {@code --log-replicas r} replicas of the log under Raft) and
+ *   N txn-servers as child processes, then the gateway.</li>
  * </ul>
  */
 public final class GatewayMain {
@@ -72,6 +73,8 @@ public final class GatewayMain {
                                     --local-cluster (with --txn-servers, give it to each txn-server)
               --txn-servers LIST    run only the gateway, over these txn-servers
               --local-cluster N     start 1 log server and N txn-servers as local processes, then the gateway
+              --log-replicas R      with --local-cluster: R log servers replicating the log under Raft (3 or 5;
+                                    default 1); an append is acknowledged once a majority holds it
               --cluster-secret-file F  the cluster secret (file content, trimmed; also MELDB_CLUSTER_SECRET_FILE):
                                     presented to the txn-servers, and required on the embedded log port;
                                     --local-cluster generates one for its children when none is given
@@ -90,6 +93,7 @@ public final class GatewayMain {
         Path dataDir = Path.of("meldb-data");
         String txnServers = null;
         int localCluster = 0;
+        int logReplicas = 1;
         String host = "127.0.0.1";
         Durability durability = null;
         int metricsPort = METRICS_PORT_DEFAULT;
@@ -113,6 +117,7 @@ public final class GatewayMain {
                     case "--durability" -> durability = Durability.parse(value(args, ++i));
                     case "--txn-servers" -> txnServers = value(args, ++i);
                     case "--local-cluster" -> localCluster = positive(args, ++i);
+                    case "--log-replicas" -> logReplicas = positive(args, ++i);
                     case "--max-intention-bytes" -> maxIntentionBytes = maxIntentionBytes(args, ++i);
                     case "--cluster-secret-file" -> secretFlag = value(args, ++i);
                     case "--help", "-h" -> {
@@ -121,6 +126,9 @@ public final class GatewayMain {
                     }
                     default -> throw new IllegalArgumentException("unknown flag " + args[i]);
                 }
+            }
+            if (logReplicas > 1 && localCluster == 0) {
+                throw new IllegalArgumentException("--log-replicas is for the log servers --local-cluster starts");
             }
             if (txnServers != null && durability != null) {
                 throw new IllegalArgumentException("--durability is for the log this command starts; with "
@@ -173,7 +181,8 @@ public final class GatewayMain {
                     final LocalCluster cluster = LocalCluster.start(dataDir.toAbsolutePath(), localCluster,
                             logDurability, secretPath == null || secretPath.isBlank() ? null : Path.of(secretPath.trim()),
                             maxIntentionBytes == null ? List.of()
-                                    : List.of(TxnServerConfig.MAX_INTENTION_BYTES_FLAG, maxIntentionBytes.toString()));
+                                    : List.of(TxnServerConfig.MAX_INTENTION_BYTES_FLAG, maxIntentionBytes.toString()),
+                            logReplicas);
                     resources.add(cluster);
                     secret = ClusterSecret.fromFile(cluster.secretFile());
                     addresses = cluster.txnServers();

@@ -18,9 +18,10 @@ import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
 /**
- * The scale-out form on one machine, for trying it: one log server and N txn-servers, each a child process of
- * this JVM (same classpath and JVM flags, started through the process module's launcher), on loopback with free ports, data under one directory. The gateway
- * then connects to the txn-servers over RPC. Closing it stops the children.
+ * The scale-out form on one machine, for trying it: one log server (or r replicas of the log under Raft, issue 22:
+ * {@link LocalLogReplicas}) and N txn-servers, each a child process of this JVM (same classpath and JVM flags, started
+ * through the process module's launcher), on loopback with free ports, data under one directory. The gateway then
+ * connects to the txn-servers over RPC. Closing it stops the children.
  */
 public final class LocalCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
@@ -34,6 +35,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private final List<ChildProcess> processes = new ArrayList<>();
     private final List<String> txnServers = new ArrayList<>();
+    private final List<ChildProcess> logServers = new ArrayList<>();
     private Path secretFile;
 
     private LocalCluster() {
@@ -62,15 +64,42 @@ public final class LocalCluster implements AutoCloseable {
     /** As {@link #start(Path, int, Durability, Path)}, with extra flags for every txn-server. */
     public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability,
                                      final Path secretFile, final List<String> txnServerFlags) {
+        return start(dataDir, txnServerCount, durability, secretFile, txnServerFlags, 1);
+    }
+
+    /**
+     * As {@link #start(Path, int, Durability, Path, List)}, with {@code logReplicas} log servers: 1 is one log server
+     * as before, more replicate the log under Raft (each append acknowledged once a majority holds it), and every
+     * txn-server is given all of them.
+     */
+    public static LocalCluster start(final Path dataDir, final int txnServerCount, final Durability durability,
+                                     final Path secretFile, final List<String> txnServerFlags, final int logReplicas) {
         final LocalCluster cluster = new LocalCluster();
         try {
             Files.createDirectories(dataDir);
+            final LocalLogReplicas replicas = LocalLogReplicas.plan(dataDir, logReplicas);
             cluster.secretFile = secretFile != null ? secretFile : writeSecret(dataDir.resolve("cluster-secret"));
             final String secret = cluster.secretFile.toString();
-            final String log = cluster.spawn("log-server", dataDir, LOG_READY, LogServerMain.class.getName(),
-                    "--cluster-secret-file", secret,
-                    "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1", "--exit-with-parent", "true",
-                    "--durability", durability.flag(), "--data-dir", dataDir.resolve("log").toString()).await();
+            final String log;
+            if (replicas == null) {
+                log = cluster.spawnLog("log-server", dataDir, secret, durability, "--port", "0", "--data-dir",
+                        dataDir.resolve("log").toString()).await();
+            } else {
+                // a Raft group elects a leader once a majority is up: the replicas start side by side
+                final List<Starting> logs = new ArrayList<>();
+                for (int i = 1; i <= replicas.replicas(); i++) {
+                    logs.add(cluster.spawnLog("log-server-" + i, dataDir, secret, durability,
+                            "--port", String.valueOf(replicas.logPort(i)),
+                            "--data-dir", dataDir.resolve("log-" + i).toString(),
+                            "--replication-factor", String.valueOf(replicas.replicas()),
+                            "--node-id", LocalLogReplicas.id(i), "--peers", replicas.peers()));
+                }
+                final List<String> addresses = new ArrayList<>();
+                for (Starting s : logs) {
+                    addresses.add(s.await());
+                }
+                log = String.join(",", addresses);
+            }
             // the first txn-server writes the cluster configuration into a new log; the others then start side by
             // side (a JVM start takes seconds on a busy machine)
             final List<Starting> starting = new ArrayList<>();
@@ -111,6 +140,25 @@ public final class LocalCluster implements AutoCloseable {
         }
         Files.writeString(file, io.meldb.wire.auth.ClusterSecret.generate() + "\n");
         return file;
+    }
+
+    /**
+     * A log server (one of the replicas), on loopback, with the cluster secret, stopping with this JVM; {@code more}:
+     * its port, data directory and replication flags.
+     */
+    private Starting spawnLog(final String name, final Path dataDir, final String secret, final Durability durability,
+                              final String... more) {
+        final List<String> args = new ArrayList<>(List.of("--cluster-secret-file", secret, "--host", "127.0.0.1",
+                "--metrics-port", "-1", "--exit-with-parent", "true", "--durability", durability.flag()));
+        args.addAll(List.of(more));
+        final Starting s = spawn(name, dataDir, LOG_READY, LogServerMain.class.getName(), args.toArray(new String[0]));
+        logServers.add(s.child());
+        return s;
+    }
+
+    /** The log server processes (one, or the replicas in node order l1, l2, ...). */
+    public List<ChildProcess> logServers() {
+        return List.copyOf(logServers);
     }
 
     /** host:port of every txn-server. */

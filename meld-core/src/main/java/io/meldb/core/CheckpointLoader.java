@@ -49,14 +49,13 @@ public final class CheckpointLoader {
             final long vn = chunk.getLong(at, CheckpointWriter.ORDER);
             final long scv = chunk.getLong(at + 8, CheckpointWriter.ORDER);
             final long ssv = chunk.getLong(at + 16, CheckpointWriter.ORDER);
-            final long oldest = chunk.getLong(at + 24, CheckpointWriter.ORDER);
             final int flags = chunk.getByte(at + 32) & 0xFF;
             final int height = chunk.getInt(at + 33, CheckpointWriter.ORDER);
             final long leftVn = chunk.getLong(at + 37, CheckpointWriter.ORDER);
             final long rightVn = chunk.getLong(at + 45, CheckpointWriter.ORDER);
             final int keyLength = chunk.getInt(at + 53, CheckpointWriter.ORDER);
             at += 57;
-            if (vn == 0 || (flags & ~CheckpointWriter.STORED_FLAGS) != 0 || keyLength < 0 || at + keyLength + 4 > end) {
+            if (vn == 0 || (flags & ~(CheckpointWriter.STORED_FLAGS | CheckpointWriter.HISTORY_FLAG)) != 0 || keyLength < 0 || at + keyLength + 4 > end) {
                 throw new IntentionFormatException("checkpoint node " + i + " is malformed");
             }
             final long key = copy(chunk, at, keyLength);
@@ -66,8 +65,16 @@ public final class CheckpointLoader {
             if (payloadLength < 0 || at + payloadLength > end) {
                 throw new IntentionFormatException("checkpoint node " + i + " has a bad payload length");
             }
-            final long payload = copy(chunk, at, payloadLength);
-            at += payloadLength;
+            int history = 0;
+            if ((flags & CheckpointWriter.HISTORY_FLAG) != 0) {
+                history = at + payloadLength + 9 <= end
+                    ? 9 + 16 * (chunk.getByte(at + payloadLength + 8) & 0xFF) : -1;
+                if (history < 0 || ColumnReads.fieldsOf(history) < 1 || at + payloadLength + history > end) {
+                    throw new IntentionFormatException("checkpoint node " + i + " has a bad increment history");
+                }
+            }
+            final long payload = copy(chunk, at, payloadLength + history);
+            at += payloadLength + history;
 
             final long n = arena.allocate(Node.SIZE);
             Node.key(n, key, keyLength);
@@ -75,7 +82,7 @@ public final class CheckpointLoader {
             Node.vn(n, vn);
             Node.scv(n, scv);
             Node.ssv(n, ssv);
-            Node.flags(n, flags);
+            Node.flags(n, (flags & CheckpointWriter.STORED_FLAGS) | (history != 0 ? Node.HISTORY : 0));
             Node.left(n, resolve(leftVn));
             Node.right(n, resolve(rightVn));
             Node.updateDerived(n);
@@ -83,7 +90,6 @@ public final class CheckpointLoader {
                 throw new IntentionFormatException("checkpoint node " + Versions.toString(vn) + " has height "
                     + height + " but its children give " + Node.height(n));
             }
-            Node.oldestDescendant(n, oldest);
             directory.register(vn, n);
             nodesLoaded++;
         }

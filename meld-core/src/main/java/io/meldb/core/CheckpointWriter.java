@@ -18,8 +18,9 @@ import java.nio.ByteOrder;
  *
  * <pre>
  *  chunk | nodeCount i32 | node* |
- *  node  | vn i64 | scv i64 | ssv i64 | oldestDescendant i64 | flags u8 | height i32 | leftVn i64 | rightVn i64 |
- *        | keyLength i32 | key | payloadLength i32 | payload |        (little-endian; VN 0 = no child)
+ *  node  | vn i64 | scv i64 | ssv i64 | reserved i64 (0) | flags u8 | height i32 | leftVn i64 | rightVn i64 |
+ *        | keyLength i32 | key | payloadLength i32 | payload | [history, 16 bytes, if flags has HISTORY_FLAG] |
+ *        (little-endian; VN 0 = no child; the history as in memory, see ColumnReads)
  * </pre>
  * Not a hot path: runs on a checkpoint thread over an immutable state.
  */
@@ -33,6 +34,8 @@ public final class CheckpointWriter {
     static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     /** Logged node flags; derived ones are recomputed on load. */
     static final int STORED_FLAGS = IntentionFormat.NODE_FLAGS_MASK;
+    /** In the stored flags byte: {@link Node#HISTORY}, 16 bytes after the payload. */
+    static final int HISTORY_FLAG = 0x80;
     static final int NODE_FIXED_BYTES = 8 * 4 + 1 + 4 + 8 * 2 + 4 + 4;
 
     private final int chunkBytes;
@@ -91,15 +94,17 @@ public final class CheckpointWriter {
         written.add(vn);
         final int keyLength = Node.keyLength(n);
         final int payloadLength = Node.payloadLength(n);
-        final int size = NODE_FIXED_BYTES + keyLength + payloadLength;
+        final boolean history = (Node.flags(n) & Node.HISTORY) != 0;
+        final int historyLength = ColumnReads.historyLength(n);
+        final int size = NODE_FIXED_BYTES + keyLength + payloadLength + historyLength;
         if (count > 0 && pos + size > chunkBytes) {
             emit();
         }
         buffer.putLong(pos, vn, ORDER);
         buffer.putLong(pos + 8, Node.scv(n), ORDER);
         buffer.putLong(pos + 16, Node.ssv(n), ORDER);
-        buffer.putLong(pos + 24, Node.oldestDescendant(n), ORDER);
-        buffer.putByte(pos + 32, (byte) (Node.flags(n) & STORED_FLAGS));
+        buffer.putLong(pos + 24, 0, ORDER); // was App. B's OldestDescendant, which no node keeps any more
+        buffer.putByte(pos + 32, (byte) ((Node.flags(n) & STORED_FLAGS) | (history ? HISTORY_FLAG : 0)));
         buffer.putInt(pos + 33, Node.height(n), ORDER);
         buffer.putLong(pos + 37, l == 0 ? 0 : Node.vn(l), ORDER);
         buffer.putLong(pos + 45, r == 0 ? 0 : Node.vn(r), ORDER);
@@ -110,8 +115,8 @@ public final class CheckpointWriter {
         at += keyLength;
         buffer.putInt(at, payloadLength, ORDER);
         at += 4;
-        putBytes(at, Node.payload(n), payloadLength);
-        pos = at + payloadLength;
+        putBytes(at, Node.payload(n), payloadLength + historyLength);
+        pos = at + payloadLength + historyLength;
         count++;
         nodesWritten++;
     }

@@ -163,15 +163,21 @@ public final class Increment {
         return AbortReason.NONE;
     }
 
-    /** Gives {@code out} the payload of {@code m} with the delta of {@code inc} added ({@link #check} passed). */
+    /**
+     * Gives {@code out} the payload of {@code m} with the delta of {@code inc} added ({@link #check} passed), followed
+     * by the new content's history ({@link ColumnReads}: {@code m}'s, plus this field's bytes); the caller flags
+     * {@code out} {@link Node#HISTORY}.
+     */
     static void apply(final Arena arena, final long inc, final long m, final long out) {
         final long d = descriptor(inc);
         final int offset = descriptorInt(d);
         final int width = NodeMemory.getByte(d, 4);
         final int length = Node.payloadLength(m);
         final long source = Node.payload(m);
-        final long payload = arena.allocateTail(length);
+        final long touched = ColumnReads.touched(offset, width);
+        final long payload = arena.allocateTail(length + ColumnReads.historyLengthAfter(m, touched));
         NodeMemory.copy(source, payload, length);
+        ColumnReads.writeHistory(payload, length, m, touched, Node.vn(out));
         final long sum = readField(source, offset, width) + NodeMemory.getLongBigEndian(d, DELTA_AT);
         for (int i = 0; i < width; i++) {
             NodeMemory.putByte(payload, offset + i, (byte) (sum >>> (8 * (width - 1 - i))));

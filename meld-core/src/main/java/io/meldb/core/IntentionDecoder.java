@@ -92,9 +92,11 @@ public final class IntentionDecoder {
 
     private Intention parse(final Intention into) {
         final int version = readByte("format version");
-        if (version != IntentionFormat.VERSION) {
+        if (version != IntentionFormat.VERSION && version != IntentionFormat.VERSION_EXTENDED) {
             throw fail("unsupported format version " + version);
         }
+        kindsMask = version == IntentionFormat.VERSION ? IntentionFormat.POINTER_KINDS_MASK
+            : IntentionFormat.POINTER_KINDS_MASK_EXTENDED;
         final int isolationCode = readByte("isolation");
         final Isolation isolation;
         try {
@@ -181,6 +183,9 @@ public final class IntentionDecoder {
             rangeCount).span(lowest, highest, nodeCount);
     }
 
+    /** The pointer-kinds bits the record's version allows. */
+    private int kindsMask;
+
     private long readNode(final int i, final long snapshotCsn) {
         final int flags = readByte("node flags");
         if ((flags & ~IntentionFormat.NODE_FLAGS_MASK) != 0) {
@@ -189,9 +194,13 @@ public final class IntentionDecoder {
         final int kinds = readByte("pointer kinds");
         final int leftKind = (kinds >>> IntentionFormat.LEFT_KIND_SHIFT) & IntentionFormat.POINTER_KIND_MASK;
         final int rightKind = (kinds >>> IntentionFormat.RIGHT_KIND_SHIFT) & IntentionFormat.POINTER_KIND_MASK;
-        if ((kinds & ~IntentionFormat.POINTER_KINDS_MASK) != 0 || leftKind == IntentionFormat.POINTER_KIND_MASK
+        if ((kinds & ~kindsMask) != 0 || leftKind == IntentionFormat.POINTER_KIND_MASK
             || rightKind == IntentionFormat.POINTER_KIND_MASK) {
             throw fail("node " + i + " has invalid pointer kinds 0x" + Integer.toHexString(kinds));
+        }
+        final int ext = (kinds & IntentionFormat.EXTENDED) != 0 ? readByte("extension") : 0;
+        if ((kinds & IntentionFormat.EXTENDED) != 0 && (ext == 0 || (ext & ~IntentionFormat.EXT_MASK) != 0)) {
+            throw fail("node " + i + " has invalid extension bits 0x" + Integer.toHexString(ext));
         }
         final int height = readInt("height");
         final long scv = (kinds & IntentionFormat.HAS_SCV) != 0 ? readVersion(snapshotCsn, "SCV") : 0;
@@ -208,6 +217,39 @@ public final class IntentionDecoder {
         if (increment && ((flags & (Node.ALTERED | Node.TOMBSTONE)) != Node.ALTERED
             || !Increment.wellFormed(payload, payloadLength))) {
             throw fail("node " + i + " is an increment without an altered value and a well-formed descriptor");
+        }
+        final boolean history = (ext & IntentionFormat.EXT_HISTORY) != 0;
+        if (history) {
+            if ((flags & (Node.ALTERED | Node.TOMBSTONE)) != 0 || scv == 0) {
+                throw fail("node " + i + " has an increment history but is not an unaltered copy of a live value");
+            }
+            final int historyLength = limit - pos >= 9 ? 9 + 16 * (buffer.getByte(pos + 8) & 0xFF) : -1;
+            if (historyLength < 0 || ColumnReads.fieldsOf(historyLength) < 1 || limit - pos < historyLength) {
+                throw fail("node " + i + " has a malformed or truncated increment history");
+            }
+            if (payloadLength == 0) {
+                // the history must follow a payload in memory: an empty payload points at it
+                payload = copy + (pos - start);
+            }
+            final long base = buffer.getLong(pos, java.nio.ByteOrder.BIG_ENDIAN);
+            if (base <= 0 || base > scv) {
+                throw fail("node " + i + " has history base " + Versions.toString(base) + " newer than its content "
+                    + Versions.toString(scv));
+            }
+            for (int e = pos + 9; e < pos + historyLength; e += 16) {
+                final long version = buffer.getLong(e + 8, java.nio.ByteOrder.BIG_ENDIAN);
+                if (buffer.getLong(e, java.nio.ByteOrder.BIG_ENDIAN) == 0 || version <= base || version > scv) {
+                    throw fail("node " + i + " has an increment history entry outside (base, content version]");
+                }
+            }
+            pos += historyLength;
+        }
+        long columns = ColumnReads.WHOLE_ROW;
+        if ((ext & IntentionFormat.EXT_COLUMNS) != 0) {
+            columns = readLong("column mask");
+            if (columns == ColumnReads.WHOLE_ROW || (flags & Node.DEPENDS_ON) == 0) {
+                throw fail("node " + i + " has a column mask without a read of some columns");
+            }
         }
 
         final int leftIndex = leftKind == IntentionFormat.POINTER_LOCAL ? readLocal(i) : -1;
@@ -238,7 +280,8 @@ public final class IntentionDecoder {
         Node.vn(n, Versions.vn(csn, Versions.KIND_PERSISTED, i));
         Node.scv(n, scv);
         Node.ssv(n, ssv);
-        Node.flags(n, increment ? flags | Node.INCREMENT : flags);
+        Node.flags(n, flags | (increment ? Node.INCREMENT : 0) | (history ? Node.HISTORY : 0));
+        Node.columns(n, columns);
         Node.left(n, leftIndex >= 0 ? handles[leftIndex] : leftExternal);
         Node.right(n, rightIndex >= 0 ? handles[rightIndex] : rightExternal);
         Node.updateDerived(n);

@@ -90,6 +90,7 @@ public final class IntentionEncoder {
         }
         final int nodeCount = collect(root, snapshotCsn);
         size += Varint.sizeOf(nodeCount);
+        extended = false;
         for (int i = 0; i < nodeCount; i++) {
             size += nodeSize(i, snapshotCsn);
         }
@@ -100,7 +101,7 @@ public final class IntentionEncoder {
         dst.checkLimit(offset + (int) size);
 
         int pos = offset;
-        dst.putByte(pos++, IntentionFormat.VERSION);
+        dst.putByte(pos++, extended ? IntentionFormat.VERSION_EXTENDED : IntentionFormat.VERSION);
         dst.putByte(pos++, (byte) txn.isolation().code());
         dst.putByte(pos++, (byte) intentionFlags);
         pos = Varint.putLong(dst, pos, snapshotCsn);
@@ -172,7 +173,8 @@ public final class IntentionEncoder {
     /** Rejects a node the format cannot represent faithfully (a bug in whoever built the tree). */
     private static void check(final long n, final long snapshotCsn) {
         final int flags = Node.flags(n);
-        if ((flags & ~(IntentionFormat.NODE_FLAGS_MASK | IntentionFormat.DERIVED_NODE_FLAGS | Node.INCREMENT)) != 0) {
+        if ((flags & ~(IntentionFormat.NODE_FLAGS_MASK | IntentionFormat.DERIVED_NODE_FLAGS | Node.INCREMENT
+            | Node.HISTORY)) != 0) {
             throw new IllegalArgumentException("node has unknown flags 0x" + Integer.toHexString(flags));
         }
         if (Node.height(n) < 1) {
@@ -225,9 +227,25 @@ public final class IntentionEncoder {
         return child == 0 ? IntentionFormat.POINTER_NULL : IntentionFormat.POINTER_EXTERNAL;
     }
 
+    /** Whether a node of the record being encoded has an extension byte (the record is then version 2). */
+    private boolean extended;
+
+    /** The extension bits of node {@code n} ({@link IntentionFormat#EXT_MASK}), 0 for none. */
+    private static int extension(final long n) {
+        final int flags = Node.flags(n);
+        return ((flags & Node.HISTORY) != 0 ? IntentionFormat.EXT_HISTORY : 0)
+            | ((flags & Node.DEPENDS_ON) != 0 && Node.columns(n) != ColumnReads.WHOLE_ROW ? IntentionFormat.EXT_COLUMNS : 0);
+    }
+
     private long nodeSize(final int i, final long snapshotCsn) {
         final long n = order[i];
         long size = 2 + Varint.sizeOf(Node.height(n));
+        final int ext = extension(n);
+        if (ext != 0) {
+            extended = true;
+            size += 1 + ColumnReads.historyLength(n)
+                + ((ext & IntentionFormat.EXT_COLUMNS) != 0 ? Varint.sizeOf(Node.columns(n)) : 0);
+        }
         final long scv = Node.scv(n);
         if (scv != 0) {
             size += versionSize(scv, snapshotCsn);
@@ -256,9 +274,13 @@ public final class IntentionEncoder {
             | (scv != 0 ? IntentionFormat.HAS_SCV : 0)
             | (ssv != 0 ? IntentionFormat.HAS_SSV : 0)
             | ((Node.flags(n) & Node.INCREMENT) != 0 ? IntentionFormat.INCREMENT : 0);
+        final int ext = extension(n);
         int pos = start;
         dst.putByte(pos++, (byte) (Node.flags(n) & IntentionFormat.NODE_FLAGS_MASK));
-        dst.putByte(pos++, (byte) kinds);
+        dst.putByte(pos++, (byte) (ext != 0 ? kinds | IntentionFormat.EXTENDED : kinds));
+        if (ext != 0) {
+            dst.putByte(pos++, (byte) ext);
+        }
         pos = Varint.putInt(dst, pos, Node.height(n));
         if (scv != 0) {
             pos = putVersion(dst, pos, scv, snapshotCsn);
@@ -269,6 +291,16 @@ public final class IntentionEncoder {
         pos = putBytes(dst, pos, Node.key(n), Node.keyLength(n));
         if (!Node.tombstone(n)) {
             pos = putBytes(dst, pos, Node.payload(n), Node.payloadLength(n));
+        }
+        if ((ext & IntentionFormat.EXT_HISTORY) != 0) {
+            final int historyLength = ColumnReads.historyLength(n);
+            dst.checkLimit(pos + historyLength);
+            view.wrap(Node.payload(n) + Node.payloadLength(n), historyLength);
+            dst.putBytes(pos, view, 0, historyLength);
+            pos += historyLength;
+        }
+        if ((ext & IntentionFormat.EXT_COLUMNS) != 0) {
+            pos = Varint.putLong(dst, pos, Node.columns(n));
         }
         pos = putPointer(dst, pos, left, leftIndex[i], i, snapshotCsn);
         return putPointer(dst, pos, right, rightIndex[i], i, snapshotCsn);

@@ -7,12 +7,17 @@ package io.meldb.core;
  * <pre>
  *  header  | version u8 | isolation u8 | intention flags u8 | snapshotCsn varlong | nodeCount varint | rangeCount varint |
  *  range   | flags u8 (Intention.RANGE_*) | [loLen varint, lo bytes] unless LO_UNBOUNDED | [hiLen varint, hi bytes] unless HI_UNBOUNDED |
- *  node    | nodeFlags u8 (Node flag bits) | pointerKinds u8 | height varint | [scv ref] | [ssv ref] | keyLen varint, key |
- *          | [payloadLen varint, payload] unless TOMBSTONE | left pointer | right pointer |
+ *  node    | nodeFlags u8 (Node flag bits) | pointerKinds u8 | [ext u8] | height varint | [scv ref] | [ssv ref] |
+ *          | keyLen varint, key | [payloadLen varint, payload] unless TOMBSTONE | [history 16 bytes] |
+ *          | [columns varlong] | left pointer | right pointer |
  *
- *  pointerKinds:  bit 7     6        5        4       3 2         1 0
- *                     0  increment hasSsv   hasScv   right kind  left kind     kind: 0 null, 1 local, 2 external
+ *  pointerKinds:  bit 7      6        5        4       3 2         1 0
+ *                 extended increment hasSsv   hasScv   right kind  left kind     kind: 0 null, 1 local, 2 external
+ *  ext (version 2 only, when extended):  bit 0 history, bit 1 columns
  *  an increment node (Node.INCREMENT) has a payload that ends with an Increment descriptor
+ *  history: the content's increment history right after the payload (ColumnReads: base VN, incremented byte mask,
+ *           big-endian), so a decoded node's payload is followed by it in place
+ *  columns: the value bytes a read (DEPENDS_ON) used, a nonzero ColumnReads mask
  *  version ref / external pointer:  csnDelta varlong (snapshotCsn - csnOf(v)) | low varint (v &amp; 0xFFFFFF)
  *  local pointer:                   indexDelta varint (ownIndex - childIndex, &gt; 0)
  * </pre>
@@ -25,7 +30,10 @@ package io.meldb.core;
  * delta is usually one byte (the paper's "offset ... with fewer bits than would be needed to refer to CSN(I)").
  */
 public final class IntentionFormat {
+    /** The format without extension bytes; still read. */
     public static final byte VERSION = 1;
+    /** The format a record is written in when a node has an extension byte (column reads, increment history). */
+    public static final byte VERSION_EXTENDED = 2;
 
     public static final int VERSION_OFFSET = 0;
     public static final int ISOLATION_OFFSET = 1;
@@ -43,7 +51,15 @@ public final class IntentionFormat {
     public static final int HAS_SSV = 1 << 5;
     /** In the pointer-kinds byte: the node is a {@link Node#INCREMENT} (the node flags byte has no bit left). */
     public static final int INCREMENT = 1 << 6;
+    /** In the pointer-kinds byte: an extension byte follows (version 2). */
+    public static final int EXTENDED = 1 << 7;
     public static final int POINTER_KINDS_MASK = 0x7F;
+    public static final int POINTER_KINDS_MASK_EXTENDED = 0xFF;
+    /** Extension bit: {@link Node#HISTORY}, 16 bytes after the payload. */
+    public static final int EXT_HISTORY = 1;
+    /** Extension bit: a read's byte mask ({@link Node#columns}) follows. */
+    public static final int EXT_COLUMNS = 2;
+    public static final int EXT_MASK = EXT_HISTORY | EXT_COLUMNS;
 
     /** The node flags the format carries, bit for bit as in {@link Node}. */
     public static final int NODE_FLAGS_MASK = Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT

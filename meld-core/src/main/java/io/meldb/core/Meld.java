@@ -71,6 +71,8 @@ public final class Meld {
     private final RangeValidation rangeValidation = new RangeValidation();
     private long ephemeralsCreated;
     private int abortReason;
+    /** The intention node whose conflict aborted the last call (0: none, or a range conflicted). */
+    private long conflictNode;
 
     private long[] scratch = new long[64];
     private int scratchCount;
@@ -121,9 +123,22 @@ public final class Meld {
         stream(intention, lcsRoot);
         if (rangeValidation.anyChanged(intention.ranges, intention.rangeCount, lcsRoot)) {
             abortReason = AbortReason.CONFLICT;
+            countConflict(intention);
             return CONFLICT;
         }
-        return publish(meld(lcsRoot, intention.root, 0, 0));
+        final long root = publish(meld(lcsRoot, intention.root, 0, 0));
+        if (root == CONFLICT) {
+            countConflict(intention);
+        }
+        return root;
+    }
+
+    /** Feeds {@link ConflictKeys} (a debug meter, off by default) with the conflict that aborted {@code intention}. */
+    private void countConflict(final Intention intention) {
+        if (abortReason == AbortReason.CONFLICT && ConflictKeys.enabled()) {
+            ConflictKeys.recordAbort(intention, conflictNode,
+                conflictNode == 0 ? rangeValidation.lastChangedPrefix() : 0);
+        }
     }
 
     /**
@@ -136,10 +151,12 @@ public final class Meld {
         stream(intention, stateRoot);
         if (rangeValidation.anyChanged(intention.ranges, intention.rangeCount, stateRoot)) {
             abortReason = AbortReason.CONFLICT;
+            countConflict(intention);
             return false;
         }
         final long root = publish(meld(stateRoot, intention.root, 0, 0));
         if (root == CONFLICT) {
+            countConflict(intention);
             return false;
         }
         out.set(intention.csn, intention.minCsn, intention.snapshotCsn, root, intention.nodeCount,
@@ -204,6 +221,7 @@ public final class Meld {
         this.runLength = 0;
         this.stragglerCount = 0;
         this.abortReason = AbortReason.NONE;
+        this.conflictNode = 0;
     }
 
     /** Publishes the nodes this call created to the directory: only output that exists is ever looked up. */
@@ -297,6 +315,7 @@ public final class Meld {
         if (p != 0) {
             final int pf = p == n ? nf : Node.flags(p);
             if (conflicts(pf, p, lcs) || ((pf & Node.INCREMENT) != 0 && incrementFails(p, lcs))) {
+                conflictNode = p;
                 return CONFLICT;
             }
         }
@@ -412,12 +431,11 @@ public final class Meld {
 
     /**
      * A write or read of {@code p} (whose flags are {@code pFlags}) conflicts iff the state's content for its key
-     * is newer than what it saw.
+     * is newer than what it saw; for a read of some columns only, newer in those columns ({@link ColumnReads}).
      */
     private static boolean conflicts(final int pFlags, final long p, final long m) {
         // an increment without a read depends on the key's existence, not on its version (incrementFails)
-        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && (pFlags & (Node.INCREMENT | Node.DEPENDS_ON)) != Node.INCREMENT
-            && Node.ncv(m) > Node.scv(p);
+        return (pFlags & (Node.ALTERED | Node.DEPENDS_ON)) != 0 && ColumnReads.conflicts(pFlags, p, m);
     }
 
     /**
@@ -459,6 +477,7 @@ public final class Meld {
         final int c = Node.compareKeys(n, lcs);
         final long p = c == 0 ? n : find(n, lcs);
         if (p != 0 && conflicts(Node.flags(p), p, lcs)) {
+            conflictNode = p;
             return true;
         }
         return readOnlyConflictChild(ll, c >= 0 ? nl : n, lo, lcs) || readOnlyConflictChild(lr, c <= 0 ? nr : n, lcs, hi);
@@ -501,6 +520,7 @@ public final class Meld {
         int flags;
         long scv;
         long payloadSource;
+        boolean stale = false;
         int sourceFlags;
         if ((pFlags & Node.ALTERED) != 0) {
             payloadSource = p;
@@ -514,7 +534,10 @@ public final class Meld {
             scv = mScv;
         } else {
             final long mVersion = mPending || !mAltered ? mScv : mVn;
-            if (p != 0 && pScv > mVersion) {
+            // a column read that stood against newer content (increments of other bytes) keeps the version it read,
+            // with that version's payload, and must not be grafted whole: final meld checks it again (stale below)
+            stale = keepReadset && p != 0 && (pFlags & Node.DEPENDS_ON) != 0 && pScv < mVersion;
+            if (p != 0 && (pScv > mVersion || stale)) {
                 payloadSource = p;
                 sourceFlags = pFlags;
                 scv = pScv;
@@ -525,11 +548,13 @@ public final class Meld {
             }
             flags = 0;
         }
+        long columns = 0;
         if (keepReadset) {
             final boolean pDepends = (pFlags & Node.DEPENDS_ON) != 0;
             final boolean mDepends = mPending && (mFlags & Node.DEPENDS_ON) != 0;
             if (pDepends || mDepends) {
                 flags |= Node.DEPENDS_ON;
+                columns = readColumns(pDepends ? Node.columns(p) : -1L, mDepends ? Node.columns(m) : -1L);
                 if (pDepends || (pFlags & Node.ALTERED) != 0) {
                     scv = Math.min(scv, pScv);
                 }
@@ -538,11 +563,12 @@ public final class Meld {
                 }
             }
         }
-        flags |= sourceFlags & (keepReadset ? Node.TOMBSTONE | Node.INCREMENT : Node.TOMBSTONE);
+        flags |= sourceFlags & (keepReadset ? Node.TOMBSTONE | Node.INCREMENT | Node.HISTORY
+            : Node.TOMBSTONE | Node.HISTORY);
 
         final boolean mReadOnly = (mFlags & Node.SUBTREE_IS_ONLY_READ_DEPENDENT) != 0;
         long ssv = mPending || mReadOnly ? Node.ssv(m) : mVn;
-        if (!sameSpan(left, ml) || !sameSpan(right, mr)) {
+        if (stale || !sameSpan(left, ml) || !sameSpan(right, mr)) {
             ssv = 0;
         }
         if ((flags & Node.ALTERED) == 0 && ssv != 0 && !(mPending && !mReadOnly)
@@ -552,13 +578,29 @@ public final class Meld {
         final long e = newNode(m);
         if ((sourceFlags & Node.INCREMENT) != 0 && !keepReadset) {
             Increment.apply(arena, payloadSource, m, e);
+            flags |= Node.HISTORY;
         } else {
             Node.copyPayload(e, payloadSource);
         }
+        Node.columns(e, columns);
         Node.scv(e, scv);
         Node.ssv(e, ssv);
         Node.flags(e, flags);
         return join(left, e, right);
+    }
+
+    /**
+     * The byte mask of a read that two reads of one key make together (-1 = that side did not read): the union, or
+     * the whole row if either read the whole row.
+     */
+    private static long readColumns(final long a, final long b) {
+        if (a == -1L) {
+            return b;
+        }
+        if (b == -1L) {
+            return a;
+        }
+        return a == ColumnReads.WHOLE_ROW || b == ColumnReads.WHOLE_ROW ? ColumnReads.WHOLE_ROW : a | b;
     }
 
     /** Structure version of a state node as the output's source: a pending node's own source. */
@@ -613,10 +655,14 @@ public final class Meld {
         final long c = newNode(x);
         final int f = Node.flags(x);
         if (inIntention(x) || pending(x) || fresh(x)) {
-            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
+            Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | Node.HISTORY
+                | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
             Node.scv(c, Node.scv(x));
+            if (keepReadset) {
+                Node.columns(c, Node.columns(x));
+            }
         } else {
-            Node.flags(c, f & Node.TOMBSTONE);
+            Node.flags(c, f & (Node.TOMBSTONE | Node.HISTORY));
             Node.scv(c, Node.ncv(x));
         }
         Node.payload(c, Node.payload(x), Node.payloadLength(x));
@@ -760,8 +806,12 @@ public final class Meld {
         final long right = build(mid + 1, to);
         final long e = newNode(x);
         final int f = Node.flags(x);
-        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
+        Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | Node.HISTORY
+            | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
         Node.scv(e, Node.scv(x));
+        if (keepReadset) {
+            Node.columns(e, Node.columns(x));
+        }
         Node.payload(e, Node.payload(x), Node.payloadLength(x));
         attach(e, left, right);
         return e;

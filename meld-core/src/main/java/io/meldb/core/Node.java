@@ -11,7 +11,7 @@ package io.meldb.core;
  *   +-------------------+-------------------+---------+---------+---------+---------+
  *   | SSV               | SCV               | flags   | keyLen  | height  | payLen  |   hot: one 64-byte line
  *   +-------------------+-------------------+---------+---------+---------+---------+
- *   | key    (handle)   | payload (handle)  | maxCv             | oldestDescendant  |
+ *   | key    (handle)   | payload (handle)  | maxCv             | columns (mask)    |
  *   +-------------------+-------------------+-------------------+-------------------+   = 96 bytes
  * </pre>
  *
@@ -21,7 +21,9 @@ package io.meldb.core;
  *   <li>maxCv: the largest NCV in the node's subtree. Range dependencies (phantom protection) are checked by
  *   walking only subtrees whose maxCv is newer than the reader's snapshot.</li>
  *   <li>height: AVL balance information (meld paper §7: "each node just needs to maintain the depth").</li>
- *   <li>oldestDescendant: the smallest CSN of a persisted node in the subtree (App. B, for sweep).</li>
+ *   <li>columns: of an intention's read (DEPENDS_ON), the value bytes it used ({@link ColumnReads}; 0 = the whole
+ *   row). It took the place of App. B's OldestDescendant, which only the sweep needs, and checkpoints do the sweep's
+ *   job here (docs/meld.md).</li>
  *   <li>flags: ALTERED, DEPENDS_ON, SUBTREE_IS_ONLY_READ_DEPENDENT, TOMBSTONE and SPAN_EXTENDED travel in the
  *   log; EPHEMERAL_BELOW is derived like height and maxCv; EXTERNAL_LEFT and EXTERNAL_RIGHT are hints set when an
  *   intention is decoded or adopted.</li>
@@ -46,7 +48,7 @@ public final class Node {
     public static final int KEY = 64;
     public static final int PAYLOAD = 72;
     public static final int MAX_CV = 80;
-    public static final int OLDEST_DESCENDANT = 88;
+    public static final int COLUMNS = 88;
     public static final int SIZE = 96;
 
     public static final int ALTERED = 1;
@@ -87,6 +89,11 @@ public final class Node {
      * increment has to be applied to the committed value).
      */
     public static final int INCREMENT_BELOW = 512;
+    /**
+     * The payload is followed by the content's increment history ({@link ColumnReads}): the base version and the
+     * bytes incremented since. Goes wherever the payload goes; in the log as {@link IntentionFormat#EXT_HISTORY}.
+     */
+    public static final int HISTORY = 1024;
 
     private Node() {
     }
@@ -222,12 +229,13 @@ public final class Node {
         NodeMemory.putInt(n, HEIGHT, height);
     }
 
-    public static long oldestDescendant(final long n) {
-        return NodeMemory.getLong(n, OLDEST_DESCENDANT);
+    /** The value bytes an intention's read used ({@link ColumnReads}), 0 for the whole row. */
+    public static long columns(final long n) {
+        return NodeMemory.getLong(n, COLUMNS);
     }
 
-    public static void oldestDescendant(final long n, final long csn) {
-        NodeMemory.putLong(n, OLDEST_DESCENDANT, csn);
+    public static void columns(final long n, final long mask) {
+        NodeMemory.putLong(n, COLUMNS, mask);
     }
 
     /** New content version: the version later readers of this content record as their SCV. */
@@ -275,7 +283,7 @@ public final class Node {
     }
 
     /**
-     * Recomputes the derived subtree fields (height, maxCv, oldestDescendant, EPHEMERAL_BELOW, INCREMENT_BELOW) from the children
+     * Recomputes the derived subtree fields (height, maxCv, EPHEMERAL_BELOW, INCREMENT_BELOW) from the children
      * and clears {@link #EXTERNAL_LEFT} / {@link #EXTERNAL_RIGHT}; called whenever a node's children are set.
      */
     public static void updateDerived(final long n) {
@@ -295,24 +303,20 @@ public final class Node {
         final long vn = vn(n);
         long max = (f & ALTERED) != 0 ? vn : scv(n);
         final boolean persisted = Versions.kindOf(vn) == Versions.KIND_PERSISTED;
-        long oldest = persisted && vn != 0 ? Versions.csnOf(vn) : Long.MAX_VALUE;
         int below = (persisted ? 0 : EPHEMERAL_BELOW) | ((f & INCREMENT) != 0 ? INCREMENT_BELOW : 0);
         int height = 0;
         if (l != 0) {
             height = NodeMemory.getInt(l, HEIGHT);
             max = Math.max(max, maxCv(l));
-            oldest = Math.min(oldest, oldestDescendant(l));
             below |= flags(l) & (EPHEMERAL_BELOW | INCREMENT_BELOW);
         }
         if (r != 0) {
             height = Math.max(height, NodeMemory.getInt(r, HEIGHT));
             max = Math.max(max, maxCv(r));
-            oldest = Math.min(oldest, oldestDescendant(r));
             below |= flags(r) & (EPHEMERAL_BELOW | INCREMENT_BELOW);
         }
         height(n, height + 1);
         maxCv(n, max);
-        oldestDescendant(n, oldest);
         flags(n, (f & ~(EPHEMERAL_BELOW | INCREMENT_BELOW | CHILD_HINTS)) | below);
     }
 

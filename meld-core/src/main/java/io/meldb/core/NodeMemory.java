@@ -225,6 +225,11 @@ public final class NodeMemory {
         return LITTLE_ENDIAN ? Long.reverseBytes(v) : v;
     }
 
+    /** Writes 8 bytes as a big-endian long. */
+    public static void putLongBigEndian(final long handle, final int index, final long value) {
+        UnsafeApi.putLong(at(handle, index, 8), LITTLE_ENDIAN ? Long.reverseBytes(value) : value);
+    }
+
     public static void putBytes(final long handle, final byte[] src, final int srcOffset, final int length) {
         if (length > 0) {
             UnsafeApi.copyMemory(src, BufferUtil.ARRAY_BASE_OFFSET + srcOffset, null, at(handle, 0, length), length);

@@ -9,6 +9,8 @@ package io.meldb.core;
  */
 final class RangeValidation {
     private long nodesVisited;
+    /** The range record that {@link #anyChanged} last found changed. */
+    private long lastChanged;
 
     /** Nodes this validation has visited, for meld's statistics. */
     long nodesVisited() {
@@ -19,10 +21,20 @@ final class RangeValidation {
     boolean anyChanged(final long ranges, final int count, final long stateRoot) {
         for (int i = 0; i < count; i++) {
             if (changed(stateRoot, ranges + (long) i * Intention.RANGE_SIZE)) {
+                lastChanged = ranges + (long) i * Intention.RANGE_SIZE;
                 return true;
             }
         }
         return false;
+    }
+
+    /** The first 8 bytes of the low bound of the range {@link #anyChanged} last found changed (0: unbounded). */
+    long lastChangedPrefix() {
+        final long r = lastChanged;
+        if (r == 0 || (NodeMemory.getInt(r, Intention.RANGE_FLAGS) & Intention.RANGE_LO_UNBOUNDED) != 0) {
+            return 0;
+        }
+        return NodeMemory.prefix(NodeMemory.getLong(r, Intention.RANGE_LO), NodeMemory.getInt(r, Intention.RANGE_LO_LENGTH));
     }
 
     private boolean changed(long x, final long r) {

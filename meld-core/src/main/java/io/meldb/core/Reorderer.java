@@ -224,7 +224,7 @@ public final class Reorderer {
             while (x != 0 && Versions.csnOf(Node.maxCv(x)) > m.snapshotCsn) {
                 final int c = Node.compareKeys(p, x);
                 if (c == 0) {
-                    if (WindowKeys.versionChecked(p) && Node.ncv(x) > Node.scv(p)) {
+                    if (ColumnReads.conflicts(Node.flags(p), p, x)) {
                         return false;
                     }
                     break;

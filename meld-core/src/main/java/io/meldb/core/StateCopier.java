@@ -12,7 +12,8 @@ import org.agrona.collections.Long2LongHashMap;
  * <p>The source states must stay unchanged and their memory alive while the copy runs (they are committed states
  * of a generation that is not freed yet); the target arena and directory belong to the calling thread. Children
  * are copied before their parents, keys and payloads into the target arena, and the same fields are kept as a
- * checkpoint keeps: the stored flags, SCV, SSV, the oldest descendant, and the derived fields recomputed. A
+ * checkpoint keeps: the stored flags and an increment history after the payload ({@link ColumnReads}), SCV, SSV,
+ * and the derived fields recomputed. A
  * payload that several source nodes share (meld's path copies keep their original's payload bytes) is copied once
  * and shared again, where a checkpoint holds one copy per node: a row of the live states is in memory once.
  */
@@ -69,20 +70,21 @@ public final class StateCopier {
         final long right = r == 0 ? 0 : copy(r);
         final int keyLength = Node.keyLength(n);
         final int payloadLength = Node.payloadLength(n);
+        final int historyLength = ColumnReads.historyLength(n);
         final long c = arena.allocate(Node.SIZE);
         Node.key(c, bytes(Node.key(n), keyLength), keyLength);
-        Node.payload(c, payload(Node.payload(n), payloadLength), payloadLength);
+        Node.payload(c, historyLength == 0 ? payload(Node.payload(n), payloadLength)
+            : bytes(Node.payload(n), payloadLength + historyLength), payloadLength);
         Node.vn(c, vn);
         Node.scv(c, Node.scv(n));
         Node.ssv(c, Node.ssv(n));
-        Node.flags(c, Node.flags(n) & CheckpointWriter.STORED_FLAGS);
+        Node.flags(c, Node.flags(n) & (CheckpointWriter.STORED_FLAGS | Node.HISTORY));
         Node.left(c, left);
         Node.right(c, right);
         Node.updateDerived(c);
-        Node.oldestDescendant(c, Node.oldestDescendant(n));
         directory.register(vn, c);
         nodesCopied++;
-        bytesCopied += Node.SIZE + keyLength;
+        bytesCopied += Node.SIZE + keyLength + historyLength;
         return c;
     }
 

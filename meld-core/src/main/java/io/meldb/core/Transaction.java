@@ -128,7 +128,7 @@ public final class Transaction {
 
     /** Reads a key; returns {@code null} if absent or deleted. */
     public byte[] get(final byte[] key) {
-        final long n = read(key);
+        final long n = read(key, ColumnReads.WHOLE_ROW);
         return n == 0 ? null : Node.valueBytes(n);
     }
 
@@ -138,7 +138,17 @@ public final class Transaction {
      * #get} records; answers the value's length, or -1 if absent or deleted. Neither array is kept.
      */
     public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
-        final long n = read(key);
+        return get(key, into, ColumnReads.WHOLE_ROW);
+    }
+
+    /**
+     * {@link #get(byte[], org.agrona.MutableDirectBuffer)} that depends only on the value bytes in {@code columns}
+     * ({@link ColumnReads#bytes}; {@link ColumnReads#WHOLE_ROW} for all of them): meld then lets the read stand
+     * against concurrent increments of other bytes of the row. The caller promises to use no other byte of the
+     * value (nor its length beyond what those bytes imply). Several reads of one key depend on the union.
+     */
+    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
+        final long n = read(key, columns);
         if (n == 0) {
             return -1;
         }
@@ -156,7 +166,7 @@ public final class Transaction {
     }
 
     /** The node a read of {@code key} sees, recording its read dependency; 0 when absent or deleted. */
-    private long read(final byte[] key) {
+    private long read(final byte[] key, final long columns) {
         long n = find(root, key);
         if (isolation == Isolation.SERIALIZABLE) {
             if (n == 0) {
@@ -167,7 +177,14 @@ public final class Transaction {
             if (!(owned(n) && Node.altered(n)) || Node.increment(n)) {
                 final int at = descendCopying(key);
                 n = path[at];
-                Node.flags(n, Node.flags(n) | Node.DEPENDS_ON);
+                final int f = Node.flags(n);
+                if ((f & Node.DEPENDS_ON) == 0) {
+                    Node.columns(n, columns);
+                    ownedBytes += columns == ColumnReads.WHOLE_ROW ? 0 : 1 + Varint.MAX_LONG_BYTES;
+                } else if (Node.columns(n) != ColumnReads.WHOLE_ROW) {
+                    Node.columns(n, columns == ColumnReads.WHOLE_ROW ? ColumnReads.WHOLE_ROW : Node.columns(n) | columns);
+                }
+                Node.flags(n, f | Node.DEPENDS_ON);
             }
         }
         return n == 0 || Node.tombstone(n) ? 0 : n;
@@ -214,7 +231,7 @@ public final class Transaction {
         final long n = path[at];
         ownedBytes += withLength(nextLength) - withLength(Node.payloadLength(n));
         Node.payload(n, next, nextLength);
-        Node.flags(n, (Node.flags(n) | Node.ALTERED | Node.INCREMENT) & ~Node.SUBTREE_IS_ONLY_READ_DEPENDENT);
+        Node.flags(n, (Node.flags(n) | Node.ALTERED | Node.INCREMENT) & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.HISTORY));
         for (int i = 0; i < at; i++) {
             clearReadOnly(path[i]);
         }
@@ -325,7 +342,8 @@ public final class Transaction {
             final long n = path[at];
             ownedBytes += withLength(payloadLength) - withLength(Node.payloadLength(n));
             Node.payload(n, payload, payloadLength);
-            int flags = (Node.flags(n) | Node.ALTERED) & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.INCREMENT);
+            int flags = (Node.flags(n) | Node.ALTERED)
+                & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.INCREMENT | Node.HISTORY);
             flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
             Node.flags(n, flags);
             for (int i = 0; i < at; i++) {
@@ -417,10 +435,11 @@ public final class Transaction {
         Node.right(n, Node.right(source));
         Node.scv(n, Node.ncv(source));
         Node.ssv(n, Node.nsv(source));
-        Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & Node.TOMBSTONE));
+        Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & (Node.TOMBSTONE | Node.HISTORY)));
         Node.height(n, Node.height(source));
         ownedNodes++;
-        ownedBytes += withLength(Node.keyLength(source)) + withLength(Node.payloadLength(source));
+        ownedBytes += withLength(Node.keyLength(source)) + withLength(Node.payloadLength(source))
+            + ((Node.flags(source) & Node.HISTORY) != 0 ? 1 + ColumnReads.historyLength(source) : 0);
         return n;
     }
 

@@ -449,8 +449,8 @@ class IntentionCodecTest {
             final IntentionDecoder decoder = new IntentionDecoder(logArena, directory);
 
             final byte[] badVersion = record1.clone();
-            badVersion[0] = 2;
-            assertFormatError("unsupported format version 2", decoder, badVersion, 1);
+            badVersion[0] = 3;
+            assertFormatError("unsupported format version 3", decoder, badVersion, 1);
             final byte[] badIsolation = record1.clone();
             badIsolation[1] = 9;
             assertFormatError("unknown isolation code 9", decoder, badIsolation, 1);

@@ -41,6 +41,8 @@ class MeldDifferentialTest {
         long aborted = 0;
         long incremented = 0;
         long incrementAborts = 0;
+        long columnReadCommits = 0;
+        long columnReadsStood = 0;
         if (only != null) {
             final RunResult r = run(only, TXNS_PER_RUN);
             System.out.println("seed " + only + ": " + r);
@@ -54,12 +56,16 @@ class MeldDifferentialTest {
             aborted += r.aborted;
             incremented += r.incremented;
             incrementAborts += r.incrementAborts;
+            columnReadCommits += r.columnReadCommits;
+            columnReadsStood += r.columnReadsStood;
         }
         System.out.printf("differential: %d transactions, %d melded, %d aborted (%.1f%%), %d committed with increments,"
-                + " %d aborted by an increment%n",
-            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded), incremented, incrementAborts);
-        if (incremented == 0 || incrementAborts == 0) {
-            fail("the workloads committed no increments or none aborted on one");
+                + " %d aborted by an increment, %d committed with column reads, %d of them past a concurrent increment"
+                + " of other bytes%n",
+            transactions, melded, aborted, 100.0 * aborted / Math.max(1, melded), incremented, incrementAborts,
+            columnReadCommits, columnReadsStood);
+        if (incremented == 0 || incrementAborts == 0 || columnReadCommits == 0 || columnReadsStood == 0) {
+            fail("the workloads committed no increments or column reads, or none aborted on an increment");
         }
         if (RUNS * TXNS_PER_RUN >= 1_000_000 && transactions < 1_000_000) {
             fail("expected at least 1,000,000 transactions, ran " + transactions);
@@ -67,7 +73,7 @@ class MeldDifferentialTest {
     }
 
     record RunResult(long transactions, long melded, long aborted, long incremented, long incrementAborts,
-                     String workload) {
+                     long columnReadCommits, long columnReadsStood, String workload) {
     }
 
     static RunResult run(final long seed, final int txns) {
@@ -83,10 +89,12 @@ class MeldDifferentialTest {
 
     /** The counter field of the increments: a presence byte, then 2 bytes, bounded tightly so results overflow. */
     static final IntField FIELD = new IntField(1, 2, true, -300, 300);
+    /** A second counter after the first (presence byte 3), so column reads meet increments of another field. */
+    static final IntField FIELD2 = new IntField(4, 2, true, -300, 300);
 
     record Workload(int keySpace, boolean hotspot, boolean variableKeys, int concurrency, int maxOps,
                     int readPct, int deletePct, int scanPct, double serializableShare, MeldConfig config,
-                    int incrementPct) {
+                    int incrementPct, boolean columnReads) {
         static Workload draw(final SplittableRandom rnd) {
             final int[] spaces = {8, 32, 128, 1024, 8192};
             final int[] degrees = {1, 2, 4, 8, 16, 64, 256};
@@ -102,18 +110,24 @@ class MeldDifferentialTest {
             return new Workload(spaces[rnd.nextInt(spaces.length)], rnd.nextBoolean(), rnd.nextInt(4) == 0,
                 degrees[rnd.nextInt(degrees.length)], 1 + rnd.nextInt(8), 20 + rnd.nextInt(60), rnd.nextInt(20),
                 rnd.nextInt(15), serializable[rnd.nextInt(serializable.length)], configs[rnd.nextInt(configs.length)],
-                rnd.nextInt(3) == 0 ? 0 : 10 + rnd.nextInt(50));
+                rnd.nextInt(3) == 0 ? 0 : 10 + rnd.nextInt(50), rnd.nextInt(3) != 0);
         }
 
         /** A random value; with increments on, most are counters of {@link #FIELD} (a few null or short). */
         byte[] value(final SplittableRandom rnd) {
             if (incrementPct > 0 && rnd.nextInt(4) != 0) {
-                final byte[] v = new byte[3 + rnd.nextInt(4) - (rnd.nextInt(20) == 0 ? 2 : 0)];
+                final byte[] v = new byte[(columnReads ? 6 : 3) + rnd.nextInt(4) - (rnd.nextInt(20) == 0 ? (columnReads ? 4 : 2) : 0)];
                 v[0] = (byte) (rnd.nextInt(15) == 0 ? 0 : 1);
                 final int c = rnd.nextInt(-280, 281);
                 if (v.length >= 3) {
                     v[1] = (byte) (c >>> 8);
                     v[2] = (byte) c;
+                }
+                if (v.length >= 6) {
+                    final int c2 = rnd.nextInt(-280, 281);
+                    v[3] = (byte) (rnd.nextInt(15) == 0 ? 0 : 1);
+                    v[4] = (byte) (c2 >>> 8);
+                    v[5] = (byte) c2;
                 }
                 return v;
             }
@@ -142,6 +156,7 @@ class MeldDifferentialTest {
         final long[] abortedCount = {0};
         long incremented = 0;
         long incrementAborts = 0;
+        long columnReadCommits = 0;
         try (Arena exec = new Arena(); MeldPipeline pipeline = new MeldPipeline(w.config, directory)) {
             final IntentionAdopter adopter = new IntentionAdopter(exec, directory);
             final boolean throughCodec = (seed & 1) == 0;
@@ -177,31 +192,47 @@ class MeldDifferentialTest {
                 final Isolation iso = rnd.nextDouble() < w.serializableShare ? Isolation.SERIALIZABLE : Isolation.SNAPSHOT;
                 final Transaction txn = new Transaction(exec, snapshot, iso);
                 final List<byte[]> reads = new ArrayList<>();
+                final NavigableMap<byte[], Long> columnReads = new TreeMap<>(Arrays::compareUnsigned);
                 final List<RangeDependency> ranges = new ArrayList<>();
                 final NavigableMap<byte[], byte[]> writes = new TreeMap<>(Arrays::compareUnsigned);
                 final List<RangeDependency> declared = new ArrayList<>();
                 final NavigableMap<byte[], Long> increments = new TreeMap<>(Arrays::compareUnsigned);
+                final NavigableMap<byte[], IntField> fields = new TreeMap<>(Arrays::compareUnsigned);
                 final int ops = 1 + rnd.nextInt(w.maxOps);
                 for (int o = 0; o < ops; o++) {
                     final int dice = rnd.nextInt(100);
                     final byte[] key = w.key(rnd);
                     if (rnd.nextInt(100) < w.incrementPct) {
-                        increment(rnd, txn, key, view(key, writes, increments, certifier, snapshot), writes, increments);
+                        final IntField field = w.columnReads && rnd.nextBoolean() ? FIELD2 : FIELD;
+                        final byte[] before = view(key, writes, increments, fields, certifier, snapshot);
+                        if (increment(rnd, txn, key, before, field, writes, increments, fields)
+                            && iso == Isolation.SERIALIZABLE && !reads.stream().anyMatch(r -> Arrays.equals(r, key))) {
+                            reads.add(key); // a second field of the key: a read-modify-write, with a read
+                            columnReads.remove(key);
+                        }
                         continue;
                     }
                     // a snapshot transaction declares some of its reads as dependencies (Transaction.dependOn)
                     final boolean declare = iso == Isolation.SNAPSHOT && rnd.nextInt(4) == 0;
                     if (dice < w.scanPct) {
-                        final RangeDependency read = scan(rnd, w, txn, certifier, snapshot, writes, increments, ranges);
+                        final RangeDependency read = scan(rnd, w, txn, certifier, snapshot, writes, increments, fields,
+                            ranges);
                         if (declare) {
                             txn.dependOn(read);
                             declared.add(read);
                         }
                     } else if (dice < w.scanPct + w.readPct * (100 - w.scanPct) / 100) {
-                        final byte[] got = txn.get(key);
-                        final byte[] want = view(key, writes, increments, certifier, snapshot);
+                        final long columns = w.columnReads ? COLUMN_MASKS[rnd.nextInt(COLUMN_MASKS.length)]
+                            : ColumnReads.WHOLE_ROW;
+                        final byte[] got = get(txn, key, columns);
+                        final byte[] want = view(key, writes, increments, fields, certifier, snapshot);
                         assertArrayEquals(want, got, "get at snapshot " + snapshot.csn());
-                        reads.add(key);
+                        if (columns == ColumnReads.WHOLE_ROW || reads.stream().anyMatch(r -> Arrays.equals(r, key))) {
+                            reads.add(key);
+                            columnReads.remove(key);
+                        } else {
+                            columnReads.merge(key, columns, (a, b) -> a | b);
+                        }
                         if (declare) {
                             txn.dependOn(RangeDependency.point(key));
                             declared.add(RangeDependency.point(key));
@@ -210,11 +241,13 @@ class MeldDifferentialTest {
                         txn.delete(key);
                         writes.put(key, null);
                         increments.remove(key);
+                        fields.remove(key);
                     } else {
                         final byte[] value = w.value(rnd);
                         txn.put(key, value);
                         writes.put(key, value);
                         increments.remove(key);
+                        fields.remove(key);
                     }
                 }
                 if (!txn.hasWrites()) {
@@ -222,12 +255,14 @@ class MeldDifferentialTest {
                 }
                 melded++;
                 final long csn = nextCsn++;
-                final boolean want = certifier.certify(csn, snapshot.csn(), iso, reads,
-                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), declared, writes, FIELD, increments);
+                final boolean want = certifier.certify(csn, snapshot.csn(), iso, reads, columnReads,
+                    iso == Isolation.SERIALIZABLE ? ranges : List.of(), declared, writes, FIELD, increments, fields);
+                columnReadCommits += want && !columnReads.isEmpty() ? 1 : 0;
                 expected.put(csn, want);
                 incremented += want && !increments.isEmpty() ? 1 : 0;
                 incrementAborts += certifier.lastIncrementReason != AbortReason.NONE ? 1 : 0;
-                described.put(csn, iso + " snapshot " + snapshot.csn() + " reads " + keys(reads) + " ranges " + ranges
+                described.put(csn, iso + " snapshot " + snapshot.csn() + " reads " + keys(reads) + " column reads "
+                    + keys(columnReads.keySet()) + " ranges " + ranges
                     + " declared " + declared + " writes " + keys(writes.keySet()) + " increments " + keys(increments.keySet()) + (want ? "" : " certifier: " + certifier.lastReason));
                 if (Boolean.getBoolean("meld.debug")) {
                     System.out.println("csn " + csn + " " + described.get(csn) + " want=" + want);
@@ -252,47 +287,80 @@ class MeldDifferentialTest {
             assertContents(certifier.contents(pipeline.lcsCsn()), pipeline.lcs().root());
             TreeInvariants.check(pipeline.lcs().root());
         }
-        return new RunResult(transactions, melded, abortedCount[0], incremented, incrementAborts, w.toString());
+        return new RunResult(transactions, melded, abortedCount[0], incremented, incrementAborts, columnReadCommits,
+            certifier.columnReadsStood, w.toString());
+    }
+
+    /**
+     * Byte masks a column read names: the counter's presence byte, the counter {@link #FIELD} itself, the bytes
+     * after it, the presence byte and what follows the counter (all but the field), and every byte.
+     */
+    static final long[] COLUMN_MASKS = {
+        ColumnReads.bytes(0, 1), ColumnReads.bytes(1, 3), ColumnReads.bytes(3, Integer.MAX_VALUE),
+        ColumnReads.bytes(0, 1) | ColumnReads.bytes(3, Integer.MAX_VALUE), ColumnReads.bytes(0, Integer.MAX_VALUE),
+    };
+
+    /** A read of {@code key} that depends on the bytes of {@code columns} only (through the buffer variant). */
+    private static byte[] get(final Transaction txn, final byte[] key, final long columns) {
+        if (columns == ColumnReads.WHOLE_ROW) {
+            return txn.get(key);
+        }
+        final org.agrona.ExpandableArrayBuffer into = new org.agrona.ExpandableArrayBuffer(16);
+        final int length = txn.get(key, into, columns);
+        return length < 0 ? null : Arrays.copyOf(into.byteArray(), length);
     }
 
     /** The value the transaction sees: its own write, else the snapshot's with its own increments added. */
     private static byte[] view(final byte[] key, final Map<byte[], byte[]> writes, final Map<byte[], Long> increments,
-                               final ReferenceCertifier certifier, final Snapshot snapshot) {
+                               final Map<byte[], IntField> fields, final ReferenceCertifier certifier,
+                               final Snapshot snapshot) {
         if (writes.containsKey(key)) {
             return writes.get(key);
         }
         final byte[] base = certifier.read(key, snapshot.csn());
         final Long delta = increments.get(key);
-        return delta == null ? base : ReferenceCertifier.added(base, FIELD, delta);
+        return delta == null ? base : ReferenceCertifier.added(base, fields.getOrDefault(key, FIELD), delta);
     }
 
-    /** Adds a random delta and checks that the transaction refuses exactly what the model refuses. */
-    private static void increment(final SplittableRandom rnd, final Transaction txn, final byte[] key, final byte[] view,
-                                  final Map<byte[], byte[]> writes, final Map<byte[], Long> increments) {
+    /**
+     * Adds a random delta to {@code field} and checks that the transaction refuses exactly what the model refuses.
+     * Answers true when the add became a read-modify-write (a second field of a key this transaction increments).
+     */
+    private static boolean increment(final SplittableRandom rnd, final Transaction txn, final byte[] key,
+                                     final byte[] view, final IntField field, final Map<byte[], byte[]> writes,
+                                     final Map<byte[], Long> increments, final Map<byte[], IntField> fields) {
         final long delta = rnd.nextInt(-60, 61);
-        final int reason = view == null ? AbortReason.INCREMENT_ABSENT : ReferenceCertifier.fieldReason(view, FIELD, delta);
+        final int reason = view == null ? AbortReason.INCREMENT_ABSENT : ReferenceCertifier.fieldReason(view, field, delta);
         try {
-            txn.add(key, FIELD, delta);
+            txn.add(key, field, delta);
             if (reason != AbortReason.NONE) {
                 fail("add of " + delta + " to " + Arrays.toString(view) + " succeeded; expected " + AbortReason.describe(reason));
             }
         } catch (final IncrementException e) {
             assertEquals(AbortReason.describe(reason), AbortReason.describe(e.reason()), "refused add of " + delta
                 + " to " + Arrays.toString(view));
-            return;
+            return false;
         }
         if (writes.containsKey(key)) {
-            writes.put(key, ReferenceCertifier.added(view, FIELD, delta));
-        } else {
-            increments.merge(key, delta, Long::sum);
+            writes.put(key, ReferenceCertifier.added(view, field, delta));
+            return false;
         }
+        if (increments.containsKey(key) && !fields.get(key).equals(field)) {
+            writes.put(key, ReferenceCertifier.added(view, field, delta));
+            increments.remove(key);
+            fields.remove(key);
+            return true;
+        }
+        increments.merge(key, delta, Long::sum);
+        fields.put(key, field);
+        return false;
     }
 
     /** Runs a random scan, checks its rows, records the range it read in {@code ranges} and answers it. */
     static RangeDependency scan(final SplittableRandom rnd, final Workload w, final Transaction txn,
                              final ReferenceCertifier certifier, final Snapshot snapshot,
                              final NavigableMap<byte[], byte[]> writes, final Map<byte[], Long> increments,
-                             final List<RangeDependency> ranges) {
+                             final Map<byte[], IntField> fields, final List<RangeDependency> ranges) {
         byte[] lo = rnd.nextInt(8) == 0 ? null : w.key(rnd);
         byte[] hi = rnd.nextInt(8) == 0 ? null : w.key(rnd);
         if (lo != null && hi != null && Arrays.compareUnsigned(lo, hi) > 0) {
@@ -310,7 +378,7 @@ class MeldDifferentialTest {
         for (final byte[] k : certifier.keys(range, snapshot.csn())) {
             final Long delta = increments.get(k);
             final byte[] base = certifier.read(k, snapshot.csn());
-            view.put(k, delta == null ? base : ReferenceCertifier.added(base, FIELD, delta));
+            view.put(k, delta == null ? base : ReferenceCertifier.added(base, fields.getOrDefault(k, FIELD), delta));
         }
         for (final Map.Entry<byte[], byte[]> e : writes.entrySet()) {
             if (range.contains(e.getKey())) {

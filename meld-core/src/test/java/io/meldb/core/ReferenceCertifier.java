@@ -23,6 +23,10 @@ import java.util.TreeSet;
  * <p>Increments ({@link Transaction#add}) are neither reads nor writes of the transaction that makes them: after the
  * checks above, each is applied to the latest committed value (the key must be live, the field present, non-null and
  * the sum within its bounds, or the transaction aborts), and the result counts as a write for later transactions.
+ *
+ * <p>A serializable read may name the value bytes it used ({@link ColumnReads} masks): it then conflicts with a later
+ * committed write of the key, or with a later committed increment whose field's bytes meet those it used; an increment
+ * of other bytes leaves it valid. A key read both whole and by columns counts as read whole.
  */
 final class ReferenceCertifier {
     private static final byte[] DELETED = new byte[0];
@@ -31,6 +35,8 @@ final class ReferenceCertifier {
     private final NavigableMap<byte[], List<long[]>> versionCsns = new TreeMap<>(Arrays::compareUnsigned);
     private final Map<byte[], List<byte[]>> versionValues = new TreeMap<>(Arrays::compareUnsigned);
     private final Map<Long, Set<byte[]>> committedWrites = new HashMap<>();
+    /** csn -> key -> bytes of a pure increment it committed (keys it wrote whole are absent). */
+    private final Map<Long, Map<byte[], Long>> committedIncrements = new HashMap<>();
 
     /** The value of {@code key} in the state after {@code csn}, or null. */
     byte[] read(final byte[] key, final long csn) {
@@ -58,6 +64,9 @@ final class ReferenceCertifier {
         return out;
     }
 
+    /** Committed transactions with a column read that a row-level rule would have aborted (an increment of other bytes). */
+    long columnReadsStood;
+
     /** Why the last certification aborted (for failure messages). */
     String lastReason = "";
 
@@ -78,7 +87,27 @@ final class ReferenceCertifier {
     boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
                     final Collection<RangeDependency> ranges, final Collection<RangeDependency> dependencies,
                     final Map<byte[], byte[]> plainWrites, final IntField field, final Map<byte[], Long> increments) {
+        return certify(csn, snapshotCsn, isolation, reads, Map.of(), ranges, dependencies, plainWrites, field, increments);
+    }
+
+    boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
+                    final Map<byte[], Long> columnReads, final Collection<RangeDependency> ranges,
+                    final Collection<RangeDependency> dependencies, final Map<byte[], byte[]> plainWrites,
+                    final IntField field, final Map<byte[], Long> increments) {
+        return certify(csn, snapshotCsn, isolation, reads, columnReads, ranges, dependencies, plainWrites, field,
+            increments, Map.of());
+    }
+
+    /**
+     * As above, with {@code columnReads}: keys read by some value bytes only (the mask), not also whole; and
+     * {@code fields}: the field each increment adds to, where it is not {@code field}.
+     */
+    boolean certify(final long csn, final long snapshotCsn, final Isolation isolation, final Collection<byte[]> reads,
+                    final Map<byte[], Long> columnReads, final Collection<RangeDependency> ranges,
+                    final Collection<RangeDependency> dependencies, final Map<byte[], byte[]> plainWrites,
+                    final IntField defaultField, final Map<byte[], Long> increments, final Map<byte[], IntField> fields) {
         lastIncrementReason = AbortReason.NONE;
+        boolean stood = false;
         final Map<byte[], byte[]> writes = plainWrites;
         final Set<byte[]> readSet = new TreeSet<>(Arrays::compareUnsigned);
         readSet.addAll(reads);
@@ -103,6 +132,16 @@ final class ReferenceCertifier {
                         lastReason = "rw with csn " + c + " on " + Arrays.toString(key);
                         return false;
                     }
+                    final Long used = columnReads.get(key);
+                    if (used != null) {
+                        final Long touched = committedIncrements.getOrDefault(c, Map.of()).get(key);
+                        if (touched == null || (touched & used) != 0) {
+                            lastReason = "rw (columns " + Long.toHexString(used) + ") with csn " + c + " on "
+                                + Arrays.toString(key);
+                            return false;
+                        }
+                        stood = true;
+                    }
                     for (final RangeDependency r : ranges) {
                         if (r.contains(key)) {
                             lastReason = "phantom with csn " + c + " on " + Arrays.toString(key) + " in " + r;
@@ -114,7 +153,9 @@ final class ReferenceCertifier {
         }
         final Map<byte[], byte[]> all = new TreeMap<>(Arrays::compareUnsigned);
         all.putAll(writes);
+        final Map<byte[], Long> incremented = new TreeMap<>(Arrays::compareUnsigned);
         for (final Map.Entry<byte[], Long> inc : increments.entrySet()) {
+            final IntField field = fields.getOrDefault(inc.getKey(), defaultField);
             final byte[] latest = read(inc.getKey(), csn - 1);
             final int reason = latest == null ? AbortReason.INCREMENT_ABSENT : fieldReason(latest, field, inc.getValue());
             if (reason != AbortReason.NONE) {
@@ -123,7 +164,9 @@ final class ReferenceCertifier {
                 return false;
             }
             all.put(inc.getKey(), added(latest, field, inc.getValue()));
+            incremented.put(inc.getKey(), ColumnReads.touched(field.offset(), field.width()));
         }
+        committedIncrements.put(csn, incremented);
         final Set<byte[]> keys = new TreeSet<>(Arrays::compareUnsigned);
         for (final Map.Entry<byte[], byte[]> w : all.entrySet()) {
             keys.add(w.getKey());
@@ -131,6 +174,7 @@ final class ReferenceCertifier {
             versionValues.computeIfAbsent(w.getKey(), k -> new ArrayList<>()).add(w.getValue() == null ? DELETED : w.getValue());
         }
         committedWrites.put(csn, keys);
+        columnReadsStood += stood ? 1 : 0;
         return true;
     }
 

@@ -65,7 +65,7 @@ class ReorderDifferentialTest {
         final MeldConfig config = configs[rnd.nextInt(configs.length)].withReorder(reorder);
         final MeldDifferentialTest.Workload w = new MeldDifferentialTest.Workload(base.keySpace(), base.hotspot(),
             base.variableKeys(), Math.max(4, base.concurrency()), base.maxOps(), base.readPct(), base.deletePct(),
-            base.scanPct(), base.serializableShare(), config, 0);
+            base.scanPct(), base.serializableShare(), config, 0, false);
         try {
             return runWorkload(rnd, w);
         } catch (final AssertionError | RuntimeException e) {
@@ -131,7 +131,7 @@ class ReorderDifferentialTest {
                     final boolean declare = iso == Isolation.SNAPSHOT && rnd.nextInt(4) == 0;
                     if (dice < w.scanPct()) {
                         final RangeDependency read = MeldDifferentialTest.scan(rnd, w, txn, certifier, snapshot, writes,
-                            java.util.Map.of(), ranges);
+                            java.util.Map.of(), java.util.Map.of(), ranges);
                         if (declare) {
                             txn.dependOn(read);
                             declared.add(read);

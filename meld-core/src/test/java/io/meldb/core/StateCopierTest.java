@@ -162,7 +162,7 @@ class StateCopierTest {
         assertEquals(Node.flags(a), Node.flags(b));
         assertEquals(Node.height(a), Node.height(b));
         assertEquals(Node.maxCv(a), Node.maxCv(b));
-        assertEquals(Node.oldestDescendant(a), Node.oldestDescendant(b));
+        assertEquals(Node.columns(a), Node.columns(b));
         assertEquals(Node.keyPrefix(a), Node.keyPrefix(b));
         assertArrayEquals(NodeMemory.toArray(Node.key(a), Node.keyLength(a)),
             NodeMemory.toArray(Node.key(b), Node.keyLength(b)));

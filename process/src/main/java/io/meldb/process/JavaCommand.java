@@ -102,6 +102,11 @@ public final class JavaCommand {
         return List.copyOf(cmd);
     }
 
+    /** A tool of this JDK ({@code keytool}, {@code jcmd}): its path beside this JVM's {@code java}. */
+    public static String jdkTool(final String name) {
+        return Path.of(System.getProperty("java.home"), "bin", name).toString();
+    }
+
     /** The flags of {@code bin/jvm-flags}, looked for from the working directory (a module's or the root) upwards. */
     public static List<String> jvmFlags() {
         return readFlags(flagsFile());

@@ -71,4 +71,10 @@ class JavaCommandTest {
         assertEquals(List.of("taskset", "-c", "1"), cmd.subList(0, 3));
         assertTrue(cmd.get(3).endsWith("/bin/java"), cmd.get(3));
     }
+    @Test
+    void aJdkToolLiesBesideThisJvmsJava() {
+        final Path keytool = Path.of(JavaCommand.jdkTool("keytool"));
+        assertTrue(Files.isExecutable(keytool), keytool.toString());
+        assertEquals(Path.of(JavaCommand.main("x.Y").build().get(0)).getParent(), keytool.getParent());
+    }
 }

@@ -31,6 +31,7 @@ public final class ServerContext {
     private final OutcomeTable outcomes;
     private final FenceBook fences = new FenceBook();
     private final PendingCommits pending = new PendingCommits();
+    private final OwnIntentions ownIntentions = new OwnIntentions();
     private final CommitPathProfile commitPath = new CommitPathProfile();
     /**
      * Transactions whose intention the reader has read and whose decision has not reached the outcome table yet
@@ -109,6 +110,11 @@ public final class ServerContext {
 
     public PendingCommits pending() {
         return pending;
+    }
+
+    /** This server's appended intentions whose records the reader has yet to reach (meld paper App. E). */
+    public OwnIntentions ownIntentions() {
+        return ownIntentions;
     }
 
     public ConcurrentHashMap<TxnId, Boolean> seen() {

@@ -46,6 +46,7 @@ public final class TxnMetrics {
     private final java.util.concurrent.atomic.AtomicLong lastCheckpointCsn = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong lastSwitchCsn = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong recoveredCsn = new java.util.concurrent.atomic.AtomicLong();
+    private final Counter adopted;
     private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
     /** Held here: meters keep only weak references to what they read. */
     private final Supplier<TxnStats> stats;
@@ -63,6 +64,9 @@ public final class TxnMetrics {
             .register(registry);
         tooLarge = Counter.builder("meldb.txn.too.large")
             .description("transactions ended because they would write more than --max-intention-bytes")
+            .register(registry);
+        adopted = Counter.builder("meldb.txn.intentions.adopted").description("this server's own intentions melded "
+            + "from the trees their sessions built instead of decoded from the log (meld paper App. E)")
             .register(registry);
         refused = Counter.builder("meldb.txn.refused").description("begins refused: in-flight limit reached")
             .register(registry);
@@ -190,6 +194,16 @@ public final class TxnMetrics {
     public void intentionRead(final int nodes) {
         intentions.increment();
         intentionNodes.record(nodes);
+    }
+
+    /** One of {@link #intentionRead} was this server's own, melded from its tree ({@link OwnIntentions}). */
+    public void intentionAdopted() {
+        adopted.increment();
+    }
+
+    /** Intentions adopted so far (see {@link #intentionAdopted}). */
+    public long intentionsAdopted() {
+        return (long) adopted.count();
     }
 
     public void finalMelds(final long melds, final long visited, final long zone, final long effectiveZone) {

@@ -308,6 +308,16 @@ public final class TxnServer implements TxnService {
     }
 
     /** Node-memory generations this server has started (1 + checkpoints taken). */
+    /** This server's own intentions melded from their trees rather than decoded (see {@link OwnIntentions}). */
+    public long intentionsAdopted() {
+        return ctx.metrics().intentionsAdopted();
+    }
+
+    /** Own intentions appended whose records the log reader has not reached yet (see {@link OwnIntentions}). */
+    public int ownIntentionsHeld() {
+        return ctx.ownIntentions().size();
+    }
+
     public long generations() {
         return ctx.state().generations();
     }

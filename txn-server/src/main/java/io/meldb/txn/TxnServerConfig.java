@@ -49,6 +49,7 @@ public final class TxnServerConfig {
     /** Test hook: pause after each checkpoint chunk appended (system property for child processes). */
     private long checkpointChunkDelayMillis = Long.getLong("meldb.checkpoint.chunk-delay-ms", 0);
     private boolean trim = true;
+    private boolean adoptOwnIntentions = true;
     private boolean writeCheckpoints = true;
     private ThreadingMode threading = ThreadingMode.DEDICATED;
     private int decodeThreads = 1;
@@ -380,6 +381,20 @@ public final class TxnServerConfig {
 
     public TxnServerConfig trim(final boolean trim) {
         this.trim = trim;
+        return this;
+    }
+
+    /**
+     * Whether the log reader melds this server's own intentions from the trees their sessions built (copied for
+     * their CSN, {@link OwnIntentions}) instead of decoding the records it reads back; the result is the same
+     * either way (meld paper App. E), this only saves the decode.
+     */
+    public boolean adoptOwnIntentions() {
+        return adoptOwnIntentions;
+    }
+
+    public TxnServerConfig adoptOwnIntentions(final boolean adoptOwnIntentions) {
+        this.adoptOwnIntentions = adoptOwnIntentions;
         return this;
     }
 

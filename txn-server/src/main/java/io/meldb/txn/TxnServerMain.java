@@ -37,6 +37,8 @@ public final class TxnServerMain {
         {"max-node-memory", "MELDB_TXN_MAX_NODE_MEMORY", "0", "refuse new update transactions (SQLSTATE 53200) "
             + "while node memory holds N bytes or more; 0 = 70% of the JVM's direct-memory limit"},
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
+        {"adopt-own-intentions", "MELDB_TXN_ADOPT_OWN_INTENTIONS", "true", "meld this server's own intentions from "
+            + "the trees it built instead of decoding their records read back from the log (same result)"},
         {"threading", "MELDB_TXN_THREADING", null, "pipeline threads: shared | dedicated-decode | dedicated (default; overrides the two flags below)"},
         {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld (false: --threading shared)"},
         {"decode-threads", "MELDB_TXN_DECODE_THREADS", "1", "deserializer threads (with --separate-decoder)"},
@@ -160,6 +162,7 @@ public final class TxnServerMain {
             .checkpointBytes(CommandFlags.longValue(v, "checkpoint-bytes"))
             .maxNodeMemory(CommandFlags.longValue(v, "max-node-memory"))
             .trim(CommandFlags.booleanValue(v, "trim"))
+            .adoptOwnIntentions(CommandFlags.booleanValue(v, "adopt-own-intentions"))
             .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
             .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
             .decodeThreads(CommandFlags.intValue(v, "decode-threads"))

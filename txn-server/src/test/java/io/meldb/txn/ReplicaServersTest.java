@@ -144,6 +144,33 @@ class ReplicaServersTest {
     }
 
     /**
+     * A server melds its own intentions from the trees its sessions built (OwnIntentions, meld paper App. E); its
+     * peer on the same log decodes every record, its own included. Both must decide alike and reach the same state,
+     * across checkpoints that move the adopting server's state to new memory while commits are in flight.
+     */
+    @Test
+    void aServerThatAdoptsItsOwnIntentionsReachesTheStateOfOneThatDecodesThem() throws Exception {
+        try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
+             TxnServer adopting = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(1)
+                 .cluster(PIPELINED).checkpointEvery(25).writeCheckpoints(false).decodeThreads(2));
+             TxnServer decoding = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(2)
+                 .checkpointEvery(0).adoptOwnIntentions(false))) {
+            load(adopting, 80);
+            final int commits = churn(List.of(adopting, decoding), 60, 11);
+            assertTrue(commits > 100, "too few commits: " + commits);
+            awaitSameCsn(adopting, decoding);
+            assertEquals(adopting.status().csn(), decoding.status().csn());
+            assertEquals(adopting.status().stateHash(), decoding.status().stateHash());
+            assertTrue(adopting.intentionsAdopted() > 10, "adopted: " + adopting.intentionsAdopted());
+            assertEquals(0, decoding.intentionsAdopted());
+            assertTrue(adopting.generations() > 2, "checkpoints while adopting: " + adopting.generations());
+            assertEquals(0, adopting.ownIntentionsHeld(), "every held tree was released");
+            assertNull(adopting.failure());
+            assertNull(decoding.failure());
+        }
+    }
+
+    /**
      * Transactions whose snapshots are older than a checkpoint point at nodes of states the checkpoint had to keep.
      * A server that compacts often must meld them exactly like one that never compacts, and both must reject the
      * ones past the cluster's snapshot-age limit.

@@ -149,6 +149,12 @@ public final class TpccBenchmark {
         try {
             startTargets(wanted, pgUrl, targets, resources, dirs);
             load(targets, scale, loadBatch);
+            ConflictProfile conflicts = null;
+            for (Target t : targets) {
+                if (t.meld() && t.error == null && conflicts == null) {
+                    conflicts = ConflictProfile.start(t.url, t.props);
+                }
+            }
             for (int r = 1; r <= rounds; r++) {
                 for (int w : warehouseCounts) {
                     for (boolean apart : paymentModes) {
@@ -158,11 +164,17 @@ public final class TpccBenchmark {
                             }
                             if (t.meld()) {
                                 FastIncrement.enabled(t.id.equals("meld"));
+                                conflicts.clear();
                             }
                             final TpccWindow.Result res = TpccWindow.run(t::open, scale, w, threads, apart,
                                     t.id.equals("h2"), warmup, seconds, r * 100L + w, null);
                             t.windows.computeIfAbsent(TpccReport.key(w, apart), k -> new ArrayList<>()).add(res);
                             TpccReport.printWindow(r, w, apart, t, res);
+                            if (t.meld()) {
+                                for (String line : conflicts.lines()) {
+                                    System.out.println("    conflict aborts (warm-up included): " + line);
+                                }
+                            }
                         }
                     }
                 }

@@ -3,10 +3,21 @@ package io.meldb.log.replication;
 import io.meldb.log.LogErrorException;
 import io.meldb.log.LogStore;
 import io.netty.buffer.Unpooled;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
+
+import java.io.IOException;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -18,21 +29,33 @@ import java.util.concurrent.Executors;
  * replica applies the committed entries in log order and numbers their blocks 1, 2, 3, … itself, so positions are
  * dense and the same on every replica, and position 0 and the log id come from the replicated CREATE.
  *
- * <p>Restart: the state machine takes no snapshots yet, so Ratis applies the replica's whole Raft log again; the
- * blocks below the store's tail at start-up are already stored and are counted, not stored twice. Trim, snapshots
- * and purging the Raft log are not built (docs/log-replication.md).
+ * <p>Snapshots (Raft §7; {@link StoreSnapshots}): the store is the state, so every so many entries the replica forces
+ * its store and records the applied term-index with the next position, and Ratis purges its log below it. On restart
+ * the state machine reports that snapshot and Ratis replays only later entries; blocks the store already holds are
+ * counted, not stored twice, so applying an entry again is idempotent. A follower that needs entries its leader
+ * purged is notified and fetches the blocks from a peer's log port ({@link StoreCatchUp}).
  *
  * <p>An entry's reply is the position of its first block (8 bytes), once the local store holds the whole entry.
  */
 public final class BlockStoreStateMachine extends BaseStateMachine {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BlockStoreStateMachine.class);
+    /** A read-only query: the latest snapshot's point ({@link StoreSnapshots.Point}), empty if none. */
+    static final byte QUERY_SNAPSHOT_POINT = 1;
+
     private final LogStore store;
-    /** Blocks the store already held when this replica started: replayed entries below it are skipped. */
-    private final long storedAtStart;
+    private final StoreSnapshots snapshots = new StoreSnapshots();
+    private final StoreCatchUp catchUp;
+    /**
+     * Applier thread (and {@link #reinitialize}, which Ratis runs on it): positions below it were in the store when
+     * this replica started or installed a snapshot; an entry applied again below it is counted, not stored twice.
+     */
+    private long storedUpTo;
     /** Applier thread only: the position the next applied block takes. */
     private long nextPosition = 1;
-    /** Applier thread: completes once the latest APPEND entry is stored (a TRIM waits for it). */
-    private CompletableFuture<Message> lastAppend = CompletableFuture.completedFuture(null);
+    /** Written by the applier: completes once the latest APPEND entry is stored (a TRIM and catching up wait for it). */
+    private volatile CompletableFuture<Message> lastAppend = CompletableFuture.completedFuture(null);
+    /** Written by the applier thread in {@link #reinitialize} only. */
+    private volatile long reloads;
     /** Carries out TRIMs, one at a time, in log order. */
     private final ExecutorService trimmer = Executors.newSingleThreadExecutor(r -> {
         final Thread t = new Thread(r, "raft-trim");
@@ -40,9 +63,147 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
         return t;
     });
 
-    public BlockStoreStateMachine(final LogStore store) {
+    /** {@code catchUp} is how this replica fetches blocks it lacks from a peer; null: it cannot (a test's group). */
+    public BlockStoreStateMachine(final LogStore store, final StoreCatchUp catchUp) {
         this.store = store;
-        this.storedAtStart = store.tail();
+        this.catchUp = catchUp;
+        this.storedUpTo = store.tail();
+    }
+
+    /**
+     * Ratis calls this before it replays: the latest snapshot, if any, says where the store's applied prefix ends, and
+     * Ratis replays only the entries after it.
+     */
+    @Override
+    public void initialize(final RaftServer server, final RaftGroupId groupId, final RaftStorage raftStorage)
+            throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        snapshots.init(raftStorage);
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        load();
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+    }
+
+    /** Takes the latest snapshot as the applied point: on start, and after a snapshot was installed. */
+    private void load() throws IOException {
+        storedUpTo = store.tail();
+        final StoreSnapshots.Point p = snapshots.latest();
+        if (p == null) {
+            return;
+        }
+        if (storedUpTo < p.nextPosition()) {
+            throw new IOException("the block store holds positions below " + storedUpTo + " but the Raft snapshot at "
+                + p.termIndex() + " says every block below " + p.nextPosition() + " was stored: the store lost blocks"
+                + " the Raft log no longer holds; empty this replica's data directory and restart it: it catches up"
+                + " from its peers");
+        }
+        nextPosition = p.nextPosition();
+        setLastAppliedTermIndex(p.termIndex());
+        LOG.info("replicated log: applied up to the snapshot at {}, next position {}, store tail {}", p.termIndex(),
+            p.nextPosition(), storedUpTo);
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return snapshots.storage();
+    }
+
+    /**
+     * Ratis's applier thread, once every entry applied so far is stored (it waits for their futures): forces the store
+     * and records the applied term-index, after which Ratis may purge its log up to it.
+     */
+    @Override
+    public long takeSnapshot() throws IOException {
+        final TermIndex at = getLastAppliedTermIndex();
+        if (at == null || at.getIndex() < 0) {
+            return RaftLog.INVALID_LOG_INDEX;
+        }
+        final StoreSnapshots.Point current = snapshots.current();
+        if (current != null && current.termIndex().getIndex() >= at.getIndex()) {
+            // installed from a peer and not reloaded yet, or nothing applied since: nothing new to record
+            return current.termIndex().getIndex() == at.getIndex() ? at.getIndex() : RaftLog.INVALID_LOG_INDEX;
+        }
+        if (store.tail() < nextPosition) {
+            // an append this replica's store refused (STORAGE_FULL, a failure): recording the snapshot would let Ratis
+            // purge the only other copy of those blocks
+            throw new IOException("no snapshot at " + at + ": the store's tail " + store.tail()
+                + " is below the applied position " + nextPosition);
+        }
+        record(new StoreSnapshots.Point(at, nextPosition));
+        return at.getIndex();
+    }
+
+    /** Forces the store (even at page-cache durability: after the purge it is the only copy) and records {@code p}. */
+    void record(final StoreSnapshots.Point p) throws IOException {
+        if (store instanceof io.meldb.log.storage.ChronicleLogStore chronicle) {
+            chronicle.force();
+        }
+        snapshots.write(p.termIndex(), p.nextPosition());
+    }
+
+    /** A peer catching up asks for this replica's latest snapshot point (a stale read, served by any replica). */
+    @Override
+    public CompletableFuture<Message> query(final Message request) {
+        final ByteString q = request.getContent();
+        if (q.size() != 1 || q.byteAt(0) != QUERY_SNAPSHOT_POINT) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("unknown query of " + q.size() + " bytes"));
+        }
+        final StoreSnapshots.Point p = snapshots.current();
+        return CompletableFuture.completedFuture(p == null ? Message.EMPTY : Message.valueOf(ByteString.copyFrom(p.encode())));
+    }
+
+    /**
+     * The leader no longer holds the entries this follower needs (purged below its snapshot): fetch the blocks from a
+     * peer's store instead ({@link StoreCatchUp}). Ratis stops this follower taking entries until the future completes;
+     * a failed future makes the leader notify it again.
+     */
+    @Override
+    public CompletableFuture<TermIndex> notifyInstallSnapshotFromLeader(final RaftProtos.RoleInfoProto roleInfo,
+                                                                       final TermIndex firstTermIndexInLog) {
+        final String leader = roleInfo.hasFollowerInfo() && roleInfo.getFollowerInfo().hasLeaderInfo()
+            ? RaftPeerId.valueOf(roleInfo.getFollowerInfo().getLeaderInfo().getId().getId()).toString() : null;
+        LOG.info("replicated log: {} applied up to {} but the leader {} holds Raft entries from {} on: catching up"
+            + " from a peer's block store", getId(), getLastAppliedTermIndex(), leader, firstTermIndexInLog);
+        if (catchUp == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("this replica cannot fetch blocks from its peers"));
+        }
+        return catchUp.install(this, leader, firstTermIndexInLog);
+    }
+
+    /**
+     * Whether nothing is being applied: every committed entry applied and stored. While Ratis waits for a snapshot
+     * installation it refuses new entries, so once idle the store stays this replica's alone until the install ends.
+     */
+    boolean applierIdle() {
+        try {
+            final long committed = getServer().join().getDivision(getGroupId()).getRaftLog().getLastCommittedIndex();
+            return getLastAppliedTermIndex().getIndex() >= committed && lastAppend.isDone();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Ratis pauses the state machine before it reloads it from an installed snapshot. */
+    @Override
+    public void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
+    }
+
+    /** On the applier thread, after a snapshot was installed: the store holds it, take its point as applied. */
+    @Override
+    public void reinitialize() throws IOException {
+        getLifeCycle().transition(LifeCycle.State.STARTING);
+        load();
+        getLifeCycle().transition(LifeCycle.State.RUNNING);
+        reloads++;
+    }
+
+    /** How many times Ratis reloaded this state machine from an installed snapshot. */
+    long reloads() {
+        return reloads;
     }
 
     /** The store this replica applies to. */
@@ -108,7 +269,7 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
         final long first = nextPosition;
         nextPosition += count;
         final CompletableFuture<Message> done = new CompletableFuture<>();
-        if (first + count <= storedAtStart) {
+        if (first + count <= storedUpTo) {
             done.complete(position(first));
             return done;
         }
@@ -116,7 +277,7 @@ public final class BlockStoreStateMachine extends BaseStateMachine {
         final long last = first + count - 1;
         for (int i = 0; i < count; i++) {
             final long p = first + i;
-            if (p < storedAtStart) {
+            if (p < storedUpTo) {
                 continue;
             }
             // a read-only view of the entry's bytes, not a copy: the log entry is immutable and stays reachable from

@@ -1,8 +1,10 @@
 package io.meldb.log.replication;
 
 import io.meldb.log.LogStore;
+import io.meldb.wire.auth.ClusterSecret;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -32,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * This log server's member of the Raft group (issue 22, Apache Ratis): a {@link RaftServer} whose state machine is
  * the server's block store ({@link BlockStoreStateMachine}), its Raft log in {@code <data-dir>/raft}, its Raft port on
- * the log server's {@code --host}.
+ * {@code --raft-host} (by default the log server's {@code --host}), under mutual TLS when {@link RaftTls} is given.
  *
  * <p>Two ways in. {@link #proposeHere} hands an entry to this server's own division only, never to another one:
  * the APPEND path uses it, so a block this server was asked to append is proposed by it or by no one, and once it
@@ -49,13 +51,16 @@ public final class RaftReplica implements AutoCloseable {
     private final ClientId selfClientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
 
+    private final StoreCatchUp catchUp;
+
     private RaftReplica(final ReplicationOptions options, final RaftGroup group, final RaftServer server,
-                        final BlockStoreStateMachine stateMachine, final RaftClient client) {
+                        final BlockStoreStateMachine stateMachine, final RaftClient client, final StoreCatchUp catchUp) {
         this.options = options;
         this.group = group;
         this.server = server;
         this.stateMachine = stateMachine;
         this.client = client;
+        this.catchUp = catchUp;
     }
 
     /**
@@ -63,7 +68,8 @@ public final class RaftReplica implements AutoCloseable {
      * (replaying its Raft log into the store) on later ones.
      */
     public static RaftReplica start(final ReplicationOptions options, final LogStore store, final Path raftDir,
-                                    final String bindHost, final int blockSize) throws IOException {
+                                    final String bindHost, final int blockSize, final ClusterSecret secret)
+            throws IOException {
         final RaftGroup group = options.peers().group();
         final RaftPeers.Peer self = options.peers().peer(options.nodeId());
         final RaftProperties props = properties(options, blockSize);
@@ -71,15 +77,29 @@ public final class RaftReplica implements AutoCloseable {
         Files.createDirectories(raftDir);
         RaftServerConfigKeys.setStorageDir(props, List.of(raftDir.toFile()));
         GrpcConfigKeys.Server.setPort(props, self.raftPort());
-        // the Raft port listens where the log port does (--host): loopback in tests, every interface in a pod
-        GrpcConfigKeys.Server.setHost(props, bindHost);
-        final BlockStoreStateMachine sm = new BlockStoreStateMachine(store);
-        final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(props)
-            .setServerId(RaftPeerId.valueOf(self.id())).setStateMachine(sm)
-            .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT).build();
-        server.start();
-        final RaftClient client = RaftClient.newBuilder().setProperties(properties(options, blockSize)).setRaftGroup(group).build();
-        return new RaftReplica(options, group, server, sm, client);
+        // the Raft port listens on --raft-host, by default where the log port does (--host)
+        GrpcConfigKeys.Server.setHost(props, options.raftHost() != null ? options.raftHost() : bindHost);
+        final Parameters tls = tlsParameters(options);
+        final StoreCatchUp catchUp = new StoreCatchUp(options, group, properties(options, blockSize), secret);
+        final BlockStoreStateMachine sm = new BlockStoreStateMachine(store, catchUp);
+        final RaftServer server;
+        try {
+            server = RaftServer.newBuilder().setGroup(group).setProperties(props).setParameters(tls)
+                .setServerId(RaftPeerId.valueOf(self.id())).setStateMachine(sm)
+                .setOption(existing ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT).build();
+            server.start();
+        } catch (IOException | RuntimeException e) {
+            catchUp.close();
+            throw e;
+        }
+        final RaftClient client = RaftClient.newBuilder().setProperties(properties(options, blockSize)).setParameters(tls)
+            .setRaftGroup(group).build();
+        return new RaftReplica(options, group, server, sm, client, catchUp);
+    }
+
+    /** The Raft port's mutual TLS (--raft-tls-*), for this replica's server and every Ratis client it builds. */
+    static Parameters tlsParameters(final ReplicationOptions options) {
+        return options.tls() == null ? new Parameters() : options.tls().parameters();
     }
 
     private static boolean hasContent(final Path dir) throws IOException {
@@ -100,6 +120,7 @@ public final class RaftReplica implements AutoCloseable {
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(buffer + 4096));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(buffer));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(buffer + (1 << 20)));
+        StoreSnapshots.configure(p, o.snapshotEvery(), SizeInBytes.valueOf(o.raftSegmentBytes()));
         // Everything else is Ratis's default, on purpose (docs/perf/replication.md, "where an entry's commit time
         // goes"): timestamps per entry put 85-95 % of the commit time between the leader's proposal and the
         // followers' Raft-log write, with the followers writing ~1 entry per ~10 ms, under 93 % CPU pressure, while a
@@ -108,6 +129,11 @@ public final class RaftReplica implements AutoCloseable {
         // no better than the defaults in interleaved runs: the time is CPU queueing along the entry's thread hops
         // across three JVMs, which no Ratis setting removes.
         return p;
+    }
+
+    /** How this replica catches up from its peers' stores when its leader purged what it needs. */
+    public StoreCatchUp catchUp() {
+        return catchUp;
     }
 
     public BlockStoreStateMachine stateMachine() {
@@ -140,6 +166,35 @@ public final class RaftReplica implements AutoCloseable {
         } catch (IOException e) {
             return null;
         }
+    }
+
+    /** The first index this replica's Raft log still holds (entries below were purged after a snapshot), -1 if none. */
+    public long raftLogStartIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getStartIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** The index the next entry of this replica's Raft log takes (its last entry's index + 1). */
+    public long raftLogNextIndex() {
+        try {
+            return server.getDivision(group.getGroupId()).getRaftLog().getNextIndex();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** The Raft index of the last entry this replica applied to its store. */
+    public long appliedIndex() {
+        return stateMachine.getLastAppliedTermIndex().getIndex();
+    }
+
+    /** The Raft index of this replica's latest snapshot, -1 if it has none. */
+    public long snapshotIndex() {
+        final var s = stateMachine.getLatestSnapshot();
+        return s == null ? -1 : s.getIndex();
     }
 
     /** This server's own Raft id. */
@@ -185,7 +240,11 @@ public final class RaftReplica implements AutoCloseable {
         try {
             client.close();
         } finally {
-            server.close();
+            try {
+                server.close();
+            } finally {
+                catchUp.close();
+            }
         }
     }
 }

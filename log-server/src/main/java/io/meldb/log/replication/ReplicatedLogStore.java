@@ -44,8 +44,10 @@ public final class ReplicatedLogStore implements LogStore {
 
     /** Starts this server's Raft member over {@code local} (Raft log in {@code <data-dir>/raft}). */
     public static ReplicatedLogStore start(final ChronicleLogStore local, final ReplicationOptions options,
-                                           final String bindHost, final int blockSize) throws IOException {
-        final RaftReplica replica = RaftReplica.start(options, local, local.dataDir().resolve("raft"), bindHost, blockSize);
+                                           final String bindHost, final int blockSize,
+                                           final io.meldb.wire.auth.ClusterSecret secret) throws IOException {
+        final RaftReplica replica = RaftReplica.start(options, local, local.dataDir().resolve("raft"), bindHost, blockSize,
+            secret);
         LOG.info("replicated log: node {} of {} (Raft peers {}), election timeout {}..{} ms, commit timeout {} ms",
             options.nodeId(), options.factor(), options.peers(), options.electionTimeoutMin().toMillis(),
             options.electionTimeoutMax().toMillis(), options.commitTimeout().toMillis());

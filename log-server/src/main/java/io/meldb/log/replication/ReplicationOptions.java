@@ -18,13 +18,22 @@ public final class ReplicationOptions {
     /** Blocks at most in one Raft entry: one block per entry measured 5.5x slower than BookKeeper, 16 per entry 1.4x. */
     public static final int DEFAULT_MAX_BLOCKS_PER_ENTRY = 32;
 
+    /** Raft entries between snapshots: up to 32 blocks each, so the Raft log keeps at most a few hundred MB. */
+    public static final long DEFAULT_SNAPSHOT_EVERY = 1024;
+    /** Ratis's default segment size: purging deletes whole closed segments. */
+    public static final long DEFAULT_RAFT_SEGMENT_BYTES = 32L << 20;
+
     private final int factor;
+    private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+    private long raftSegmentBytes = DEFAULT_RAFT_SEGMENT_BYTES;
     private final String nodeId;
     private final RaftPeers peers;
     private Duration commitTimeout = Duration.ofSeconds(5);
     private Duration electionTimeoutMin = DEFAULT_ELECTION_TIMEOUT_MIN;
     private Duration electionTimeoutMax = DEFAULT_ELECTION_TIMEOUT_MAX;
     private int maxBlocksPerEntry = DEFAULT_MAX_BLOCKS_PER_ENTRY;
+    private String raftHost;
+    private RaftTls tls;
 
     /**
      * @throws IllegalArgumentException if the factor is not the number of peers, or {@code nodeId} is not one of them
@@ -87,6 +96,26 @@ public final class ReplicationOptions {
         return this;
     }
 
+    /** The address the Raft port listens on; null (the default): the log server's own {@code --host}. */
+    public String raftHost() {
+        return raftHost;
+    }
+
+    public ReplicationOptions raftHost(final String host) {
+        this.raftHost = host == null || host.isBlank() ? null : host;
+        return this;
+    }
+
+    /** Mutual TLS on the Raft port, or null (the default): plain gRPC ({@link RaftPortGuard} says when that may start). */
+    public RaftTls tls() {
+        return tls;
+    }
+
+    public ReplicationOptions tls(final RaftTls raftTls) {
+        this.tls = raftTls;
+        return this;
+    }
+
     public int maxBlocksPerEntry() {
         return maxBlocksPerEntry;
     }
@@ -96,6 +125,32 @@ public final class ReplicationOptions {
             throw new IllegalArgumentException("blocks per Raft entry " + n + " must be in [1, 256]");
         }
         this.maxBlocksPerEntry = n;
+        return this;
+    }
+
+    /** Applied Raft entries between two snapshots (each purges the Raft log below it). */
+    public long snapshotEvery() {
+        return snapshotEvery;
+    }
+
+    public ReplicationOptions snapshotEvery(final long entries) {
+        if (entries < 1) {
+            throw new IllegalArgumentException("--snapshot-every must be at least 1 entry, got " + entries);
+        }
+        this.snapshotEvery = entries;
+        return this;
+    }
+
+    /** The largest Raft log segment file; purging releases whole closed segments. */
+    public long raftSegmentBytes() {
+        return raftSegmentBytes;
+    }
+
+    public ReplicationOptions raftSegmentBytes(final long bytes) {
+        if (bytes < 64 * 1024) {
+            throw new IllegalArgumentException("the Raft log segment size must be at least 64 KB, got " + bytes);
+        }
+        this.raftSegmentBytes = bytes;
         return this;
     }
 }

@@ -119,7 +119,8 @@ public final class LogServer implements AutoCloseable {
         LogStore served = store;
         if (config.replication() != null) {
             try {
-                served = ReplicatedLogStore.start(store, config.replication(), config.host(), config.blockSize());
+                served = ReplicatedLogStore.start(store, config.replication(), config.host(), config.blockSize(),
+                        config.clusterSecret());
             } catch (IOException | RuntimeException e) {
                 store.close();
                 throw new IOException("cannot start the replicated log (node " + config.replication().nodeId() + ", peers "

@@ -4,6 +4,8 @@ import io.meldb.wire.CommandFlags;
 import io.meldb.log.Durability;
 import io.meldb.wire.auth.ClusterSecret;
 import io.meldb.log.replication.RaftPeers;
+import io.meldb.log.replication.RaftPortGuard;
+import io.meldb.log.replication.RaftTls;
 import io.meldb.log.replication.ReplicationOptions;
 import io.meldb.log.storage.RollCycleNames;
 import io.meldb.log.storage.StoreOptions;
@@ -42,6 +44,13 @@ public final class LogServerMain {
             {"peers", "MELDB_LOG_PEERS", null, "with --replication-factor > 1: id=host:raftPort[:logPort],... every replica's Raft address (and log port, default --port)"},
             {"replication-commit-timeout", "MELDB_LOG_REPLICATION_COMMIT_TIMEOUT", "5000", "milliseconds an append may wait for a majority before it is answered OUTCOME_UNKNOWN"},
             {"election-timeout", "MELDB_LOG_ELECTION_TIMEOUT", "1000", "Raft election timeout in milliseconds (randomised up to twice this): how long followers wait before replacing a silent leader"},
+            {"raft-host", "MELDB_LOG_RAFT_HOST", null, "with --replication-factor > 1: address the Raft port listens on (default: --host)"},
+            {"raft-tls-cert", "MELDB_LOG_RAFT_TLS_CERT", null, "PEM certificate (chain) this replica presents on the Raft port; with --raft-tls-key and --raft-tls-ca: mutual TLS between the replicas"},
+            {"raft-tls-key", "MELDB_LOG_RAFT_TLS_KEY", null, "PEM PKCS#8 private key of --raft-tls-cert"},
+            {"raft-tls-ca", "MELDB_LOG_RAFT_TLS_CA", null, "PEM CA certificate(s): only peers whose certificate these signed may connect to the Raft port"},
+            {"raft-trust-network", "MELDB_LOG_RAFT_TRUST_NETWORK", "false", "with a cluster secret and no Raft TLS: start although the Raft port is not on loopback, because the network lets only the replicas reach it (a NetworkPolicy, a firewall)"},
+            {"snapshot-every", "MELDB_LOG_SNAPSHOT_EVERY", "1024", "with --replication-factor > 1: Raft entries between snapshots; each forces the block store and purges the Raft log below it"},
+            {"raft-segment-size", "MELDB_LOG_RAFT_SEGMENT_SIZE", "32m", "with --replication-factor > 1: largest Raft log segment file; purging deletes whole closed segments"},
             {"exit-with-parent", "MELDB_LOG_EXIT_WITH_PARENT", "false", "stop when the process that started this one ends"},
     };
 
@@ -100,6 +109,11 @@ public final class LogServerMain {
             server.close();
             stopped.countDown();
         }, "log-server-shutdown"));
+        if (config.replication() != null) {
+            var r = config.replication();
+            System.out.println("log-server: Raft port " + r.raftHost() + ":" + r.peers().peer(r.nodeId()).raftPort()
+                    + (r.tls() != null ? " under mutual TLS as " + r.tls().subject() : " without TLS"));
+        }
         System.out.println("log-server listening on " + server.address().getHostString() + ":" + server.port()
                 + (server.metricsPort() >= 0 ? " (metrics on :" + server.metricsPort() + ")" : " (metrics off)")
                 + (config.replication() == null ? "" : " replica " + config.replication().nodeId() + " of "
@@ -110,6 +124,20 @@ public final class LogServerMain {
 
     static Map<String, String> parse(String[] args) {
         return CommandFlags.parse(FLAGS, args);
+    }
+
+    /** The Raft port's TLS from the three --raft-tls-* files (all or none), or null. */
+    private static RaftTls raftTls(Map<String, String> v) {
+        String cert = v.get("raft-tls-cert");
+        String key = v.get("raft-tls-key");
+        String ca = v.get("raft-tls-ca");
+        if (cert == null && key == null && ca == null) {
+            return null;
+        }
+        if (cert == null || key == null || ca == null) {
+            throw new IllegalArgumentException("Raft TLS needs all three of --raft-tls-cert, --raft-tls-key and --raft-tls-ca");
+        }
+        return RaftTls.load(Path.of(cert), Path.of(key), Path.of(ca));
     }
 
     static LogServerConfig configure(Map<String, String> v) {
@@ -135,9 +163,16 @@ public final class LogServerMain {
                 throw new IllegalArgumentException("--replication-factor " + factor + " needs --peers and --node-id");
             }
             int election = CommandFlags.intValue(v, "election-timeout");
+            RaftTls tls = raftTls(v);
+            String raftHost = v.get("raft-host") != null ? v.get("raft-host") : v.get("host");
+            RaftPortGuard.check(config.clusterSecret() != null, raftHost, tls,
+                    CommandFlags.booleanValue(v, "raft-trust-network"));
             config.replication(new ReplicationOptions(factor, v.get("node-id"), RaftPeers.parse(v.get("peers"), port))
                     .commitTimeout(Duration.ofMillis(CommandFlags.intValue(v, "replication-commit-timeout")))
-                    .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election)));
+                    .electionTimeout(Duration.ofMillis(election), Duration.ofMillis(2L * election))
+                    .raftHost(raftHost).tls(tls)
+                    .snapshotEvery(CommandFlags.intValue(v, "snapshot-every"))
+                    .raftSegmentBytes(CommandFlags.sizeValue(v, "raft-segment-size")));
         }
         StoreOptions store = config.store();
         store.durability(Durability.parse(v.get("durability")));

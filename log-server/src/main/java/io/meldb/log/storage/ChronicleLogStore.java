@@ -291,6 +291,24 @@ public final class ChronicleLogStore implements LogStore {
         return retention.trim(position);
     }
 
+    /**
+     * Forces every block appended so far to the device, whatever the durability: a replica does so before it records a
+     * Raft snapshot, after which the Raft log no longer holds those blocks (docs/log-replication.md, "Snapshots").
+     * Any thread; the blocks must already be acknowledged.
+     */
+    public void force() throws IOException {
+        try (var files = Files.newDirectoryStream(queueDir, "*" + QUEUE_FILE_SUFFIX)) {
+            for (Path f : files) {
+                try (FileChannel ch = FileChannel.open(f, StandardOpenOption.WRITE)) {
+                    ch.force(false);
+                } catch (java.nio.file.NoSuchFileException trimmed) {
+                    // deleted by a trim meanwhile: nothing of it needs to survive
+                }
+            }
+        }
+        LogMeta.fsyncDirectory(queueDir);
+    }
+
     /** Number of queue files currently holding log positions (tests watch trim release them). */
     public int queueFileCount() {
         return index.fileCount();

@@ -97,7 +97,7 @@ class BlockStoreStateMachineTest {
         GrpcConfigKeys.Server.setPort(p, Integer.parseInt(peer.getAddress().split(":")[1]));
         final ChronicleLogStore store = ChronicleLogStore.open(StoreOptions.at(dir.resolve("store-" + i)));
         final RaftServer server = RaftServer.newBuilder().setGroup(group).setProperties(p).setServerId(peer.getId())
-            .setStateMachine(new BlockStoreStateMachine(store)).setOption(option).build();
+            .setStateMachine(new BlockStoreStateMachine(store, null)).setOption(option).build();
         server.start();
         return new Replica(server, store);
     }

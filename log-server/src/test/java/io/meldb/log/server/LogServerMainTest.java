@@ -85,7 +85,16 @@ class LogServerMainTest {
         assertNull(one.replication(), "the default is one server, no Raft");
         LogServerConfig three = LogServerMain.configure(LogServerMain.parse(new String[]{"--port", "7000",
                 "--replication-factor", "3", "--node-id", "b", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100",
-                "--election-timeout", "1500", "--replication-commit-timeout", "4000"}));
+                "--election-timeout", "1500", "--replication-commit-timeout", "4000", "--snapshot-every", "64",
+                "--raft-segment-size", "1m"}));
+        assertEquals(64, three.replication().snapshotEvery());
+        assertEquals(1 << 20, three.replication().raftSegmentBytes());
+        assertEquals(1024, LogServerMain.configure(LogServerMain.parse(new String[]{"--replication-factor", "3",
+                "--node-id", "a", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100"})).replication().snapshotEvery(), "the default");
+        IllegalArgumentException noSnapshots = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(new String[]{"--replication-factor", "3", "--node-id", "a",
+                        "--peers", "a=h1:9100,b=h2:9100,c=h3:9100", "--snapshot-every", "0"})));
+        assertTrue(noSnapshots.getMessage().contains("--snapshot-every must be at least 1"), noSnapshots.getMessage());
         assertEquals(3, three.replication().factor());
         assertEquals("b", three.replication().nodeId());
         assertEquals("h2:7000", three.replication().peers().peer("b").clientAddress(), "log port: --port");
@@ -98,5 +107,39 @@ class LogServerMainTest {
         IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
                 LogServerMain.parse(new String[]{"--replication-factor", "0"})));
         assertTrue(zero.getMessage().contains("at least 1"), zero.getMessage());
+    }
+    @Test
+    void aClusterSecretWithAnOpenRaftPortIsRefusedUnlessTlsLoopbackOrATrustedNetworkGuardsIt(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path secret = java.nio.file.Files.writeString(dir.resolve("secret"), "s3cret\n");
+        java.util.function.Function<String[], String[]> replica = more -> java.util.stream.Stream.concat(
+                java.util.stream.Stream.of("--cluster-secret-file", secret.toString(), "--replication-factor", "3",
+                        "--node-id", "a", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100"),
+                java.util.Arrays.stream(more)).toArray(String[]::new);
+        IllegalArgumentException open = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(replica.apply(new String[]{"--host", "0.0.0.0"}))));
+        assertTrue(open.getMessage().contains("unguarded") && open.getMessage().contains("--raft-tls-cert")
+                && open.getMessage().contains("--raft-trust-network true"), open.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(LogServerMain.parse(
+                replica.apply(new String[]{"--host", "127.0.0.1", "--raft-host", "10.1.2.3"}))), "--raft-host counts");
+        LogServerConfig trusted = LogServerMain.configure(LogServerMain.parse(
+                replica.apply(new String[]{"--host", "0.0.0.0", "--raft-trust-network", "true"})));
+        assertEquals("0.0.0.0", trusted.replication().raftHost());
+        assertNull(trusted.replication().tls());
+        LogServerConfig loopback = LogServerMain.configure(LogServerMain.parse(
+                replica.apply(new String[]{"--host", "0.0.0.0", "--raft-host", "127.0.0.1"})));
+        assertEquals("127.0.0.1", loopback.replication().raftHost(), "a loopback Raft port needs no guard");
+        if (System.getenv("MELDB_CLUSTER_SECRET_FILE") == null) {
+            assertEquals("0.0.0.0", LogServerMain.configure(LogServerMain.parse(new String[]{"--host", "0.0.0.0",
+                    "--replication-factor", "3", "--node-id", "a", "--peers", "a=h1:9100,b=h2:9100,c=h3:9100"}))
+                    .replication().raftHost(), "no cluster secret: every port open, the Raft port too");
+        }
+        IllegalArgumentException partial = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(replica.apply(new String[]{"--raft-tls-cert", secret.toString()}))));
+        assertTrue(partial.getMessage().contains("all three"), partial.getMessage());
+        IllegalArgumentException notPem = assertThrows(IllegalArgumentException.class, () -> LogServerMain.configure(
+                LogServerMain.parse(replica.apply(new String[]{"--raft-tls-cert", secret.toString(),
+                        "--raft-tls-key", secret.toString(), "--raft-tls-ca", secret.toString()}))));
+        assertTrue(notPem.getMessage().startsWith("--raft-tls-cert " + secret), notPem.getMessage());
     }
 }

@@ -65,7 +65,7 @@ final class RatisCandidate implements Candidate {
             GrpcConfigKeys.Server.setPort(props, Integer.parseInt(p.getAddress().split(":")[1]));
             final RaftServer s = RaftServer.newBuilder().setGroup(group).setProperties(props)
                 .setServerId(p.getId()).setStateMachine(onStore
-                    ? new BlockStoreStateMachine(ChronicleLogStore.open(StoreOptions.at(dir.resolve("store-" + p.getId()))))
+                    ? new BlockStoreStateMachine(ChronicleLogStore.open(StoreOptions.at(dir.resolve("store-" + p.getId()))), null)
                     : new BlockPositions()).build();
             s.start();
             servers.add(s);

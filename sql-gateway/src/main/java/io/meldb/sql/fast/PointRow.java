@@ -29,6 +29,8 @@ final class PointRow implements RowCursor {
     private ColumnType[] types;
     private int[] keyRank;
     private int[] valueColumns;
+    /** The value bytes the output columns occupy ({@link io.meldb.sql.catalog.ReadColumns}): the read's dependency. */
+    private long readMask;
     /** Per column: where its value's presence or tag byte is in the key or payload, NOT_THERE, or UNKNOWN. */
     private int[] at;
     private boolean offsetsKnown;
@@ -52,7 +54,7 @@ final class PointRow implements RowCursor {
             bind(store);
         }
         this.key = key;
-        payloadLength = key == null ? -1 : txn.get(key, payload);
+        payloadLength = key == null ? -1 : txn.get(key, payload, readMask);
         before = true;
         decoded = null;
         offsetsKnown = false;
@@ -75,6 +77,7 @@ final class PointRow implements RowCursor {
         }
         valueColumns = s.def().valueColumns();
         at = new int[n];
+        readMask = io.meldb.sql.catalog.ReadColumns.mask(s, output);
     }
 
     @Override

@@ -99,6 +99,10 @@ final class PgConnection {
                     return false; // the worker parses it again and answers the error
                 }
             }
+            case 'Q':
+                // pgjdbc opens every transaction with a simple Query "BEGIN" of its own: on a worker it would cost
+                // two thread hand-offs per transaction for a command that only marks the block
+                return PgInlineQuery.runsInline(m.peekCString(), context.block);
             case 'S':
                 return !context.block.commitPending();
             case 'E': {

@@ -22,18 +22,39 @@ final class PgOutput {
         this.channel = channel;
     }
 
-    /** A write queued behind the event loop's earlier tasks; recycled once it ran. */
+    /**
+     * Writes queued behind the event loop's earlier tasks, flushed together: answers flushed on the event loop in
+     * one turn of it (pgjdbc's "BEGIN" Query and the first statement behind it arrive in one read) leave in one
+     * gathering write. Recycled once it ran.
+     */
     private final class WriteLater implements Runnable {
-        private ByteBuf pending;
+        private final ByteBuf[] pending = new ByteBuf[MAX_BATCH];
+        private int count;
 
         @Override
         public void run() {
-            final ByteBuf b = pending;
-            pending = null;
+            if (queued == this) {
+                queued = null;
+            }
+            final int n = count;
+            for (int i = 0; i < n; i++) {
+                channel.write(pending[i], channel.voidPromise());
+                pending[i] = null;
+            }
+            count = 0;
             spareTasks.push(this);
-            channel.writeAndFlush(b, channel.voidPromise());
+            channel.flush();
         }
     }
+
+    /** Answers one queued write may take before the next one is queued. */
+    private static final int MAX_BATCH = 8;
+    /**
+     * The write task queued on the event loop that has not run yet, which a later answer of the same turn joins;
+     * cleared by a worker's write, so that nothing joins a task queued before it (the order on the wire is the
+     * order of the flushes).
+     */
+    private volatile WriteLater queued;
 
     /** The buffer to append messages to. */
     ByteBuf buffer() {
@@ -54,14 +75,21 @@ final class PgOutput {
             return;
         }
         if (channel.eventLoop().inEventLoop()) {
+            final WriteLater joined = queued;
+            if (joined != null && joined.count < MAX_BATCH) {
+                joined.pending[joined.count++] = b;
+                return;
+            }
             // behind any answer a worker handed to the event loop before: the task queue keeps them in order
             WriteLater task = spareTasks.poll();
             if (task == null) {
                 task = new WriteLater();
             }
-            task.pending = b;
+            task.pending[task.count++] = b;
+            queued = task;
             channel.eventLoop().execute(task);
         } else {
+            queued = null;
             channel.writeAndFlush(b, channel.voidPromise());
         }
     }

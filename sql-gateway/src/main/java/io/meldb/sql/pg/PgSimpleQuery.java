@@ -16,6 +16,7 @@ final class PgSimpleQuery {
     private final PgPreparer preparer;
     private final PgExecutor executor;
     private final PgOutput output;
+    private final PgLiteralShapes shapes;
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
 
@@ -24,6 +25,7 @@ final class PgSimpleQuery {
         this.preparer = preparer;
         this.executor = executor;
         this.output = context.output;
+        this.shapes = new PgLiteralShapes(preparer);
     }
 
     /** Query: runs each statement of the string in turn, in one implicit transaction, then ReadyForQuery. */
@@ -49,8 +51,12 @@ final class PgSimpleQuery {
                     output.flush();
                     return; // ReadyForQuery comes after CopyDone or CopyFail
                 }
-                try (PgStatement statement = preparer.prepareTimed(part, new int[0])) {
-                    final PgPortal portal = new PgPortal(statement, new ParameterValues(), PgBind.NO_FORMATS);
+                // by its shape when it has integer literals: planned once per shape, not once per statement
+                final PgLiteralShapes.Bound shaped = shapes.prepare(part);
+                try (PgStatement statement = shaped != null ? shaped.statement()
+                        : preparer.prepareTimed(part, new int[0])) {
+                    final PgPortal portal = new PgPortal(statement,
+                            shaped != null ? shaped.values() : new ParameterValues(), PgBind.NO_FORMATS);
                     if (statement.columns.size() > 0) {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
                     }

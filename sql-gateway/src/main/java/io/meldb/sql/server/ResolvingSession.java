@@ -70,6 +70,11 @@ final class ResolvingSession implements TxnSession {
     }
 
     @Override
+    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
+        return session.get(key, into, columns);
+    }
+
+    @Override
     public List<KeyValue> scan(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive,
                                final boolean descending, final int limit) {
         return session.scan(lo, loInclusive, hi, hiInclusive, descending, limit);

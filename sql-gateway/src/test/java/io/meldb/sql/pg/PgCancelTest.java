@@ -100,7 +100,7 @@ class PgCancelTest {
         try (Connection c = db.connectPg(); PreparedStatement p = c.prepareStatement(SLOW)) {
             final Thread canceller = Cancelling.after(p, 500);
             final SQLException e = assertThrows(SQLException.class, p::executeQuery);
-            canceller.join();
+            Cancelling.stop(canceller);
             assertEquals("57014", e.getSQLState());
             try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT v FROM BIG WHERE id = 7")) {
                 assertTrue(r.next());

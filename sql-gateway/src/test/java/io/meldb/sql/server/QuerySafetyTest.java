@@ -161,7 +161,7 @@ class QuerySafetyTest {
         try (Connection c = db.connectPg(); PreparedStatement p = c.prepareStatement(ENDLESS)) {
             final Thread canceller = Cancelling.after(p, 500);
             assertEquals("57014", assertThrows(SQLException.class, p::executeQuery).getSQLState());
-            canceller.join();
+            Cancelling.stop(canceller);
             try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT COUNT(*) FROM safe")) {
                 assertTrue(r.next());
             }
@@ -192,7 +192,7 @@ class QuerySafetyTest {
              PreparedStatement p = c.prepareStatement(ENDLESS)) {
             final Thread canceller = Cancelling.after(p, 1000);
             final SQLException e = assertThrows(SQLException.class, () -> p.executeQuery().next());
-            canceller.join();
+            Cancelling.stop(canceller);
             assertEquals("57014", e.getSQLState(), e.getMessage());
             try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT note FROM safe WHERE id = 3")) {
                 assertTrue(r.next());

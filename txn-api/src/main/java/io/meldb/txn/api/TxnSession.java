@@ -42,6 +42,17 @@ public interface TxnSession extends AutoCloseable {
     }
 
     /**
+     * {@link #get(byte[], org.agrona.MutableDirectBuffer)} for a caller that uses only the value bytes in
+     * {@code columns} (an {@link io.meldb.core.ColumnReads} byte mask; 0 = all of them): the read then does not
+     * conflict with concurrent increments ({@link #add}) of other bytes of the row (issue 21). The caller may still be
+     * handed the whole value. A session that cannot record the mask (one over the RPC, for now) reads the whole row,
+     * which is always sound.
+     */
+    default int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
+        return get(key, into);
+    }
+
+    /**
      * Keys in [lo, hi] (each bound inclusive or exclusive; a null bound is unbounded), ascending or descending,
      * at most {@code limit} of them (0 = no limit).
      */

@@ -85,6 +85,24 @@ final class RemoteTxnSession implements TxnSession {
     }
 
     @Override
+    public int get(byte[] key, org.agrona.MutableDirectBuffer into, long columns) {
+        if (columns == io.meldb.core.ColumnReads.WHOLE_ROW) {
+            return get(key, into);
+        }
+        byte[] value = call(GET, rid -> TxnFrame.get(ByteBufAllocator.DEFAULT, rid, handle, key, columns), VALUE, f -> {
+            TxnBodyReader r = f.reader();
+            byte[] v = r.readBytes("value");
+            r.end();
+            return v;
+        });
+        if (value == null) {
+            return -1;
+        }
+        into.putBytes(0, value);
+        return value.length;
+    }
+
+    @Override
     public List<KeyValue> scan(byte[] lo, boolean loInclusive, byte[] hi, boolean hiInclusive, boolean descending,
                                int limit) {
         return call(SCAN, rid -> TxnFrame.scan(ByteBufAllocator.DEFAULT, rid, handle, lo, loInclusive, hi, hiInclusive,

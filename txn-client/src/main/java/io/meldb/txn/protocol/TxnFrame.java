@@ -78,6 +78,15 @@ public final class TxnFrame extends Frame {
         return new TxnFrame(GET, requestId, writeBytes(alloc.buffer(8 + sizeOf(key)).writeLong(handle), key));
     }
 
+    /**
+     * GET that depends only on the value bytes in {@code columns} (an {@link io.meldb.core.ColumnReads} mask, not 0):
+     * the mask follows the key (issue 21; a server before it refuses the frame's trailing bytes).
+     */
+    public static TxnFrame get(ByteBufAllocator alloc, long requestId, long handle, byte[] key, long columns) {
+        return new TxnFrame(GET, requestId,
+            writeBytes(alloc.buffer(16 + sizeOf(key)).writeLong(handle), key).writeLong(columns));
+    }
+
     public static TxnFrame scan(ByteBufAllocator alloc, long requestId, long handle, byte[] lo, boolean loInclusive,
                                 byte[] hi, boolean hiInclusive, boolean descending, int limit) {
         int flags = (loInclusive ? SCAN_LO_INCLUSIVE : 0) | (hiInclusive ? SCAN_HI_INCLUSIVE : 0)

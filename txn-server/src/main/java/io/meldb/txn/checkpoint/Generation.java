@@ -1,6 +1,7 @@
 package io.meldb.txn.checkpoint;
 
 import io.meldb.core.Arena;
+import io.meldb.core.IntentionCopier;
 import io.meldb.core.IntentionDecoder;
 import io.meldb.core.MeldPipeline;
 import io.meldb.core.NodeDirectory;
@@ -20,6 +21,8 @@ public final class Generation {
     private final MeldPipeline pipeline;
     /** The decoder of a reader that decodes in line (threading mode SHARED). */
     private final IntentionDecoder decoder;
+    /** Copies this server's own intentions from their trees, in the reader's arena (reader thread only). */
+    private final IntentionCopier copier;
     /** One arena and decoder per deserializer thread (per-thread pools, Hyder II §5.3). */
     private final Arena[] workerArenas;
     private final IntentionDecoder[] workerDecoders;
@@ -35,6 +38,7 @@ public final class Generation {
         this.loadArena = loadArena;
         this.pipeline = pipeline;
         this.decoder = new IntentionDecoder(decodeArena, directory);
+        this.copier = new IntentionCopier(decodeArena, directory);
         this.workerArenas = new Arena[decodeThreads];
         this.workerDecoders = new IntentionDecoder[decodeThreads];
         for (int i = 0; i < decodeThreads; i++) {
@@ -113,6 +117,11 @@ public final class Generation {
     /** The in-line decoder (reader thread only). */
     public IntentionDecoder decoder() {
         return decoder;
+    }
+
+    /** The log reader's copier of this server's own intentions (reader thread only; see OwnIntentions). */
+    public IntentionCopier copier() {
+        return copier;
     }
 
     /** The decoder of deserializer thread {@code worker} (that thread only). */

@@ -4,9 +4,11 @@ import io.meldb.core.Intention;
 import io.meldb.core.IntentionDecoder;
 import io.meldb.core.IntentionFormatException;
 import io.meldb.txn.LogRecords;
+import io.meldb.txn.OwnIntentions;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnId;
 import io.meldb.txn.checkpoint.Checkpointer;
+import io.meldb.txn.checkpoint.Generation;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -235,14 +237,17 @@ final class LogReaderStage {
         final long inc = LogRecords.incarnation(buffer, offset);
         final long seq = LogRecords.sequence(buffer, offset);
         ctx.seen().put(new TxnId(inc, seq), Boolean.TRUE);
+        final OwnIntentions.Held own = server == ctx.serverId() ? ctx.ownIntentions().take(inc, seq) : null;
         final Long newest = ctx.fences().newestOrNull(server);
         if (newest != null && newest > inc) {
+            release(own);
             emit(new Rejection(c, server, inc, seq, "origin_restarted"));
             return;
         }
         final long snapshotCsn = IntentionDecoder.snapshotCsnOf(buffer, offset + LogRecords.INTENTION_HEADER);
         if (c - snapshotCsn > ctx.cluster().maxSnapshotAge()) {
             // its snapshot may be older than every state a checkpoint keeps: every server aborts it alike
+            release(own);
             snapshotsTooOld++;
             emit(new Rejection(c, server, inc, seq, "snapshot_too_old"));
             return;
@@ -250,6 +255,11 @@ final class LogReaderStage {
         final IntentionMessage m = new IntentionMessage(c, server, inc, seq, snapshotCsn, position);
         m.deliveredNanos = blockDeliveredNanos;
         m.readNanos = blockReadNanos;
+        if (own != null && adopt(own, m)) {
+            toPremeld(m);
+            emit(m);
+            return;
+        }
         if (links.toDecoders.length > 0) {
             final int worker = (int) (c % links.toDecoders.length);
             m.recordLength = length - LogRecords.INTENTION_HEADER;
@@ -275,6 +285,36 @@ final class LogReaderStage {
         m.decoded = true;
         toPremeld(m);
         emit(m);
+    }
+
+    /**
+     * Melds this server's own intention from the tree its session built (meld paper App. E) instead of handing its
+     * bytes to a deserializer: a copy made for this CSN, field for field what decoding the record gives
+     * ({@link io.meldb.core.IntentionCopier}). Only while the session's snapshot lies in the generation being
+     * melded (a checkpoint since then moved the state to new memory: the record is decoded as any other).
+     * Answers false, having released the tree, when it did not adopt.
+     */
+    private boolean adopt(final OwnIntentions.Held own, final IntentionMessage m) {
+        final Generation current = ctx.state().current();
+        try {
+            if (own.generation() != current) {
+                return false;
+            }
+            m.intention = current.copier().copy(own.txn(), m.csn, own.intentionFlags(), new Intention());
+        } finally {
+            own.release();
+        }
+        ctx.metrics().intentionRead(m.intention.nodeCount());
+        ctx.metrics().intentionAdopted();
+        m.decodedNanos = System.nanoTime();
+        m.decoded = true;
+        return true;
+    }
+
+    private static void release(final OwnIntentions.Held own) {
+        if (own != null) {
+            own.release();
+        }
     }
 
     private void toPremeld(final IntentionMessage m) {

@@ -109,8 +109,16 @@ final class TxnRpcServerHandler extends FrameServerHandler<TxnFrame> {
             case GET -> {
                 TxnSession s = session(r.readLong("handle"));
                 byte[] key = r.readBytes("key");
+                long columns = r.hasMore() ? r.readLong("column mask") : io.meldb.core.ColumnReads.WHOLE_ROW;
                 r.end();
-                byte[] value = s.get(key);
+                byte[] value;
+                if (columns == io.meldb.core.ColumnReads.WHOLE_ROW) {
+                    value = s.get(key);
+                } else {
+                    org.agrona.ExpandableArrayBuffer into = new org.agrona.ExpandableArrayBuffer(64);
+                    int length = s.get(key, into, columns);
+                    value = length < 0 ? null : java.util.Arrays.copyOf(into.byteArray(), length);
+                }
                 answer(f, start, TxnFrame.value(ctx.alloc(), f.requestId(), value));
             }
             case SCAN -> scan(f, r, start);

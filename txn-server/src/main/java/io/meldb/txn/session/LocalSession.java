@@ -117,9 +117,14 @@ final class LocalSession implements TxnSession {
 
     @Override
     public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
+        return get(key, into, io.meldb.core.ColumnReads.WHOLE_ROW);
+    }
+
+    @Override
+    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
         final Transaction t = active();
         checkKey(key);
-        final int length = t.get(key, into);
+        final int length = t.get(key, into, columns);
         checkSize(t);
         return length;
     }
@@ -280,12 +285,35 @@ final class LocalSession implements TxnSession {
         final PendingCommits.Decision decided = ctx.pending().register(appendAs, id.sequence(),
             TimeUnit.MILLISECONDS.toNanos(commitWaitMillis()));
         final IntentionAppender appender = sessions.appender();
-        final CompletableFuture<Long> appended = appender.append(record, length);
+        // the reader melds a copy of this tree instead of decoding the record (OwnIntentions): held before the
+        // append, since the record may reach the reader before append returns
+        final boolean hold = ctx.config().adoptOwnIntentions();
+        final long sequence = id.sequence();
+        if (hold) {
+            workspace.hold(t, restartFlags, pinned.generation(), appendAs);
+            ctx.ownIntentions().put(sequence, workspace);
+        }
+        final CompletableFuture<Long> appended;
+        try {
+            appended = appender.append(record, length);
+        } catch (RuntimeException | Error e) {
+            if (hold) {
+                ctx.ownIntentions().drop(appendAs, sequence);
+            }
+            throw e;
+        }
         final CommitPathProfile profile = ctx.commitPath();
         profile.record(CommitPathProfile.Phase.APPEND_CALL, System.nanoTime() - decided.registeredNanos());
-        end();
+        if (hold) {
+            endHolding();
+        } else {
+            end();
+        }
         appended.whenComplete((position, error) -> {
             if (error != null) {
+                if (hold) {
+                    ctx.ownIntentions().drop(appendAs, sequence); // if its record is in the log, it is decoded
+                }
                 appender.onAppendFailure(appendAs, error);
             } else {
                 profile.record(CommitPathProfile.Phase.LOG_ACK, System.nanoTime() - decided.registeredNanos());
@@ -305,6 +333,13 @@ final class LocalSession implements TxnSession {
     @Override
     public void close() {
         abort();
+    }
+
+    /** Ends the transaction while its workspace stays held for the log reader (see {@link #commitAsync}). */
+    private void endHolding() {
+        txn = null;
+        workspace = null;
+        sessions.endedHolding(pinned);
     }
 
     private void end() {

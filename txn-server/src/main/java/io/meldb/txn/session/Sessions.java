@@ -62,7 +62,7 @@ public final class Sessions {
         }
         Workspace w = workspaces.poll();
         if (w == null) {
-            w = new Workspace();
+            w = new Workspace(this);
         }
         final CommittedState.Pinned pinned = ctx.state().pin();
         final TxnId id = new TxnId(ctx.incarnation(), sequence.incrementAndGet());
@@ -108,10 +108,23 @@ public final class Sessions {
 
     /** A session ended: its workspace goes back to the pool, its snapshot's generation and admission are released. */
     void ended(final Workspace w, final CommittedState.Pinned pinned) {
+        recycle(w);
+        endedHolding(pinned);
+    }
+
+    /**
+     * A session ended whose workspace stays with its intention until the log reader is done with it
+     * ({@link io.meldb.txn.OwnIntentions}): its snapshot's generation and admission are released now.
+     */
+    void endedHolding(final CommittedState.Pinned pinned) {
+        ctx.state().unpin(pinned.generation());
+        admission.release();
+    }
+
+    /** A workspace nothing points into any more goes back to the pool (any thread). */
+    void recycle(final Workspace w) {
         w.arena.reset();
         w.trim();
         workspaces.add(w);
-        ctx.state().unpin(pinned.generation());
-        admission.release();
     }
 }

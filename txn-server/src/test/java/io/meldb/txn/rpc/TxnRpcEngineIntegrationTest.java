@@ -30,6 +30,7 @@ import static io.meldb.txn.rpc.RpcTestSupport.s;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -73,6 +74,31 @@ class TxnRpcEngineIntegrationTest {
                 }
             }
         }
+    }
+
+    @Test
+    void aColumnReadOverTheWireStandsAgainstAnIncrementOfOtherBytes() {
+        IntField counter = IntField.int64(0);
+        TxnSession seed = client.begin(IsolationLevel.SERIALIZABLE, false);
+        seed.put(b("row"), java.nio.ByteBuffer.allocate(12).putLong(5).putInt(7).array());
+        seed.commit();
+        long tail = io.meldb.core.ColumnReads.bytes(8, 12);
+        long head = io.meldb.core.ColumnReads.bytes(0, 8);
+        TxnSession other = client.begin(IsolationLevel.SERIALIZABLE, false);
+        TxnSession same = client.begin(IsolationLevel.SERIALIZABLE, false);
+        org.agrona.ExpandableArrayBuffer into = new org.agrona.ExpandableArrayBuffer(4);
+        assertEquals(12, other.get(b("row"), into, tail));
+        assertEquals(7, into.getInt(8, java.nio.ByteOrder.BIG_ENDIAN), "the whole value comes back");
+        assertEquals(12, same.get(b("row"), into, head));
+        assertEquals(-1, other.get(b("absent"), into, tail));
+        other.put(b("o"), b("1"));
+        same.put(b("s"), b("1"));
+        TxnSession inc = client.begin(IsolationLevel.SERIALIZABLE, false);
+        inc.add(b("row"), counter, 10);
+        inc.commit();
+        other.commit(); // read bytes 8..11; the increment wrote 0..7
+        TxnException e = assertThrows(TxnException.class, same::commit);
+        assertEquals(TxnError.CONFLICT, e.error(), "read the bytes the increment wrote");
     }
 
     @Test
