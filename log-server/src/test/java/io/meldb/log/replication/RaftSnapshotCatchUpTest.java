@@ -3,7 +3,6 @@ package io.meldb.log.replication;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.server.LogServer;
-import io.meldb.log.server.LogServerConfig;
 import io.meldb.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -47,66 +45,40 @@ class RaftSnapshotCatchUpTest {
     @TempDir
     Path dir;
 
-    private final LogServer[] servers = new LogServer[3];
-    private final int[] logPorts = new int[3];
-    private final int[] raftPorts = new int[3];
+    private ReplicaGroup group;
+    private LogServer[] servers;
     private LogClient client;
     private int appended;
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         if (client != null) {
             client.close();
         }
-        for (LogServer s : servers) {
-            if (s != null) {
-                s.close();
-            }
+        if (group != null) {
+            group.close();
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static ReplicationOptions options(ReplicationOptions r) {
+        return r.commitTimeout(Duration.ofSeconds(10)).snapshotEvery(SNAPSHOT_EVERY).raftSegmentBytes(256 * 1024);
     }
 
     private LogServer startServer(int i) throws IOException {
-        StringBuilder peers = new StringBuilder();
-        for (int n = 0; n < 3; n++) {
-            peers.append(n == 0 ? "" : ",").append("n").append(n).append("=127.0.0.1:").append(raftPorts[n]).append(':')
-                .append(logPorts[n]);
-        }
-        ReplicationOptions r = new ReplicationOptions(3, "n" + i, RaftPeers.parse(peers.toString(), logPorts[i]))
-            .commitTimeout(Duration.ofSeconds(10)).snapshotEvery(SNAPSHOT_EVERY).raftSegmentBytes(256 * 1024);
-        return LogServer.start(LogServerConfig.at(dir.resolve("log-" + i)).port(logPorts[i]).metricsPort(-1)
-            .blockSize(BLOCK).replication(r));
+        return group.start(i, RaftSnapshotCatchUpTest::options);
     }
 
     private void startAll() throws Exception {
-        StringBuilder addresses = new StringBuilder();
-        for (int i = 0; i < 3; i++) {
-            logPorts[i] = freePort();
-            raftPorts[i] = freePort();
-            addresses.append(i == 0 ? "" : ",").append("127.0.0.1:").append(logPorts[i]);
-        }
-        for (int i = 0; i < 3; i++) {
-            servers[i] = startServer(i);
-        }
-        client = LogClient.connect(LogClientOptions.toAll(addresses.toString()).requestTimeout(Duration.ofSeconds(20))
+        group = new ReplicaGroup(dir, BLOCK);
+        servers = group.servers;
+        group.startAll(RaftSnapshotCatchUpTest::options);
+        client = LogClient.connect(LogClientOptions.toAll(group.addresses()).requestTimeout(Duration.ofSeconds(20))
             .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)));
         client.create(BLOCK, new byte[] {5}).get(30, TimeUnit.SECONDS);
     }
 
     private int leader() {
-        return Await.value(Duration.ofSeconds(30), "a leader", () -> {
-            for (int i = 0; i < 3; i++) {
-                if (servers[i] != null && servers[i].replicated().replica().isLeaderReady()) {
-                    return i;
-                }
-            }
-            return null;
-        });
+        return group.leader();
     }
 
     private static byte[] block(int n) {
@@ -185,7 +157,7 @@ class RaftSnapshotCatchUpTest {
             LogServer s = servers[i];
             Await.until(Duration.ofSeconds(60), "replica " + i + " at tail " + tail, () -> s.store().tail() == tail);
             assertEquals(servers[leader()].store().logId(), s.store().logId(), "one log id");
-            try (LogClient direct = LogClient.connect(LogClientOptions.to("127.0.0.1", logPorts[i]))) {
+            try (LogClient direct = LogClient.connect(LogClientOptions.to("127.0.0.1", group.logPorts[i]))) {
                 List<byte[]> all = new ArrayList<>();
                 while (all.size() < appended) {
                     all.addAll(direct.read(all.size() + 1, appended - all.size()).get(20, TimeUnit.SECONDS));

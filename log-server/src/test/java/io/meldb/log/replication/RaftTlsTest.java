@@ -3,7 +3,6 @@ package io.meldb.log.replication;
 import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.server.LogServer;
-import io.meldb.log.server.LogServerConfig;
 import io.meldb.testkit.Await;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
@@ -13,17 +12,15 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -48,43 +45,29 @@ class RaftTlsTest {
     @TempDir
     Path dir;
 
-    private final LogServer[] servers = new LogServer[3];
-    private final int[] logPorts = new int[3];
-    private final int[] raftPorts = new int[3];
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private ReplicaGroup group;
+    private LogServer[] servers;
+    private int[] logPorts;
+
+    @BeforeEach
+    void ports() throws Exception {
+        group = new ReplicaGroup(dir, BLOCK);
+        servers = group.servers;
+        logPorts = group.logPorts;
+    }
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
-        }
-        for (LogServer s : servers) {
-            if (s != null) {
-                s.close();
-            }
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+        group.close();
     }
 
     private String peers() {
-        final StringBuilder b = new StringBuilder();
-        for (int i = 0; i < 3; i++) {
-            b.append(i == 0 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(raftPorts[i]).append(':')
-                .append(logPorts[i]);
-        }
-        return b.toString();
+        return group.peers();
     }
 
     private LogServer start(final int i, final RaftTls tls) throws Exception {
-        final ReplicationOptions r = new ReplicationOptions(3, "n" + i, RaftPeers.parse(peers(), logPorts[i]))
-            .commitTimeout(Duration.ofSeconds(20)).tls(tls); // not a test of timeouts: generous on a loaded machine
-        return LogServer.start(LogServerConfig.at(dir.resolve("log-" + i)).port(logPorts[i]).metricsPort(-1)
-            .blockSize(BLOCK).replication(r));
+        // not a test of timeouts: generous on a loaded machine
+        return group.start(i, r -> r.commitTimeout(Duration.ofSeconds(20)).tls(tls));
     }
 
     private static byte[] block(final int n) {
@@ -101,7 +84,7 @@ class RaftTlsTest {
         final RaftClient c = RaftClient.newBuilder().setProperties(new RaftProperties()).setParameters(tls.parameters())
             .setRaftGroup(RaftPeers.parse(peers(), 0).group()).setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10,
                 org.apache.ratis.util.TimeDuration.valueOf(200, TimeUnit.MILLISECONDS))).build();
-        toClose.add(c);
+        group.closeLater(c);
         return c;
     }
 
@@ -120,17 +103,13 @@ class RaftTlsTest {
         final RaftTls good = RaftTls.load(cluster.cert(), cluster.key(), cluster.ca());
         // the impostor trusts the cluster's CA (it can check the real replicas) but holds no certificate of it
         final RaftTls impostor = RaftTls.load(other.cert(), other.key(), cluster.ca());
-        for (int i = 0; i < 3; i++) {
-            logPorts[i] = freePort();
-            raftPorts[i] = freePort();
-        }
         servers[0] = start(0, good);
         servers[1] = start(1, good);
         servers[2] = start(2, impostor);
 
         final LogClient client = LogClient.connect(LogClientOptions.toAll("127.0.0.1:" + logPorts[0] + ",127.0.0.1:"
             + logPorts[1]).requestTimeout(Duration.ofSeconds(30)));
-        toClose.add(client);
+        group.closeLater(client);
         // CREATE is idempotent: sent again if the group was still settling
         Await.until(Duration.ofSeconds(90), "the log created", () -> {
             try {
@@ -169,15 +148,12 @@ class RaftTlsTest {
         assertEquals(0, imp.local().tail(), "the impostor replica holds blocks");
         assertFalse(imp.replica().isLeaderReady(), "the impostor leads");
     }
+
     @Test
     void aCertificateOfTheClusterCaThatDoesNotNameThePeersHostIsRefused() throws Exception {
         // signed by the CA every replica trusts, but for another name than the --peers host (127.0.0.1)
         final TestCertificates misnamed = TestCertificates.create(dir.resolve("misnamed"), "cluster", "san=dns:example.org");
         final RaftTls tls = RaftTls.load(misnamed.cert(), misnamed.key(), misnamed.ca());
-        for (int i = 0; i < 3; i++) {
-            logPorts[i] = freePort();
-            raftPorts[i] = freePort();
-        }
         for (int i = 0; i < 3; i++) {
             servers[i] = start(i, tls);
         }

@@ -6,14 +6,12 @@ import io.meldb.log.client.LogClient;
 import io.meldb.log.client.LogClientOptions;
 import io.meldb.log.client.LogSubscription;
 import io.meldb.log.server.LogServer;
-import io.meldb.log.server.LogServerConfig;
 import io.meldb.testkit.Await;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,71 +42,28 @@ class ReplicatedLogServerTest {
     @TempDir
     Path dir;
 
-    private final LogServer[] servers = new LogServer[3];
-    private final int[] logPorts = new int[3];
-    private final int[] raftPorts = new int[3];
-    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private ReplicaGroup group;
+    private LogServer[] servers;
 
     @AfterEach
     void stop() throws Exception {
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            toClose.get(i).close();
+        if (group != null) {
+            group.close();
         }
-        for (LogServer s : servers) {
-            if (s != null) {
-                s.close();
-            }
-        }
-    }
-
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    private String peers() {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < 3; i++) {
-            b.append(i == 0 ? "" : ",").append("n").append(i).append("=127.0.0.1:").append(raftPorts[i]).append(':').append(logPorts[i]);
-        }
-        return b.toString();
-    }
-
-    private String addresses() {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < 3; i++) {
-            b.append(i == 0 ? "" : ",").append("127.0.0.1:").append(logPorts[i]);
-        }
-        return b.toString();
-    }
-
-    private LogServer startServer(int i) throws Exception {
-        ReplicationOptions r = new ReplicationOptions(3, "n" + i, RaftPeers.parse(peers(), logPorts[i]))
-                .commitTimeout(Duration.ofSeconds(5));
-        return LogServer.start(LogServerConfig.at(dir.resolve("log-" + i)).port(logPorts[i]).metricsPort(-1)
-                .blockSize(BLOCK).replication(r));
     }
 
     private void startAll() throws Exception {
-        for (int i = 0; i < 3; i++) {
-            logPorts[i] = freePort();
-            raftPorts[i] = freePort();
-        }
-        for (int i = 0; i < 3; i++) {
-            servers[i] = startServer(i);
-        }
+        group = new ReplicaGroup(dir, BLOCK);
+        servers = group.servers;
+        group.startAll(r -> r.commitTimeout(Duration.ofSeconds(5)));
     }
 
     private int leader() {
-        return Await.value(Duration.ofSeconds(30), "a leader", () -> {
-            for (int i = 0; i < 3; i++) {
-                if (servers[i] != null && servers[i].replicated().replica().isLeaderReady()) {
-                    return i;
-                }
-            }
-            return null;
-        });
+        return group.leader();
+    }
+
+    private String addresses() {
+        return group.addresses();
     }
 
     private static byte[] block(int n) {
@@ -121,7 +76,7 @@ class ReplicatedLogServerTest {
     private LogClient client(String addresses) {
         LogClient c = LogClient.connect(LogClientOptions.toAll(addresses).requestTimeout(Duration.ofSeconds(10))
                 .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500)));
-        toClose.add(c);
+        group.closeLater(c);
         return c;
     }
 
@@ -178,22 +133,22 @@ class ReplicatedLogServerTest {
         }
 
         int follower = (leader + 1) % 3;
-        try (LogClient direct = LogClient.connect(LogClientOptions.to("127.0.0.1", logPorts[follower]))) {
+        try (LogClient direct = LogClient.connect(LogClientOptions.to("127.0.0.1", group.logPorts[follower]))) {
             LogErrorException refused = assertInstanceOf(LogErrorException.class,
                     assertThrows(CompletionException.class, () -> direct.append(block(999)).join()).getCause());
             assertEquals(ErrorCode.NOT_LEADER, refused.code());
-            assertTrue(refused.getMessage().contains("leader at 127.0.0.1:" + logPorts[leader]), refused.getMessage());
+            assertTrue(refused.getMessage().contains("leader at 127.0.0.1:" + group.logPorts[leader]), refused.getMessage());
             assertArrayEquals(block(42), direct.read(42).get(10, TimeUnit.SECONDS), "a follower serves what it applied");
         }
 
         ConcurrentSkipListMap<Long, byte[]> seen = new ConcurrentSkipListMap<>();
-        LogClient reader = client("127.0.0.1:" + logPorts[follower]);
+        LogClient reader = client("127.0.0.1:" + group.logPorts[follower]);
         LogSubscription sub = reader.subscribe(1, (p, b) -> {
             byte[] copy = new byte[b.readableBytes()];
             b.getBytes(b.readerIndex(), copy);
             seen.put(p, copy);
         });
-        toClose.add(sub::close);
+        group.closeLater(sub::close);
         Await.until(Duration.ofSeconds(20), "the follower's subscription delivered 60 blocks", () -> seen.size() == 60);
 
         servers[leader].close();
@@ -214,7 +169,7 @@ class ReplicatedLogServerTest {
             }
             Await.until(Duration.ofSeconds(20), "replica " + i + " applied 70 blocks", () -> s.store().tail() == 71);
         }
-        try (LogClient check = LogClient.connect(LogClientOptions.to("127.0.0.1", logPorts[(newLeader + 1) % 3 == leader
+        try (LogClient check = LogClient.connect(LogClientOptions.to("127.0.0.1", group.logPorts[(newLeader + 1) % 3 == leader
                 ? (newLeader + 2) % 3 : (newLeader + 1) % 3]))) {
             List<byte[]> all = new ArrayList<>();
             while (all.size() < 70) {
@@ -227,7 +182,7 @@ class ReplicatedLogServerTest {
         System.out.println("failover after closing the leader: first acknowledged append after " + failoverMillis + " ms");
 
         // the old leader comes back as a follower and catches up from the others
-        servers[leader] = startServer(leader);
+        group.start(leader, r -> r.commitTimeout(Duration.ofSeconds(5)));
         LogServer back = servers[leader];
         Await.until(Duration.ofSeconds(30), "the restarted replica caught up", () -> back.store().tail() == 71);
         assertNotNull(back.store().logId());
