@@ -2,6 +2,7 @@ package io.meldb.sql.catalog;
 
 import io.meldb.core.ColumnReads;
 import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.RowCodec;
 
 /**
  * The value bytes a statement's read of some columns of a row depends on, as meld's byte mask ({@link ColumnReads};
@@ -31,7 +32,7 @@ public final class ReadColumns {
         boolean fixed = true;
         for (int c : def.valueColumns()) {
             final ColumnDef col = def.columns().get(c);
-            final int width = fixedWidth(col.type());
+            final int width = RowCodec.fixedWidth(col.type());
             final boolean varies = width == 0 || col.nullable();
             if (c < used.length && used[c]) {
                 mask |= fixed && !varies ? ColumnReads.bytes(offset, offset + 1 + width)
@@ -57,17 +58,5 @@ public final class ReadColumns {
             }
         }
         return mask(store, used);
-    }
-
-    /** Bytes of a column of {@code type} in a payload after its presence byte, 0 if it varies. */
-    static int fixedWidth(final ColumnType type) {
-        return switch (type.type()) {
-            case BOOLEAN -> 1;
-            case SMALLINT -> 2;
-            case INTEGER, DATE, TIME, REAL -> 4;
-            case BIGINT, TIMESTAMP, TIMESTAMPTZ, DOUBLE -> 8;
-            case UUID -> 16;
-            default -> 0;
-        };
     }
 }

@@ -17,6 +17,21 @@ public final class RowCodec {
     }
 
     /** Encodes {@code row[i]} for every i in {@code columns}, in that order. */
+    /**
+     * Bytes a present value of {@code type} takes in a payload after its presence byte (and in a key after its tag),
+     * or 0 if its width varies (DECIMAL, text, bytes, ...).
+     */
+    public static int fixedWidth(final ColumnType type) {
+        return switch (type.type()) {
+            case BOOLEAN -> 1;
+            case SMALLINT -> 2;
+            case INTEGER, DATE, TIME, REAL -> 4;
+            case BIGINT, TIMESTAMP, TIMESTAMPTZ, DOUBLE -> 8;
+            case UUID -> 16;
+            default -> 0;
+        };
+    }
+
     public static byte[] encode(final Object[] row, final List<ColumnType> types, final int[] columns) {
         final ByteWriter out = SCRATCH.get().reset();
         for (int c : columns) {

@@ -9,6 +9,7 @@ import io.meldb.sql.catalog.IndexDef;
 import io.meldb.sql.catalog.TableDef;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ColumnType;
+import io.meldb.sql.codec.RowCodec;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
 import io.meldb.txn.api.TxnSession;
@@ -65,7 +66,7 @@ public final class FastIncrement {
                 return IntField.of(offset + 1, width, true);
             }
             final ColumnDef col = def.columns().get(c);
-            final int fixed = fixedWidth(col.type());
+            final int fixed = RowCodec.fixedWidth(col.type());
             if (fixed == 0 || col.nullable()) {
                 return null; // its length varies from row to row, so the field's offset would too
             }
@@ -97,17 +98,6 @@ public final class FastIncrement {
             }
         }
         return false;
-    }
-
-    private static int fixedWidth(final ColumnType type) {
-        return switch (type.type()) {
-            case BOOLEAN -> 1;
-            case SMALLINT -> 2;
-            case INTEGER, DATE, TIME, REAL -> 4;
-            case BIGINT, TIMESTAMP, TIMESTAMPTZ, DOUBLE -> 8;
-            case UUID -> 16;
-            default -> 0;
-        };
     }
 
     /**

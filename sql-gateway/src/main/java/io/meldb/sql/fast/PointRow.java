@@ -3,6 +3,7 @@ package io.meldb.sql.fast;
 import io.meldb.sql.catalog.TableStore;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.codec.KeyCodec;
+import io.meldb.sql.codec.RowCodec;
 import io.meldb.sql.server.RowCursor;
 import org.agrona.ExpandableArrayBuffer;
 
@@ -182,8 +183,8 @@ final class PointRow implements RowCursor {
                 break;
             }
             at[c] = i;
-            final int width = fixedWidth(types[c]);
-            if (width < 0 || (key[i] & 0xFF) != KeyCodec.TAG_VALUE) {
+            final int width = RowCodec.fixedWidth(types[c]);
+            if (width == 0 || (key[i] & 0xFF) != KeyCodec.TAG_VALUE) {
                 break; // variable width (or NULL, which a primary key never holds): stop here
             }
             i += 1 + width;
@@ -198,8 +199,8 @@ final class PointRow implements RowCursor {
             if (!present) {
                 continue;
             }
-            final int width = fixedWidth(types[c]);
-            if (width >= 0) {
+            final int width = RowCodec.fixedWidth(types[c]);
+            if (width > 0) {
                 p += width;
                 continue;
             }
@@ -237,18 +238,6 @@ final class PointRow implements RowCursor {
             // continuation bytes
         }
         return p;
-    }
-
-    /** The bytes of a value of {@code type} after its tag or presence byte, or -1 when its width varies. */
-    private static int fixedWidth(final ColumnType type) {
-        return switch (type.type()) {
-            case BOOLEAN -> 1;
-            case SMALLINT -> 2;
-            case INTEGER, DATE, TIME, REAL -> 4;
-            case BIGINT, TIMESTAMP, TIMESTAMPTZ, DOUBLE -> 8;
-            case UUID -> 16;
-            default -> -1;
-        };
     }
 
     @Override
