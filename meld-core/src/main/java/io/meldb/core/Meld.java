@@ -50,7 +50,6 @@ public final class Meld {
     private static final long STREAM_MIN_ZONE = 4;
 
     private final Arena arena;
-    private final NodeDirectory directory;
     private boolean bruteForce;
 
     private long intentionMinCsn;
@@ -58,10 +57,6 @@ public final class Meld {
     private long intentionMaxCsn;
     private long pendingMinCsn;
     private boolean keepReadset;
-    private long outCsn;
-    private int outKind;
-    private int nextIndex;
-    private long freshPrefix;
 
     /** Sink of {@link #touch}. */
     private long touched;
@@ -69,24 +64,18 @@ public final class Meld {
     private long nodesVisited;
     /** The range half of the conflict test. */
     private final RangeValidation rangeValidation = new RangeValidation();
-    private long ephemeralsCreated;
     private int abortReason;
     /** The intention node whose conflict aborted the last call (0: none, or a range conflicted). */
     private long conflictNode;
 
     private long[] scratch = new long[64];
     private int scratchCount;
-
-    /** The run of nodes this call allocated contiguously (registered as one directory entry on success). */
-    private long runBase;
-    private int runLength;
-    /** Nodes allocated after the run broke at a segment boundary: registered one by one on success. */
-    private long[] stragglers = new long[16];
-    private int stragglerCount;
+    /** The nodes the current call creates, and their publication. */
+    private final EphemeralNodes ephemerals;
 
     public Meld(final Arena arena, final NodeDirectory directory) {
         this.arena = arena;
-        this.directory = directory;
+        this.ephemerals = new EphemeralNodes(arena, directory);
     }
 
     /** Brute force (App. F): no grafting of serial or read-only subtrees. */
@@ -111,7 +100,7 @@ public final class Meld {
 
     /** Ephemeral nodes created since creation. */
     public long ephemeralsCreated() {
-        return ephemeralsCreated;
+        return ephemerals.created();
     }
 
     /**
@@ -213,13 +202,7 @@ public final class Meld {
         this.intentionMaxCsn = intention.csn;
         this.pendingMinCsn = pendingMinCsn;
         this.keepReadset = keepReadset;
-        this.outCsn = outCsn;
-        this.outKind = outKind;
-        this.nextIndex = 0;
-        this.freshPrefix = Versions.vn(outCsn, outKind, 0) >>> Versions.INDEX_BITS;
-        this.runBase = 0;
-        this.runLength = 0;
-        this.stragglerCount = 0;
+        ephemerals.begin(outCsn, outKind);
         this.abortReason = AbortReason.NONE;
         this.conflictNode = 0;
     }
@@ -231,13 +214,7 @@ public final class Meld {
                 abortReason = AbortReason.CONFLICT;
             }
         } else {
-            if (runLength > 0) {
-                directory.registerRun(Versions.vn(outCsn, outKind, 0), runBase, runLength);
-            }
-            for (int i = 0; i < stragglerCount; i++) {
-                final long n = stragglers[i];
-                directory.register(Node.vn(n), n);
-            }
+            ephemerals.publish();
         }
         return root;
     }
@@ -262,7 +239,7 @@ public final class Meld {
 
     /** Created by this meld call, so not yet visible to anyone and safe to modify. */
     private boolean fresh(final long n) {
-        return Node.vn(n) >>> Versions.INDEX_BITS == freshPrefix;
+        return ephemerals.fresh(n);
     }
 
     /**
@@ -575,7 +552,7 @@ public final class Meld {
             && unchanged(left, ml) && unchanged(right, mr)) {
             flags |= Node.SUBTREE_IS_ONLY_READ_DEPENDENT;
         }
-        final long e = newNode(m);
+        final long e = ephemerals.allocate(m);
         if ((sourceFlags & Node.INCREMENT) != 0 && !keepReadset) {
             Increment.apply(arena, payloadSource, m, e);
             flags |= Node.HISTORY;
@@ -627,32 +604,9 @@ public final class Meld {
         return c != 0 && mc != 0 && Node.subtreeIsOnlyReadDependent(c) && Node.ssv(c) == baseSsv(mc);
     }
 
-    private long newNode(final long keySource) {
-        if (nextIndex > Versions.MAX_INDEX) {
-            throw new IllegalStateException("more than " + Versions.MAX_INDEX + " nodes created melding csn " + outCsn);
-        }
-        final long e = arena.allocate(Node.SIZE);
-        final long vn = Versions.vn(outCsn, outKind, nextIndex++);
-        Node.vn(e, vn);
-        Node.copyKey(e, keySource);
-        if (runLength == 0 && stragglerCount == 0) {
-            runBase = e;
-            runLength = 1;
-        } else if (stragglerCount == 0 && e == runBase + (long) runLength * Node.SIZE) {
-            runLength++;
-        } else {
-            if (stragglerCount == stragglers.length) {
-                stragglers = java.util.Arrays.copyOf(stragglers, stragglerCount * 2);
-            }
-            stragglers[stragglerCount++] = e;
-        }
-        ephemeralsCreated++;
-        return e;
-    }
-
     /** A copy of {@code x} for a place where its subtree changes shape (rebalancing); SSV no longer holds. */
     private long restructureCopy(final long x) {
-        final long c = newNode(x);
+        final long c = ephemerals.allocate(x);
         final int f = Node.flags(x);
         if (inIntention(x) || pending(x) || fresh(x)) {
             Node.flags(c, f & (Node.ALTERED | Node.TOMBSTONE | Node.HISTORY
@@ -804,7 +758,7 @@ public final class Meld {
         final long x = scratch[mid];
         final long left = build(from, mid);
         final long right = build(mid + 1, to);
-        final long e = newNode(x);
+        final long e = ephemerals.allocate(x);
         final int f = Node.flags(x);
         Node.flags(e, f & (Node.ALTERED | Node.TOMBSTONE | Node.HISTORY
             | (keepReadset ? Node.DEPENDS_ON | Node.INCREMENT : 0)));
