@@ -90,8 +90,10 @@ public final class SqlTxnBenchmark {
         {"pg-url", "", "pgjdbc URL of a PostgreSQL server for target postgres (skipped when empty)"},
         {"load-batch", "500", "rows per load transaction"},
         {"meld-durability", "page-cache", "MeldDB's log: page-cache (EmbeddedNode's default) | fsync (per batch)"},
-        {"meld-separate-decoder", "true", "txn-server: decode intentions on threads of their own (false: the log "
-            + "reader decodes, premelds and melds in turn)"},
+        {"meld-separate-decoder", "", "txn-server: decode intentions on threads of their own (false: the log "
+            + "reader decodes, premelds and melds in turn; empty: as --meld-threading)"},
+        {"meld-threading", "", "txn-server pipeline shape: chained | shared | dedicated-decode | dedicated (empty: the "
+            + "server's default, chained on up to 4 processors)"},
         {"cpu-detail", "false", "also print each window's busiest server threads (name: ms CPU)"},
     };
     private static final String USAGE = "usage: java $(cat bin/jvm-flags) -Xmx2g -cp benchmarks/target/benchmarks.jar "
@@ -196,7 +198,18 @@ public final class SqlTxnBenchmark {
         final String pgUrl = opts.get("pg-url").trim();
         final Durability durability = Durability.parse(opts.get("meld-durability"));
         cpuDetail = Boolean.parseBoolean(opts.get("cpu-detail"));
-        final boolean separateDecoder = Boolean.parseBoolean(opts.get("meld-separate-decoder"));
+        final String separateDecoder = opts.get("meld-separate-decoder").trim();
+        final String threading = opts.get("meld-threading").trim();
+        final java.util.function.UnaryOperator<TxnServerConfig> shape = c -> {
+            if (!separateDecoder.isEmpty()) {
+                c.separateDecoder(Boolean.parseBoolean(separateDecoder));
+            }
+            if (!threading.isEmpty()) {
+                c.threading(io.meldb.txn.ThreadingMode.valueOf(
+                        threading.toUpperCase(Locale.ROOT).replace('-', '_')));
+            }
+            return c;
+        };
 
         final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         if (mx.isThreadCpuTimeSupported()) {
@@ -241,7 +254,7 @@ public final class SqlTxnBenchmark {
                     final TxnServer txnServer;
                     if (durability == Durability.PAGE_CACHE) {
                         final EmbeddedNode node = EmbeddedNode.start(dir, Durability.PAGE_CACHE,
-                                c -> c.separateDecoder(separateDecoder));
+                                shape);
                         resources.add(node);
                         txn = node.txnService();
                         txnServer = node.txnServer();
@@ -252,8 +265,9 @@ public final class SqlTxnBenchmark {
                         logConfig.store().durability(durability);
                         final LogServer log = LogServer.start(logConfig);
                         resources.add(log);
-                        final TxnServer server = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port())
-                                .separateDecoder(separateDecoder));
+                        final TxnServerConfig serverConfig = TxnServerConfig.log("127.0.0.1", log.port());
+                        shape.apply(serverConfig);
+                        final TxnServer server = TxnServer.start(serverConfig);
                         resources.add(server);
                         txn = server;
                         txnServer = server;

@@ -49,7 +49,8 @@ public final class TxnServerConfig {
     private boolean trim = true;
     private boolean adoptOwnIntentions = true;
     private boolean writeCheckpoints = true;
-    private ThreadingMode threading = ThreadingMode.DEDICATED;
+    /** Null: {@link ThreadingMode#forThisMachine()}. */
+    private ThreadingMode threading;
     private int decodeThreads = 1;
     private int outcomeWindow = 1 << 20;
     private MeterRegistry registry;
@@ -271,9 +272,12 @@ public final class TxnServerConfig {
         return this;
     }
 
-    /** How the meld pipeline is laid out on threads (default {@link ThreadingMode#DEDICATED}). */
+    /**
+     * How the meld pipeline is laid out on threads; by default {@link ThreadingMode#forThisMachine()}
+     * ({@link ThreadingMode#CHAINED} on up to 4 processors, else {@link ThreadingMode#DEDICATED}).
+     */
     public ThreadingMode threading() {
-        return threading;
+        return threading != null ? threading : ThreadingMode.forThisMachine();
     }
 
     public TxnServerConfig threading(final ThreadingMode threading) {
@@ -286,17 +290,17 @@ public final class TxnServerConfig {
      * the meld stage, or in turn with melding on one thread: {@link #threading()} is not {@link ThreadingMode#SHARED}.
      */
     public boolean separateDecoder() {
-        return threading.separateDecoder();
+        return threading().separateDecoder();
     }
 
     /**
      * The older setting, an alias of {@link #threading(ThreadingMode)}: false is {@link ThreadingMode#SHARED};
-     * true keeps a mode that already decodes apart, and turns SHARED into {@link ThreadingMode#DEDICATED}.
+     * true keeps a mode that already decodes apart, and turns SHARED or CHAINED into {@link ThreadingMode#DEDICATED}.
      */
     public TxnServerConfig separateDecoder(final boolean separateDecoder) {
         if (!separateDecoder) {
             threading = ThreadingMode.SHARED;
-        } else if (threading == ThreadingMode.SHARED) {
+        } else if (!threading().separateDecoder()) {
             threading = ThreadingMode.DEDICATED;
         }
         return this;
@@ -330,10 +334,10 @@ public final class TxnServerConfig {
     /**
      * The older setting, an alias of {@link #threading(ThreadingMode)} that only applies with a separate decoder:
      * there false is {@link ThreadingMode#DEDICATED_DECODE} and true {@link ThreadingMode#DEDICATED}; under
-     * {@link ThreadingMode#SHARED} (no premeld threads possible) it changes nothing.
+     * {@link ThreadingMode#SHARED} and {@link ThreadingMode#CHAINED} (no premeld threads possible) it changes nothing.
      */
     public TxnServerConfig premeldOnThreads(final boolean premeldOnThreads) {
-        if (threading != ThreadingMode.SHARED) {
+        if (threading().separateDecoder()) {
             threading = premeldOnThreads ? ThreadingMode.DEDICATED : ThreadingMode.DEDICATED_DECODE;
         }
         return this;

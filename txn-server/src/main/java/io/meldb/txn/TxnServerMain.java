@@ -39,10 +39,11 @@ public final class TxnServerMain {
         {"trim", "MELDB_TXN_TRIM", "true", "trim the log behind the previous checkpoint after each checkpoint"},
         {"adopt-own-intentions", "MELDB_TXN_ADOPT_OWN_INTENTIONS", "true", "meld this server's own intentions from "
             + "the trees it built instead of decoding their records read back from the log (same result)"},
-        {"threading", "MELDB_TXN_THREADING", null, "pipeline threads: shared | dedicated-decode | dedicated (default; overrides the two flags below)"},
-        {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", "true", "decode intentions on a thread of their own, ahead of meld (false: --threading shared)"},
+        {"threading", "MELDB_TXN_THREADING", null, "pipeline threads: chained | shared | dedicated-decode | dedicated; "
+            + "default chained on up to 4 processors, else dedicated (overrides the two flags below)"},
+        {"separate-decoder", "MELDB_TXN_SEPARATE_DECODER", null, "decode intentions on a thread of their own, ahead of meld (false: --threading shared)"},
         {"decode-threads", "MELDB_TXN_DECODE_THREADS", "1", "deserializer threads (with --separate-decoder)"},
-        {"premeld-on-threads", "MELDB_TXN_PREMELD_ON_THREADS", "true", "run premeld on t threads of its own (needs --separate-decoder; false: --threading dedicated-decode)"},
+        {"premeld-on-threads", "MELDB_TXN_PREMELD_ON_THREADS", null, "run premeld on t threads of its own (needs --separate-decoder; false: --threading dedicated-decode)"},
         {"premeld-threads", "MELDB_TXN_PREMELD_THREADS", null, "cluster meld config, used when creating the log: premeld t"},
         {"premeld-distance", "MELDB_TXN_PREMELD_DISTANCE", null, "cluster meld config: premeld distance d"},
         {"group-meld", "MELDB_TXN_GROUP_MELD", null, "cluster meld config: group meld true|false"},
@@ -163,10 +164,14 @@ public final class TxnServerMain {
             .maxNodeMemory(CommandFlags.longValue(v, "max-node-memory"))
             .trim(CommandFlags.booleanValue(v, "trim"))
             .adoptOwnIntentions(CommandFlags.booleanValue(v, "adopt-own-intentions"))
-            .separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"))
-            .premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"))
             .decodeThreads(CommandFlags.intValue(v, "decode-threads"))
             .clusterSecret(io.meldb.wire.auth.ClusterSecret.fromFlagOrEnvironment(v.get("cluster-secret-file")));
+        if (v.get("separate-decoder") != null) {
+            c.separateDecoder(CommandFlags.booleanValue(v, "separate-decoder"));
+        }
+        if (v.get("premeld-on-threads") != null) {
+            c.premeldOnThreads(CommandFlags.booleanValue(v, "premeld-on-threads"));
+        }
         if (v.get("threading") != null) {
             c.threading(threadingMode(v.get("threading")));
         }
@@ -225,7 +230,7 @@ public final class TxnServerMain {
         try {
             return ThreadingMode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--threading must be shared, dedicated-decode or dedicated, got '"
+            throw new IllegalArgumentException("--threading must be chained, shared, dedicated-decode or dedicated, got '"
                 + value + "'");
         }
     }

@@ -57,6 +57,15 @@ public interface LogService extends AutoCloseable {
      */
     Subscription subscribe(long from, BlockListener listener);
 
+    /**
+     * Whether each subscription delivers on a thread of its own that serves nothing else, so that its listener may
+     * take long or wait (for example run the reader's whole pipeline in line) without holding up appends, reads or
+     * other subscriptions. False for {@link LogClient}, whose subscriptions deliver on a network I/O thread.
+     */
+    default boolean deliversOnOwnThread() {
+        return false;
+    }
+
     /** The id of the log this service is bound to; null until known (see {@link LogClient}). */
     UUID logId();
 

@@ -246,6 +246,12 @@ public final class InProcessLog implements LogService {
         return s;
     }
 
+    /** Each subscription has a thread of its own ({@link InProcessSubscription}). */
+    @Override
+    public boolean deliversOnOwnThread() {
+        return true;
+    }
+
     synchronized void subscriptionClosed(InProcessSubscription s) {
         List<InProcessSubscription> now = new ArrayList<>(Arrays.asList(subscriptions));
         now.remove(s);

@@ -22,8 +22,9 @@ import java.util.concurrent.TimeoutException;
  * order; reassembles each writer's records ({@link BlockDemux}), counts CSNs, applies fences, and rejects what
  * every replica rejects alike (malformed, fenced-off, snapshot too old). Publishes, in log order: each intention to
  * its deserializer thread (csn mod N) and premeld thread (csn mod t) and then to the meld stage; rejections, block
- * ends and checkpoint markers to the meld stage. In threading mode SHARED it decodes in line and runs the meld
- * stage itself.
+ * ends and checkpoint markers to the meld stage. In threading modes SHARED and CHAINED it decodes in line and runs
+ * the meld stage itself; in CHAINED, with the in-process log, on the log subscription's thread instead of a thread
+ * of its own.
  */
 final class LogReaderStage {
     private static final Logger LOG = LoggerFactory.getLogger(LogReaderStage.class);
@@ -82,19 +83,27 @@ final class LogReaderStage {
     }
 
     private void processBlock(final LogIntake.Block b) {
-        if (b.position == 0) {
+        blockView.wrap(b.bytes);
+        processBlock(b.position, blockView, b.receivedNanos);
+    }
+
+    /**
+     * One block, in log order: on the reader thread, or on the log subscription's own thread when intake delivers
+     * directly ({@link LogIntake#subscribeDirect}). {@code block} is read only during the call.
+     */
+    void processBlock(final long position, final DirectBuffer block, final long deliveredNanos) {
+        if (position == 0) {
             return;
         }
-        blockDeliveredNanos = b.receivedNanos;
+        blockDeliveredNanos = deliveredNanos;
         blockReadNanos = System.nanoTime();
-        blockView.wrap(b.bytes);
-        demux.onBlock(blockView, 0, b.position);
-        emit(new BlockEnd(b.position));
+        demux.onBlock(block, 0, position);
+        emit(new BlockEnd(position));
         final long every = ctx.config().checkpointEvery();
         if (every > 0 && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
             // a checkpoint needs a block boundary and an empty meld stage: the reader waits for it, then decodes
             // on into the new generation
-            final CheckpointMarker marker = new CheckpointMarker(b.position, demux.resumePosition(b.position + 1),
+            final CheckpointMarker marker = new CheckpointMarker(position, demux.resumePosition(position + 1),
                 ctx.fences().copy(), csn);
             emit(marker);
             if (awaitCheckpoint(marker)) {

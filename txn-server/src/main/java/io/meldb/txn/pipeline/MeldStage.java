@@ -11,12 +11,13 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The meld stage (Hyder II §3-4; meld paper §3): group meld and final meld in log order, over {@link MeldPipeline}.
- * Thread: "meldb-meld-N", or the reader's in threading mode SHARED. Receives {@link PipelineMessage}s in log order
+ * Thread: "meldb-meld-N", or the reader's in threading modes SHARED and CHAINED. Receives {@link PipelineMessage}s in log order
  * from the reader (waiting, for an intention, on its deserializer and premeld threads). Publishes each new LCS to
  * the {@link io.meldb.txn.checkpoint.CommittedState} (waking deserializer and premeld threads that wait for a
  * state), then hands each decision to the reply stage; at block ends records the position processed; at checkpoint
  * markers has the {@link Checkpointer} start a new memory generation. Allocates nothing per intention in steady
- * state: decisions go out on the message objects the reader allocated, through preallocated queues.
+ * state: decisions go out on the message objects the reader allocated, through preallocated queues (in mode
+ * CHAINED the reply stage runs in line instead, and its bookkeeping allocates on this thread).
  */
 final class MeldStage {
     /** How long the log must be quiet before a held group-meld intention is nudged. */
@@ -26,6 +27,8 @@ final class MeldStage {
     private final StageLinks links;
     private final Checkpointer checkpointer;
     private final IntentionAppender appender;
+    /** The reply stage when it runs in line on this thread (threading mode CHAINED), else null: the reply queue. */
+    private final ReplyStage inlineReplies;
     /** The current generation's pipeline; replaced at every checkpoint (by this thread). */
     private MeldPipeline pipeline;
     /** Messages handed to the pipeline and not yet decided. */
@@ -39,11 +42,12 @@ final class MeldStage {
     private long idleSince;
 
     MeldStage(final ServerContext ctx, final StageLinks links, final Checkpointer checkpointer,
-              final IntentionAppender appender) {
+              final IntentionAppender appender, final ReplyStage inlineReplies) {
         this.ctx = ctx;
         this.links = links;
         this.checkpointer = checkpointer;
         this.appender = appender;
+        this.inlineReplies = inlineReplies;
         this.pipeline = ctx.state().current().pipeline();
     }
 
@@ -239,6 +243,10 @@ final class MeldStage {
         d.abortReason = abortReason;
         if (d instanceof IntentionMessage m) {
             m.meldedNanos = System.nanoTime();
+        }
+        if (inlineReplies != null) {
+            inlineReplies.reply(d);
+            return;
         }
         while (!links.toReply.offer(d)) {
             if (ctx.closed()) {
