@@ -7,7 +7,10 @@
 #   e.g. cp benchmarks/target/benchmarks.jar /tmp/before.jar (at the old commit), rebuild, then
 #   benchmarks/ab-sql-benchmark.sh /tmp/before.jar benchmarks/target/benchmarks.jar 3 --variant update \
 #       --targets meld-pg --rows 100000 --seconds 10 --warmup 5
-# Environment: JAVA_OPTS (-Xmx2g).
+# Environment: JAVA_OPTS (-Xmx2g); A_ARGS / B_ARGS: further SqlTxnBenchmark flags for one side only, e.g. the same
+#   jar twice with A_ARGS="--meld-threading dedicated" B_ARGS="--meld-threading chained".
+# Besides tps and CPU, each run's line and the medians carry the transaction's p50/p99 (txn_p50, txn_p99) and its
+# COMMIT round trip's (commit_p50, commit_p99), in ms.
 set -uo pipefail
 if (( $# < 3 )); then
   sed -n '2,10p' "$0" >&2
@@ -23,18 +26,23 @@ trap 'rm -rf "$out"' EXIT
 
 # one run: SIDE ROUND JAR; its output in $out/SIDE-ROUND.log, a summary line on stdout
 run() {
-  local side="$1" round="$2" jar="$3"
-  java "${java_flags[@]}" -cp "$jar" io.meldb.bench.SqlTxnBenchmark --rounds 1 "${args[@]}" \
+  local side="$1" round="$2" jar="$3" extra
+  if [[ "$side" == A ]]; then extra="${A_ARGS:-}"; else extra="${B_ARGS:-}"; fi
+  # shellcheck disable=SC2086  # the side's extra flags are a whitespace-separated list
+  java "${java_flags[@]}" -cp "$jar" io.meldb.bench.SqlTxnBenchmark --rounds 1 "${args[@]}" $extra \
     >"$out/$side-$round.log" 2>&1 || { echo "$side round $round FAILED:"; tail -20 "$out/$side-$round.log"; return; }
   awk -v side="$side" -v round="$round" '
-    /^round 1 / && /tps/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "tps") tps = $i }
+    /^round 1 / && /tps/ && !seen++ { for (i = 1; i <= NF; i++) { if ($(i + 1) == "tps") tps = $i
+        if ($i == "p50") p50 = $(i + 1); if ($i == "p99") p99 = $(i + 1) } }
+    /COMMIT round trip p50/ && !cseen++ { for (i = 1; i <= NF; i++) if ($i == "trip") { c50 = $(i + 2); c99 = $(i + 4) } }
     /^\| [^|]* \| [0-9.]+ \|$/ && !/committed/ {
       split($0, f, "|"); g = f[2]; gsub(/^ +| +$/, "", g); if (g ~ /^\(/) next
       sub(/ \(.*$/, "", g); sub(/^.*: /, "", g); gsub(/ /, "_", g)
       v = f[3]; gsub(/ /, "", v); cpu[++n] = g "=" v }
     /server total/ { split($0, f, "|"); t = f[3]; gsub(/[ *]/, "", t) }
     END { printf "%s %d: %s tps, server %s us/txn:", side, round, tps, t
-          for (i = 1; i <= n; i++) printf " %s", cpu[i]; printf "\n" }' "$out/$side-$round.log"
+          for (i = 1; i <= n; i++) printf " %s", cpu[i]
+          printf " txn_p50=%s txn_p99=%s commit_p50=%s commit_p99=%s\n", p50, p99, c50, c99 }' "$out/$side-$round.log"
 }
 args=("$@")
 for r in $(seq 1 "$rounds"); do
@@ -42,7 +50,7 @@ for r in $(seq 1 "$rounds"); do
   run B "$r" "$jar_b" | tee -a "$out/summary"
 done
 echo
-echo "medians (A = $jar_a, B = $jar_b):"
+echo "medians (A = $jar_a ${A_ARGS:-}, B = $jar_b ${B_ARGS:-}):"
 for side in A B; do
   grep "^$side " "$out/summary" | awk -v side="$side" '
     { split($0, h, ":"); sub(/ tps.*/, "", h[2]); tps[NR] = h[2] + 0
