@@ -49,6 +49,9 @@ public final class PgStatementAllocation {
     private static final String[][] GROUPS = {
         {"pg-io", "meldb-pg-io"},
         {"pg-worker", "meldb-pg-worker"},
+        // chained (the default on up to 4 processors), the in-process log's subscription thread reads, melds and
+        // replies: the txn-server's pipeline
+        {"txn-server", "log-inproc-sub"},
         {"log", "log-", "background~resource~releaser", "main/disk~space~checker", "meldb-log"},
         {"txn-server", "meldb-", "txn-"},
     };

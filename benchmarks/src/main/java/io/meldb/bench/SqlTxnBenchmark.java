@@ -117,6 +117,8 @@ public final class SqlTxnBenchmark {
         {"txn-server (meldb-reader/decode/premeld/meld/reply/checkpoint/compaction)", "meldb-reader-",
             "meldb-decode-", "meldb-premeld-", "meldb-meld-", "meldb-reply-", "meldb-checkpoint-",
             "meldb-compaction-"},
+        {"txn-server chained on the in-process log's subscription thread (log-inproc-sub: read, meld, reply)",
+            "log-inproc-sub"},
         {"log server (log-io/accept/read/writer/pretouch, log-client, Chronicle's)", "log-",
             "background~resource~releaser", "main/disk~space~checker"},
         {"H2 TCP server (H2 *, MVStore *)", "H2 ", "H2-", "MVStore"},
