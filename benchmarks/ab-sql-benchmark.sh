@@ -8,7 +8,8 @@
 #   benchmarks/ab-sql-benchmark.sh /tmp/before.jar benchmarks/target/benchmarks.jar 3 --variant update \
 #       --targets meld-pg --rows 100000 --seconds 10 --warmup 5
 # Environment: JAVA_OPTS (-Xmx2g); A_ARGS / B_ARGS: further SqlTxnBenchmark flags for one side only, e.g. the same
-#   jar twice with A_ARGS="--meld-threading dedicated" B_ARGS="--meld-threading chained".
+#   jar twice with A_ARGS="--meld-threading dedicated" B_ARGS="--meld-threading chained"; A_JAVA_OPTS /
+#   B_JAVA_OPTS: further JVM flags for one side only (heap or GC settings).
 # Besides tps and CPU, each run's line and the medians carry the transaction's p50/p99 (txn_p50, txn_p99) and its
 # COMMIT round trip's (commit_p50, commit_p99), in ms.
 set -uo pipefail
@@ -26,10 +27,11 @@ trap 'rm -rf "$out"' EXIT
 
 # one run: SIDE ROUND JAR; its output in $out/SIDE-ROUND.log, a summary line on stdout
 run() {
-  local side="$1" round="$2" jar="$3" extra
+  local side="$1" round="$2" jar="$3" extra jvm_extra
   if [[ "$side" == A ]]; then extra="${A_ARGS:-}"; else extra="${B_ARGS:-}"; fi
-  # shellcheck disable=SC2086  # the side's extra flags are a whitespace-separated list
-  java "${java_flags[@]}" -cp "$jar" io.meldb.bench.SqlTxnBenchmark --rounds 1 "${args[@]}" $extra \
+  if [[ "$side" == A ]]; then jvm_extra="${A_JAVA_OPTS:-}"; else jvm_extra="${B_JAVA_OPTS:-}"; fi
+  # shellcheck disable=SC2086  # the side's extra flags are whitespace-separated lists
+  java "${java_flags[@]}" $jvm_extra -cp "$jar" io.meldb.bench.SqlTxnBenchmark --rounds 1 "${args[@]}" $extra \
     >"$out/$side-$round.log" 2>&1 || { echo "$side round $round FAILED:"; tail -20 "$out/$side-$round.log"; return; }
   awk -v side="$side" -v round="$round" '
     /^round 1 / && /tps/ && !seen++ { for (i = 1; i <= NF; i++) { if ($(i + 1) == "tps") tps = $i
@@ -50,7 +52,7 @@ for r in $(seq 1 "$rounds"); do
   run B "$r" "$jar_b" | tee -a "$out/summary"
 done
 echo
-echo "medians (A = $jar_a ${A_ARGS:-}, B = $jar_b ${B_ARGS:-}):"
+echo "medians (A = $jar_a ${A_JAVA_OPTS:-} ${A_ARGS:-}, B = $jar_b ${B_JAVA_OPTS:-} ${B_ARGS:-}):"
 for side in A B; do
   grep "^$side " "$out/summary" | awk -v side="$side" '
     { split($0, h, ":"); sub(/ tps.*/, "", h[2]); tps[NR] = h[2] + 0
