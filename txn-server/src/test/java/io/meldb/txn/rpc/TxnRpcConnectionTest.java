@@ -48,14 +48,15 @@ class TxnRpcConnectionTest extends RpcTestSupport {
     @Test
     void shouldWaitLongerForTheCommitOfATransactionThatWroteMoreBytes() throws Exception {
         TxnRpcServer server = startServer();
-        TxnRpcClient client = connect(server, Duration.ofMillis(200));
+        // 500 ms, not less: each 1 MiB PUT must get its answer within it on a loaded machine (200 ms did not)
+        TxnRpcClient client = connect(server, Duration.ofMillis(500));
         service.commitGate = new CompletableFuture<>();
         TxnSession t = client.begin(IsolationLevel.SNAPSHOT, false);
         for (int i = 0; i < 20; i++) {
-            t.put(b("k" + i), new byte[1 << 20]); // 20 MiB: 2 s more than the 200 ms request timeout
+            t.put(b("k" + i), new byte[1 << 20]); // 20 MiB: 2 s more than the 500 ms request timeout
         }
         CompletableFuture<Long> commit = t.commitAsync();
-        Thread.sleep(600);
+        Thread.sleep(1500);
         assertTrue(!commit.isDone(), "still waiting after three request timeouts");
         service.commitGate.complete(null);
         assertTrue(commit.get(5, TimeUnit.SECONDS) > 0, "committed");
