@@ -36,6 +36,7 @@ class PipelineShapesTest {
 
     @Test
     void everyShapeOverTheInProcessAndTheNetworkLogReachesTheSameDecisionsAndStateHash() throws Exception {
+        final Set<Thread> before = Thread.getAllStackTraces().keySet();
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1))) {
             final List<TxnServer> servers = new ArrayList<>();
             try {
@@ -47,7 +48,7 @@ class PipelineShapesTest {
                 servers.add(TxnServer.start(network(log, 5).threading(ThreadingMode.DEDICATED_DECODE)));
                 final TxnServer chained = servers.get(0);
                 assertEquals(new ClusterConfig(8192, 2, 2, false), servers.get(4).cluster());
-                final Set<String> threads = threadNames();
+                final Set<String> threads = threadNames(before);
                 assertFalse(threads.contains("meldb-reader-1"), "chained in process: no reader thread " + threads);
                 assertFalse(threads.contains("meldb-meld-1"), threads.toString());
                 assertFalse(threads.contains("meldb-reply-1"), threads.toString());
@@ -79,11 +80,12 @@ class PipelineShapesTest {
 
     @Test
     void theChainedShapeUnderGroupMeldKeepsAReaderThreadThatNudgesALoneCommit() throws Exception {
+        final Set<Thread> before = Thread.getAllStackTraces().keySet();
         try (LogServer log = LogServer.start(LogServerConfig.at(dir.resolve("log")).port(0).metricsPort(-1));
              TxnServer s = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(1)
                  .cluster(new ClusterConfig(8192, 0, 0, true)).threading(ThreadingMode.CHAINED).checkpointEvery(0),
                  InProcessLog.over(log.store(), log.config().blockSize()))) {
-            assertTrue(threadNames().contains("meldb-reader-1"));
+            assertTrue(threadNames(before).contains("meldb-reader-1"));
             for (int i = 0; i < 3; i++) {
                 final long started = System.nanoTime();
                 try (TxnSession t = s.begin(IsolationLevel.SERIALIZABLE, false)) {
@@ -113,9 +115,10 @@ class PipelineShapesTest {
             .checkpointEvery(id == 1 ? 30 : 0).writeCheckpoints(false).trim(false);
     }
 
-    private static Set<String> threadNames() {
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive).map(Thread::getName)
-            .collect(Collectors.toSet());
+    /** Names of the live threads started since {@code before} (other tests' servers in this JVM use the same names). */
+    private static Set<String> threadNames(final Set<Thread> before) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && !before.contains(t))
+            .map(Thread::getName).collect(Collectors.toSet());
     }
 
     private static byte[] key(final int i) {
