@@ -114,16 +114,24 @@ public final class InProcessLog implements LogService {
 
     @Override
     public CompletableFuture<Long> append(byte[] block) {
+        return append(Unpooled.wrappedBuffer(block));
+    }
+
+    /** The store's writer thread releases {@code block} once written (or refused): see {@link LogStore#append}. */
+    @Override
+    public CompletableFuture<Long> append(ByteBuf block) {
         if (closed) {
+            block.release();
             return CompletableFuture.failedFuture(new LogConnectionException("the in-process log is closed"));
         }
         if (!acquirePermit()) {
+            block.release();
             return CompletableFuture.failedFuture(new LogTimeoutException(maxInFlight + " appends to the in-process log"
                     + " are in flight and none finished within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
         }
         Append a = new Append(permits);
         // a refusal (closing store, failed storage, wrong size) comes back through the callback too
-        store.append(Unpooled.wrappedBuffer(block), a);
+        store.append(block, a);
         return a.future;
     }
 
