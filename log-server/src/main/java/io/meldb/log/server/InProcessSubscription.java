@@ -165,6 +165,9 @@ final class InProcessSubscription implements LogService.Subscription {
      * appended in this process a moment ago): no read of the store and no checksum of a copy just made.
      */
     private boolean fromMemory(long position, ByteBuf block) {
+        if (position < store.trimPoint()) {
+            return false; // trimmed meanwhile: the store's read answers TRIMMED, as for any position
+        }
         ByteBuf held = log.heldBlock(position);
         if (held == null) {
             return false;

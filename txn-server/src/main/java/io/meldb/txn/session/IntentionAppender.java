@@ -21,7 +21,10 @@ import java.util.concurrent.CompletionException;
  * threads, the meld thread (nudges), the checkpoint thread and the stream healer; one lock orders the stream.
  */
 public final class IntentionAppender implements RecordStream {
-    /** Block buffers the pool keeps for reuse: enough for the appends in flight of a busy server. */
+    /**
+     * Block buffers the pool keeps for reuse: the appends in flight of a busy server and the 64 blocks an in-process
+     * log keeps for its subscriptions.
+     */
     private static final int POOLED_BYTES = 4 << 20;
     private final ServerContext ctx;
     private final Object writeLock = new Object();
