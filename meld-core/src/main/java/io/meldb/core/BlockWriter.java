@@ -15,13 +15,20 @@ import java.util.zip.CRC32C;
  * steady state allocates nothing. If the sink throws, the block stays pending and is offered again by the next
  * {@code append} or {@code flush}; a record whose append was interrupted that way is incomplete, so the writer
  * should then be discarded. Not thread-safe.
+ *
+ * <p>With {@link BlockBuffers} the writer frames each block in a buffer asked for when the block starts, and the sink
+ * owns it once handed over (the buffer is then not reused by the writer): a log append that takes the buffer needs
+ * no copy of the block.
  */
 public final class BlockWriter {
     private final int blockSize;
     private final int capacity;
     private final BlockSink sink;
     private final int writer;
-    private final byte[] array;
+    /** Null: one array, reused for every block. */
+    private final BlockBuffers buffers;
+    /** The current block's memory; null between blocks when each block has a buffer of its own. */
+    private byte[] array;
     private final UnsafeBuffer block;
     private final UnsafeBuffer lengthPrefix = new UnsafeBuffer(new byte[BlockFormat.RECORD_LENGTH_FIELD]);
     private final CRC32C crc = new CRC32C();
@@ -35,6 +42,14 @@ public final class BlockWriter {
 
     /** A writer whose blocks carry writer id {@code writer} (see {@link BlockFormat}). */
     public BlockWriter(final int blockSize, final int writer, final BlockSink sink) {
+        this(blockSize, writer, sink, null);
+    }
+
+    /**
+     * A writer whose blocks carry writer id {@code writer}, each framed in a buffer from {@code buffers} (null: one
+     * array of the writer's own, reused) that {@code sink} then owns.
+     */
+    public BlockWriter(final int blockSize, final int writer, final BlockSink sink, final BlockBuffers buffers) {
         if (writer < 0 || writer > BlockFormat.MAX_WRITER) {
             throw new IllegalArgumentException("writer " + writer + " outside 0.." + BlockFormat.MAX_WRITER);
         }
@@ -45,8 +60,9 @@ public final class BlockWriter {
             throw new NullPointerException("sink");
         }
         this.sink = sink;
-        this.array = new byte[blockSize];
-        this.block = new UnsafeBuffer(array);
+        this.buffers = buffers;
+        this.array = buffers == null ? new byte[blockSize] : null;
+        this.block = array == null ? new UnsafeBuffer(0, 0) : new UnsafeBuffer(array);
     }
 
     public int blockSize() {
@@ -94,6 +110,9 @@ public final class BlockWriter {
                 emit();
             }
             final int n = Math.min(length - done, capacity - used);
+            if (array == null) {
+                startBlock();
+            }
             block.putBytes(BlockFormat.HEADER_LENGTH + used, src, offset + done, n);
             used += n;
             done += n;
@@ -103,11 +122,26 @@ public final class BlockWriter {
         }
     }
 
+    /** Takes the next block's buffer from {@link #buffers}. */
+    private void startBlock() {
+        final byte[] next = buffers.next();
+        if (next.length < blockSize) {
+            throw new IllegalStateException("block buffer of " + next.length + " bytes for blocks of " + blockSize);
+        }
+        array = next;
+        block.wrap(next, 0, blockSize);
+    }
+
     private void emit() {
         block.setMemory(BlockFormat.HEADER_LENGTH + used, capacity - used, (byte) 0);
         BlockFormat.putHeader(block, 0, writer, used, firstRecordOffset);
         BlockFormat.putCrc(block, 0, BlockFormat.checksum(crc, array, 0, blockSize));
         sink.onBlock(block, 0, blockSize);
+        if (buffers != null) {
+            // the sink owns it now; a sink that threw left it pending, to be offered again
+            array = null;
+            block.wrap(0, 0);
+        }
         blocksWritten++;
         used = 0;
         firstRecordOffset = BlockFormat.NO_RECORD_STARTS;

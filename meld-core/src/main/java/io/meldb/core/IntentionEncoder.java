@@ -13,8 +13,9 @@ import java.util.List;
  * node it points to is committed and is referred to by VN. Post order puts children before parents, so the reader
  * can build the tree bottom-up in one pass and derive each node's VN from its position.
  *
- * <p>The traversal runs first and records the owned nodes, their children's indices and the exact record size,
- * so an intention over the limit is rejected before a byte is written and the output buffer grows at most once.
+ * <p>The traversal runs first and records the owned nodes and their children's indices; then one pass writes the
+ * record. Only a transaction whose running size bound ({@link Transaction#intentionBytesBound()}) is over the limit
+ * is measured exactly before that, so that an intention over the limit is rejected before a byte is written.
  * Work arrays are reused across calls. Not thread-safe: one encoder per executor thread.
  */
 public final class IntentionEncoder {
@@ -77,7 +78,51 @@ public final class IntentionEncoder {
                 + IntentionFormat.MAX_RANGES);
         }
 
-        long size = 3 + Varint.sizeOf(snapshotCsn) + Varint.sizeOf(rangeCount);
+        final int nodeCount = collect(root, snapshotCsn);
+        long size = -1;
+        if (txn.intentionBytesBound() > maxLength) {
+            // it may be too large: measured exactly first, so that it is refused before a byte is written
+            size = exactSize(txn, nodeCount, snapshotCsn);
+            if (size > maxLength) {
+                throw new IllegalArgumentException("intention of " + size + " bytes exceeds the limit of "
+                    + maxLength + " bytes");
+            }
+        }
+        // else one pass: the transaction's running bound says it fits, so the record is written as it is measured
+        // (sizing every node first walked the nodes twice for the same answer); the limit is checked as it goes
+        final long limit = (long) offset + maxLength;
+        int pos = offset;
+        dst.putByte(pos++, IntentionFormat.VERSION); // made VERSION_EXTENDED below if a node has an extension
+        dst.putByte(pos++, (byte) txn.isolation().code());
+        dst.putByte(pos++, (byte) intentionFlags);
+        pos = Varint.putLong(dst, pos, snapshotCsn);
+        pos = Varint.putInt(dst, pos, nodeCount);
+        pos = Varint.putInt(dst, pos, rangeCount);
+        for (int i = 0; i < rangeCount; i++) {
+            pos = writeRange(dst, pos, ranges.get(i));
+        }
+        extended = false;
+        for (int i = 0; i < nodeCount; i++) {
+            pos = writeNode(dst, pos, i, snapshotCsn);
+            if (pos > limit) {
+                throw new IllegalStateException("intention exceeds the limit of " + maxLength + " bytes although"
+                    + " its transaction's bound was " + txn.intentionBytesBound());
+            }
+        }
+        if (extended) {
+            dst.putByte(offset, IntentionFormat.VERSION_EXTENDED);
+        }
+        if (size >= 0 && pos - offset != size) {
+            throw new IllegalStateException("encoded " + (pos - offset) + " bytes but sized the record at " + size);
+        }
+        return pos - offset;
+    }
+
+    /** The record's exact size, from the nodes {@link #collect} found. */
+    private long exactSize(final Transaction txn, final int nodeCount, final long snapshotCsn) {
+        final List<RangeDependency> ranges = txn.ranges();
+        final int rangeCount = ranges.size();
+        long size = 3 + Varint.sizeOf(snapshotCsn) + Varint.sizeOf(rangeCount) + Varint.sizeOf(nodeCount);
         for (int i = 0; i < rangeCount; i++) {
             final RangeDependency range = ranges.get(i);
             size += 1;
@@ -88,35 +133,10 @@ public final class IntentionEncoder {
                 size += Varint.sizeOf(range.hi().length) + range.hi().length;
             }
         }
-        final int nodeCount = collect(root, snapshotCsn);
-        size += Varint.sizeOf(nodeCount);
-        extended = false;
         for (int i = 0; i < nodeCount; i++) {
             size += nodeSize(i, snapshotCsn);
         }
-        if (size > maxLength) {
-            throw new IllegalArgumentException("intention of " + size + " bytes exceeds the limit of " + maxLength
-                + " bytes");
-        }
-        dst.checkLimit(offset + (int) size);
-
-        int pos = offset;
-        dst.putByte(pos++, extended ? IntentionFormat.VERSION_EXTENDED : IntentionFormat.VERSION);
-        dst.putByte(pos++, (byte) txn.isolation().code());
-        dst.putByte(pos++, (byte) intentionFlags);
-        pos = Varint.putLong(dst, pos, snapshotCsn);
-        pos = Varint.putInt(dst, pos, nodeCount);
-        pos = Varint.putInt(dst, pos, rangeCount);
-        for (int i = 0; i < rangeCount; i++) {
-            pos = writeRange(dst, pos, ranges.get(i));
-        }
-        for (int i = 0; i < nodeCount; i++) {
-            pos = writeNode(dst, pos, i, snapshotCsn);
-        }
-        if (pos - offset != size) {
-            throw new IllegalStateException("encoded " + (pos - offset) + " bytes but sized the record at " + size);
-        }
-        return pos - offset;
+        return size;
     }
 
     /** Post-order traversal of the owned nodes into {@code order}; returns their number. */
@@ -242,7 +262,6 @@ public final class IntentionEncoder {
         long size = 2 + Varint.sizeOf(Node.height(n));
         final int ext = extension(n);
         if (ext != 0) {
-            extended = true;
             size += 1 + ColumnReads.historyLength(n)
                 + ((ext & IntentionFormat.EXT_COLUMNS) != 0 ? Varint.sizeOf(Node.columns(n)) : 0);
         }
@@ -275,6 +294,9 @@ public final class IntentionEncoder {
             | (ssv != 0 ? IntentionFormat.HAS_SSV : 0)
             | ((Node.flags(n) & Node.INCREMENT) != 0 ? IntentionFormat.INCREMENT : 0);
         final int ext = extension(n);
+        if (ext != 0) {
+            extended = true;
+        }
         int pos = start;
         dst.putByte(pos++, (byte) (Node.flags(n) & IntentionFormat.NODE_FLAGS_MASK));
         dst.putByte(pos++, (byte) (ext != 0 ? kinds | IntentionFormat.EXTENDED : kinds));

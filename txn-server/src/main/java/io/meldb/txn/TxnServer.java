@@ -245,6 +245,11 @@ public final class TxnServer implements TxnService {
         return pipeline.meldThreadAllocatedBytes();
     }
 
+    /** The block buffers this server's appends reuse (tests: whether they do). */
+    public io.meldb.log.client.BlockBufferPool blockBuffers() {
+        return appender.blockBuffers();
+    }
+
     /** Where this process's commits spend their round trip, per hand-off (benchmarks read and reset it). */
     public CommitPathProfile commitPath() {
         return ctx.commitPath();

@@ -180,6 +180,16 @@ class RefenceTest {
         }
 
         @Override
+        public CompletableFuture<Long> append(final io.netty.buffer.ByteBuf block) {
+            if (refuse) {
+                block.release(); // the log owns the buffer, refused or not
+                return CompletableFuture.failedFuture(new io.meldb.log.LogErrorException(
+                    io.meldb.log.ErrorCode.STORAGE_FULL, "the log's disk is full"));
+            }
+            return log.append(block);
+        }
+
+        @Override
         public CompletableFuture<java.util.List<byte[]>> read(final long position, final int count) {
             return log.read(position, count);
         }

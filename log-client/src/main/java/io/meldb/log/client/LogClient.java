@@ -257,6 +257,7 @@ public final class LogClient implements LogService {
     }
 
     /** Appends a block, taking ownership of the buffer (it is released once sent); completes with its position. */
+    @Override
     public CompletableFuture<Long> append(ByteBuf block) {
         long id = nextRequestId();
         return send(LogFrame.append(id, block), APPENDED, f -> f.longAt(0));

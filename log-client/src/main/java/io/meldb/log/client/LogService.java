@@ -2,6 +2,7 @@ package io.meldb.log.client;
 
 import io.meldb.log.ErrorCode;
 import io.meldb.log.LogErrorException;
+import io.netty.buffer.ByteBuf;
 
 import java.util.List;
 import java.util.UUID;
@@ -29,6 +30,14 @@ public interface LogService extends AutoCloseable {
 
     /** Appends a block (exactly the log's block size); completes with its position. */
     CompletableFuture<Long> append(byte[] block);
+
+    /**
+     * Appends the block in {@code block}'s readable bytes (exactly the log's block size), taking ownership of the
+     * buffer: the log releases it, once, as soon as it no longer reads it (written to storage or sent; or refused),
+     * which may be before the returned future completes. A caller appending from a {@link BlockBufferPool} thus
+     * reuses its block buffers. Completes with the block's position.
+     */
+    CompletableFuture<Long> append(ByteBuf block);
 
     /**
      * Reads up to {@code count} blocks from {@code position}. The answer may hold fewer (never past the tail); read

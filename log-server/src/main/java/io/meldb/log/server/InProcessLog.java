@@ -73,6 +73,8 @@ public final class InProcessLog implements LogService {
                 return t;
             });
     private volatile boolean closed;
+    /** The blocks appended last, which the subscriptions deliver without reading the store. */
+    private final RecentBlocks recent = new RecentBlocks();
 
     private InProcessLog(LogStore store, int serverBlockSize, int maxInFlight, Duration requestTimeout) {
         if (maxInFlight < 1) {
@@ -114,16 +116,24 @@ public final class InProcessLog implements LogService {
 
     @Override
     public CompletableFuture<Long> append(byte[] block) {
+        return append(Unpooled.wrappedBuffer(block));
+    }
+
+    /** The store's writer thread releases {@code block} once written (or refused): see {@link LogStore#append}. */
+    @Override
+    public CompletableFuture<Long> append(ByteBuf block) {
         if (closed) {
+            block.release();
             return CompletableFuture.failedFuture(new LogConnectionException("the in-process log is closed"));
         }
         if (!acquirePermit()) {
+            block.release();
             return CompletableFuture.failedFuture(new LogTimeoutException(maxInFlight + " appends to the in-process log"
                     + " are in flight and none finished within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms"));
         }
-        Append a = new Append(permits);
+        Append a = new Append(permits, recent);
         // a refusal (closing store, failed storage, wrong size) comes back through the callback too
-        store.append(Unpooled.wrappedBuffer(block), a);
+        store.append(block, a);
         return a.future;
     }
 
@@ -263,6 +273,15 @@ public final class InProcessLog implements LogService {
         return store.logId();
     }
 
+    /** Blocks the open subscriptions delivered from memory rather than from the store ({@link RecentBlocks}). */
+    public long deliveredFromMemory() {
+        long n = 0;
+        for (InProcessSubscription s : subscriptions) {
+            n += s.deliveredFromMemory();
+        }
+        return n;
+    }
+
     /** Appends handed to the store and not yet answered. */
     public int inFlight() {
         return maxInFlight - permits.availablePermits();
@@ -289,6 +308,7 @@ public final class InProcessLog implements LogService {
         for (InProcessSubscription s : subscriptions) {
             s.close();
         }
+        recent.clear();
         try {
             // the owner closes the store next: a create or trim must not be cut off half-way
             admin.awaitTermination(5, TimeUnit.SECONDS);
@@ -297,24 +317,49 @@ public final class InProcessLog implements LogService {
         }
     }
 
-    /** One append's completion, on the store's writer thread (or the caller's, if the store refused at once). */
+    /** The block at {@code position} if this log still holds it in memory, with a reference to release; else null. */
+    ByteBuf heldBlock(long position) {
+        return recent.retain(position);
+    }
+
+    /**
+     * One append's completion, on the store's writer thread (or the caller's, if the store refused at once). The
+     * block, once the store is done with it, stays referenced until it is stored, then goes to {@link RecentBlocks}.
+     */
     private static final class Append implements LogStore.AppendCallback {
         final CompletableFuture<Long> future = new CompletableFuture<>();
         private final Semaphore permits;
+        private final RecentBlocks recent;
+        private ByteBuf block;
 
-        Append(Semaphore permits) {
+        Append(Semaphore permits, RecentBlocks recent) {
             this.permits = permits;
+            this.recent = recent;
+        }
+
+        @Override
+        public void blockDone(ByteBuf done) {
+            block = done;
         }
 
         @Override
         public void appended(long position) {
             permits.release();
+            if (block != null) {
+                // before the subscriptions are woken for this position (the store's tail listeners run after this)
+                recent.put(position, block);
+                block = null;
+            }
             future.complete(position);
         }
 
         @Override
         public void failed(LogErrorException error) {
             permits.release();
+            if (block != null) {
+                block.release();
+                block = null;
+            }
             future.completeExceptionally(error);
         }
     }

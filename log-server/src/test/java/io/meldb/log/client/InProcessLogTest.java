@@ -125,6 +125,38 @@ class InProcessLogTest {
     }
 
     @Test
+    void blocksAppendedFromReusedBuffersReachTheSubscriptionFromMemoryByteForByte() throws Exception {
+        final BlockBufferPool pool = new BlockBufferPool(BLOCK, 256); // above the 64 blocks the log keeps in memory
+        final Recorder r = new Recorder();
+        final int n = 3000;
+        try (LogService.Subscription s = log.subscribe(1, r)) {
+            final List<CompletableFuture<Long>> appends = new ArrayList<>();
+            for (int i = 1; i <= n; i++) {
+                final ByteBuf b = pool.take();
+                b.setBytes(0, block(i)); // a recycled buffer is rewritten here while the log may still hold its block
+                appends.add(log.append(b));
+                if (i % 64 == 0) {
+                    appends.get(appends.size() - 1).join(); // let the pool turn over
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals(i + 1, appends.get(i).join());
+            }
+            r.awaitPositions(1, n);
+            assertTrue(log.deliveredFromMemory() > 0, "no block came from memory");
+        }
+        for (int i = 0; i < n; i++) {
+            assertArrayEquals(block(i + 1), r.blocks.get(i), "delivered position " + (i + 1));
+        }
+        // the store's copy, for recovery and remote subscribers, is the same
+        for (int i = 1; i <= n; i += 97) {
+            assertArrayEquals(block(i), log.read(i, 1).join().get(0), "stored position " + i);
+        }
+        assertTrue(pool.created() < n / 4, pool.created() + " buffers created for " + n + " appends");
+        assertTrue(r.errors.isEmpty(), r.errors.toString());
+    }
+
+    @Test
     void pausedSubscriptionDeliversNothingUntilResumed() throws Exception {
         final Recorder r = new Recorder();
         try (LogService.Subscription s = log.subscribe(1, r)) {

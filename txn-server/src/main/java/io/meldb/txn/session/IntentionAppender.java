@@ -2,6 +2,7 @@ package io.meldb.txn.session;
 
 import io.meldb.core.BlockWriter;
 import io.meldb.log.LogException;
+import io.meldb.log.client.BlockBufferPool;
 import io.meldb.txn.LogRecords;
 import io.meldb.txn.RecordStream;
 import io.meldb.txn.ServerContext;
@@ -20,19 +21,33 @@ import java.util.concurrent.CompletionException;
  * threads, the meld thread (nudges), the checkpoint thread and the stream healer; one lock orders the stream.
  */
 public final class IntentionAppender implements RecordStream {
+    /**
+     * Block buffers the pool keeps for reuse: the appends in flight of a busy server and the 64 blocks an in-process
+     * log keeps for its subscriptions.
+     */
+    private static final int POOLED_BYTES = 4 << 20;
     private final ServerContext ctx;
     private final Object writeLock = new Object();
     private BlockWriter writer;
     private final List<CompletableFuture<Long>> blockAppends = new ArrayList<>();
+    /** The blocks the writers frame in and the log gives back once written: no array per block. */
+    private final BlockBufferPool blocks;
 
     public IntentionAppender(final ServerContext ctx) {
         this.ctx = ctx;
+        final int blockSize = ctx.cluster().blockSize();
+        this.blocks = new BlockBufferPool(blockSize, Math.max(16, POOLED_BYTES / blockSize));
         this.writer = newWriter();
     }
 
     private BlockWriter newWriter() {
-        return new BlockWriter(ctx.cluster().blockSize(), ctx.serverId(),
-            (b, o, l) -> blockAppends.add(ctx.log().append(copy(b, o, l))));
+        final PooledBlocks sink = new PooledBlocks(blocks, ctx.log(), blockAppends);
+        return new BlockWriter(ctx.cluster().blockSize(), ctx.serverId(), sink, sink);
+    }
+
+    /** The pool of block buffers (its {@code created()} count shows whether appends reuse them). */
+    public BlockBufferPool blockBuffers() {
+        return blocks;
     }
 
     @Override
@@ -63,8 +78,8 @@ public final class IntentionAppender implements RecordStream {
      */
     public CompletableFuture<Long> appendFence(final int server, final long fencer) {
         final List<CompletableFuture<Long>> appends = new ArrayList<>();
-        final BlockWriter control = new BlockWriter(ctx.cluster().blockSize(), LogRecords.CONTROL_WRITER,
-            (b, o, l) -> appends.add(ctx.log().append(copy(b, o, l))));
+        final PooledBlocks sink = new PooledBlocks(blocks, ctx.log(), appends);
+        final BlockWriter control = new BlockWriter(ctx.cluster().blockSize(), LogRecords.CONTROL_WRITER, sink, sink);
         final int length = fencer == 0 ? LogRecords.FENCE_LENGTH : LogRecords.FOREIGN_FENCE_LENGTH;
         final UnsafeBuffer fence = new UnsafeBuffer(new byte[length]);
         fence.putByte(0, LogRecords.FENCE);
@@ -103,11 +118,5 @@ public final class IntentionAppender implements RecordStream {
             ? error.getCause() : error;
         final String why = cause instanceof LogException ? cause.getMessage() : String.valueOf(cause);
         ctx.streamBroken(appendedAs, "a log append failed: " + why);
-    }
-
-    private static byte[] copy(final DirectBuffer b, final int offset, final int length) {
-        final byte[] bytes = new byte[length];
-        b.getBytes(offset, bytes);
-        return bytes;
     }
 }
