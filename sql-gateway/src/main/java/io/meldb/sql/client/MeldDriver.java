@@ -28,6 +28,8 @@ public final class MeldDriver implements Driver {
     public static final String PREFIX = "jdbc:meldb:";
     public static final int DEFAULT_PORT = 8765;
     private static final String AVATICA_PREFIX = "jdbc:avatica:remote:";
+    /** Avatica's property naming its HTTP client class. */
+    static final String HTTP_CLIENT_PROPERTY = "httpclient_impl";
 
     /** Why the driver cannot connect (a library missing from the classpath), or null. */
     private static final String MISSING = DriverDependencies.missing();
@@ -59,7 +61,7 @@ public final class MeldDriver implements Driver {
         }
         final String avaticaUrl = avaticaUrl(url);
         requireDependencies();
-        final Properties properties = withCredentials(info); // a reconnecting session presents them again
+        final Properties properties = withHttpClient(avaticaUrl, withCredentials(info)); // reconnects reuse them
         final Connection c;
         try {
             c = avatica.connect(avaticaUrl, properties);
@@ -91,6 +93,20 @@ public final class MeldDriver implements Driver {
             p.setProperty("avatica_password", p.getProperty("password", ""));
         }
         return p;
+    }
+
+    /**
+     * {@code properties} with MeldDB's own HTTP client ({@link MeldHttpClient}) as Avatica's
+     * {@code httpclient_impl}, unless one is chosen already or the gateway is reached over https (which Avatica's
+     * client speaks and MeldDB's does not).
+     */
+    static Properties withHttpClient(final String avaticaUrl, final Properties properties) {
+        if (properties.getProperty(HTTP_CLIENT_PROPERTY) == null
+                && !avaticaUrl.toLowerCase(java.util.Locale.ROOT).contains(HTTP_CLIENT_PROPERTY + "=")
+                && avaticaUrl.regionMatches(true, AVATICA_PREFIX.length(), "url=http://", 0, 11)) {
+            properties.setProperty(HTTP_CLIENT_PROPERTY, MeldHttpClient.class.getName());
+        }
+        return properties;
     }
 
     /**

@@ -267,6 +267,50 @@ public final class MeldMeta extends JdbcMeta {
         }
     }
 
+    /**
+     * Whether executing this prepared statement can never wait (on the network, on admission or on meld): a
+     * fast-path plan on an in-process transaction that is open, or begins without waiting, and whose statement does
+     * not commit by itself (autocommit writes wait for meld). Such statements may run on an I/O thread.
+     */
+    public boolean runsWithoutWaiting(final String connectionId, final int statementId) {
+        if (!engine.inProcess()) {
+            return false;
+        }
+        final Prepared p = prepared.get(statementId);
+        final GatewayConnection state = connections.get(connectionId);
+        if (p == null || p.fast() == null || state == null) {
+            return false;
+        }
+        if (state.autoCommit()) {
+            return p.fast().reads() && engine.router().beginsWithoutWaiting();
+        }
+        return state.currentTransaction() != null || engine.router().beginsWithoutWaiting();
+    }
+
+    /** Whether {@link #commitAsync} can end transactions without waiting: they are in process. */
+    public boolean commitsWithoutWaiting() {
+        return engine.inProcess();
+    }
+
+    /**
+     * Commits the connection's transaction without waiting for meld: the future completes with the outcome on the
+     * thread that learns it, failing as {@link #commit} would throw (see {@link #asAvaticaError}).
+     */
+    public java.util.concurrent.CompletableFuture<Void> commitAsync(final String connectionId) {
+        try {
+            return state(connectionId).commitAsync();
+        } catch (RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
+    }
+
+    /** A failed {@link #commitAsync} as the error Avatica answers with (its SQLSTATE kept). */
+    public static Exception asAvaticaError(final Throwable error) {
+        final Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        return SqlErrors.toAvatica(cause);
+    }
+
     @Override
     public void rollback(final ConnectionHandle ch) {
         try {
