@@ -30,6 +30,8 @@ public final class MeldDriver implements Driver {
     private static final String AVATICA_PREFIX = "jdbc:avatica:remote:";
     /** Avatica's property naming its HTTP client class. */
     static final String HTTP_CLIENT_PROPERTY = "httpclient_impl";
+    /** Avatica's property naming the factory of its client-side service. */
+    static final String FACTORY_PROPERTY = "factory";
 
     /** Why the driver cannot connect (a library missing from the classpath), or null. */
     private static final String MISSING = DriverDependencies.missing();
@@ -96,15 +98,19 @@ public final class MeldDriver implements Driver {
     }
 
     /**
-     * {@code properties} with MeldDB's own HTTP client ({@link MeldHttpClient}) as Avatica's
-     * {@code httpclient_impl}, unless one is chosen already or the gateway is reached over https (which Avatica's
-     * client speaks and MeldDB's does not).
+     * {@code properties} with MeldDB's own client: Avatica's {@code factory} set to {@link MeldRemoteService} (its
+     * own HTTP client, {@link MeldHttpClient}, and no signatures repeated in EXECUTE), unless a factory or HTTP
+     * client is chosen already, the gateway is reached over https (which Avatica's client speaks and MeldDB's does
+     * not) or the serialization is not protobuf.
      */
     static Properties withHttpClient(final String avaticaUrl, final Properties properties) {
-        if (properties.getProperty(HTTP_CLIENT_PROPERTY) == null
-                && !avaticaUrl.toLowerCase(java.util.Locale.ROOT).contains(HTTP_CLIENT_PROPERTY + "=")
-                && avaticaUrl.regionMatches(true, AVATICA_PREFIX.length(), "url=http://", 0, 11)) {
-            properties.setProperty(HTTP_CLIENT_PROPERTY, MeldHttpClient.class.getName());
+        final String url = avaticaUrl.toLowerCase(java.util.Locale.ROOT);
+        if (properties.getProperty(HTTP_CLIENT_PROPERTY) == null && properties.getProperty(FACTORY_PROPERTY) == null
+                && !url.contains(HTTP_CLIENT_PROPERTY + "=") && !url.contains(FACTORY_PROPERTY + "=")
+                && url.startsWith("url=http://", AVATICA_PREFIX.length())
+                && url.contains("serialization=protobuf")
+                && !"json".equalsIgnoreCase(properties.getProperty("serialization"))) {
+            properties.setProperty(FACTORY_PROPERTY, MeldRemoteService.Factory.class.getName());
         }
         return properties;
     }

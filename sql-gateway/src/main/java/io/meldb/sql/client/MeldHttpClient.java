@@ -41,7 +41,22 @@ public final class MeldHttpClient implements AvaticaHttpClient, UsernamePassword
     /** Requests sent, reconnections included once each (for tests: round trips per JDBC call). */
     private final java.util.concurrent.atomic.AtomicLong requests = new java.util.concurrent.atomic.AtomicLong();
 
+    /**
+     * The header that tells the gateway this client puts back the signatures of EXECUTE answers itself
+     * ({@link MeldRemoteService}), so the gateway may leave them out.
+     */
+    public static final String SIGNATURES_HEADER = "X-MeldDB-Execute-Signatures";
+
+    private final boolean restoresSignatures;
+
+    /** A client for Avatica's {@code httpclient_impl}: the answers come whole. */
     public MeldHttpClient(final URL url) {
+        this(url, false);
+    }
+
+    /** {@code restoresSignatures}: the caller puts back what the gateway leaves out (see {@link MeldRemoteService}). */
+    public MeldHttpClient(final URL url, final boolean restoresSignatures) {
+        this.restoresSignatures = restoresSignatures;
         if (!"http".equalsIgnoreCase(url.getProtocol())) {
             throw new IllegalArgumentException("MeldDB's HTTP client speaks plain http, not " + url.getProtocol());
         }
@@ -66,6 +81,7 @@ public final class MeldHttpClient implements AvaticaHttpClient, UsernamePassword
         final String hostHeader = host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
         return ("POST " + path + " HTTP/1.1\r\nHost: " + hostHeader + ":" + port
                 + "\r\nContent-Type: application/octet-stream\r\n"
+                + (restoresSignatures ? SIGNATURES_HEADER + ": omit\r\n" : "")
                 + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
                 + "Content-Length: ").getBytes(StandardCharsets.ISO_8859_1);
     }

@@ -76,13 +76,32 @@ final class AvaticaRequests {
         return Mode.WORKER;
     }
 
-    /** Runs the request; its answer or its error (status 500, as Avatica's handler sends it). */
-    HandlerResponse<byte[]> run(final Service.Request request) {
+    /**
+     * Runs the request; its answer or its error (status 500, as Avatica's handler sends it). With
+     * {@code omitSignatures} (MeldDB's driver puts them back), an EXECUTE's result sets go without the statement's
+     * signature, which the client already has.
+     */
+    HandlerResponse<byte[]> run(final Service.Request request, final boolean omitSignatures) {
         try {
-            return new HandlerResponse<>(translation.serializeResponse(AvaticaDispatch.apply(service, request)), 200);
+            Service.Response response = AvaticaDispatch.apply(service, request);
+            if (omitSignatures && request instanceof Service.ExecuteRequest
+                    && response instanceof Service.ExecuteResponse e) {
+                response = withoutSignatures(e);
+            }
+            return new HandlerResponse<>(translation.serializeResponse(response), 200);
         } catch (Exception e) {
             return errors.convertToErrorResponse(e);
         }
+    }
+
+    private static Service.ExecuteResponse withoutSignatures(final Service.ExecuteResponse e) {
+        if (e.results == null || e.results.size() != 1 || e.results.get(0).signature == null) {
+            return e;
+        }
+        final Service.ResultSetResponse rs = e.results.get(0);
+        return new Service.ExecuteResponse(List.of(new Service.ResultSetResponse(rs.connectionId, rs.statementId,
+                rs.ownStatement, null, rs.firstFrame, rs.updateCount, rs.rpcMetadata)), e.missingStatement,
+                e.rpcMetadata);
     }
 
     /** The error answer for a request that failed outside Avatica's handling (an Error, a lost future). */

@@ -42,12 +42,15 @@ import java.util.concurrent.RejectedExecutionException;
 final class JdbcChannelHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(JdbcChannelHandler.class);
     private static final String PROTOBUF = "application/octet-stream;charset=utf-8";
+    private static final String SIGNATURES_HEADER = io.meldb.sql.client.MeldHttpClient.SIGNATURES_HEADER;
 
     private final JdbcServer server;
     /** The body being read, and how much of it has come. */
     private byte[] body;
     private int received;
     private boolean keepAlive;
+    /** The client puts back the signatures of EXECUTE answers (MeldDB's driver): they may be left out. */
+    private boolean omitSignatures;
     /** The rest of a refused request's body is dropped until its end. */
     private boolean discarding;
     /** A request is running; the idle timeout does not apply. */
@@ -84,6 +87,7 @@ final class JdbcChannelHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         keepAlive = HttpUtil.isKeepAlive(request);
+        omitSignatures = request.headers().contains(SIGNATURES_HEADER);
         if (!HttpMethod.POST.equals(request.method())) {
             text(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED,
                     "the JDBC endpoint takes Avatica protobuf requests by POST only", keepAlive);
@@ -139,15 +143,16 @@ final class JdbcChannelHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         final boolean close = !keepAlive || request instanceof Service.CloseConnectionRequest;
+        final boolean omit = omitSignatures;
         switch (server.requests().modeOf(request)) {
-            case INLINE -> answer(ctx, server.requests().run(request), close);
+            case INLINE -> answer(ctx, server.requests().run(request, omit), close);
             case COMMIT_ASYNC -> later(ctx, server.requests().commitAsync((Service.CommitRequest) request), close);
             default -> {
                 final CompletableFuture<HandlerResponse<byte[]>> answer = new CompletableFuture<>();
                 try {
                     server.workers().execute(() -> {
                         try {
-                            answer.complete(server.requests().run(request));
+                            answer.complete(server.requests().run(request, omit));
                         } catch (Throwable t) { // an Error: still an answer, and the connection goes on
                             answer.complete(server.requests().failure(t));
                         }

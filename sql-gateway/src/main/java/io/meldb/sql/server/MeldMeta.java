@@ -541,6 +541,9 @@ public final class MeldMeta extends JdbcMeta {
         if (p == null) {
             throw new NoSuchStatementException(h);
         }
+        if (h.signature == null) {
+            h.signature = p.signature(); // MeldDB's driver sends only the statement's id (MeldRemoteService)
+        }
         requireEveryParameter(p, parameterValues);
         if (p.signature() != null) {
             try {
