@@ -12,6 +12,7 @@ import org.apache.calcite.avatica.NoSuchStatementException;
 import org.apache.calcite.avatica.QueryState;
 import org.apache.calcite.avatica.jdbc.JdbcMeta;
 import org.apache.calcite.avatica.proto.Requests;
+import org.apache.calcite.avatica.ColumnMetaData.Rep;
 import org.apache.calcite.avatica.remote.TypedValue;
 import org.apache.calcite.runtime.Hook;
 import org.slf4j.Logger;
@@ -490,10 +491,17 @@ public final class MeldMeta extends JdbcMeta {
     /** Runs a fast-path plan: its rows in one frame, in the forms Avatica's JDBC frames carry. */
     private ExecuteResult fastExecute(final StatementHandle h, final Prepared p, final List<TypedValue> values) {
         final GatewayConnection state = state(h.connectionId);
-        final Calendar local = Calendar.getInstance(Locale.ROOT);
+        // a Calendar costs a GregorianCalendar per statement; only date and time values read it (its zone)
+        Calendar local = null;
         final Object[] parameters = new Object[values.size()];
         for (int i = 0; i < parameters.length; i++) {
-            parameters[i] = values.get(i) == null ? null : values.get(i).toJdbc(local);
+            final TypedValue v = values.get(i);
+            if (v != null && local == null && (v.type == Rep.JAVA_SQL_DATE || v.type == Rep.JAVA_SQL_TIME
+                    || v.type == Rep.JAVA_SQL_TIMESTAMP || v.type == Rep.JAVA_UTIL_DATE || v.type == Rep.ARRAY
+                    || v.type == Rep.OBJECT)) {
+                local = Calendar.getInstance(Locale.ROOT);
+            }
+            parameters[i] = v == null ? null : v.toJdbc(local);
         }
         final FastPlan fast = p.fast();
         final TableDef current = state.catalog().tableById(fast.tableId());
