@@ -7,6 +7,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
@@ -14,6 +16,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -39,6 +42,8 @@ public final class JdbcServer implements AutoCloseable {
     private final ExecutorService workers;
     private final Channel channel;
     private final LongAdder refused = new LongAdder();
+    /** The open HTTP connections: closed with the server (a loop's shutdown does not close its channels). */
+    private final ChannelGroup connections = new DefaultChannelGroup("meldb-jdbc", GlobalEventExecutor.INSTANCE);
 
     /**
      * Serves {@code meta} on {@code host:port} (0 picks a free port); {@code users} maps user names to passwords
@@ -62,6 +67,7 @@ public final class JdbcServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(final SocketChannel ch) {
+                            connections.add(ch);
                             ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idleTimeout.toMillis(),
                                     TimeUnit.MILLISECONDS));
                             ch.pipeline().addLast("http", new HttpServerCodec());
@@ -114,6 +120,7 @@ public final class JdbcServer implements AutoCloseable {
     public void close() {
         try {
             channel.close().syncUninterruptibly();
+            connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         } finally {
             shutdown();
         }
