@@ -114,6 +114,8 @@ public final class SqlTxnBenchmark {
         {"PostgreSQL protocol: meldb-pg-worker (statements, Calcite)", "meldb-pg-worker"},
         {"Avatica/Jetty (avatica_qtp*, Connector-Scheduler*; HTTP, protobuf, statements, Calcite)", "avatica_qtp",
             "qtp", "Connector-Scheduler"},
+        {"JDBC endpoint: meldb-jdbc-io (Netty, HTTP, protobuf, fast-path statements, commits)", "meldb-jdbc-io"},
+        {"JDBC endpoint: meldb-jdbc-worker (other requests, Calcite)", "meldb-jdbc-worker"},
         {"txn-server (meldb-reader/decode/premeld/meld/reply/checkpoint/compaction)", "meldb-reader-",
             "meldb-decode-", "meldb-premeld-", "meldb-meld-", "meldb-reply-", "meldb-checkpoint-",
             "meldb-compaction-"},

@@ -28,6 +28,10 @@ public final class MeldDriver implements Driver {
     public static final String PREFIX = "jdbc:meldb:";
     public static final int DEFAULT_PORT = 8765;
     private static final String AVATICA_PREFIX = "jdbc:avatica:remote:";
+    /** Avatica's property naming its HTTP client class. */
+    static final String HTTP_CLIENT_PROPERTY = "httpclient_impl";
+    /** Avatica's property naming the factory of its client-side service. */
+    static final String FACTORY_PROPERTY = "factory";
 
     /** Why the driver cannot connect (a library missing from the classpath), or null. */
     private static final String MISSING = DriverDependencies.missing();
@@ -59,7 +63,7 @@ public final class MeldDriver implements Driver {
         }
         final String avaticaUrl = avaticaUrl(url);
         requireDependencies();
-        final Properties properties = withCredentials(info); // a reconnecting session presents them again
+        final Properties properties = withHttpClient(avaticaUrl, withCredentials(info)); // reconnects reuse them
         final Connection c;
         try {
             c = avatica.connect(avaticaUrl, properties);
@@ -91,6 +95,24 @@ public final class MeldDriver implements Driver {
             p.setProperty("avatica_password", p.getProperty("password", ""));
         }
         return p;
+    }
+
+    /**
+     * {@code properties} with MeldDB's own client: Avatica's {@code factory} set to {@link MeldRemoteService} (its
+     * own HTTP client, {@link MeldHttpClient}, and no signatures repeated in EXECUTE), unless a factory or HTTP
+     * client is chosen already, the gateway is reached over https (which Avatica's client speaks and MeldDB's does
+     * not) or the serialization is not protobuf.
+     */
+    static Properties withHttpClient(final String avaticaUrl, final Properties properties) {
+        final String url = avaticaUrl.toLowerCase(java.util.Locale.ROOT);
+        if (properties.getProperty(HTTP_CLIENT_PROPERTY) == null && properties.getProperty(FACTORY_PROPERTY) == null
+                && !url.contains(HTTP_CLIENT_PROPERTY + "=") && !url.contains(FACTORY_PROPERTY + "=")
+                && url.startsWith("url=http://", AVATICA_PREFIX.length())
+                && url.contains("serialization=protobuf")
+                && !"json".equalsIgnoreCase(properties.getProperty("serialization"))) {
+            properties.setProperty(FACTORY_PROPERTY, MeldRemoteService.Factory.class.getName());
+        }
+        return properties;
     }
 
     /**

@@ -2,33 +2,29 @@ package io.meldb.sql.server;
 
 import io.meldb.sql.pg.PgServer;
 import io.meldb.sql.pg.PgServerConfig;
-import org.apache.calcite.avatica.remote.LocalService;
-import org.apache.calcite.avatica.server.HttpServer;
-import org.apache.calcite.avatica.server.ServerCustomizer;
-import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
+import io.meldb.sql.jdbc.JdbcServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.SQLException;
-import java.util.List;
+import java.util.Map;
 
 /**
- * The SQL gateway as a server: Avatica's HTTP server (protobuf) over {@link MeldMeta}, routing transactions to
+ * The SQL gateway as a server: the JDBC endpoint (Avatica's protobuf over HTTP, on Netty: {@link JdbcServer}) over
+ * {@link MeldMeta} and the PostgreSQL protocol, routing transactions to
  * the given txn-servers. Any JDBC client connects with {@link #jdbcUrl()} and the Avatica remote driver, or with
  * {@link #meldJdbcUrl()} and MeldDB's driver.
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
-    private final HttpServer server;
+    private final JdbcServer server;
     private final PgServer pgServer;
     private final TxnRouter router;
     private final String host;
     private final MeldMeta meta;
 
-    private Gateway(final HttpServer server, final PgServer pgServer, final TxnRouter router, final String host,
+    private Gateway(final JdbcServer server, final PgServer pgServer, final TxnRouter router, final String host,
                     final MeldMeta meta) {
         this.meta = meta;
         this.server = server;
@@ -72,23 +68,11 @@ public final class Gateway implements AutoCloseable {
         }
         engine.bootstrap();
         GatewayWarmUp.run(router);
-        final ServerCustomizer<Server> bind = server -> {
-            for (Connector c : server.getConnectors()) {
-                if (c instanceof ServerConnector sc) {
-                    sc.setHost(bindHost);
-                    // silent and half-sent HTTP connections are closed after this
-                    sc.setIdleTimeout(jdbc.idleTimeout().toMillis());
-                }
-            }
-        };
-        final HttpServer server = new HttpServer.Builder<Server>()
-                .withHandler(new JdbcHttpHandler(new LocalService(meta), pg.users(), jdbc.maxRequestBytes()))
-                .withPort(port)
-                .withServerCustomizers(List.of(bind), Server.class)
-                .build();
         final PgServer pgServer = PgServer.start(engine, pg);
+        final JdbcServer server;
         try {
-            server.start();
+            server = new JdbcServer(meta, bindHost, port, pg.users(), jdbc.maxRequestBytes(), jdbc.idleTimeout(),
+                    jdbc.maxConnections());
         } catch (RuntimeException e) {
             pgServer.close();
             meta.close();
@@ -122,7 +106,12 @@ public final class Gateway implements AutoCloseable {
     }
 
     public int port() {
-        return server.getPort();
+        return server.port();
+    }
+
+    /** JDBC requests served so far by Avatica request kind (e.g. {@code ExecuteRequest=10}): clients' round trips. */
+    public Map<String, Long> jdbcRequestCounts() {
+        return server.requestCounts();
     }
 
     /** The URL a JDBC client (with the Avatica remote driver) connects to. */
@@ -149,7 +138,7 @@ public final class Gateway implements AutoCloseable {
     @Override
     public void close() {
         try {
-            server.stop();
+            server.close();
         } finally {
             try {
                 pgServer.close();

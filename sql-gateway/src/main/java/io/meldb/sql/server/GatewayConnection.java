@@ -395,6 +395,11 @@ public final class GatewayConnection implements MeldTxnContext {
      */
     public synchronized CompletableFuture<Void> commitAsync() {
         final long start = System.nanoTime();
+        lastActivity = start;
+        if (terminated != null) {
+            metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
+            return CompletableFuture.failedFuture(terminated);
+        }
         if (txnFailed) {
             txnFailed = false; // counted as aborted when its statement failed
             metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);

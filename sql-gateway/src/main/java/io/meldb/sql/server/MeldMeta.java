@@ -12,6 +12,7 @@ import org.apache.calcite.avatica.NoSuchStatementException;
 import org.apache.calcite.avatica.QueryState;
 import org.apache.calcite.avatica.jdbc.JdbcMeta;
 import org.apache.calcite.avatica.proto.Requests;
+import org.apache.calcite.avatica.ColumnMetaData.Rep;
 import org.apache.calcite.avatica.remote.TypedValue;
 import org.apache.calcite.runtime.Hook;
 import org.slf4j.Logger;
@@ -267,6 +268,50 @@ public final class MeldMeta extends JdbcMeta {
         }
     }
 
+    /**
+     * Whether executing this prepared statement can never wait (on the network, on admission or on meld): a
+     * fast-path plan on an in-process transaction that is open, or begins without waiting, and whose statement does
+     * not commit by itself (autocommit writes wait for meld). Such statements may run on an I/O thread.
+     */
+    public boolean runsWithoutWaiting(final String connectionId, final int statementId) {
+        if (!engine.inProcess()) {
+            return false;
+        }
+        final Prepared p = prepared.get(statementId);
+        final GatewayConnection state = connections.get(connectionId);
+        if (p == null || p.fast() == null || state == null) {
+            return false;
+        }
+        if (state.autoCommit()) {
+            return p.fast().reads() && engine.router().beginsWithoutWaiting();
+        }
+        return state.currentTransaction() != null || engine.router().beginsWithoutWaiting();
+    }
+
+    /** Whether {@link #commitAsync} can end transactions without waiting: they are in process. */
+    public boolean commitsWithoutWaiting() {
+        return engine.inProcess();
+    }
+
+    /**
+     * Commits the connection's transaction without waiting for meld: the future completes with the outcome on the
+     * thread that learns it, failing as {@link #commit} would throw (see {@link #asAvaticaError}).
+     */
+    public java.util.concurrent.CompletableFuture<Void> commitAsync(final String connectionId) {
+        try {
+            return state(connectionId).commitAsync();
+        } catch (RuntimeException e) {
+            throw SqlErrors.toAvatica(e);
+        }
+    }
+
+    /** A failed {@link #commitAsync} as the error Avatica answers with (its SQLSTATE kept). */
+    public static Exception asAvaticaError(final Throwable error) {
+        final Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        return SqlErrors.toAvatica(cause);
+    }
+
     @Override
     public void rollback(final ConnectionHandle ch) {
         try {
@@ -446,10 +491,17 @@ public final class MeldMeta extends JdbcMeta {
     /** Runs a fast-path plan: its rows in one frame, in the forms Avatica's JDBC frames carry. */
     private ExecuteResult fastExecute(final StatementHandle h, final Prepared p, final List<TypedValue> values) {
         final GatewayConnection state = state(h.connectionId);
-        final Calendar local = Calendar.getInstance(Locale.ROOT);
+        // a Calendar costs a GregorianCalendar per statement; only date and time values read it (its zone)
+        Calendar local = null;
         final Object[] parameters = new Object[values.size()];
         for (int i = 0; i < parameters.length; i++) {
-            parameters[i] = values.get(i) == null ? null : values.get(i).toJdbc(local);
+            final TypedValue v = values.get(i);
+            if (v != null && local == null && (v.type == Rep.JAVA_SQL_DATE || v.type == Rep.JAVA_SQL_TIME
+                    || v.type == Rep.JAVA_SQL_TIMESTAMP || v.type == Rep.JAVA_UTIL_DATE || v.type == Rep.ARRAY
+                    || v.type == Rep.OBJECT)) {
+                local = Calendar.getInstance(Locale.ROOT);
+            }
+            parameters[i] = v == null ? null : v.toJdbc(local);
         }
         final FastPlan fast = p.fast();
         final TableDef current = state.catalog().tableById(fast.tableId());
@@ -496,6 +548,9 @@ public final class MeldMeta extends JdbcMeta {
         final Prepared p = prepared.get(h.id);
         if (p == null) {
             throw new NoSuchStatementException(h);
+        }
+        if (h.signature == null) {
+            h.signature = p.signature(); // MeldDB's driver sends only the statement's id (MeldRemoteService)
         }
         requireEveryParameter(p, parameterValues);
         if (p.signature() != null) {

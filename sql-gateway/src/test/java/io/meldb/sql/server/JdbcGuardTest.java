@@ -189,6 +189,39 @@ class JdbcGuardTest {
         }
     }
 
+    @Test
+    void aBodyWithoutContentLengthGets411WithoutBeingRead() throws IOException {
+        start(Map.of(), JdbcConfig.defaults());
+        try (Socket s = new Socket("127.0.0.1", gateway.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "5\r\nhello\r\n").getBytes(StandardCharsets.US_ASCII));
+            final String answer = readSome(s.getInputStream());
+            assertTrue(answer.startsWith("HTTP/1.1 411"), answer);
+            assertTrue(answer.contains("Content-Length"), answer);
+        }
+    }
+
+    @Test
+    void meldDbsDriverGoesOnAfterTheIdleTimeoutClosedItsKeptAliveConnection() throws Exception {
+        start(Map.of(), JdbcConfig.defaults().withIdleTimeout(Duration.ofMillis(300)));
+        try (Connection c = DriverManager.getConnection(gateway.meldJdbcUrl())) {
+            assertEquals(1, one(c));
+            Thread.sleep(1_000); // the gateway closes the idle HTTP connection meanwhile
+            assertEquals(1, one(c));
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE kept (id INT PRIMARY KEY, v INT)");
+            }
+            c.commit();
+            Thread.sleep(1_000);
+            try (Statement s = c.createStatement()) {
+                assertEquals(1, s.executeUpdate("INSERT INTO kept VALUES (1, 2)"));
+            }
+            c.commit();
+        }
+    }
+
     /** What the server sends until it closes the connection or stops for a moment. */
     private static String readSome(final InputStream in) throws IOException {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
