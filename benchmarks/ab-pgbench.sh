@@ -3,21 +3,24 @@
 # (GatewayMain, embedded, data in a temp dir) from jar A, then one from jar B, then the throwaway PostgreSQL 15
 # cluster (if its binaries are there), each initialised with `pgbench -i -s 1` and run with pgbench's built-in
 # tpcb-like script in every query mode asked for (A B PG, A B PG, ...: a noisy machine hits all alike); prints each
-# window's tps, failed transactions and retries, then the medians per target and mode.
+# window's tps, failed transactions and retries, and MeldDB's server CPU per transaction by thread group (from
+# /proc/PID/task), then the medians per target and mode.
 # Usage: benchmarks/ab-pgbench.sh JAR_A JAR_B ROUNDS
 #   e.g. cp benchmarks/target/benchmarks.jar /tmp/before.jar (at the old commit), rebuild, then
 #   PGBENCH_SECONDS=15 benchmarks/ab-pgbench.sh /tmp/before.jar benchmarks/target/benchmarks.jar 3
-# Environment: PGBENCH_SECONDS (15), MODES ("simple prepared"), PG_BIN (/usr/lib/postgresql/15/bin),
+# Environment: PGBENCH_SECONDS (15), WARMUP_SECONDS (5: an unmeasured run per mode first, so that the JIT's work
+# on each mode's code does not fall into the first mode's window), MODES ("simple prepared"), PG_BIN,
 # JAVA_OPTS (-Xmx2g; e.g. a JFR recording), POSTGRES (1; 0 leaves PostgreSQL out).
 set -uo pipefail # no -e: a failing window is reported and the next one runs; the trap always cleans up
 if (( $# < 3 )); then
-  sed -n '2,11p' "$0" >&2
+  sed -n "2,13p" "$0" >&2
   exit 2
 fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jar_a="$1" jar_b="$2" rounds="$3"
 pg_bin="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 seconds="${PGBENCH_SECONDS:-15}"
+WARMUP_SECONDS="${WARMUP_SECONDS:-5}"
 modes="${MODES:-simple prepared}"
 # shellcheck disable=SC2207  # bin/jvm-flags is a whitespace-separated list of flags
 java_flags=($(cat "$root/bin/jvm-flags") ${JAVA_OPTS:--Xmx2g})
@@ -126,6 +129,15 @@ window() {
   echo "$target $mode $round: $tps tps, failed $failed, retries $retried$cpu" | tee -a "$work/summary"
 }
 
+# warm_up MODE CONN...: an unmeasured pgbench run
+warm_up() {
+  local mode="$1"
+  shift
+  (( ${WARMUP_SECONDS:-5} > 0 )) || return 0
+  timeout $((WARMUP_SECONDS + 120)) "$pgbench" -n -c 4 -j 2 -T "${WARMUP_SECONDS:-5}" -M "$mode" --max-tries=10 \
+    -b tpcb-like "$@" >/dev/null 2>&1
+}
+
 # meld SIDE ROUND JAR: a fresh MeldDB from JAR, pgbench -i, every mode, stopped again
 meld() {
   local side="$1" round="$2" jar="$3"
@@ -154,6 +166,9 @@ meld() {
     stop_meld
     return
   fi
+  for mode in $modes; do
+    warm_up "$mode" "${conn[@]}"
+  done
   for mode in $modes; do
     window "$side" "$round" "$mode" "${conn[@]}"
   done
