@@ -49,7 +49,7 @@ final class PgConnection {
         }
         try {
             switch (m.type()) {
-                case 'Q' -> simple.simpleQuery(m.readCString());
+                case 'Q' -> simple.simpleQuery(m);
                 case 'P' -> parse(m);
                 case 'B' -> bind.bind(m);
                 case 'D' -> describe(m);
@@ -100,9 +100,9 @@ final class PgConnection {
                 }
             }
             case 'Q':
-                // pgjdbc opens every transaction with a simple Query "BEGIN" of its own: on a worker it would cost
-                // two thread hand-offs per transaction for a command that only marks the block
-                return PgInlineQuery.runsInline(m.peekCString(), context.block);
+                // pgjdbc opens every transaction with a simple Query "BEGIN" of its own, and pgbench -M simple sends
+                // every statement as one: on a worker each would cost two thread hand-offs
+                return simple.runsInline(m);
             case 'S':
                 return !context.block.commitPending();
             case 'E': {
@@ -140,6 +140,7 @@ final class PgConnection {
 
     /** The channel closed: rolls back whatever is open and releases the session. */
     void closed() {
+        simple.close();
         portals.closeEverything();
         context.block.close();
         context.session.close();

@@ -27,7 +27,10 @@ final class PgExecutor {
     /** The TimeZone setting {@link #zone} was made from. */
     private String zoneSetting;
     private java.time.ZoneId zone = java.time.ZoneOffset.UTC;
-    /** Set while an Execute runs: only there may a COMMIT end without waiting (not inside a simple Query). */
+    /**
+     * Set while an Execute or a simple Query's only statement runs: only there may a COMMIT end without waiting (not
+     * amid a simple Query's several statements, whose later ones run after it).
+     */
     private boolean asyncCommitAllowed;
     /**
      * A COMMIT that waits for meld without holding a thread: set by an Execute, taken by the handler, which holds
@@ -35,6 +38,8 @@ final class PgExecutor {
      */
     private CompletableFuture<Void> suspension;
     private PgPortal suspendedPortal;
+    /** Whether the suspended COMMIT is a simple Query's, which its answer ends with ReadyForQuery. */
+    private boolean suspendedSimple;
 
     PgExecutor(final PgContext context) {
         this.context = context;
@@ -60,6 +65,21 @@ final class PgExecutor {
     }
 
     /**
+     * Runs the one statement of a simple Query; answers true when it is a COMMIT left waiting for meld without a
+     * thread ({@link #takeSuspension}), whose answer, and the Query's ReadyForQuery, {@link #commitFinished} sends.
+     */
+    boolean runSimple(final PgPortal portal) {
+        asyncCommitAllowed = true;
+        try {
+            run(portal, 0);
+        } finally {
+            asyncCommitAllowed = false;
+        }
+        suspendedSimple = suspension != null;
+        return suspendedSimple;
+    }
+
+    /**
      * The COMMIT this connection is waiting for, if the last message started one ({@link #run}); the handler
      * calls {@link #commitFinished} on the connection's I/O thread once it completes, before any later message.
      */
@@ -72,15 +92,20 @@ final class PgExecutor {
     /** Answers the COMMIT that {@link #takeSuspension} handed out: CommandComplete, or its error (40001). */
     void commitFinished(final Throwable error) {
         final PgPortal portal = suspendedPortal;
+        final boolean simple = suspendedSimple;
         suspendedPortal = null;
+        suspendedSimple = false;
         if (error == null) {
             portal.completedTag = "COMMIT";
             PgBackend.commandComplete(output.buffer(), "COMMIT");
-            return;
+        } else {
+            context.failStatement(error instanceof CompletionException && error.getCause() != null
+                    ? error.getCause() : error);
+            context.skipUntilSync = !simple;
         }
-        context.failStatement(error instanceof CompletionException && error.getCause() != null ? error.getCause()
-                : error);
-        context.skipUntilSync = true;
+        if (simple) {
+            context.readyForQuery(); // the block ended with the COMMIT: 'I'
+        }
     }
 
     /** Executes a portal, sending at most {@code maxRows} rows (0 = all). */

@@ -27,9 +27,22 @@ final class PgInlineQuery {
         } catch (RuntimeException e) {
             return false; // the worker parses it again and answers the error
         }
+        // COMMIT only when it is known to be alone in its Query (commandRunsInline, for a kept shape)
+        return !(command instanceof PgCommand.Commit) && commandRunsInline(command, block);
+    }
+
+    /**
+     * Whether the command, alone in its Query, runs inline. COMMIT does when the block may commit without
+     * waiting ({@link PgTransactionBlock#commitsAsync}): {@link PgExecutor#runSimple} leaves it waiting for meld
+     * without a thread, and the outcome is answered on the I/O thread.
+     */
+    static boolean commandRunsInline(final PgCommand command, final PgTransactionBlock block) {
         if (command instanceof PgCommand.Begin) {
             // BEGIN after the reads of an open implicit block commits them first: read-only, so it cannot wait
             return !block.commitPending();
+        }
+        if (command instanceof PgCommand.Commit) {
+            return block.commitsAsync();
         }
         return command instanceof PgCommand.Rollback || command instanceof PgCommand.SetTransaction
                 || command instanceof PgCommand.Show || command instanceof PgCommand.NoOp;

@@ -17,6 +17,11 @@ final class PgSimpleQuery {
     private final PgExecutor executor;
     private final PgOutput output;
     private final PgLiteralShapes shapes;
+    private final PgShapeCache kept;
+    /** The portal of a kept statement, bound again for each Query. */
+    private final PgPortal keptPortal = new PgPortal(null, null, PgBind.NO_FORMATS);
+    /** The entry {@link #runsInline} found for the message it let run on the I/O thread; taken by the Query. */
+    private PgShapeCache.Entry inlineEntry;
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
 
@@ -26,6 +31,74 @@ final class PgSimpleQuery {
         this.executor = executor;
         this.output = context.output;
         this.shapes = new PgLiteralShapes(preparer);
+        this.kept = new PgShapeCache(context, preparer);
+    }
+
+    /**
+     * Whether the Query {@code m} may run on the connection's I/O thread (not consuming it): one kept statement
+     * that cannot wait — a transaction-control command ({@link PgInlineQuery}), or a fast-path statement under the
+     * rule of an extended-protocol Execute (in an open transaction, or one that begins without waiting; and not one
+     * whose implicit block would commit writes at its end) — or one of the commands {@link PgInlineQuery} lets run
+     * there by their text.
+     */
+    boolean runsInline(final PgMessage m) {
+        inlineEntry = null;
+        final PgShapeCache.Entry e = kept.lookup(m.body());
+        if (e == null) {
+            return PgInlineQuery.runsInline(m.peekCString(), context.block);
+        }
+        final PgStatement statement = e.statement;
+        final PgTransactionBlock block = context.block;
+        final boolean inline;
+        if (statement.command != null) {
+            inline = PgInlineQuery.commandRunsInline(statement.command, block);
+        } else {
+            final boolean writes = statement.writes();
+            final io.meldb.txn.api.TxnSession txn = context.session.state().currentTransaction();
+            inline = (block.explicit() || !writes)
+                    && (txn != null && !block.beginsTransaction(writes) || context.session.beginsWithoutWaiting())
+                    && kept.valid(e);
+        }
+        if (inline) {
+            inlineEntry = e;
+        }
+        return inline;
+    }
+
+    /** Query: a kept statement's shape runs as it is; anything else goes through {@link #simpleQuery(String)}. */
+    void simpleQuery(final PgMessage m) {
+        context.cancelRequested = false;
+        PgShapeCache.Entry e = inlineEntry;
+        inlineEntry = null;
+        if (e == null) {
+            e = kept.lookup(m.body());
+            if (e != null && !kept.valid(e)) {
+                e = null;
+            }
+            if (e == null && kept.admissible()) {
+                e = kept.admit(m.peekCString());
+            }
+        }
+        if (e == null) {
+            simpleQuery(m.readCString());
+            return;
+        }
+        final PgStatement statement = e.statement;
+        try {
+            keptPortal.rebind(statement, e.values, PgBind.NO_FORMATS);
+            if (statement.columns.size() > 0) {
+                PgBackend.rowDescription(output.buffer(), statement.columns, keptPortal.resultFormats);
+            }
+            if (executor.runSimple(keptPortal)) {
+                return; // a COMMIT that waits for meld without a thread: its answer ends the Query
+            }
+            context.block.endImplicit();
+        } catch (RuntimeException | Error ex) {
+            context.portals.closeCursor(keptPortal);
+            context.failStatement(ex);
+            context.endImplicitQuietly();
+        }
+        context.readyForQuery();
     }
 
     /** Query: runs each statement of the string in turn, in one implicit transaction, then ReadyForQuery. */
@@ -69,6 +142,11 @@ final class PgSimpleQuery {
             context.endImplicitQuietly();
         }
         context.readyForQuery();
+    }
+
+    /** The connection closed: the kept statements go. */
+    void close() {
+        kept.clear();
     }
 
     /** Whether a COPY FROM STDIN is in progress: its messages go to {@link #copy}. */

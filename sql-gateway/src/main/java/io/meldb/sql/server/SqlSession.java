@@ -51,8 +51,11 @@ public final class SqlSession implements AutoCloseable {
     /** Statements with a cursor open, and how many: such a statement cannot run again until they close. */
     private final Map<PreparedSql, Integer> openCursors = new IdentityHashMap<>();
 
-    /** A cached plan and the catalog it was planned against (a DDL makes a new catalog, and a new plan). */
-    private record Cached(PreparedSql prepared, Catalog catalog) {
+    /**
+     * A cached plan, the catalog it was planned against (a DDL makes a new catalog, and a new plan) and the schema
+     * its unqualified names resolved in.
+     */
+    private record Cached(PreparedSql prepared, Catalog catalog, String schema) {
     }
 
     /** Whether key accesses take the fast path (off only to compare it with Calcite's answers). */
@@ -120,12 +123,13 @@ public final class SqlSession implements AutoCloseable {
         }
         final Catalog catalog = state.catalog();
         final Cached cached = plans.get(sql);
-        if (cached != null && cached.catalog() == catalog && !openCursors.containsKey(cached.prepared())) {
+        if (cached != null && cached.catalog() == catalog && java.util.Objects.equals(cached.schema(), schema)
+                && !openCursors.containsKey(cached.prepared())) {
             return cached.prepared();
         }
         final PreparedSql fresh = prepareNew(sql, kind);
         if (cached == null || !openCursors.containsKey(cached.prepared())) {
-            final Cached old = plans.put(sql, new Cached(fresh, catalog));
+            final Cached old = plans.put(sql, new Cached(fresh, catalog, schema));
             if (old != null && old.prepared() != fresh) {
                 old.prepared().close();
             }

@@ -112,6 +112,50 @@ class PgStatementAllocationTest {
         }
     }
 
+    /**
+     * The same statements in the simple query protocol, their values in the text (pgbench -M simple, drivers that
+     * interpolate): each Query is scanned from its bytes into its shape and the kept statement runs
+     * ({@link PgShapeCache}), so it allocates no more than the extended protocol's Bind and Execute.
+     */
+    @Test
+    void simpleQueriesOfAKeptShapeAllocateNothingOnTheServer() throws SQLException {
+        final ResourceLeakDetector.Level level = ResourceLeakDetector.getLevel();
+        ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
+        final boolean counting = THREADS.isThreadAllocatedMemoryEnabled();
+        THREADS.setThreadAllocatedMemoryEnabled(true);
+        try (Connection c = db.connectPg("preferQueryMode=simple"); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_SERIALIZABLE);
+            final long[] sink = new long[2];
+            final Step select = i -> {
+                final String sql = "SELECT bal FROM alloc_accounts WHERE id = " + Math.max(i, 0) % ROWS;
+                try (ResultSet r = s.executeQuery(sql)) {
+                    assertTrue(r.next());
+                    sink[0] += r.getLong(1);
+                    sink[1]++;
+                }
+            };
+            final Step update = i -> assertEquals(1, s.executeUpdate("UPDATE alloc_accounts SET bal = bal + "
+                    + (i < 0 ? 0 : (i & 1) == 0 ? 1 : -1) + " WHERE id = "
+                    + (i < 0 ? 0 : (i & 1) == 0 ? i % ROWS : (i - 1) % ROWS)));
+            warmUp(c, select);
+            final double selectBytes = run(c, MEASURED, select);
+            warmUp(c, update);
+            final double updateBytes = run(c, MEASURED, update);
+            assertTrue(selectBytes < BOUND, "simple point SELECT allocated " + selectBytes + " B per statement");
+            assertTrue(updateBytes < BOUND, "simple point UPDATE allocated " + updateBytes + " B per statement");
+            try (ResultSet r = s.executeQuery("SELECT SUM(bal) FROM alloc_accounts")) {
+                r.next();
+                assertEquals(1000L * ROWS, r.getLong(1));
+            }
+            assertEquals(1000L * sink[1], sink[0]);
+            c.commit();
+        } finally {
+            THREADS.setThreadAllocatedMemoryEnabled(counting);
+            ResourceLeakDetector.setLevel(level);
+        }
+    }
+
     private interface Step {
         void run(int i) throws SQLException;
     }
