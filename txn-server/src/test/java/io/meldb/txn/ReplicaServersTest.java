@@ -207,7 +207,10 @@ class ReplicaServersTest {
             }
             awaitSameCsn(compacting, plain);
             assertNull(compacting.failure());
-            assertTrue(compacting.generations() > 20, "compactions: " + compacting.generations());
+            // a compaction needs two block boundaries now (its start, and the switch once the new generation has
+            // caught up) and a round's intentions arrive in a few blocks: several per round before, one or two now,
+            // fewer on a loaded machine
+            assertTrue(compacting.generations() > 3, "compactions: " + compacting.generations());
             assertTrue(compacting.stats().snapshotsTooOld() > 0, "no snapshot exceeded the age limit");
             assertEquals(plain.status().stateHash(), compacting.status().stateHash());
         }

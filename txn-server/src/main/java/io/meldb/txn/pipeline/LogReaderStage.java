@@ -7,6 +7,7 @@ import io.meldb.txn.LogRecords;
 import io.meldb.txn.OwnIntentions;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnId;
+import io.meldb.txn.checkpoint.Checkpointer;
 import io.meldb.txn.checkpoint.Generation;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -32,6 +33,9 @@ final class LogReaderStage {
     private final StageLinks links;
     private final LogIntake intake;
     private final MeldStage meld;
+    private final Checkpointer checkpointer;
+    /** A checkpoint start handed to the meld stage whose answer has not been seen yet. */
+    private CheckpointMarker pendingStart;
     /** Whether the meld stage runs on a thread of its own (else right here). */
     private final boolean meldThread;
     private final BlockDemux demux;
@@ -43,11 +47,20 @@ final class LogReaderStage {
     private long blockDeliveredNanos;
     private long blockReadNanos;
     private long lastCheckpointCsn;
+    /** Updates refused for node memory when the last checkpoint started, and when the pending one was asked for. */
+    private double refusedAtLastCheckpoint;
+    private double pendingStartRefused;
+    /** The block boundary where the meld stage last refused a checkpoint step (see {@link #checkpoints}). */
+    private long quietRefusedPosition;
+    /** Position of the last block processed (0 before the first). */
+    private long lastBlockPosition;
     private volatile long snapshotsTooOld;
 
     LogReaderStage(final ServerContext ctx, final StageLinks links, final LogIntake intake, final MeldStage meld,
-                   final boolean meldThread, final long recoveredCsn, final long skipThrough) {
+                   final Checkpointer checkpointer, final boolean meldThread, final long recoveredCsn,
+                   final long skipThrough) {
         this.ctx = ctx;
+        this.checkpointer = checkpointer;
         this.links = links;
         this.intake = intake;
         this.meld = meld;
@@ -61,10 +74,20 @@ final class LogReaderStage {
     void run() {
         try {
             while (!ctx.stopped()) {
-                final LogIntake.Block b = intake.poll(!meldThread && meld.holding() ? 2 : 100);
+                // while a checkpoint is being built, look for a quiet moment to switch generations in often
+                final LogIntake.Block b = intake.poll(!meldThread && meld.holding() ? 2 : checkpointer.busy() ? 1 : 100);
                 if (b == null) {
                     if (!meldThread) {
                         meld.nudgeIfHolding();
+                    }
+                    if (lastBlockPosition > 0 && lastBlockPosition != quietRefusedPosition) {
+                        // a quiet log: start a checkpoint that came due, or switch generations, between blocks
+                        // rather than wait for the next one (which a server refusing updates for memory never gets);
+                        // not again at a boundary where the meld stage refused (it holds a group or a window), so
+                        // that it stays idle long enough to nudge that closed, which brings a new block
+                        if (checkpoints(lastBlockPosition)) {
+                            quietRefusedPosition = lastBlockPosition;
+                        }
                     }
                     continue;
                 }
@@ -90,17 +113,50 @@ final class LogReaderStage {
         blockView.wrap(b.bytes);
         demux.onBlock(blockView, 0, b.position);
         emit(new BlockEnd(b.position));
-        final long every = ctx.config().checkpointEvery();
-        if (every > 0 && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
-            // a checkpoint needs a block boundary and an empty meld stage: the reader waits for it, then decodes
-            // on into the new generation
-            final CheckpointMarker marker = new CheckpointMarker(b.position, demux.resumePosition(b.position + 1),
-                ctx.fences().copy(), csn);
+        lastBlockPosition = b.position;
+        checkpoints(b.position);
+    }
+
+    /**
+     * At a block boundary: switches to the generation a running checkpoint built once it is ready (waiting for the
+     * meld stage to do it: later intentions must decode into the new generation), or starts a checkpoint when one
+     * is due (without waiting: the meld stage notes the states and melding goes on while it is written). Returns
+     * whether the meld stage refused a step here (it held a group-meld member or an open reorder window).
+     */
+    private boolean checkpoints(final long position) {
+        boolean refused = false;
+        if (pendingStart != null) {
+            if (!pendingStart.result.isDone()) {
+                return false;
+            }
+            if (pendingStart.result.getNow(false)) {
+                lastCheckpointCsn = pendingStart.csn;
+                refusedAtLastCheckpoint = pendingStartRefused;
+            } else {
+                refused = true;
+            }
+            pendingStart = null;
+        }
+        if (checkpointer.readyToSwitch()) {
+            final CheckpointMarker marker = CheckpointMarker.switchAt(position, csn);
+            final long waitStart = System.nanoTime();
             emit(marker);
             if (awaitCheckpoint(marker)) {
-                lastCheckpointCsn = csn;
+                ctx.metrics().checkpointPhase("reader-wait", System.nanoTime() - waitStart);
+                ctx.metrics().checkpointPhase("meld-stall", marker.meldWaitNanos);
+                return false;
             }
+            return true;
         }
+        final long every = ctx.config().checkpointEvery();
+        if (!refused && every > 0 && !checkpointer.busy()
+            && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
+            pendingStartRefused = ctx.metrics().refusedForMemory();
+            pendingStart = CheckpointMarker.start(position, demux.resumePosition(position + 1), ctx.fences().copy(),
+                csn);
+            emit(pendingStart);
+        }
+        return refused;
     }
 
     /** Whether the current generation has grown enough to compact (see {@code TxnServerConfig.checkpointBytes}). */
@@ -108,6 +164,11 @@ final class LogReaderStage {
         final long bytes = ctx.config().checkpointBytes();
         if (bytes <= 0 || csn == lastCheckpointCsn) {
             return false;
+        }
+        if (ctx.metrics().refusedForMemory() > refusedAtLastCheckpoint) {
+            // updates were refused for node memory since the last checkpoint: compact as soon as anything was
+            // melded since, rather than wait for the growth threshold, which a refusing server may never reach
+            return true;
         }
         return ctx.state().current().compactionDue(bytes);
     }

@@ -39,7 +39,8 @@ public final class Pipeline implements AutoCloseable {
         this.links = new StageLinks(ctx, separateMeld, decoders, premelds);
         this.intake = new LogIntake(ctx);
         final MeldStage meld = new MeldStage(ctx, links, checkpointer, appender);
-        this.reader = new LogReaderStage(ctx, links, intake, meld, separateMeld, recoveredCsn, skipThrough);
+        this.reader = new LogReaderStage(ctx, links, intake, meld, checkpointer, separateMeld, recoveredCsn,
+            skipThrough);
         final int serverId = ctx.serverId();
         for (int i = 0; i < decoders; i++) {
             start(new DecoderStage(ctx, links, i)::run, "meldb-decode-" + serverId + "-" + i);
