@@ -246,11 +246,6 @@ public final class TxnMetrics {
         lastSwitchCsn.set(switchCsn);
     }
 
-    /** Update transactions refused for node memory so far. */
-    public double refusedForMemory() {
-        return refusedMemory.count();
-    }
-
     /** The CSN of the checkpoint this server recovered from (0: it started from the empty state). */
     void recoveredFrom(final long csn) {
         recoveredCsn.set(csn);

@@ -48,6 +48,7 @@ public final class TxnServerConfig {
     private int checkpointChunkBytes = 256 * 1024;
     /** Test hook: pause after each checkpoint chunk appended (system property for child processes). */
     private long checkpointChunkDelayMillis = Long.getLong("meldb.checkpoint.chunk-delay-ms", 0);
+    private int failedCompactions;
     private boolean trim = true;
     private boolean adoptOwnIntentions = true;
     private boolean writeCheckpoints = true;
@@ -287,6 +288,23 @@ public final class TxnServerConfig {
             throw new IllegalArgumentException("checkpoint chunk delay " + millis + " is negative");
         }
         this.checkpointChunkDelayMillis = millis;
+        return this;
+    }
+
+    /**
+     * A test hook: the first {@code n} compactions are given up as if their copy of the live states did not fit in
+     * direct memory (what a compaction started at the node-memory limit meets), so a test can check that the server
+     * recovers by itself. 0 (the default) in service.
+     */
+    public int failedCompactions() {
+        return failedCompactions;
+    }
+
+    public TxnServerConfig failedCompactions(final int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("failed compactions " + n + " is negative");
+        }
+        this.failedCompactions = n;
         return this;
     }
 

@@ -1,6 +1,7 @@
 package io.meldb.txn.checkpoint;
 
 import io.meldb.core.MeldPipeline;
+import io.meldb.core.NodeMemory;
 import io.meldb.txn.CheckpointManifest;
 import io.meldb.txn.ServerContext;
 import org.slf4j.Logger;
@@ -39,6 +40,11 @@ public final class Checkpointer implements AutoCloseable {
     /** Serializes checkpoints from the generation they started and appends them to the log. */
     private final ExecutorService writer;
     private volatile boolean appending;
+    /** The CSN of the last checkpoint written to the log (a compaction at the same state writes none). */
+    private volatile long writtenCsn = -1;
+    private final CompactionTrigger trigger;
+    /** Compactions still to be given up by the test hook {@code TxnServerConfig.failedCompactions} (this thread). */
+    private int toFail;
     /** Per-chunk pause of the log append (a test hook; 0 in service). */
     private final long chunkDelayMillis;
 
@@ -62,6 +68,8 @@ public final class Checkpointer implements AutoCloseable {
         this.ctx = ctx;
         this.appender = appender;
         this.chunkDelayMillis = ctx.config().checkpointChunkDelayMillis();
+        this.trigger = new CompactionTrigger(NodeMemoryLimit.resolve(ctx.config().maxNodeMemory()));
+        this.toFail = ctx.config().failedCompactions();
         // the most states a checkpoint holds: the snapshot-age limit, or premeld's reach, and a held group member
         this.startRoots = new long[(int) Math.max(ctx.cluster().maxSnapshotAge(),
             ctx.cluster().meldConfig().premeldLag() + 1) + 4];
@@ -78,6 +86,15 @@ public final class Checkpointer implements AutoCloseable {
     /** Whether a checkpoint is under way (the reader asks for no other until it is over). */
     public boolean busy() {
         return phase != IDLE || startRequested;
+    }
+
+    /**
+     * Log reader, at a block boundary: whether node memory calls for a compaction now ({@link CompactionTrigger};
+     * {@code thresholdBytes} is {@code --checkpoint-bytes}, {@code newStates} whether anything was melded since the
+     * last checkpoint started).
+     */
+    public boolean memoryDue(final long thresholdBytes, final boolean newStates) {
+        return trigger.due(ctx.state().current(), thresholdBytes, newStates);
     }
 
     /** Whether the new generation has caught up with meld closely enough to be switched to. */
@@ -161,6 +178,7 @@ public final class Checkpointer implements AutoCloseable {
                 // until the generation has grown further
                 ctx.state().current().compactionFailed();
                 ctx.metrics().compactionFailed();
+                trigger.failed();
                 LOG.warn("server {}: compaction skipped, the copy of the live states did not fit in memory ({}); "
                     + "melding goes on in the current generation", ctx.serverId(), e.getMessage());
             } catch (RuntimeException | Error e) {
@@ -186,12 +204,21 @@ public final class Checkpointer implements AutoCloseable {
     private void checkpoint(final CheckpointManifest manifest, final long[] roots) {
         final long started = System.nanoTime();
         final long gcBefore = gcNanos();
-        final GenerationBuilder builder = new GenerationBuilder(ctx, ctx.state().current(), manifest, roots);
+        final Generation old = ctx.state().current();
+        final long oldGrownAtStart = old.grownBytes();
+        LOG.info("server {}: compaction for the checkpoint of csn {} started, {} MiB of node memory in use (limit {}"
+            + " MiB)", ctx.serverId(), manifest.lcsCsn(), NodeMemory.bytesInUse() >> 20, trigger.limit() >> 20);
+        final GenerationBuilder builder = new GenerationBuilder(ctx, old, manifest, roots);
         try {
             if (!builder.copyCheckpoint(() -> closed)) {
                 return;
             }
+            if (toFail > 0) {
+                toFail--;
+                throw new OutOfMemoryError("test hook: the compaction's copy did not fit");
+            }
             final long copiedAt = System.nanoTime();
+
             ctx.metrics().checkpointPhase("copy", copiedAt - started);
             // copy what meld did meanwhile, until close enough to switch; keep copying while the switch waits for
             // a block boundary
@@ -203,6 +230,7 @@ public final class Checkpointer implements AutoCloseable {
                     final long switchStart = System.nanoTime();
                     final long before = builder.copiedThrough();
                     builder.finish();
+                    trigger.switched(old.grownBytes() - oldGrownAtStart);
                     // not READY any more before the meld thread goes on, or the reader would ask for another switch
                     phase = IDLE;
                     endSwitch();
@@ -217,6 +245,7 @@ public final class Checkpointer implements AutoCloseable {
                 }
                 if (!builder.catchUp(ctx.state().meldedCsn())) {
                     ctx.metrics().compactionFailed();
+                    trigger.failed();
                     LOG.warn("server {}: compaction for the checkpoint of csn {} skipped: its copy fell a ring of"
                         + " states behind meld", ctx.serverId(), manifest.lcsCsn());
                     return;
@@ -234,7 +263,8 @@ public final class Checkpointer implements AutoCloseable {
         // thread of its own so that the next compaction need not wait for the log (a write still running when the
         // next checkpoint is due means that one is not appended)
         ctx.metrics().checkpointPhase("gc", gcNanos() - gcBefore);
-        if (ctx.config().writeCheckpoints() && ctx.refencing() == null && !appending) {
+        if (ctx.config().writeCheckpoints() && ctx.refencing() == null && !appending
+            && manifest.lcsCsn() > writtenCsn) {
             final Generation written = builder.generation();
             ctx.state().pinCurrent(written);
             appending = true;
@@ -247,6 +277,7 @@ public final class Checkpointer implements AutoCloseable {
                         final long now = System.nanoTime();
                         ctx.metrics().checkpointPhase("write", now - writeStart);
                         ctx.metrics().checkpointWritten(builder.nodesWritten(), builder.bytesWritten(), now - started);
+                        writtenCsn = manifest.lcsCsn();
                     }
                 } catch (RuntimeException | Error e) {
                     if (!closed) {

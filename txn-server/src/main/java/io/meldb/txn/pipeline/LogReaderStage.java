@@ -47,9 +47,6 @@ final class LogReaderStage {
     private long blockDeliveredNanos;
     private long blockReadNanos;
     private long lastCheckpointCsn;
-    /** Updates refused for node memory when the last checkpoint started, and when the pending one was asked for. */
-    private double refusedAtLastCheckpoint;
-    private double pendingStartRefused;
     /** The block boundary where the meld stage last refused a checkpoint step (see {@link #checkpoints}). */
     private long quietRefusedPosition;
     /** Position of the last block processed (0 before the first). */
@@ -131,7 +128,6 @@ final class LogReaderStage {
             }
             if (pendingStart.result.getNow(false)) {
                 lastCheckpointCsn = pendingStart.csn;
-                refusedAtLastCheckpoint = pendingStartRefused;
             } else {
                 refused = true;
             }
@@ -151,7 +147,6 @@ final class LogReaderStage {
         final long every = ctx.config().checkpointEvery();
         if (!refused && every > 0 && !checkpointer.busy()
             && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
-            pendingStartRefused = ctx.metrics().refusedForMemory();
             pendingStart = CheckpointMarker.start(position, demux.resumePosition(position + 1), ctx.fences().copy(),
                 csn);
             emit(pendingStart);
@@ -159,18 +154,14 @@ final class LogReaderStage {
         return refused;
     }
 
-    /** Whether the current generation has grown enough to compact (see {@code TxnServerConfig.checkpointBytes}). */
+    /**
+     * Whether node memory calls for a compaction (see {@code CompactionTrigger}): growth past
+     * {@code --checkpoint-bytes}, a projected peak at the node-memory limit, or a server at the limit (which melds
+     * nothing new while it refuses updates, so this must not wait for new melds).
+     */
     private boolean memoryCheckpointDue() {
         final long bytes = ctx.config().checkpointBytes();
-        if (bytes <= 0 || csn == lastCheckpointCsn) {
-            return false;
-        }
-        if (ctx.metrics().refusedForMemory() > refusedAtLastCheckpoint) {
-            // updates were refused for node memory since the last checkpoint: compact as soon as anything was
-            // melded since, rather than wait for the growth threshold, which a refusing server may never reach
-            return true;
-        }
-        return ctx.state().current().compactionDue(bytes);
+        return bytes > 0 && checkpointer.memoryDue(bytes, csn != lastCheckpointCsn);
     }
 
     private boolean awaitCheckpoint(final CheckpointMarker marker) {

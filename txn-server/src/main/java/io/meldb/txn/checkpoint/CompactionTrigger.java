@@ -1,0 +1,78 @@
+package io.meldb.txn.checkpoint;
+
+import io.meldb.core.NodeMemory;
+
+/**
+ * When node memory calls for a compaction (meld paper App. B: a checkpoint starts a fresh memory generation). A
+ * compaction beside meld holds three things at its peak: the old generation, the copy of the live states, and what
+ * meld adds to the old generation meanwhile, which is copied into the new one too. So a compaction starts once
+ * that peak, projected from the last compaction, would reach the node-memory limit, and not only after a fixed
+ * growth: started later, its copy ran the server into the limit and updates were refused. And a server that is at
+ * the limit (refusing updates, so melding nothing new) compacts whatever its generation holds beyond the live
+ * states without waiting for new melds, retrying a compaction that was given up, so it admits updates again by
+ * itself. Decides only when to compact, which changes nothing meld decides (compaction keeps every node's
+ * identity), so reading clocks and memory estimates here is fine.
+ */
+public final class CompactionTrigger {
+    /** A compaction frees at least this much (one node-memory segment), or it is not worth its copy. */
+    static final long MIN_GAIN = 4L << 20;
+    /** The least growth assumed during a compaction, before one has been measured. */
+    static final long MIN_DURING = 8L << 20;
+    /** A compaction that was given up at the limit is tried again after this long, melds or not. */
+    static final long RETRY_NANOS = 500_000_000L;
+
+    private final long limit;
+    /** Bytes the old generation grew while the last compaction ran (compaction thread writes, reader reads). */
+    private volatile long grownDuringLast;
+    /** When the last compaction was given up (0 = the last one switched). */
+    private volatile long failedAtNanos;
+
+    CompactionTrigger(final long limit) {
+        this.limit = limit;
+    }
+
+    /** The node-memory limit admission refuses updates at. */
+    public long limit() {
+        return limit;
+    }
+
+    /**
+     * Reader thread, at a block boundary: whether the current generation {@code g} should be compacted now for
+     * memory's sake. {@code thresholdBytes} is {@code --checkpoint-bytes}; {@code newStates} whether anything was
+     * melded since the last checkpoint started.
+     */
+    boolean due(final Generation g, final long thresholdBytes, final boolean newStates) {
+        final long failedAt = failedAtNanos;
+        if (failedAt != 0 && System.nanoTime() - failedAt < RETRY_NANOS) {
+            return false;
+        }
+        final long inUse = NodeMemory.bytesInUse();
+        final long grown = g.grownBytes();
+        if (inUse >= limit) {
+            // updates are refused, so nothing new may come to meld: compact what the generation holds beyond its
+            // live states now (also at the state a compaction was given up at), without waiting for new melds
+            return grown >= MIN_GAIN;
+        }
+        if (!newStates) {
+            return false;
+        }
+        // the copy of the live states: what the generation was loaded with, or, for the first one, all it holds
+        final long copy = g.loadedBytes() > 0 ? g.loadedBytes() : grown;
+        final long during = Math.max(MIN_DURING, grownDuringLast);
+        if (grown >= Math.max(MIN_GAIN, copy / 4) && inUse + copy + 2 * during >= limit) {
+            return true;
+        }
+        return g.compactionDue(thresholdBytes);
+    }
+
+    /** Compaction thread: the generation switched; the old one grew {@code grownDuring} bytes meanwhile. */
+    void switched(final long grownDuring) {
+        grownDuringLast = Math.max(0, grownDuring);
+        failedAtNanos = 0;
+    }
+
+    /** Compaction thread: a compaction was given up (its copy did not fit, or fell behind meld). */
+    void failed() {
+        failedAtNanos = Math.max(1, System.nanoTime());
+    }
+}
