@@ -36,7 +36,8 @@ class CompactionAtLimitTest {
         // did not fit, so the writer below reaches the limit while no compaction has freed anything. The live states
         // (8 states, 20 keys of 256 KiB) are a small part of what the writer melds
         try (EmbeddedNode node = EmbeddedNode.start(dir, c -> c.checkpointEvery(1_000_000).checkpointBytes(1L << 30)
-            .maxNodeMemory(limit).failedCompactions(6).cluster(new ClusterConfig(8192, 0, 0, false, 8)))) {
+            .maxNodeMemory(limit).failedCompactions(6)
+            .cluster(new ClusterConfig(8192, 0, 0, false, 8)))) {
             final TxnServer db = node.txnServer();
             int refusals = 0;
             long longestRefusalMillis = 0;

@@ -230,7 +230,8 @@ public final class Checkpointer implements AutoCloseable {
                     final long switchStart = System.nanoTime();
                     final long before = builder.copiedThrough();
                     builder.finish();
-                    trigger.switched(old.grownBytes() - oldGrownAtStart);
+                    trigger.switched(old.loadedBytes(), old.grownBytes(), old.grownBytes() - oldGrownAtStart,
+                        builder.bytesCopied());
                     // not READY any more before the meld thread goes on, or the reader would ask for another switch
                     phase = IDLE;
                     endSwitch();

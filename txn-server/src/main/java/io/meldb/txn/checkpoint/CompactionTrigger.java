@@ -24,6 +24,12 @@ public final class CompactionTrigger {
     private final long limit;
     /** Bytes the old generation grew while the last compaction ran (compaction thread writes, reader reads). */
     private volatile long grownDuringLast;
+    /**
+     * Share of a generation's growth that was still live at its compaction (measured at the last switch): while
+     * the snapshot-age window fills up, most of what is melded stays live and the copy grows with it; once it is
+     * full, about as much ages out as comes in. 1 until measured.
+     */
+    private volatile double liveShare = 1;
     /** When the last compaction was given up (0 = the last one switched). */
     private volatile long failedAtNanos;
 
@@ -56,8 +62,9 @@ public final class CompactionTrigger {
         if (!newStates) {
             return false;
         }
-        // the copy of the live states: what the generation was loaded with, or, for the first one, all it holds
-        final long copy = g.loadedBytes() > 0 ? g.loadedBytes() : grown;
+        // the copy of the live states: what the generation was loaded with, and the share of its growth that the
+        // last compaction found still live
+        final long copy = g.loadedBytes() + (long) (liveShare * grown);
         final long during = Math.max(MIN_DURING, grownDuringLast);
         if (grown >= Math.max(MIN_GAIN, copy / 4) && inUse + copy + 2 * during >= limit) {
             return true;
@@ -65,9 +72,16 @@ public final class CompactionTrigger {
         return g.compactionDue(thresholdBytes);
     }
 
-    /** Compaction thread: the generation switched; the old one grew {@code grownDuring} bytes meanwhile. */
-    void switched(final long grownDuring) {
+    /**
+     * Compaction thread: the generation switched. The old one had been loaded with {@code loaded} bytes and had
+     * grown {@code grown} in all, {@code grownDuring} of it while the compaction ran; {@code copied} bytes of it
+     * were live.
+     */
+    void switched(final long loaded, final long grown, final long grownDuring, final long copied) {
         grownDuringLast = Math.max(0, grownDuring);
+        if (grown > 0) {
+            liveShare = Math.min(1, Math.max(0, (double) (copied - loaded) / grown));
+        }
         failedAtNanos = 0;
     }
 
