@@ -66,7 +66,8 @@ public final class CompactionTrigger {
         // last compaction found still live
         final long copy = g.loadedBytes() + (long) (liveShare * grown);
         final long during = Math.max(MIN_DURING, grownDuringLast);
-        if (grown >= Math.max(MIN_GAIN, copy / 4) && inUse + copy + 2 * during >= limit) {
+        // a sixteenth of the limit for what the projection misses: sessions' workspaces, the reader's next blocks
+        if (grown >= Math.max(MIN_GAIN, copy / 4) && inUse + copy + 2 * during + limit / 16 >= limit) {
             return true;
         }
         return g.compactionDue(thresholdBytes);
