@@ -14,8 +14,14 @@ import io.meldb.core.NodeMemory;
  * identity), so reading clocks and memory estimates here is fine.
  */
 public final class CompactionTrigger {
-    /** A compaction frees at least this much (one node-memory segment), or it is not worth its copy. */
+    /** At the limit, a compaction must free at least this much (one node-memory segment). */
     static final long MIN_GAIN = 4L << 20;
+    /**
+     * Before the limit, a compaction waits for this much growth, and for half its copy: copying the live states
+     * more often than that costs more than it saves (and with 4 MiB segments reserved per arena a generation's
+     * growth is coarse for small ones).
+     */
+    static final long MIN_PROJECTED_GAIN = 16L << 20;
     /** The least growth assumed during a compaction, before one has been measured. */
     static final long MIN_DURING = 8L << 20;
     /** A compaction that was given up at the limit is tried again after this long, melds or not. */
@@ -67,7 +73,7 @@ public final class CompactionTrigger {
         final long copy = g.loadedBytes() + (long) (liveShare * grown);
         final long during = Math.max(MIN_DURING, grownDuringLast);
         // a sixteenth of the limit for what the projection misses: sessions' workspaces, the reader's next blocks
-        if (grown >= Math.max(MIN_GAIN, copy / 4) && inUse + copy + 2 * during + limit / 16 >= limit) {
+        if (grown >= Math.max(MIN_PROJECTED_GAIN, copy / 2) && inUse + copy + 2 * during + limit / 16 >= limit) {
             return true;
         }
         return g.compactionDue(thresholdBytes);
