@@ -218,7 +218,6 @@ public final class Checkpointer implements AutoCloseable {
                 throw new OutOfMemoryError("test hook: the compaction's copy did not fit");
             }
             final long copiedAt = System.nanoTime();
-
             ctx.metrics().checkpointPhase("copy", copiedAt - started);
             // copy what meld did meanwhile, until close enough to switch; keep copying while the switch waits for
             // a block boundary
