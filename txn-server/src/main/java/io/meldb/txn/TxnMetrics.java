@@ -42,10 +42,6 @@ public final class TxnMetrics {
     private final Timer checkpointTime;
     private final Counter checkpointNodes;
     private final Counter checkpointBytes;
-    private final Counter meldedDuringCheckpoints;
-    private final java.util.concurrent.atomic.AtomicLong lastCheckpointCsn = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong lastSwitchCsn = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.atomic.AtomicLong recoveredCsn = new java.util.concurrent.atomic.AtomicLong();
     private final Counter adopted;
     private final ConcurrentHashMap<String, Counter> aborts = new ConcurrentHashMap<>();
     /** Held here: meters keep only weak references to what they read. */
@@ -99,19 +95,8 @@ public final class TxnMetrics {
         checkpointTime = Timer.builder("meldb.checkpoint.duration").register(registry);
         checkpointNodes = Counter.builder("meldb.checkpoint.nodes").register(registry);
         checkpointBytes = Counter.builder("meldb.checkpoint.bytes")
-            .description("bytes of checkpoints serialized and streamed to the log")
+            .description("bytes of checkpoints serialized (on the heap, before compaction and the log append)")
             .baseUnit("bytes").register(registry);
-
-        meldedDuringCheckpoints = Counter.builder("meldb.checkpoint.melded.during")
-            .description("intentions melded between a checkpoint's CSN and its generation switch (meld went on)")
-            .register(registry);
-        Gauge.builder("meldb.checkpoint.csn", lastCheckpointCsn, java.util.concurrent.atomic.AtomicLong::get)
-            .description("CSN of the newest checkpoint whose generation is current").register(registry);
-        Gauge.builder("meldb.checkpoint.switch.csn", lastSwitchCsn, java.util.concurrent.atomic.AtomicLong::get)
-            .description("LCS at which the newest checkpoint's generation became current").register(registry);
-        Gauge.builder("meldb.recovery.checkpoint.csn", recoveredCsn, java.util.concurrent.atomic.AtomicLong::get)
-            .description("CSN of the checkpoint this server recovered from (0: from the empty state)")
-            .register(registry);
 
         FunctionCounter.builder("meldb.meld.final.melds", stats, s -> s.get().meld().finalMelds())
             .description("final melds run (a group counts once)").register(registry);
@@ -223,32 +208,6 @@ public final class TxnMetrics {
     public void aborted(final String reason) {
         aborts.computeIfAbsent(reason, r -> Counter.builder("meldb.txn.aborts").tag("reason", r)
             .description("transactions aborted, by reason").register(registry)).increment();
-    }
-
-    /**
-     * Time one part of a checkpoint took (issue 21): {@code serialize}, {@code load} (into the new generation),
-     * {@code append} (to the log), {@code gc} (collector time while it ran), {@code catch-up} (copying the states
-     * melded meanwhile), {@code switch}; and {@code meld-stall}, how long the meld stage stood still for it.
-     */
-    public void checkpointPhase(final String phase, final long nanos) {
-        Timer.builder("meldb.checkpoint.phase").tag("phase", phase)
-            .description("time spent in one part of a checkpoint; phase=meld-stall is melding standing still")
-            .register(registry).record(nanos, TimeUnit.NANOSECONDS);
-    }
-
-    /**
-     * A generation switch: the checkpoint of {@code checkpointCsn} became the current generation at LCS
-     * {@code switchCsn}; the intentions between were melded while it was built, instead of waiting.
-     */
-    public void generationSwitched(final long checkpointCsn, final long switchCsn) {
-        meldedDuringCheckpoints.increment(switchCsn - checkpointCsn);
-        lastCheckpointCsn.set(checkpointCsn);
-        lastSwitchCsn.set(switchCsn);
-    }
-
-    /** The CSN of the checkpoint this server recovered from (0: it started from the empty state). */
-    void recoveredFrom(final long csn) {
-        recoveredCsn.set(csn);
     }
 
     public void checkpointWritten(final long nodes, final long bytes, final long nanos) {

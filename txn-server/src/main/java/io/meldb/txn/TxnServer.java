@@ -106,7 +106,6 @@ public final class TxnServer implements TxnService {
             ReorderMetrics.bind(registry, state);
         }
         if (m != null) {
-            metrics.recoveredFrom(m.lcsCsn());
             ctx.fences().restore(m.fences());
             LOG.info("server {}: recovered state csn {} ({} nodes) from checkpoint at {}, resuming at {}",
                 serverId, m.lcsCsn(), recovered.nodes(), recovered.position(), m.resumePosition());

@@ -46,9 +46,6 @@ public final class TxnServerConfig {
     private long checkpointBytes = 256L << 20;
     private long maxNodeMemory;
     private int checkpointChunkBytes = 256 * 1024;
-    /** Test hook: pause after each checkpoint chunk appended (system property for child processes). */
-    private long checkpointChunkDelayMillis = Long.getLong("meldb.checkpoint.chunk-delay-ms", 0);
-    private int failedCompactions;
     private boolean trim = true;
     private boolean adoptOwnIntentions = true;
     private boolean writeCheckpoints = true;
@@ -272,40 +269,6 @@ public final class TxnServerConfig {
 
     public TxnServerConfig checkpointChunkBytes(final int checkpointChunkBytes) {
         this.checkpointChunkBytes = checkpointChunkBytes;
-        return this;
-    }
-
-    /**
-     * A test hook: the checkpoint append pauses this long after each chunk, so a test can act while a checkpoint
-     * is being written (melding goes on meanwhile). 0 (the default; system property
-     * {@code meldb.checkpoint.chunk-delay-ms} for a server in a child process) in service.
-     */
-    public long checkpointChunkDelayMillis() {
-        return checkpointChunkDelayMillis;
-    }
-
-    public TxnServerConfig checkpointChunkDelayMillis(final long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("checkpoint chunk delay " + millis + " is negative");
-        }
-        this.checkpointChunkDelayMillis = millis;
-        return this;
-    }
-
-    /**
-     * A test hook: the first {@code n} compactions are given up as if their copy of the live states did not fit in
-     * direct memory (what a compaction started at the node-memory limit meets), so a test can check that the server
-     * recovers by itself. 0 (the default) in service.
-     */
-    public int failedCompactions() {
-        return failedCompactions;
-    }
-
-    public TxnServerConfig failedCompactions(final int n) {
-        if (n < 0) {
-            throw new IllegalArgumentException("failed compactions " + n + " is negative");
-        }
-        this.failedCompactions = n;
         return this;
     }
 

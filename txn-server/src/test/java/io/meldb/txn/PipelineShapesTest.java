@@ -27,8 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Every pipeline shape ({@link ThreadingMode}) melds the same log to the same decisions and state hash: meld order
  * is log order whichever threads run the stages. The chained shape over the in-process log runs reader, meld and
- * reply on the log subscription's thread (no meld or reply thread; its reader thread only acts between blocks, for
- * checkpoints); over the network log it keeps a reader
+ * reply on the log subscription's thread (no reader, meld or reply thread); over the network log it keeps a reader
  * thread; with group meld, whose held intentions need a timed nudge, it keeps one too.
  */
 class PipelineShapesTest {
@@ -50,8 +49,7 @@ class PipelineShapesTest {
                 final TxnServer chained = servers.get(0);
                 assertEquals(new ClusterConfig(8192, 2, 2, false), servers.get(4).cluster());
                 final Set<String> threads = threadNames(before);
-                // chained in process: blocks are read and melded on the subscription's thread; its reader thread
-                // only starts checkpoints and switches generations between blocks
+                assertFalse(threads.contains("meldb-reader-1"), "chained in process: no reader thread " + threads);
                 assertFalse(threads.contains("meldb-meld-1"), threads.toString());
                 assertFalse(threads.contains("meldb-reply-1"), threads.toString());
                 assertTrue(threads.contains("meldb-reply-2"), "shared keeps its reply thread " + threads);

@@ -156,12 +156,7 @@ class ReplicaServersTest {
              TxnServer decoding = TxnServer.start(TxnServerConfig.log("127.0.0.1", log.port()).serverId(2)
                  .checkpointEvery(0).adoptOwnIntentions(false))) {
             load(adopting, 80);
-            int commits = churn(List.of(adopting, decoding), 60, 11);
-            // checkpoints run beside meld and one starts only when the last is written: on a loaded machine a round
-            // of churn may see fewer of them, so churn on (bounded) until the adopting server switched generations
-            for (int round = 0; round < 20 && adopting.generations() <= 2; round++) {
-                commits += churn(List.of(adopting, decoding), 20, 12 + round);
-            }
+            final int commits = churn(List.of(adopting, decoding), 60, 11);
             assertTrue(commits > 100, "too few commits: " + commits);
             awaitSameCsn(adopting, decoding);
             assertEquals(adopting.status().csn(), decoding.status().csn());
@@ -212,10 +207,7 @@ class ReplicaServersTest {
             }
             awaitSameCsn(compacting, plain);
             assertNull(compacting.failure());
-            // a compaction needs two block boundaries now (its start, and the switch once the new generation has
-            // caught up) and a round's intentions arrive in a few blocks: several per round before, one or two now,
-            // fewer on a loaded machine
-            assertTrue(compacting.generations() > 3, "compactions: " + compacting.generations());
+            assertTrue(compacting.generations() > 20, "compactions: " + compacting.generations());
             assertTrue(compacting.stats().snapshotsTooOld() > 0, "no snapshot exceeded the age limit");
             assertEquals(plain.status().stateHash(), compacting.status().stateHash());
         }

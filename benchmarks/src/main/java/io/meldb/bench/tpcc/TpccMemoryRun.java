@@ -93,43 +93,25 @@ public final class TpccMemoryRun {
     }
 
     /**
-     * What checkpoints cost the run: how long the meld stage stood still for them (phase {@code meld-stall}: since
-     * issue 21 only the generation switch, before it the whole serialization and reload), and how long each part
-     * took on the threads beside meld.
+     * What checkpoints cost the run: the meld stage waits while a checkpoint is serialized (onto the heap) and
+     * loaded into a new generation, so their total duration is time melding stood still.
      */
     private static void checkpointCost(final TxnServer txn, final double seconds) {
         final io.micrometer.core.instrument.MeterRegistry registry = txn.registry();
-        final io.micrometer.core.instrument.Timer stall = registry.find("meldb.checkpoint.phase")
-            .tag("phase", "meld-stall").timer();
-        final io.micrometer.core.instrument.Timer written = registry.find("meldb.checkpoint.duration").timer();
+        final io.micrometer.core.instrument.Timer timer = registry.find("meldb.checkpoint.duration").timer();
         final io.micrometer.core.instrument.Counter bytes = registry.find("meldb.checkpoint.bytes").counter();
         final io.micrometer.core.instrument.Counter nodes = registry.find("meldb.checkpoint.nodes").counter();
-        if (stall == null || stall.count() == 0) {
+        if (timer == null || timer.count() == 0) {
             System.out.println("checkpoints: none");
             return;
         }
-        final long n = stall.count();
-        final double total = stall.totalTime(java.util.concurrent.TimeUnit.SECONDS);
-        final long w = written == null ? 0 : Math.max(1, written.count());
-        System.out.printf(Locale.ROOT, "checkpoints: %d generation switches in %.0f s (one per %.0f intentions), %d"
-                + " written to the log; melding stood still %.2f s (%.2f%% of the run), mean %.1f ms, max %.1f ms;"
-                + " %.0f MB and %.0f k nodes serialized per checkpoint written%n", n, seconds,
-            (double) txn.stats().lcsCsn() / n, written == null ? 0 : written.count(), total, 100 * total / seconds,
-            stall.mean(java.util.concurrent.TimeUnit.MILLISECONDS), stall.max(java.util.concurrent.TimeUnit.MILLISECONDS),
-            bytes == null ? 0 : bytes.count() / w / 1e6, nodes == null ? 0 : nodes.count() / w / 1e3);
-        for (io.micrometer.core.instrument.Timer phase : registry.find("meldb.checkpoint.phase").timers()) {
-            System.out.printf(Locale.ROOT, "  checkpoint phase %-11s n=%3d mean %7.1f ms max %7.1f ms total %6.2f s%n",
-                phase.getId().getTag("phase"), phase.count(),
-                phase.mean(java.util.concurrent.TimeUnit.MILLISECONDS),
-                phase.max(java.util.concurrent.TimeUnit.MILLISECONDS),
-                phase.totalTime(java.util.concurrent.TimeUnit.SECONDS));
-        }
-        final io.micrometer.core.instrument.Counter during = registry.find("meldb.checkpoint.melded.during")
-            .counter();
-        if (during != null) {
-            System.out.printf(Locale.ROOT, "  intentions melded while a checkpoint's generation was built: %.0f"
-                + " (%.0f per checkpoint)%n", during.count(), during.count() / n);
-        }
+        final long n = timer.count();
+        final double total = timer.totalTime(java.util.concurrent.TimeUnit.SECONDS);
+        System.out.printf(Locale.ROOT, "checkpoints: %d in %.0f s (one per %.0f intentions), melding stalled %.1f s"
+                + " (%.1f%% of the run), mean %.0f ms, max %.0f ms; %.0f MB and %.0f k nodes serialized per"
+                + " checkpoint%n", n, seconds, (double) txn.stats().lcsCsn() / n, total, 100 * total / seconds,
+            timer.mean(java.util.concurrent.TimeUnit.MILLISECONDS), timer.max(java.util.concurrent.TimeUnit.MILLISECONDS),
+            bytes == null ? 0 : bytes.count() / n / 1e6, nodes == null ? 0 : nodes.count() / n / 1e3);
     }
 
     private static void print(final TxnServer txn, final double at) {

@@ -55,19 +55,6 @@ public final class CommittedState {
         }
     }
 
-    /**
-     * Keeps the current generation's memory until {@link #unpin}, for a reader of it other than a session (the
-     * checkpoint write that serializes from it). Called while it is current.
-     */
-    void pinCurrent(final Generation g) {
-        synchronized (lock) {
-            if (g != generation) {
-                throw new IllegalStateException("only the current generation can be pinned");
-            }
-            g.sessions++;
-        }
-    }
-
     public void unpin(final Generation g) {
         synchronized (lock) {
             g.sessions--;

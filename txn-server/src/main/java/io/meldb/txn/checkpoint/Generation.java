@@ -95,14 +95,8 @@ public final class Generation {
     public static Generation restored(final ClusterConfig cluster, final NodeDirectory directory,
                                       final Arena loadArena, final CheckpointManifest manifest, final long[] roots,
                                       final int decodeThreads) {
-        return restored(cluster, directory, loadArena, manifest.baseCsn(), roots, decodeThreads);
-    }
-
-    /** A generation whose states {@code baseCsn..} have roots {@code roots} in its memory (a compaction). */
-    static Generation restored(final ClusterConfig cluster, final NodeDirectory directory, final Arena loadArena,
-                               final long baseCsn, final long[] roots, final int decodeThreads) {
         return new Generation(directory, loadArena,
-            new MeldPipeline(cluster.meldConfig(), directory, baseCsn, roots)
+            new MeldPipeline(cluster.meldConfig(), directory, manifest.baseCsn(), roots)
                 .retainStates(cluster.maxSnapshotAge() + 1L), decodeThreads);
     }
 

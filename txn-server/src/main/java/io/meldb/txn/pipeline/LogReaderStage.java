@@ -7,7 +7,6 @@ import io.meldb.txn.LogRecords;
 import io.meldb.txn.OwnIntentions;
 import io.meldb.txn.ServerContext;
 import io.meldb.txn.api.TxnId;
-import io.meldb.txn.checkpoint.Checkpointer;
 import io.meldb.txn.checkpoint.Generation;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -17,8 +16,6 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The log reader (Hyder II §5.1-5.2). Thread: "meldb-reader-N". Receives blocks from {@link LogIntake} in log
@@ -36,14 +33,9 @@ final class LogReaderStage {
     private final StageLinks links;
     private final LogIntake intake;
     private final MeldStage meld;
-    private final Checkpointer checkpointer;
-    /** A checkpoint start handed to the meld stage whose answer has not been seen yet. */
-    private CheckpointMarker pendingStart;
     /** Whether the meld stage runs on a thread of its own (else right here). */
     private final boolean meldThread;
     private final BlockDemux demux;
-    /** Held by whichever thread runs the reader when the subscription's thread delivers directly. */
-    private final ReentrantLock directLock = new ReentrantLock();
     private final UnsafeBuffer blockView = new UnsafeBuffer(new byte[0]);
     /** Records ending at or before this position are already in the recovered state. */
     private final long skipThrough;
@@ -52,17 +44,11 @@ final class LogReaderStage {
     private long blockDeliveredNanos;
     private long blockReadNanos;
     private long lastCheckpointCsn;
-    /** The block boundary where the meld stage last refused a checkpoint step (see {@link #checkpoints}). */
-    private long quietRefusedPosition;
-    /** Position of the last block processed (0 before the first). */
-    private long lastBlockPosition;
     private volatile long snapshotsTooOld;
 
     LogReaderStage(final ServerContext ctx, final StageLinks links, final LogIntake intake, final MeldStage meld,
-                   final Checkpointer checkpointer, final boolean meldThread, final long recoveredCsn,
-                   final long skipThrough) {
+                   final boolean meldThread, final long recoveredCsn, final long skipThrough) {
         this.ctx = ctx;
-        this.checkpointer = checkpointer;
         this.links = links;
         this.intake = intake;
         this.meld = meld;
@@ -76,20 +62,10 @@ final class LogReaderStage {
     void run() {
         try {
             while (!ctx.stopped()) {
-                // while a checkpoint is being built, look for a quiet moment to switch generations in often
-                final LogIntake.Block b = intake.poll(!meldThread && meld.holding() ? 2 : checkpointer.busy() ? 1 : 100);
+                final LogIntake.Block b = intake.poll(!meldThread && meld.holding() ? 2 : 100);
                 if (b == null) {
                     if (!meldThread) {
                         meld.nudgeIfHolding();
-                    }
-                    if (lastBlockPosition > 0 && lastBlockPosition != quietRefusedPosition) {
-                        // a quiet log: start a checkpoint that came due, or switch generations, between blocks
-                        // rather than wait for the next one (which a server refusing updates for memory never gets);
-                        // not again at a boundary where the meld stage refused (it holds a group or a window), so
-                        // that it stays idle long enough to nudge that closed, which brings a new block
-                        if (checkpoints(lastBlockPosition)) {
-                            quietRefusedPosition = lastBlockPosition;
-                        }
                     }
                     continue;
                 }
@@ -98,49 +74,6 @@ final class LogReaderStage {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (RuntimeException | Error e) {
-            if (!ctx.closed()) {
-                LOG.error("server {}: the log reader stopped", ctx.serverId(), e);
-                ctx.fail("log reader error: " + e);
-            }
-        }
-    }
-
-    /**
-     * The log subscription's thread, when intake delivers directly: one block, under the lock that
-     * {@link #runBetweenBlocks} takes, so that the two threads never run the reader (and the meld stage in it) at once.
-     */
-    void processDirect(final long position, final DirectBuffer block, final long deliveredNanos) {
-        directLock.lock();
-        try {
-            processBlock(position, block, deliveredNanos);
-        } finally {
-            directLock.unlock();
-        }
-    }
-
-    /**
-     * Thread "meldb-reader-N" when the subscription's thread reads ({@link #processDirect}): what {@link #run} does
-     * when no block comes, which the subscription's thread cannot do because it only runs when a block comes. A
-     * checkpoint that came due is started and a built generation switched in between blocks, so a server that
-     * refuses updates for node memory (and so gets no new block) still compacts and heals. It parks 1 ms while a
-     * checkpoint is being built, else 100 ms.
-     */
-    void runBetweenBlocks() {
-        try {
-            while (!ctx.stopped()) {
-                LockSupport.parkNanos(checkpointer.busy() ? 1_000_000L : 100_000_000L);
-                if (ctx.stopped() || !directLock.tryLock()) {
-                    continue;
-                }
-                try {
-                    if (lastBlockPosition > 0) {
-                        checkpoints(lastBlockPosition);
-                    }
-                } finally {
-                    directLock.unlock();
-                }
-            }
         } catch (RuntimeException | Error e) {
             if (!ctx.closed()) {
                 LOG.error("server {}: the log reader stopped", ctx.serverId(), e);
@@ -166,58 +99,26 @@ final class LogReaderStage {
         blockReadNanos = System.nanoTime();
         demux.onBlock(block, 0, position);
         emit(new BlockEnd(position));
-        lastBlockPosition = position;
-        checkpoints(position);
-    }
-
-    /**
-     * At a block boundary: switches to the generation a running checkpoint built once it is ready (waiting for the
-     * meld stage to do it: later intentions must decode into the new generation), or starts a checkpoint when one
-     * is due (without waiting: the meld stage notes the states and melding goes on while it is written). Returns
-     * whether the meld stage refused a step here (it held a group-meld member or an open reorder window).
-     */
-    private boolean checkpoints(final long position) {
-        boolean refused = false;
-        if (pendingStart != null) {
-            if (!pendingStart.result.isDone()) {
-                return false;
-            }
-            if (pendingStart.result.getNow(false)) {
-                lastCheckpointCsn = pendingStart.csn;
-            } else {
-                refused = true;
-            }
-            pendingStart = null;
-        }
-        if (checkpointer.readyToSwitch()) {
-            final CheckpointMarker marker = CheckpointMarker.switchAt(position, csn);
-            final long waitStart = System.nanoTime();
+        final long every = ctx.config().checkpointEvery();
+        if (every > 0 && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
+            // a checkpoint needs a block boundary and an empty meld stage: the reader waits for it, then decodes
+            // on into the new generation
+            final CheckpointMarker marker = new CheckpointMarker(position, demux.resumePosition(position + 1),
+                ctx.fences().copy(), csn);
             emit(marker);
             if (awaitCheckpoint(marker)) {
-                ctx.metrics().checkpointPhase("reader-wait", System.nanoTime() - waitStart);
-                ctx.metrics().checkpointPhase("meld-stall", marker.meldWaitNanos);
-                return false;
+                lastCheckpointCsn = csn;
             }
-            return true;
         }
-        final long every = ctx.config().checkpointEvery();
-        if (!refused && every > 0 && !checkpointer.busy()
-            && (csn - lastCheckpointCsn >= every || memoryCheckpointDue())) {
-            pendingStart = CheckpointMarker.start(position, demux.resumePosition(position + 1), ctx.fences().copy(),
-                csn);
-            emit(pendingStart);
-        }
-        return refused;
     }
 
-    /**
-     * Whether node memory calls for a compaction (see {@code CompactionTrigger}): growth past
-     * {@code --checkpoint-bytes}, a projected peak at the node-memory limit, or a server at the limit (which melds
-     * nothing new while it refuses updates, so this must not wait for new melds).
-     */
+    /** Whether the current generation has grown enough to compact (see {@code TxnServerConfig.checkpointBytes}). */
     private boolean memoryCheckpointDue() {
         final long bytes = ctx.config().checkpointBytes();
-        return bytes > 0 && checkpointer.memoryDue(bytes, csn != lastCheckpointCsn);
+        if (bytes <= 0 || csn == lastCheckpointCsn) {
+            return false;
+        }
+        return ctx.state().current().compactionDue(bytes);
     }
 
     private boolean awaitCheckpoint(final CheckpointMarker marker) {

@@ -97,13 +97,9 @@ final class MeldStage {
         } else if (message instanceof CheckpointMarker c) {
             if (pipeline.holding() || pipeline.lcsCsn() != c.csn) {
                 c.result.complete(false);
-            } else if (c.switchGeneration) {
-                final long waitStart = System.nanoTime();
-                pipeline = checkpointer.switchGeneration().pipeline();
-                c.meldWaitNanos = System.nanoTime() - waitStart;
-                c.result.complete(true);
             } else {
-                c.result.complete(checkpointer.start(pipeline, c.position, c.resumePosition, c.fences));
+                pipeline = checkpointer.checkpoint(c.position, c.resumePosition, c.fences).pipeline();
+                c.result.complete(true);
             }
         } else {
             throw new IllegalStateException("unknown pipeline message " + message);

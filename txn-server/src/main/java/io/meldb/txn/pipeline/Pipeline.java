@@ -45,8 +45,7 @@ public final class Pipeline implements AutoCloseable {
         this.intake = new LogIntake(ctx);
         final ReplyStage replies = new ReplyStage(ctx, links);
         final MeldStage meld = new MeldStage(ctx, links, checkpointer, appender, mode.replyInline() ? replies : null);
-        this.reader = new LogReaderStage(ctx, links, intake, meld, checkpointer, separateMeld, recoveredCsn,
-            skipThrough);
+        this.reader = new LogReaderStage(ctx, links, intake, meld, separateMeld, recoveredCsn, skipThrough);
         final int serverId = ctx.serverId();
         for (int i = 0; i < decoders; i++) {
             start(new DecoderStage(ctx, links, i)::run, "meldb-decode-" + serverId + "-" + i);
@@ -58,7 +57,7 @@ public final class Pipeline implements AutoCloseable {
         if (!mode.replyInline()) {
             start(replies::run, "meldb-reply-" + serverId);
         }
-        this.readerThread = newThread(direct ? reader::runBetweenBlocks : reader::run, "meldb-reader-" + serverId);
+        this.readerThread = newThread(reader::run, "meldb-reader-" + serverId);
     }
 
     /**
@@ -93,10 +92,10 @@ public final class Pipeline implements AutoCloseable {
 
     /** Starts the reader and reading the log at {@code from}. */
     public void startReading(final long from) {
-        readerThread.start();
         if (direct) {
-            intake.subscribeDirect(from, reader::processDirect);
+            intake.subscribeDirect(from, reader::processBlock);
         } else {
+            readerThread.start();
             intake.subscribe(from);
         }
     }

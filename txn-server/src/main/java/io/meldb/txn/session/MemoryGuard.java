@@ -1,9 +1,11 @@
 package io.meldb.txn.session;
 
+import com.sun.management.HotSpotDiagnosticMXBean;
 import io.meldb.core.NodeMemory;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
-import io.meldb.txn.checkpoint.NodeMemoryLimit;
+
+import java.lang.management.ManagementFactory;
 
 /**
  * Admission by node memory (Hyder II §5.3's memory pools have a size): once the off-heap node memory handed out
@@ -14,10 +16,13 @@ import io.meldb.txn.checkpoint.NodeMemoryLimit;
  * Read-only transactions are still admitted: they add no versions.
  */
 final class MemoryGuard {
+    /** Share of the JVM's direct-memory limit node memory may reach when no limit is configured. */
+    static final double DEFAULT_SHARE = 0.7;
+
     private final long limit;
 
     MemoryGuard(final long configuredLimit) {
-        this.limit = NodeMemoryLimit.resolve(configuredLimit);
+        this.limit = configuredLimit > 0 ? configuredLimit : (long) (maxDirectMemory() * DEFAULT_SHARE);
     }
 
     long limit() {
@@ -34,5 +39,19 @@ final class MemoryGuard {
                 + "retry when a checkpoint has freed memory, end long-running transactions, or give the server more "
                 + "direct memory (--max-node-memory, -XX:MaxDirectMemorySize)");
         }
+    }
+
+    /** The JVM's direct-memory limit: -XX:MaxDirectMemorySize, or the heap's maximum when it is not set. */
+    static long maxDirectMemory() {
+        try {
+            final HotSpotDiagnosticMXBean hotspot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+            final long configured = Long.parseLong(hotspot.getVMOption("MaxDirectMemorySize").getValue());
+            if (configured > 0) {
+                return configured;
+            }
+        } catch (RuntimeException e) {
+            // not a HotSpot JVM: its default is the heap's maximum too
+        }
+        return Runtime.getRuntime().maxMemory();
     }
 }

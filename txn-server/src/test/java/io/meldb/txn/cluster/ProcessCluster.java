@@ -97,15 +97,6 @@ final class ProcessCluster implements AutoCloseable {
         return launch("txn-server-" + serverId, TXN_READY, args);
     }
 
-    /** {@link #launchTxnServer} with JVM options for the child (system properties such as test hooks). */
-    ServerProcess launchTxnServerWithJvmArgs(final int serverId, final String log, final List<String> jvmArgs,
-                                             final String... flags) {
-        final List<String> args = new ArrayList<>(List.of("io.meldb.txn.TxnServerMain", "--server-id",
-            String.valueOf(serverId), "--log", log, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1"));
-        args.addAll(Arrays.asList(flags));
-        return launch("txn-server-" + serverId, TXN_READY, args, jvmArgs);
-    }
-
     /** Starts the same command as {@code dead} again (same server id, same log, same flags) and waits. */
     ServerProcess restart(final ServerProcess dead) {
         if (dead.alive()) {
@@ -133,18 +124,12 @@ final class ProcessCluster implements AutoCloseable {
 
     /** {@code args}: the main class, then its arguments. */
     private ServerProcess launch(final String name, final Pattern ready, final List<String> args) {
-        return launch(name, ready, args, List.of());
-    }
-
-    private ServerProcess launch(final String name, final Pattern ready, final List<String> args,
-                                 final List<String> jvmArgs) {
         int n = 1;
         Path out = dir.resolve(name + ".out");
         while (Files.exists(out)) {
             out = dir.resolve(name + "." + (++n) + ".out");
         }
-        final List<String> cmd = JavaCommand.main(args.get(0)).jvmArgs(jvmArgs.toArray(String[]::new))
-            .args(args.subList(1, args.size())).build();
+        final List<String> cmd = JavaCommand.main(args.get(0)).args(args.subList(1, args.size())).build();
         final ChildProcess child = ChildProcess.start(n == 1 ? name : name + "#" + n, cmd, dir, out, ready);
         final ServerProcess p = new ServerProcess(name, ready, args, child);
         started.add(p);
