@@ -52,7 +52,10 @@ import java.util.stream.Stream;
  *   <li>{@code h2}: H2's TCP server started in this JVM (MVStore, file-backed under a temp dir), clients over
  *       {@code jdbc:h2:tcp://};</li>
  *   <li>{@code postgres}: a PostgreSQL server given by {@code --pg-url} (see {@code benchmarks/run-sql-benchmark.sh},
- *       which starts a throwaway PostgreSQL 15 cluster).</li>
+ *       which starts a throwaway PostgreSQL 15 cluster);</li>
+ *   <li>{@code null-pg} and {@code null-avatica}: the machine's floors, servers that speak the PostgreSQL protocol
+ *       ({@link PgNullServer}, pgjdbc) or MeldDB's JDBC endpoint ({@link AvaticaNullServer}, MeldDB's driver) and
+ *       do no database work.</li>
  * </ul>
  * One table {@code sqlbench_accounts(id INTEGER PRIMARY KEY, balance BIGINT NOT NULL, pad VARCHAR(100))} of
  * {@code --rows} rows, keys uniform. Update transaction: 2 UPDATEs {@code SET balance = balance + ?} first (a
@@ -85,8 +88,9 @@ public final class SqlTxnBenchmark {
         {"warmup", "3", "seconds of unmeasured load before each window"},
         {"rounds", "3", "rounds; each runs every variant on every target; medians are reported"},
         {"variant", "both", "update | readonly | both"},
-        {"targets", "meld-pg,meld-avatica,h2,postgres,null-pg", "comma list of meld-pg, meld-avatica, h2, postgres, null-pg "
-            + "(a PostgreSQL-protocol server that does no work: the floor of this machine, PgNullServer)"},
+        {"targets", "meld-pg,meld-avatica,h2,postgres,null-pg,null-avatica", "comma list of meld-pg, meld-avatica, h2, "
+            + "postgres, null-pg, null-avatica (servers that speak the PostgreSQL protocol or MeldDB's JDBC endpoint "
+            + "and do no work: the floors of this machine, PgNullServer and AvaticaNullServer)"},
         {"pg-url", "", "pgjdbc URL of a PostgreSQL server for target postgres (skipped when empty)"},
         {"load-batch", "500", "rows per load transaction"},
         {"meld-durability", "page-cache", "MeldDB's log: page-cache (EmbeddedNode's default) | fsync (per batch)"},
@@ -94,6 +98,7 @@ public final class SqlTxnBenchmark {
             + "reader decodes, premelds and melds in turn; empty: as --meld-threading)"},
         {"meld-threading", "", "txn-server pipeline shape: chained | shared | dedicated-decode | dedicated (empty: the "
             + "server's default, chained on up to 4 processors)"},
+        {"meld-checkpoint-every", "", "txn-server: a checkpoint every N intentions (empty: the server's default)"},
         {"cpu-detail", "false", "also print each window's busiest server threads (name: ms CPU)"},
     };
     private static final String USAGE = "usage: java $(cat bin/jvm-flags) -Xmx2g -cp benchmarks/target/benchmarks.jar "
@@ -173,6 +178,11 @@ public final class SqlTxnBenchmark {
         boolean meld() {
             return id.startsWith("meld");
         }
+
+        /** A server that does no work (the machine's floor for its protocol). */
+        boolean floor() {
+            return id.startsWith("null-");
+        }
     }
 
     public static void main(final String[] args) throws Exception {
@@ -183,7 +193,8 @@ public final class SqlTxnBenchmark {
                         throw new IllegalArgumentException("--variant must be update, readonly or both");
                     }
                     for (String t : o.get("targets").split(",")) {
-                        if (!List.of("meld-pg", "meld-avatica", "h2", "postgres", "null-pg").contains(t.trim())) {
+                        if (!List.of("meld-pg", "meld-avatica", "h2", "postgres", "null-pg", "null-avatica")
+                                .contains(t.trim())) {
                             throw new IllegalArgumentException("unknown target '" + t + "'");
                         }
                     }
@@ -204,9 +215,13 @@ public final class SqlTxnBenchmark {
         cpuDetail = Boolean.parseBoolean(opts.get("cpu-detail"));
         final String separateDecoder = opts.get("meld-separate-decoder").trim();
         final String threading = opts.get("meld-threading").trim();
+        final String checkpointEvery = opts.get("meld-checkpoint-every").trim();
         final java.util.function.UnaryOperator<TxnServerConfig> shape = c -> {
             if (!separateDecoder.isEmpty()) {
                 c.separateDecoder(Boolean.parseBoolean(separateDecoder));
+            }
+            if (!checkpointEvery.isEmpty()) {
+                c.checkpointEvery(Long.parseLong(checkpointEvery));
             }
             if (!threading.isEmpty()) {
                 c.threading(io.meldb.txn.ThreadingMode.valueOf(
@@ -324,6 +339,13 @@ public final class SqlTxnBenchmark {
                 t.props.setProperty("user", "sqlbench");
                 targets.add(t);
             }
+            if (wanted.contains("null-avatica")) {
+                final Target t = new Target("null-avatica", "no-op JDBC endpoint (MeldDB's driver)", true);
+                final AvaticaNullServer nullServer = new AvaticaNullServer();
+                resources.add(nullServer);
+                t.url = nullServer.jdbcUrl();
+                targets.add(t);
+            }
             if (wanted.contains("postgres")) {
                 if (pgUrl.isEmpty()) {
                     System.out.println("PostgreSQL: skipped (no --pg-url given)");
@@ -389,7 +411,7 @@ public final class SqlTxnBenchmark {
             final Map<String, String> consistency = new LinkedHashMap<>();
             boolean meldChecked = false;
             for (Target t : targets) {
-                if (t.url == null || (t.meld() && meldChecked) || t.id.equals("null-pg")) {
+                if (t.url == null || (t.meld() && meldChecked) || t.floor()) {
                     continue;
                 }
                 meldChecked |= t.meld();

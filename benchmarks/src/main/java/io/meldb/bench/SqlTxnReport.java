@@ -41,15 +41,17 @@ final class SqlTxnReport {
                         states.isEmpty() ? "" : " " + states, median(ws, Window::p50Ms), median(ws, Window::p99Ms),
                         t.isolation);
             }
-            final Target h2 = targets.stream().filter(t -> t.id.equals("h2")).findFirst().orElse(null);
-            final Target pg = targets.stream().filter(t -> t.id.equals("postgres")).findFirst().orElse(null);
-            final Target floor = targets.stream().filter(t -> t.id.equals("null-pg")).findFirst().orElse(null);
+            final Target h2 = byId(targets, "h2");
+            final Target pg = byId(targets, "postgres");
+            final Target pgFloor = byId(targets, "null-pg");
+            final Target jdbcFloor = byId(targets, "null-avatica");
             System.out.println();
             for (Target t : targets) {
-                if (!(t.meld() || t == floor) || ok(t, variant) == null) {
+                if (!(t.meld() || t.floor()) || ok(t, variant) == null) {
                     continue;
                 }
-                for (Target peer : t == floor ? new Target[] {h2, pg} : new Target[] {h2, pg, floor}) {
+                final Target floor = t.id.equals("meld-pg") ? pgFloor : t.id.equals("meld-avatica") ? jdbcFloor : null;
+                for (Target peer : new Target[] {h2, pg, floor}) {
                     if (peer == null || ok(peer, variant) == null) {
                         continue;
                     }
@@ -77,7 +79,8 @@ final class SqlTxnReport {
                 ws.forEach(w -> w.cpuNanos().forEach((k, v) -> cpu.merge(k, v, Long::sum)));
                 if (!t.meld()) {
                     // the idle MeldDB servers of the same JVM are not this target's: show its own threads only
-                    final String own = SqlTxnBenchmark.group(t.id.equals("null-pg") ? PgNullServer.THREAD_PREFIX : "H2 ");
+                    final String own = SqlTxnBenchmark.group(t.id.equals("null-pg") ? PgNullServer.THREAD_PREFIX
+                            : t.id.equals("null-avatica") ? "meldb-jdbc-io" : "H2 ");
                     System.out.printf(Locale.ROOT, "%n%s, variant %s: %s %.1f us CPU / txn (clients %.1f)%n",
                             t.label, variant, own, cpu.getOrDefault(own, 0L) / 1e3 / commits,
                             ws.stream().mapToLong(Window::clientCpuNanos).sum() / 1e3 / commits);
@@ -106,6 +109,10 @@ final class SqlTxnReport {
                 System.out.println("FAILED target " + t.label + ": " + t.error);
             }
         }
+    }
+
+    private static Target byId(final List<Target> targets, final String id) {
+        return targets.stream().filter(t -> t.id.equals(id)).findFirst().orElse(null);
     }
 
     /** The target's windows of {@code variant} if none failed, else null. */

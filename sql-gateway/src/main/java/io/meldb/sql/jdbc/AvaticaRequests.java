@@ -1,6 +1,5 @@
 package io.meldb.sql.jdbc;
 
-import io.meldb.sql.server.MeldMeta;
 import org.apache.calcite.avatica.AvaticaSeverity;
 import org.apache.calcite.avatica.metrics.noop.NoopMetricsSystem;
 import org.apache.calcite.avatica.proto.Common;
@@ -21,17 +20,18 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Avatica's protobuf requests against {@link MeldMeta}: each body parsed once (Avatica's own handler parsed it a
- * second time after the endpoint had checked it), run through Avatica's {@link LocalService}, and its answer or
- * error serialized as Avatica's handler does. Says where a request may run: a fast-path statement of an in-process
- * transaction on the I/O thread, a COMMIT there without waiting for meld, everything else on a worker (it may plan
- * with Calcite or wait). Counts requests by kind, so tests can pin the round trips a JDBC call costs.
+ * Avatica's protobuf requests against an {@link InlineMeta} (MeldDB's {@code MeldMeta}): each body parsed once
+ * (Avatica's own handler parsed it a second time after the endpoint had checked it), run through Avatica's
+ * {@link LocalService}, and its answer or error serialized as Avatica's handler does. Says where a request may
+ * run: a statement that can never wait (a fast-path statement of an in-process transaction) on the I/O thread, a
+ * COMMIT there without waiting for meld, everything else on a worker (it may plan with Calcite or wait). Counts
+ * requests by kind, so tests can pin the round trips a JDBC call costs.
  */
 final class AvaticaRequests {
     /** Where a request runs. */
     enum Mode { INLINE, COMMIT_ASYNC, WORKER }
 
-    private final MeldMeta meta;
+    private final InlineMeta meta;
     private final LocalService service;
     private final ProtobufTranslation translation = new ProtobufTranslationImpl();
     private final ProtobufHandler errors;
@@ -40,7 +40,7 @@ final class AvaticaRequests {
     private final byte[] committed;
     private volatile Service.RpcMetadataResponse metadata;
 
-    AvaticaRequests(final MeldMeta meta) {
+    AvaticaRequests(final InlineMeta meta) {
         this.meta = meta;
         this.service = new LocalService(meta);
         this.errors = new ProtobufHandler(service, translation, NoopMetricsSystem.getInstance());
@@ -118,7 +118,7 @@ final class AvaticaRequests {
             return CompletableFuture.completedFuture(errors.convertToErrorResponse(e));
         }
         return decided.handle((ok, error) -> error == null ? new HandlerResponse<>(committed, 200)
-                : errors.convertToErrorResponse(MeldMeta.asAvaticaError(error)));
+                : errors.convertToErrorResponse(meta.commitError(error)));
     }
 
     /** Requests parsed so far, by Avatica request class (simple name), e.g. {@code ExecuteRequest=10}. */

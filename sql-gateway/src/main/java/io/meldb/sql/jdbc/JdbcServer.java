@@ -1,6 +1,5 @@
 package io.meldb.sql.jdbc;
 
-import io.meldb.sql.server.MeldMeta;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
@@ -49,7 +48,7 @@ public final class JdbcServer implements AutoCloseable {
      * Serves {@code meta} on {@code host:port} (0 picks a free port); {@code users} maps user names to passwords
      * (empty: loopback clients only). Throws when the port cannot be bound.
      */
-    public JdbcServer(final MeldMeta meta, final String host, final int port, final Map<String, String> users,
+    public JdbcServer(final InlineMeta meta, final String host, final int port, final Map<String, String> users,
                       final long maxRequestBytes, final Duration idleTimeout, final int maxConnections) {
         this.auth = new JdbcAuth(users);
         this.requests = new AvaticaRequests(meta);

@@ -40,7 +40,7 @@ import java.util.function.Supplier;
  * Calcite root schema is a {@link MeldRootSchema}: the catalog's schemas are its sub-schemas, and unqualified
  * names resolve in {@link Catalog#PUBLIC}.
  */
-public final class MeldMeta extends JdbcMeta {
+public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.InlineMeta {
     private static final Logger LOG = LoggerFactory.getLogger(MeldMeta.class);
     /** The default schema of every connection (docs/architecture.md: db / schema / table). */
     public static final String SCHEMA = SqlEngine.SCHEMA;
@@ -273,6 +273,7 @@ public final class MeldMeta extends JdbcMeta {
      * fast-path plan on an in-process transaction that is open, or begins without waiting, and whose statement does
      * not commit by itself (autocommit writes wait for meld). Such statements may run on an I/O thread.
      */
+    @Override
     public boolean runsWithoutWaiting(final String connectionId, final int statementId) {
         if (!engine.inProcess()) {
             return false;
@@ -289,6 +290,7 @@ public final class MeldMeta extends JdbcMeta {
     }
 
     /** Whether {@link #commitAsync} can end transactions without waiting: they are in process. */
+    @Override
     public boolean commitsWithoutWaiting() {
         return engine.inProcess();
     }
@@ -297,12 +299,19 @@ public final class MeldMeta extends JdbcMeta {
      * Commits the connection's transaction without waiting for meld: the future completes with the outcome on the
      * thread that learns it, failing as {@link #commit} would throw (see {@link #asAvaticaError}).
      */
+    @Override
     public java.util.concurrent.CompletableFuture<Void> commitAsync(final String connectionId) {
         try {
             return state(connectionId).commitAsync();
         } catch (RuntimeException e) {
             throw SqlErrors.toAvatica(e);
         }
+    }
+
+    /** A failed {@link #commitAsync} as the error Avatica answers with (its SQLSTATE kept). */
+    @Override
+    public Exception commitError(final Throwable error) {
+        return asAvaticaError(error);
     }
 
     /** A failed {@link #commitAsync} as the error Avatica answers with (its SQLSTATE kept). */
