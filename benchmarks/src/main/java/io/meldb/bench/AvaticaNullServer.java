@@ -7,6 +7,8 @@ import org.apache.calcite.avatica.ColumnMetaData;
 import org.apache.calcite.avatica.Meta;
 import org.apache.calcite.avatica.MetaImpl;
 import org.apache.calcite.avatica.QueryState;
+import org.apache.calcite.avatica.proto.Requests;
+import org.apache.calcite.avatica.remote.ProtobufMeta;
 import org.apache.calcite.avatica.remote.TypedValue;
 
 import java.sql.Types;
@@ -45,7 +47,7 @@ final class AvaticaNullServer implements AutoCloseable {
     }
 
     /** Canned answers; the connection properties the client syncs are kept (one set for all, as MetaImpl does). */
-    private static final class NullMeta extends MetaImpl implements InlineMeta {
+    private static final class NullMeta extends MetaImpl implements InlineMeta, ProtobufMeta {
         private static final String PAD = "x".repeat(100);
         private static final List<ColumnMetaData> ROW_COLUMNS = List.of(
                 MetaImpl.columnMetaData("balance", 0, Long.class, false),
@@ -128,6 +130,13 @@ final class AvaticaNullServer implements AutoCloseable {
         @Override
         public ExecuteBatchResult executeBatch(final StatementHandle h, final List<List<TypedValue>> values) {
             return new ExecuteBatchResult(ones(values.size()));
+        }
+
+        /** What Avatica's service calls for a batch that came as protobuf (the driver's, always). */
+        @Override
+        public ExecuteBatchResult executeBatchProtobuf(final StatementHandle h,
+                                                       final List<Requests.UpdateBatch> parameterValues) {
+            return new ExecuteBatchResult(ones(parameterValues.size()));
         }
 
         private static long[] ones(final int n) {

@@ -49,6 +49,9 @@ import java.util.stream.Stream;
  *       protocol front end and pgjdbc;</li>
  *   <li>{@code meld-avatica}: the same embedded MeldDB through the gateway's Avatica HTTP server and MeldDB's
  *       driver ({@code jdbc:meldb://});</li>
+ *   <li>{@code meld-pg-process}: MeldDB as {@code bin/meldb} runs it, in a process of its own ({@link MeldProcess}),
+ *       through pgjdbc: what a user who starts the database and connects to it measures, with the server's heap,
+ *       GC and JIT apart from the clients', as PostgreSQL's are;</li>
  *   <li>{@code h2}: H2's TCP server started in this JVM (MVStore, file-backed under a temp dir), clients over
  *       {@code jdbc:h2:tcp://};</li>
  *   <li>{@code postgres}: a PostgreSQL server given by {@code --pg-url} (see {@code benchmarks/run-sql-benchmark.sh},
@@ -88,9 +91,10 @@ public final class SqlTxnBenchmark {
         {"warmup", "3", "seconds of unmeasured load before each window"},
         {"rounds", "3", "rounds; each runs every variant on every target; medians are reported"},
         {"variant", "both", "update | readonly | both"},
-        {"targets", "meld-pg,meld-avatica,h2,postgres,null-pg,null-avatica", "comma list of meld-pg, meld-avatica, h2, "
-            + "postgres, null-pg, null-avatica (servers that speak the PostgreSQL protocol or MeldDB's JDBC endpoint "
-            + "and do no work: the floors of this machine, PgNullServer and AvaticaNullServer)"},
+        {"targets", "meld-pg,meld-avatica,meld-pg-process,h2,postgres,null-pg,null-avatica", "comma list of meld-pg, "
+            + "meld-avatica, meld-pg-process (bin/meldb's database in a process of its own, pgjdbc), h2, postgres, "
+            + "null-pg, null-avatica (servers that speak the PostgreSQL protocol or MeldDB's JDBC endpoint and do no "
+            + "work: the floors of this machine, PgNullServer and AvaticaNullServer)"},
         {"pg-url", "", "pgjdbc URL of a PostgreSQL server for target postgres (skipped when empty)"},
         {"load-batch", "500", "rows per load transaction"},
         {"meld-durability", "page-cache", "MeldDB's log: page-cache (EmbeddedNode's default) | fsync (per batch)"},
@@ -163,6 +167,8 @@ public final class SqlTxnBenchmark {
         String isolation;
         /** The embedded txn-server's per-hand-off commit latencies (MeldDB targets only). */
         CommitPathProfile commitPath;
+        /** The server's own process (target meld-pg-process), whose CPU the window measures as a whole. */
+        MeldProcess child;
         final Map<String, List<Window>> windows = new LinkedHashMap<>();
 
         Target(final String id, final String label, final boolean inProcess) {
@@ -183,6 +189,11 @@ public final class SqlTxnBenchmark {
         boolean floor() {
             return id.startsWith("null-");
         }
+
+        /** Targets of one database share its load and its consistency check. */
+        String database() {
+            return child != null ? "meld-process" : meld() ? "meld" : id;
+        }
     }
 
     public static void main(final String[] args) throws Exception {
@@ -193,7 +204,8 @@ public final class SqlTxnBenchmark {
                         throw new IllegalArgumentException("--variant must be update, readonly or both");
                     }
                     for (String t : o.get("targets").split(",")) {
-                        if (!List.of("meld-pg", "meld-avatica", "h2", "postgres", "null-pg", "null-avatica")
+                        if (!List.of("meld-pg", "meld-avatica", "meld-pg-process", "h2", "postgres", "null-pg",
+                                "null-avatica")
                                 .contains(t.trim())) {
                             throw new IllegalArgumentException("unknown target '" + t + "'");
                         }
@@ -317,6 +329,20 @@ public final class SqlTxnBenchmark {
                 t.error = meldError;
                 targets.add(t);
             }
+            if (wanted.contains("meld-pg-process")) {
+                final Target t = new Target("meld-pg-process", "MeldDB in its own process, pgjdbc", true);
+                try {
+                    final Path dir = Files.createTempDirectory("meldb-sqlbench-process");
+                    dirs.add(dir);
+                    t.child = MeldProcess.start(dir, durability);
+                    resources.add(t.child);
+                    t.url = "jdbc:postgresql://127.0.0.1:" + t.child.pgPort() + "/meldb";
+                    t.props.setProperty("user", "sqlbench");
+                } catch (Exception | Error e) {
+                    t.error = "MeldDB's process did not start: " + describe(e);
+                }
+                targets.add(t);
+            }
             if (wanted.contains("h2")) {
                 final Target t = new Target("h2", "H2 TCP server (MVStore)", true);
                 try {
@@ -360,10 +386,10 @@ public final class SqlTxnBenchmark {
                         + "; log durability " + durability);
             }
 
-            // ---- load (the two MeldDB targets share one database) ----
-            boolean meldLoaded = false;
+            // ---- load (the two in-JVM MeldDB targets share one database) ----
+            final java.util.Set<String> loaded = new java.util.HashSet<>();
             for (Target t : targets) {
-                if (t.error != null || (t.meld() && meldLoaded)) {
+                if (t.error != null || !loaded.add(t.database())) {
                     continue;
                 }
                 final long start = System.nanoTime();
@@ -374,11 +400,8 @@ public final class SqlTxnBenchmark {
                 } catch (Exception e) {
                     t.error = "load failed: " + describe(e);
                     System.out.println(t.label + ": " + t.error);
-                }
-                if (t.meld()) {
-                    meldLoaded = true;
                     for (Target o : targets) {
-                        if (o.meld() && o.error == null) {
+                        if (o.database().equals(t.database()) && o.error == null) {
                             o.error = t.error;
                         }
                     }
@@ -409,13 +432,12 @@ public final class SqlTxnBenchmark {
 
             // ---- consistency: transfers keep the sum of balances ----
             final Map<String, String> consistency = new LinkedHashMap<>();
-            boolean meldChecked = false;
+            final java.util.Set<String> checked = new java.util.HashSet<>();
             for (Target t : targets) {
-                if (t.url == null || (t.meld() && meldChecked) || t.floor()) {
+                if (t.url == null || t.floor() || !checked.add(t.database())) {
                     continue;
                 }
-                meldChecked |= t.meld();
-                final String name = t.meld() ? "MeldDB" : t.label;
+                final String name = t.database().equals("meld") ? "MeldDB" : t.label;
                 try (Connection c = t.open(); Statement s = c.createStatement();
                      ResultSet rs = s.executeQuery("SELECT COUNT(*), SUM(balance) FROM " + TABLE)) {
                     rs.next();
@@ -601,6 +623,7 @@ public final class SqlTxnBenchmark {
         sleepUnless(control, warmup * 1000L);
         final Map<Long, ThreadCpu> cpuStart = sampleCpu(mx);
         final long processStart = processCpuNanos();
+        final long childStart = t.child == null ? 0 : t.child.cpuNanos();
         if (t.commitPath != null) {
             t.commitPath.take(); // the window's commits only
         }
@@ -612,6 +635,7 @@ public final class SqlTxnBenchmark {
         final double elapsed = (System.nanoTime() - start) / 1e9;
         final Map<Long, ThreadCpu> cpuEnd = sampleCpu(mx);
         final long processEnd = processCpuNanos();
+        final long childEnd = t.child == null ? 0 : t.child.cpuNanos();
         control.stop = true;
         for (Thread w : workers) {
             w.join(60_000);
@@ -645,6 +669,9 @@ public final class SqlTxnBenchmark {
             }
         }
         final long unattributed = Math.max(0, processEnd - processStart - allThreads);
+        if (t.child != null) {
+            cpu.put(MeldProcess.CPU_GROUP, childEnd - childStart);
+        }
         if (cpuDetail) {
             final StringBuilder b = new StringBuilder("  busiest server threads (ms CPU in the window):");
             byThread.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(12)

@@ -50,7 +50,8 @@ final class SqlTxnReport {
                 if (!(t.meld() || t.floor()) || ok(t, variant) == null) {
                     continue;
                 }
-                final Target floor = t.id.equals("meld-pg") ? pgFloor : t.id.equals("meld-avatica") ? jdbcFloor : null;
+                final Target floor = t.id.startsWith("meld-pg") ? pgFloor : t.id.equals("meld-avatica") ? jdbcFloor
+                        : null;
                 for (Target peer : new Target[] {h2, pg, floor}) {
                     if (peer == null || ok(peer, variant) == null) {
                         continue;

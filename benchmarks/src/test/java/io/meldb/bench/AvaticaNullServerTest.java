@@ -38,6 +38,17 @@ class AvaticaNullServerTest {
                 }
             }
             assertEquals(Connection.TRANSACTION_SERIALIZABLE, c.getTransactionIsolation());
+            try (PreparedStatement insert = c.prepareStatement(
+                    "INSERT INTO " + SqlTxnBenchmark.TABLE + " (id, balance, pad) VALUES (?, ?, ?)")) {
+                for (int i = 0; i < 3; i++) {
+                    insert.setInt(1, i);
+                    insert.setLong(2, 1000);
+                    insert.setString(3, "x");
+                    insert.addBatch();
+                }
+                assertEquals(3, insert.executeBatch().length);
+                c.commit();
+            }
         }
     }
 }
