@@ -10,7 +10,8 @@
 # Environment: JAVA_OPTS (-Xmx2g); A_ARGS / B_ARGS: further SqlTxnBenchmark flags for one side only, e.g. the same
 #   jar twice with A_ARGS="--meld-threading dedicated" B_ARGS="--meld-threading chained"; A_JAVA_OPTS /
 #   B_JAVA_OPTS: further JVM flags for one side only (heap or GC settings).
-# Besides tps and CPU, each run's line and the medians carry the transaction's p50/p99 (txn_p50, txn_p99) and its
+# Besides tps and server CPU, each run's line and the medians carry the clients' CPU and the JVM's own (GC, JIT:
+# gc_jit), both outside the server total, and the transaction's p50/p99 (txn_p50, txn_p99) and its
 # COMMIT round trip's (commit_p50, commit_p99), in ms.
 set -uo pipefail
 if (( $# < 3 )); then
@@ -38,7 +39,9 @@ run() {
         if ($i == "p50") p50 = $(i + 1); if ($i == "p99") p99 = $(i + 1) } }
     /COMMIT round trip p50/ && !cseen++ { for (i = 1; i <= NF; i++) if ($i == "trip") { c50 = $(i + 2); c99 = $(i + 4) } }
     /^\| [^|]* \| [0-9.]+ \|$/ && !/committed/ {
-      split($0, f, "|"); g = f[2]; gsub(/^ +| +$/, "", g); if (g ~ /^\(/) next
+      split($0, f, "|"); g = f[2]; gsub(/^ +| +$/, "", g)
+      if (g ~ /^\((JVM|clients)/) { v = f[3]; gsub(/ /, "", v); cpu[++n] = (g ~ /^\(JVM/ ? "gc_jit" : "clients") "=" v; next }
+      if (g ~ /^\(/) next
       sub(/ \(.*$/, "", g); sub(/^.*: /, "", g); gsub(/ /, "_", g)
       v = f[3]; gsub(/ /, "", v); cpu[++n] = g "=" v }
     /server total/ { split($0, f, "|"); t = f[3]; gsub(/[ *]/, "", t) }

@@ -20,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class CheckpointAppender {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointAppender.class);
+    /** Where a chunk starts in its record: after the checkpoint record's header. */
+    static final int CHUNK_OFFSET = LogRecords.CHECKPOINT_HEADER;
 
     private final ServerContext ctx;
     private final RecordStream stream;
@@ -31,6 +33,10 @@ public final class CheckpointAppender {
         this.stream = stream;
     }
 
+    /**
+     * Appends the checkpoint: {@code chunks} are its records as {@link #record} made them (a chunk behind room for
+     * its header), each filled in and appended as it is; only the last, which carries the manifest too, is copied.
+     */
     void append(final CheckpointManifest manifest, final List<byte[]> chunks) {
         final byte[] manifestBytes = manifest.encode();
         final long checkpointId = ctx.incarnation() * 1_000_000L + manifest.lcsCsn() % 1_000_000L;
@@ -39,14 +45,17 @@ public final class CheckpointAppender {
         for (int i = 0; i < chunks.size(); i++) {
             final boolean isLast = i == chunks.size() - 1;
             final byte[] chunk = chunks.get(i);
-            final int length = LogRecords.CHECKPOINT_HEADER + chunk.length + (isLast ? manifestBytes.length : 0);
-            final UnsafeBuffer record = new UnsafeBuffer(new byte[length]);
-            LogRecords.putCheckpointHeader(record, checkpointId, i, isLast, firstPosition, chunk.length);
-            record.putBytes(LogRecords.CHECKPOINT_HEADER, chunk);
+            final int chunkLength = chunk.length - CHUNK_OFFSET;
+            final UnsafeBuffer record;
             if (isLast) {
-                record.putBytes(LogRecords.CHECKPOINT_HEADER + chunk.length, manifestBytes);
+                record = new UnsafeBuffer(new byte[chunk.length + manifestBytes.length]);
+                record.putBytes(CHUNK_OFFSET, chunk, CHUNK_OFFSET, chunkLength);
+                record.putBytes(chunk.length, manifestBytes);
+            } else {
+                record = new UnsafeBuffer(chunk);
             }
-            final List<CompletableFuture<Long>> blocks = stream.appendBlocks(record, length);
+            LogRecords.putCheckpointHeader(record, checkpointId, i, isLast, firstPosition, chunkLength);
+            final List<CompletableFuture<Long>> blocks = stream.appendBlocks(record, record.capacity());
             last = blocks.get(blocks.size() - 1);
             if (i == 0) {
                 firstPosition = LogCalls.join(blocks.get(0));
@@ -62,9 +71,14 @@ public final class CheckpointAppender {
         previousCheckpointResume = manifest.resumePosition();
     }
 
-    static byte[] copy(final DirectBuffer b, final int offset, final int length) {
-        final byte[] bytes = new byte[length];
-        b.getBytes(offset, bytes);
-        return bytes;
+    /**
+     * A checkpoint record for the chunk {@code b[offset, offset + length)}: the chunk at {@link #CHUNK_OFFSET},
+     * behind room for the record's header, which {@link #append} fills in. The compaction loads the chunk from
+     * there, and the record goes to the log without another copy of the chunk.
+     */
+    static byte[] record(final DirectBuffer b, final int offset, final int length) {
+        final byte[] record = new byte[CHUNK_OFFSET + length];
+        b.getBytes(offset, record, CHUNK_OFFSET, length);
+        return record;
     }
 }

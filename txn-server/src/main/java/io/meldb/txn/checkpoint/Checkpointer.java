@@ -84,9 +84,10 @@ public final class Checkpointer implements AutoCloseable {
         final long base = Math.min(pipeline.oldestStateNeeded(),
             Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - ctx.cluster().maxSnapshotAge()));
         final int count = (int) (pipeline.lcsCsn() - base + 1);
+        // each chunk is serialized into its log record, behind the room its header takes (CheckpointAppender)
         final List<byte[]> chunks = new ArrayList<>();
         final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
-            (b, o, l) -> chunks.add(CheckpointAppender.copy(b, o, l)));
+            (b, o, l) -> chunks.add(CheckpointAppender.record(b, o, l)));
         final long[] rootVns = new long[count];
         for (int i = 0; i < count; i++) {
             final long root = pipeline.stateRootAt(base + i);
@@ -97,7 +98,7 @@ public final class Checkpointer implements AutoCloseable {
         }
         cw.finish();
         if (chunks.isEmpty()) {
-            chunks.add(new byte[Integer.BYTES]);
+            chunks.add(new byte[CheckpointAppender.CHUNK_OFFSET + Integer.BYTES]);
         }
         final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position, resumePosition, fences);
         compact(manifest, chunks);
@@ -133,7 +134,8 @@ public final class Checkpointer implements AutoCloseable {
         final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
         try {
             for (byte[] chunk : chunks) {
-                loader.load(new UnsafeBuffer(chunk), 0, chunk.length);
+                loader.load(new UnsafeBuffer(chunk), CheckpointAppender.CHUNK_OFFSET,
+                    chunk.length - CheckpointAppender.CHUNK_OFFSET);
             }
         } catch (OutOfMemoryError e) {
             loadArena.close(); // nothing points into it yet
