@@ -11,6 +11,8 @@ import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.validate.SqlValidatorException;
 
 import java.sql.SQLException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Turns any failure of a statement into what the JDBC client must see: a message and a standard SQLState
@@ -76,7 +78,7 @@ public final class SqlErrors {
             return e;
         }
         final Described d = describe(t);
-        return new SqlStateException(d.sqlState(), d.message(), t);
+        return new SqlStateException(d.sqlState(), d.message(), d.detail(), t);
     }
 
     public static SQLException toSql(final Throwable t) {
@@ -188,20 +190,47 @@ public final class SqlErrors {
         return new Described(state, what + (e.getMessage() == null ? "" : ": " + e.getMessage()));
     }
 
+    /** Calcite's position prefix of a validation message: "From line 1, column 15 to line 1, column 20: ". */
+    private static final Pattern POSITION = Pattern.compile("^From line (\\d+), column (\\d+) to line \\d+, column "
+            + "\\d+: |^At line (\\d+), column (\\d+): ");
+    private static final Pattern NO_OBJECT = Pattern.compile("(?s)(?:Object|Table) '([^']*)' not found"
+            + "(?: within '([^']*)')?.*");
+    private static final Pattern NO_COLUMN = Pattern.compile("(?s)Column '([^']*)' not found in (?:any table|table "
+            + "'([^']*)').*");
+    private static final Pattern NO_FUNCTION = Pattern.compile("(?s)No match found for function signature "
+            + "([^(]*)\\((.*)\\).*");
+
     private static Described fromValidation(final String full, final String inner) {
         final String m = inner == null ? "" : inner;
+        final String where = position(full);
+        // PostgreSQL's words for what applications and people meet most, the position as its DETAIL
+        Matcher x = NO_OBJECT.matcher(m);
+        if (x.matches()) {
+            return new Described("42P01", "relation \"" + (x.group(2) == null ? "" : x.group(2) + ".") + x.group(1)
+                    + "\" does not exist", where);
+        }
+        x = NO_COLUMN.matcher(m);
+        if (x.matches()) {
+            return new Described("42703", "column " + (x.group(2) == null ? "\"" + x.group(1) + "\""
+                    : x.group(2) + "." + x.group(1)) + " does not exist", where);
+        }
+        x = NO_FUNCTION.matcher(m);
+        if (x.matches()) {
+            final String args = x.group(2).replace("<", "").replace(">", "").toLowerCase(java.util.Locale.ROOT);
+            return new Described("42883", "function " + x.group(1).toLowerCase(java.util.Locale.ROOT) + "(" + args
+                    + ") does not exist", where == null ? "No function matches the given name and argument types."
+                    : where + ": no function matches the given name and argument types");
+        }
         final String state;
-        if (m.matches("(?s)Object '.*' not found.*") || m.matches("(?s)Table '.*' not found.*")) {
-            state = "42P01";
-        } else if (m.matches("(?s)Column '.*' not found.*") || m.contains("Unknown target column")
-                || m.matches("(?s)Unknown field.*")) {
+        if (m.contains("Unknown target column") || m.matches("(?s)Unknown field.*")) {
             state = "42703";
         } else if (m.contains("does not allow NULLs")) {
             // PostgreSQL's words, naming the column: "null value in column "c" ... violates not-null constraint"
             final java.util.regex.Matcher col = java.util.regex.Pattern.compile("Column '(.*)' has no default")
                     .matcher(m);
             return new Described("23502", col.find() ? "null value in column \"" + col.group(1)
-                    + "\" violates not-null constraint" : firstLine(full));
+                    + "\" violates not-null constraint" : firstLine(POSITION.matcher(firstLine(full)).replaceFirst("")),
+                    where);
         } else if (m.startsWith("No match found for function")
                 || m.startsWith("Invalid number of arguments to function")) {
             state = "42883";
@@ -217,7 +246,17 @@ public final class SqlErrors {
         } else {
             state = "42000";
         }
-        return new Described(state, firstLine(full));
+        return new Described(state, firstLine(POSITION.matcher(firstLine(full)).replaceFirst("")), where);
+    }
+
+    /** "at line L, column C" from Calcite's position prefix of {@code message}, or null. */
+    private static String position(final String message) {
+        final Matcher p = POSITION.matcher(message == null ? "" : message);
+        if (!p.find()) {
+            return null;
+        }
+        return p.group(1) != null ? "at line " + p.group(1) + ", column " + p.group(2)
+                : "at line " + p.group(3) + ", column " + p.group(4);
     }
 
     private static String firstLine(final String s) {

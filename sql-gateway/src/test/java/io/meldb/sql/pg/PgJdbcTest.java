@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.postgresql.util.PSQLException;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -237,6 +238,41 @@ class PgJdbcTest {
             try (ResultSet r = s.executeQuery("SELECT 41 + 1")) {
                 assertTrue(r.next());
                 assertEquals(42, r.getInt(1));
+            }
+        }
+    }
+
+    @Test
+    void shouldNameMissingObjectsInPostgresqlsWordsWithThePositionAsDetail() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            final String t = newTable(c, "id INTEGER PRIMARY KEY, name VARCHAR(10)");
+            PSQLException e = assertThrows(PSQLException.class, () -> s.executeQuery("SELECT * FROM no_such_table"));
+            assertEquals("42P01", e.getSQLState());
+            assertEquals("relation \"no_such_table\" does not exist", e.getServerErrorMessage().getMessage());
+            assertEquals("at line 1, column 15", e.getServerErrorMessage().getDetail());
+            e = assertThrows(PSQLException.class, () -> s.executeQuery("SELECT nocol FROM " + t));
+            assertEquals("42703", e.getSQLState());
+            assertEquals("column \"nocol\" does not exist", e.getServerErrorMessage().getMessage());
+            e = assertThrows(PSQLException.class, () -> s.executeQuery("SELECT a.id FROM " + t + " a JOIN " + t
+                    + " b ON a.id = b.nocol"));
+            assertEquals("column b.nocol does not exist", e.getServerErrorMessage().getMessage());
+            e = assertThrows(PSQLException.class, () -> s.executeQuery("SELECT no_such_fn(1)"));
+            assertEquals("42883", e.getSQLState());
+            assertEquals("function no_such_fn(numeric) does not exist", e.getServerErrorMessage().getMessage());
+        }
+    }
+
+    @Test
+    void shouldAnswerATextThatIsNotANumberAgainstAnIntegerKeyWith22P02() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            final String t = newTable(c, "id INTEGER PRIMARY KEY, name VARCHAR(10)");
+            s.execute("INSERT INTO " + t + " VALUES (1, 'one')");
+            final SQLException e = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT name FROM " + t + " WHERE id = 'x'"));
+            assertEquals("22P02", e.getSQLState(), e.getMessage());
+            try (ResultSet r = s.executeQuery("SELECT name FROM " + t + " WHERE id = '1'")) {
+                assertTrue(r.next(), "a quoted number still finds its row");
+                assertEquals("one", r.getString(1));
             }
         }
     }

@@ -263,7 +263,7 @@ class MeldDriverMetaDataTest {
             SQLException e = assertThrows(SQLException.class, () -> c.prepareStatement("SELECT nosuch FROM md_item"));
             assertEquals("42703", e.getSQLState());
             assertInstanceOf(SQLSyntaxErrorException.class, e);
-            assertTrue(e.getMessage().contains("Column 'nosuch' not found"), e.getMessage());
+            assertTrue(e.getMessage().contains("column \"nosuch\" does not exist"), e.getMessage());
             e = assertThrows(SQLException.class, () -> c.prepareStatement("SELECT * FROM md_nowhere"));
             assertEquals("42P01", e.getSQLState());
             assertTrue(e.getMessage().contains("md_nowhere"), e.getMessage());
