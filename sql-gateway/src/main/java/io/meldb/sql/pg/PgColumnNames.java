@@ -8,6 +8,7 @@ import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
 import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.parser.SqlParseException;
 
 import java.util.Locale;
@@ -18,7 +19,7 @@ import java.util.regex.Pattern;
  * the function ({@code count}, {@code sum}, {@code length}), a cast after its type, anything else
  * {@code ?column?}. Calcite calls them {@code EXPR$0}, {@code EXPR$1}, ... which clients that read columns by name
  * (psycopg's dict rows, ORMs) do not expect. Only the top-level select list of a plain query is looked at; other
- * labels are left as Calcite gives them.
+ * labels are left as Calcite gives them (a WITH query's main select list is the top level).
  */
 final class PgColumnNames {
     private static final Pattern GENERATED = Pattern.compile("EXPR\\$\\d+");
@@ -53,6 +54,9 @@ final class PgColumnNames {
         } catch (SqlParseException | RuntimeException e) {
             return null;
         }
+        if (node instanceof SqlWith with) {
+            node = with.body;
+        }
         if (node instanceof SqlOrderBy orderBy) {
             node = orderBy.query;
         }
@@ -69,6 +73,9 @@ final class PgColumnNames {
     }
 
     private static String nameOf(final SqlNode item) {
+        if (item.getKind() == SqlKind.OVER && item instanceof SqlCall over && over.operandCount() > 0) {
+            return nameOf(over.operand(0)); // a window function is named after the function
+        }
         if (item.getKind() == SqlKind.CAST && item instanceof SqlBasicCall cast && cast.operandCount() == 2) {
             return PgType.ofJdbcName(cast.operand(1).toString());
         }

@@ -7,11 +7,12 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Turns PostgreSQL's spelling of two things into the SQL MeldDB's planner reads: numbered parameters
+ * Turns PostgreSQL's spelling of three things into the SQL MeldDB's planner reads: numbered parameters
  * ({@code $1}, {@code $2}, in any order and repeated) become positional {@code ?} with a map from each {@code ?}
  * to its parameter number, and the cast operator {@code expr::type} becomes {@code CAST(expr AS type)} with
- * PostgreSQL's type names (int4, float8, text, bool, ...) translated. String literals, quoted identifiers and
- * comments are left as they are.
+ * PostgreSQL's type names (int4, float8, text, bool, ...) translated, and an interval literal of one field
+ * ({@code interval '1 day'}) becomes the standard's {@code INTERVAL '1' DAY}. String literals, quoted identifiers
+ * and comments are otherwise left as they are.
  */
 final class PgSqlRewriter {
     /** The rewritten SQL; {@code parameterOf[i]} is the 0-based PostgreSQL parameter of the i-th {@code ?}. */
@@ -24,6 +25,35 @@ final class PgSqlRewriter {
     private static final java.util.regex.Pattern EXPLAIN = java.util.regex.Pattern.compile(
             "^\\s*EXPLAIN\\s+(?!PLAN\\b)(?:VERBOSE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
 
+    /** PostgreSQL's interval literal of one field, {@code interval '3 days'}: the SQL standard's spelling is
+     * {@code INTERVAL '3' DAY}. */
+    private static final java.util.regex.Pattern INTERVAL = java.util.regex.Pattern.compile(
+            "\\binterval\\s+'\\s*([+-]?\\d+)\\s*(year|month|week|day|hour|minute|min|second|sec)s?\\s*'",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /** {@code interval '3 days'} as {@code INTERVAL '3' DAY} (a week as 7 days); other intervals unchanged. */
+    static String intervals(final String sql) {
+        final java.util.regex.Matcher m = INTERVAL.matcher(sql);
+        final StringBuilder out = new StringBuilder(sql.length());
+        while (m.find()) {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2).toUpperCase(Locale.ROOT);
+            switch (unit) {
+                case "WEEK" -> {
+                    n *= 7;
+                    unit = "DAY";
+                }
+                case "MIN" -> unit = "MINUTE";
+                case "SEC" -> unit = "SECOND";
+                default -> {
+                }
+            }
+            m.appendReplacement(out, "INTERVAL '" + n + "' " + unit);
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
     static Rewritten rewrite(final String original) {
         String sql = original;
         final String analyzed = io.meldb.sql.server.ExplainAnalyze.statement(sql);
@@ -32,6 +62,9 @@ final class PgSqlRewriter {
         } else if (EXPLAIN.matcher(sql).find()) {
             // PostgreSQL's EXPLAIN stmt is Calcite's EXPLAIN PLAN FOR stmt
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
+        }
+        if (INTERVAL.matcher(sql).find()) {
+            sql = intervals(sql);
         }
         if (sql.indexOf('$') < 0 && !sql.contains("::")) {
             return new Rewritten(sql, new int[0], 0);

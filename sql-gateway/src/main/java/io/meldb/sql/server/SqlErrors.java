@@ -124,7 +124,16 @@ public final class SqlErrors {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof NumberFormatException e) {
                 // PostgreSQL's code for text that is not a number: invalid_text_representation
-                return new Described("22P02", "invalid input syntax for a number: " + e.getMessage());
+                final String m = String.valueOf(e.getMessage());
+                return new Described("22P02", "invalid input syntax for a number: "
+                        + (m.startsWith("For input string: ") ? m.substring("For input string: ".length()) : m));
+            }
+            if (c instanceof IllegalArgumentException e && e.getMessage() != null
+                    && e.getMessage().contains(" field is out of range in ")) {
+                // "Value of DAY field is out of range in '2024-02-30'": PostgreSQL's datetime_field_overflow
+                final String m = e.getMessage();
+                return new Described("22008", "date/time field value out of range: "
+                        + m.substring(m.indexOf(" out of range in ") + " out of range in ".length()));
             }
             if (c instanceof org.apache.calcite.runtime.CalciteException e && e.getMessage() != null
                     && e.getMessage().startsWith("Illegal ") && e.getMessage().contains(" literal ")) {

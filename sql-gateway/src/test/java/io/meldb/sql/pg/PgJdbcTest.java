@@ -207,6 +207,12 @@ class PgJdbcTest {
                 assertTrue(r.next());
                 assertEquals(1, r.getLong("count"));
             }
+            try (ResultSet r = s.executeQuery("WITH x AS (SELECT id FROM " + t + ") SELECT COUNT(*) FROM x")) {
+                assertEquals("count", r.getMetaData().getColumnLabel(1), "a WITH query's columns");
+            }
+            try (ResultSet r = s.executeQuery("SELECT id, ROW_NUMBER() OVER (ORDER BY id) FROM " + t)) {
+                assertEquals("row_number", r.getMetaData().getColumnLabel(2), "a window function's column");
+            }
         }
     }
 
@@ -263,13 +269,33 @@ class PgJdbcTest {
     }
 
     @Test
-    void shouldAnswerATextThatIsNotANumberAgainstAnIntegerKeyWith22P02() throws SQLException {
+    void shouldReadPostgresqlsIntervalLiteralsOfOneField() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT CAST(TIMESTAMP '2024-01-15 10:00:00' - interval '1 day' AS DATE), "
+                     + "CAST(TIMESTAMP '2024-01-15 10:00:00' + INTERVAL '2 weeks' AS DATE), "
+                     + "TIMESTAMP '2024-01-15 10:00:00' - interval '30 minutes', now() - interval '1 hour' < now(), "
+                     + "'interval ''1 day'' stays text'")) {
+            assertTrue(r.next());
+            assertEquals(Date.valueOf("2024-01-14"), r.getDate(1));
+            assertEquals(Date.valueOf("2024-01-29"), r.getDate(2));
+            assertEquals(Timestamp.valueOf("2024-01-15 09:30:00"), r.getTimestamp(3));
+            assertTrue(r.getBoolean(4));
+            assertEquals("interval '1 day' stays text", r.getString(5));
+        }
+    }
+
+    @Test
+    void shouldAnswerBadLiteralsWithTheirDataExceptionNotAnInternalError() throws SQLException {
         try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY, name VARCHAR(10)");
             s.execute("INSERT INTO " + t + " VALUES (1, 'one')");
             final SQLException e = assertThrows(SQLException.class,
                     () -> s.executeQuery("SELECT name FROM " + t + " WHERE id = 'x'"));
             assertEquals("22P02", e.getSQLState(), e.getMessage());
+            assertTrue(e.getMessage().contains("invalid input syntax for a number: \"x\""), e.getMessage());
+            final SQLException day = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT CAST('2024-02-30' AS DATE)"));
+            assertEquals("22008", day.getSQLState(), day.getMessage());
             try (ResultSet r = s.executeQuery("SELECT name FROM " + t + " WHERE id = '1'")) {
                 assertTrue(r.next(), "a quoted number still finds its row");
                 assertEquals("one", r.getString(1));
