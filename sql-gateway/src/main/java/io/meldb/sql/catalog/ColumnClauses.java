@@ -50,7 +50,8 @@ final class ColumnClauses {
             } else if (!t.is("CURRENT_TIMESTAMP") && !t.is("LOCALTIMESTAMP")) {
                 throw c.syntax("\"(\"");
             }
-            if (type.type() == SqlType.TIMESTAMP) {
+            if (type.type() == SqlType.TIMESTAMP || type.type() == SqlType.TIMESTAMPTZ) {
+                // both hold the instant as UTC milliseconds: now() is PostgreSQL's usual timestamptz default
                 d = ColumnDefault.now();
             } else if (type.type() == SqlType.DATE) {
                 d = ColumnDefault.today();

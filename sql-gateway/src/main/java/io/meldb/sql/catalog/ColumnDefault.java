@@ -62,7 +62,7 @@ public record ColumnDefault(Kind kind, Object value, String sql, String sequence
         return switch (kind) {
             case NEXTVAL -> "nextval('" + (sequenceSchema == null ? "" : quote(sequenceSchema).replace("'", "''")
                     + ".") + quote(sequence).replace("'", "''") + "')";
-            case NOW -> "CURRENT_TIMESTAMP";
+            case NOW -> "CURRENT_TIMESTAMP(3)"; // the milliseconds a row written on the fast path gets too
             case TODAY -> "CURRENT_DATE";
             case CONSTANT -> throw new IllegalStateException("a constant default is a literal");
         };
