@@ -20,6 +20,7 @@ public final class MeldLex {
             .withUnquotedCasing(Casing.TO_LOWER)
             .withQuotedCasing(Casing.UNCHANGED)
             .withCaseSensitive(true)
+            .withConformance(org.apache.calcite.sql.validate.SqlConformanceEnum.LENIENT)
             .withParserFactory(org.apache.calcite.sql.parser.babel.SqlBabelParserImpl.FACTORY);
 
     private MeldLex() {
@@ -31,6 +32,7 @@ public final class MeldLex {
         calcite.setProperty(CalciteConnectionProperty.UNQUOTED_CASING.camelName(), Casing.TO_LOWER.name());
         calcite.setProperty(CalciteConnectionProperty.QUOTED_CASING.camelName(), Casing.UNCHANGED.name());
         calcite.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
+        calcite.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), "LENIENT");
         calcite.setProperty(CalciteConnectionProperty.PARSER_FACTORY.camelName(),
                 org.apache.calcite.sql.parser.babel.SqlBabelParserImpl.class.getName() + "#FACTORY");
     }

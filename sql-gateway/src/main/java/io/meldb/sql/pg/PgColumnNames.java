@@ -60,6 +60,10 @@ final class PgColumnNames {
         if (node instanceof SqlOrderBy orderBy) {
             node = orderBy.query;
         }
+        while (node != null && (node.getKind() == SqlKind.UNION || node.getKind() == SqlKind.INTERSECT
+                || node.getKind() == SqlKind.EXCEPT) && node instanceof SqlCall set) {
+            node = set.operand(0); // a set operation's columns are named by its first query
+        }
         if (!(node instanceof SqlSelect select)) {
             return null;
         }

@@ -213,6 +213,13 @@ class PgJdbcTest {
             try (ResultSet r = s.executeQuery("SELECT id, ROW_NUMBER() OVER (ORDER BY id) FROM " + t)) {
                 assertEquals("row_number", r.getMetaData().getColumnLabel(2), "a window function's column");
             }
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM " + t + " UNION SELECT 1 + 1 FROM " + t)) {
+                assertEquals("count", r.getMetaData().getColumnLabel(1), "a UNION's columns, named by its first query");
+            }
+            try (ResultSet r = s.executeQuery("SELECT id % 2 AS parity, COUNT(*) FROM " + t + " GROUP BY parity")) {
+                assertTrue(r.next(), "% and GROUP BY an output name, as PostgreSQL reads them");
+                assertEquals(1, r.getInt("parity"));
+            }
         }
     }
 
