@@ -41,5 +41,23 @@ public final class UnsupportedStatements {
         if (feature != null) {
             throw new SqlStateException("0A000", feature + " is not supported");
         }
+        if ((first.equals("SELECT") || first.equals("WITH")) && distinctOn(sql)) {
+            throw new SqlStateException("0A000", "SELECT DISTINCT ON is not supported (keep each group's first row "
+                    + "with ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) = 1 in a subquery)");
+        }
+    }
+
+    /** Whether a query says DISTINCT ON (PostgreSQL's), which Calcite's parser answers with a bare 42601. */
+    private static boolean distinctOn(final String sql) {
+        if (!sql.toUpperCase(java.util.Locale.ROOT).contains("DISTINCT")) {
+            return false;
+        }
+        final java.util.List<SqlLexer.Token> tokens = SqlLexer.tokenize(sql);
+        for (int i = 0; i + 1 < tokens.size(); i++) {
+            if (tokens.get(i).is("DISTINCT") && tokens.get(i + 1).is("ON")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -45,6 +45,8 @@ class UnsupportedStatementsTest extends ConformanceTest {
         {"MERGE INTO ux USING (SELECT 5 AS id) s ON ux.id = s.id WHEN NOT MATCHED THEN DO NOTHING", "MERGE"},
         {"UPSERT INTO ux VALUES (1)", "UPSERT"},
         {"TABLE ux", "TABLE"},
+        {"SELECT DISTINCT ON (id) id FROM ux ORDER BY id", "DISTINCT ON"},
+        {"WITH w AS (SELECT id FROM ux) SELECT DISTINCT ON (id) id FROM w", "DISTINCT ON"},
     };
 
     @ParameterizedTest
