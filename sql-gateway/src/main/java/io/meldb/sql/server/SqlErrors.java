@@ -139,6 +139,16 @@ public final class SqlErrors {
                     && e.getMessage().startsWith("Illegal ") && e.getMessage().contains(" literal ")) {
                 return new Described("22007", "invalid input syntax for a date/time literal: " + e.getMessage());
             }
+            if (c instanceof org.apache.calcite.runtime.CalciteException e && e.getMessage() != null
+                    && e.getMessage().startsWith("Invalid character for cast: ")) {
+                // Calcite's text-to-boolean cast: true and false are what it reads
+                return new Described("22P02", "invalid input syntax for type boolean: \""
+                        + e.getMessage().substring("Invalid character for cast: ".length()) + "\"");
+            }
+            if (c instanceof IllegalArgumentException e && e.getMessage() != null
+                    && e.getMessage().startsWith("Cannot take logarithm")) {
+                return new Described("2201E", "cannot take logarithm of zero or a negative number");
+            }
             if (c instanceof ArithmeticException e) {
                 final String m = String.valueOf(e.getMessage());
                 if (m.contains("by zero")) {
@@ -154,6 +164,13 @@ public final class SqlErrors {
             if (c instanceof SQLException e && e.getSQLState() != null && !e.getSQLState().equals("00000")
                     && c.getCause() == null) {
                 return new Described(e.getSQLState(), e.getMessage());
+            }
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof org.apache.calcite.runtime.CalciteException e && e.getMessage() != null) {
+                // raised by Calcite's functions at run time on the values they were given (LPAD's empty pad, ...):
+                // the data's fault, not the server's
+                return new Described("22023", firstLine(e.getMessage()));
             }
         }
         return new Described("XX000", "internal error: " + rootMessage(t));

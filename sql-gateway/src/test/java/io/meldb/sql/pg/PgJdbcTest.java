@@ -303,6 +303,14 @@ class PgJdbcTest {
             final SQLException day = assertThrows(SQLException.class,
                     () -> s.executeQuery("SELECT CAST('2024-02-30' AS DATE)"));
             assertEquals("22008", day.getSQLState(), day.getMessage());
+            s.execute("CREATE TABLE " + t + "_b (id INTEGER PRIMARY KEY, b BOOLEAN)");
+            final SQLException bool = assertThrows(SQLException.class,
+                    () -> s.execute("INSERT INTO " + t + "_b VALUES (1, 'maybe')"));
+            assertEquals("22P02", bool.getSQLState(), bool.getMessage());
+            assertTrue(bool.getMessage().contains("boolean: \"maybe\""), bool.getMessage());
+            assertEquals("2201E", assertThrows(SQLException.class, () -> s.executeQuery("SELECT LN(0)")).getSQLState());
+            assertEquals("22023", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT LPAD('x', 5, '')")).getSQLState());
             try (ResultSet r = s.executeQuery("SELECT name FROM " + t + " WHERE id = '1'")) {
                 assertTrue(r.next(), "a quoted number still finds its row");
                 assertEquals("one", r.getString(1));
