@@ -13,7 +13,6 @@ import io.meldb.txn.api.TxnService;
 import org.HdrHistogram.Histogram;
 
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +25,6 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -113,29 +111,8 @@ public final class SqlTxnBenchmark {
     static final String TABLE = "sqlbench_accounts";
     private static final long INITIAL_BALANCE = 1000;
     static final String CLIENT_PREFIX = "sqlbench-client-";
-    /** Client-side threads: the benchmark's workers and pgjdbc's cleaner. */
-    private static final String[] CLIENT_THREADS = {CLIENT_PREFIX, "PostgreSQL-JDBC"};
     private static boolean cpuDetail;
     private static final List<String> VARIANTS = List.of("update", "readonly");
-    /** CPU groups by thread-name prefix, in print order; the rest is "other". */
-    private static final String[][] CPU_GROUPS = {
-        {"PostgreSQL protocol: meldb-pg-io (Netty, messages)", "meldb-pg-io"},
-        {"PostgreSQL protocol: meldb-pg-worker (statements, Calcite)", "meldb-pg-worker"},
-        {"Avatica/Jetty (avatica_qtp*, Connector-Scheduler*; HTTP, protobuf, statements, Calcite)", "avatica_qtp",
-            "qtp", "Connector-Scheduler"},
-        {"JDBC endpoint: meldb-jdbc-io (Netty, HTTP, protobuf, fast-path statements, commits)", "meldb-jdbc-io"},
-        {"JDBC endpoint: meldb-jdbc-worker (other requests, Calcite)", "meldb-jdbc-worker"},
-        {"txn-server (meldb-reader/decode/premeld/meld/reply/checkpoint/compaction)", "meldb-reader-",
-            "meldb-decode-", "meldb-premeld-", "meldb-meld-", "meldb-reply-", "meldb-checkpoint-",
-            "meldb-compaction-"},
-        {"txn-server chained on the in-process log's subscription thread (log-inproc-sub: read, meld, reply)",
-            "log-inproc-sub"},
-        {"log server (log-io/accept/read/writer/pretouch, log-client, Chronicle's)", "log-",
-            "background~resource~releaser", "main/disk~space~checker"},
-        {"H2 TCP server (H2 *, MVStore *)", "H2 ", "H2-", "MVStore"},
-        {"no-op PostgreSQL-protocol server (pgnull-io)", PgNullServer.THREAD_PREFIX},
-    };
-    private static final String OTHER = "other JVM threads";
 
     private SqlTxnBenchmark() {
     }
@@ -621,8 +598,7 @@ public final class SqlTxnBenchmark {
         workers.forEach(Thread::start);
         ready.await(60, TimeUnit.SECONDS);
         sleepUnless(control, warmup * 1000L);
-        final Map<Long, ThreadCpu> cpuStart = sampleCpu(mx);
-        final long processStart = processCpuNanos();
+        final WindowCpu.Sample cpuStart = WindowCpu.sample(mx);
         final long childStart = t.child == null ? 0 : t.child.cpuNanos();
         if (t.commitPath != null) {
             t.commitPath.take(); // the window's commits only
@@ -633,8 +609,7 @@ public final class SqlTxnBenchmark {
         control.measuring = false;
         final Map<CommitPathProfile.Phase, Histogram> commitPath = t.commitPath == null ? null : t.commitPath.take();
         final double elapsed = (System.nanoTime() - start) / 1e9;
-        final Map<Long, ThreadCpu> cpuEnd = sampleCpu(mx);
-        final long processEnd = processCpuNanos();
+        final WindowCpu.Sample cpuEnd = WindowCpu.sample(mx);
         final long childEnd = t.child == null ? 0 : t.child.cpuNanos();
         control.stop = true;
         for (Thread w : workers) {
@@ -645,36 +620,13 @@ public final class SqlTxnBenchmark {
         }
 
         // CPU by group over the window
-        final Map<String, Long> cpu = new LinkedHashMap<>();
-        for (String[] g : CPU_GROUPS) {
-            cpu.put(g[0], 0L);
-        }
-        cpu.put(OTHER, 0L);
-        long client = 0;
-        long allThreads = 0;
-        final Map<String, Long> byThread = new HashMap<>();
-        for (Map.Entry<Long, ThreadCpu> e : cpuEnd.entrySet()) {
-            final ThreadCpu before = cpuStart.get(e.getKey());
-            final long delta = e.getValue().nanos() - (before == null ? 0 : before.nanos());
-            if (delta <= 0) {
-                continue;
-            }
-            allThreads += delta;
-            final String name = e.getValue().name();
-            if (Arrays.stream(CLIENT_THREADS).anyMatch(name::startsWith)) {
-                client += delta;
-            } else {
-                cpu.merge(group(name), delta, Long::sum);
-                byThread.merge(name, delta, Long::sum);
-            }
-        }
-        final long unattributed = Math.max(0, processEnd - processStart - allThreads);
+        final WindowCpu cpu = WindowCpu.between(cpuStart, cpuEnd);
         if (t.child != null) {
-            cpu.put(MeldProcess.CPU_GROUP, childEnd - childStart);
+            cpu.groups().put(MeldProcess.CPU_GROUP, childEnd - childStart);
         }
         if (cpuDetail) {
             final StringBuilder b = new StringBuilder("  busiest server threads (ms CPU in the window):");
-            byThread.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(12)
+            cpu.byThread().entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(12)
                     .forEach(e -> b.append(' ').append(e.getKey()).append('=').append(e.getValue() / 1_000_000));
             System.out.println(b);
         }
@@ -700,8 +652,8 @@ public final class SqlTxnBenchmark {
         }
         final Map<String, Long> states = new TreeMap<>();
         retryStates.forEach((k, v) -> states.put(k, v.sum()));
-        return new Window(all.getTotalCount(), retries.sum(), elapsed, all, states, cpu, client, unattributed,
-                error.get());
+        return new Window(all.getTotalCount(), retries.sum(), elapsed, all, states, cpu.groups(), cpu.clientNanos(),
+                cpu.unattributedNanos(), error.get());
     }
 
     /** Flags the workers read; volatile so the measurement window is sharp. */
@@ -784,45 +736,6 @@ public final class SqlTxnBenchmark {
         while (!control.stop && System.currentTimeMillis() < end) {
             Thread.sleep(Math.min(100, Math.max(1, end - System.currentTimeMillis())));
         }
-    }
-
-    // ------------------------------------------------------------------------------------------------ CPU
-
-    private record ThreadCpu(String name, long nanos) {
-    }
-
-    private static Map<Long, ThreadCpu> sampleCpu(final ThreadMXBean mx) {
-        final Map<Long, ThreadCpu> out = new HashMap<>();
-        final long[] ids = mx.getAllThreadIds();
-        final ThreadInfo[] infos = mx.getThreadInfo(ids);
-        for (int i = 0; i < ids.length; i++) {
-            if (infos[i] == null) {
-                continue;
-            }
-            final long nanos = mx.getThreadCpuTime(ids[i]);
-            if (nanos >= 0) {
-                out.put(ids[i], new ThreadCpu(infos[i].getThreadName(), nanos));
-            }
-        }
-        return out;
-    }
-
-    private static long processCpuNanos() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return 0;
-    }
-
-    static String group(final String threadName) {
-        for (String[] g : CPU_GROUPS) {
-            for (int i = 1; i < g.length; i++) {
-                if (threadName.startsWith(g[i])) {
-                    return g[0];
-                }
-            }
-        }
-        return OTHER;
     }
 
     static String describe(final Throwable e) {

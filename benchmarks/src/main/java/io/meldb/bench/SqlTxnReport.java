@@ -80,7 +80,7 @@ final class SqlTxnReport {
                 ws.forEach(w -> w.cpuNanos().forEach((k, v) -> cpu.merge(k, v, Long::sum)));
                 if (!t.meld()) {
                     // the idle MeldDB servers of the same JVM are not this target's: show its own threads only
-                    final String own = SqlTxnBenchmark.group(t.id.equals("null-pg") ? PgNullServer.THREAD_PREFIX
+                    final String own = WindowCpu.group(t.id.equals("null-pg") ? PgNullServer.THREAD_PREFIX
                             : t.id.equals("null-avatica") ? "meldb-jdbc-io" : "H2 ");
                     System.out.printf(Locale.ROOT, "%n%s, variant %s: %s %.1f us CPU / txn (clients %.1f)%n",
                             t.label, variant, own, cpu.getOrDefault(own, 0L) / 1e3 / commits,
