@@ -25,8 +25,7 @@ final class PgSqlRewriter {
     private static final java.util.regex.Pattern EXPLAIN = java.util.regex.Pattern.compile(
             "^\\s*EXPLAIN\\s+(?!PLAN\\b)(?:VERBOSE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
 
-    /** PostgreSQL's interval literal of one field, {@code interval '3 days'}: the SQL standard's spelling is
-     * {@code INTERVAL '3' DAY}. */
+    /** PostgreSQL's interval literal of one field ({@code interval '3 days'}; the standard's: INTERVAL '3' DAY). */
     private static final java.util.regex.Pattern INTERVAL = java.util.regex.Pattern.compile(
             "\\binterval\\s+'\\s*([+-]?\\d+)\\s*(year|month|week|day|hour|minute|min|second|sec)s?\\s*'",
             java.util.regex.Pattern.CASE_INSENSITIVE);
@@ -34,8 +33,11 @@ final class PgSqlRewriter {
     /** {@code interval '3 days'} as {@code INTERVAL '3' DAY} (a week as 7 days); other intervals unchanged. */
     static String intervals(final String sql) {
         final java.util.regex.Matcher m = INTERVAL.matcher(sql);
+        if (!m.find()) {
+            return sql;
+        }
         final StringBuilder out = new StringBuilder(sql.length());
-        while (m.find()) {
+        do {
             long n = Long.parseLong(m.group(1));
             String unit = m.group(2).toUpperCase(Locale.ROOT);
             switch (unit) {
@@ -49,7 +51,7 @@ final class PgSqlRewriter {
                 }
             }
             m.appendReplacement(out, "INTERVAL '" + n + "' " + unit);
-        }
+        } while (m.find());
         m.appendTail(out);
         return out.toString();
     }
@@ -63,9 +65,7 @@ final class PgSqlRewriter {
             // PostgreSQL's EXPLAIN stmt is Calcite's EXPLAIN PLAN FOR stmt
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
         }
-        if (INTERVAL.matcher(sql).find()) {
-            sql = intervals(sql);
-        }
+        sql = intervals(sql);
         if (sql.indexOf('$') < 0 && !sql.contains("::")) {
             return new Rewritten(sql, new int[0], 0);
         }

@@ -297,7 +297,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
 
     /**
      * Commits the connection's transaction without waiting for meld: the future completes with the outcome on the
-     * thread that learns it, failing as {@link #commit} would throw (see {@link #asAvaticaError}).
+     * thread that learns it, failing as {@link #commit} would throw (see {@link #commitError}).
      */
     @Override
     public java.util.concurrent.CompletableFuture<Void> commitAsync(final String connectionId) {
@@ -311,11 +311,6 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
     /** A failed {@link #commitAsync} as the error Avatica answers with (its SQLSTATE kept). */
     @Override
     public Exception commitError(final Throwable error) {
-        return asAvaticaError(error);
-    }
-
-    /** A failed {@link #commitAsync} as the error Avatica answers with (its SQLSTATE kept). */
-    public static Exception asAvaticaError(final Throwable error) {
         final Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                 ? error.getCause() : error;
         return SqlErrors.toAvatica(cause);
