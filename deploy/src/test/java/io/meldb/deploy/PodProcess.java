@@ -12,9 +12,9 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.meldb.process.ChildProcess;
 import io.meldb.process.JavaCommand;
+import io.meldb.testkit.FreePorts;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -58,7 +58,7 @@ final class PodProcess implements AutoCloseable {
         this.dir = Files.createDirectories(dir.resolve(podName));
         this.logFile = this.dir.resolve("output.log");
         for (ContainerPort p : container.getPorts()) {
-            ports.put(p.getContainerPort(), freePort());
+            ports.put(p.getContainerPort(), FreePorts.belowEphemeralRange());
         }
     }
 
@@ -238,34 +238,5 @@ final class PodProcess implements AutoCloseable {
         }
     }
 
-    /**
-     * A loopback port free now and below the kernel's ephemeral range. The pods' ports are chosen before any pod
-     * starts, and a port the kernel hands out for port 0 may meanwhile become the local end of another pod's
-     * outgoing connection (a txn-server's to the log), which then keeps the gateway from binding it.
-     */
-    private static int freePort() throws IOException {
-        final int ephemeralLow = ephemeralRangeLow();
-        final java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 200 && ephemeralLow > 11_000; attempt++) {
-            final int candidate = random.nextInt(10_000, ephemeralLow);
-            try (ServerSocket s = new ServerSocket(candidate, 1, java.net.InetAddress.getLoopbackAddress())) {
-                return s.getLocalPort();
-            } catch (IOException taken) {
-                // in use: try another
-            }
-        }
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
-    /** The first port of Linux's ephemeral range (32768 when it cannot be read). */
-    private static int ephemeralRangeLow() {
-        try {
-            final String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-            return Integer.parseInt(range.split("\\s+")[0]);
-        } catch (IOException | RuntimeException e) {
-            return 32_768;
-        }
-    }
 }

@@ -3,9 +3,9 @@ package io.meldb.log.replication;
 import io.meldb.log.server.LogServer;
 import io.meldb.log.server.LogServerConfig;
 import io.meldb.testkit.Await;
+import io.meldb.testkit.FreePorts;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,8 +31,8 @@ final class ReplicaGroup implements AutoCloseable {
         this.dir = dir;
         this.blockSize = blockSize;
         for (int i = 0; i < SIZE; i++) {
-            logPorts[i] = freePort();
-            raftPorts[i] = freePort();
+            logPorts[i] = FreePorts.belowEphemeralRange();
+            raftPorts[i] = FreePorts.belowEphemeralRange();
         }
     }
 
@@ -100,9 +100,4 @@ final class ReplicaGroup implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
 }

@@ -5,6 +5,7 @@ import io.meldb.log.client.LogClientOptions;
 import io.meldb.process.ChildProcess;
 import io.meldb.process.JavaCommand;
 import io.meldb.testkit.Await;
+import io.meldb.testkit.FreePorts;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -13,8 +14,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,11 +78,6 @@ class ReplicatedLogCatchUpProcessTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
     private static void signal(ChildProcess p, String signal) {
         ChildProcess.Finished k = ChildProcess.run("kill-" + signal,
@@ -275,8 +269,8 @@ class ReplicatedLogCatchUpProcessTest {
     void frozenKilledAndEmptiedFollowersCatchUpFromAPeersStoreAfterThePurge() throws Exception {
         StringBuilder all = new StringBuilder();
         for (int i = 0; i < 3; i++) {
-            logPorts[i] = freePort();
-            raftPorts[i] = freePort();
+            logPorts[i] = FreePorts.belowEphemeralRange();
+            raftPorts[i] = FreePorts.belowEphemeralRange();
             all.append(i == 0 ? "" : ",").append("127.0.0.1:").append(logPorts[i]);
         }
         for (int i = 0; i < 3; i++) {

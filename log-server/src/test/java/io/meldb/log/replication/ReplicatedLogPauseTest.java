@@ -7,13 +7,12 @@ import io.meldb.log.client.LogClientOptions;
 import io.meldb.testkit.Await;
 import io.meldb.process.ChildProcess;
 import io.meldb.process.JavaCommand;
+import io.meldb.testkit.FreePorts;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,11 +51,6 @@ class ReplicatedLogPauseTest {
     @TempDir
     Path dir;
 
-    private static int freePort() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
 
     private static byte[] block(final String text) {
         return Arrays.copyOf(text.getBytes(StandardCharsets.US_ASCII), BLOCK);
@@ -117,8 +111,8 @@ class ReplicatedLogPauseTest {
         final int[] raft = new int[3];
         final StringBuilder peers = new StringBuilder();
         for (int i = 0; i < 3; i++) {
-            log[i] = freePort();
-            raft[i] = freePort();
+            log[i] = FreePorts.belowEphemeralRange();
+            raft[i] = FreePorts.belowEphemeralRange();
             peers.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(raft[i]).append(':')
                 .append(log[i]);
         }
