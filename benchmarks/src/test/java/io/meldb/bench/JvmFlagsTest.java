@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  * cannot read a file, so the benchmarks that fork repeat the flags; this test fails when a copy drifts.
  */
 class JvmFlagsTest {
-    private static final List<Class<?>> FORKING_BENCHMARKS = List.of(MeldBenchmark.class, MeldWarmBenchmark.class);
+    private static final List<Class<?>> FORKING_BENCHMARKS = List.of(MeldBenchmark.class, MeldWarmBenchmark.class,
+        CheckpointBenchmark.class);
 
     @Test
     void forkedBenchmarksStartWithExactlyTheFlagsOfBinJvmFlags() throws IOException {

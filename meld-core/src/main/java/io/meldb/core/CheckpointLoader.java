@@ -103,9 +103,7 @@ public final class CheckpointLoader {
             return 0;
         }
         final long h = arena.allocate(length);
-        final byte[] bytes = new byte[length];
-        from.getBytes(offset, bytes);
-        NodeMemory.putBytes(h, bytes, 0, length);
+        NodeMemory.putBytes(h, from, offset, length);
         return h;
     }
 }

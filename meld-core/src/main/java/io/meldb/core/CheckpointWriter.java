@@ -41,18 +41,27 @@ public final class CheckpointWriter {
     private final int chunkBytes;
     private final ChunkSink sink;
     private final ExpandableDirectByteBuffer buffer = new ExpandableDirectByteBuffer(1 << 16);
-    private final LongHashSet written = new LongHashSet();
+    private final LongHashSet written;
     private int pos;
     private int count;
     private long nodesWritten;
     private long bytesWritten;
 
     public CheckpointWriter(final int chunkBytes, final ChunkSink sink) {
+        this(chunkBytes, sink, 1 << 10);
+    }
+
+    /**
+     * A writer expecting about {@code expectedNodes} nodes, so that the set of those written need not grow (and
+     * reallocate) while it writes them.
+     */
+    public CheckpointWriter(final int chunkBytes, final ChunkSink sink, final int expectedNodes) {
         if (chunkBytes < 1024) {
             throw new IllegalArgumentException("chunk size " + chunkBytes + " below 1024");
         }
         this.chunkBytes = chunkBytes;
         this.sink = sink;
+        this.written = new LongHashSet((int) Math.min(1 << 30, Math.max(16, (long) (expectedNodes / 0.65f) + 1)));
         this.pos = Integer.BYTES;
     }
 
@@ -123,8 +132,8 @@ public final class CheckpointWriter {
 
     private void putBytes(final int at, final long from, final int length) {
         if (length > 0) {
-            final byte[] bytes = NodeMemory.toArray(from, length);
-            buffer.putBytes(at, bytes);
+            buffer.checkLimit(at + length);
+            NodeMemory.getBytes(from, buffer, at, length);
         }
     }
 

@@ -31,15 +31,22 @@ public final class NodeDirectory {
     /** Stage (csn, kind) to packed run: one map entry, so registering a meld's run is a single put. */
     private final Long2LongHashMap runs;
 
+    private static final float LOAD_FACTOR = 0.6f;
+
     public NodeDirectory() {
         this(1 << 16);
     }
 
     /** A directory sized for about {@code expectedNodes} entries, so it need not grow (and reallocate) soon. */
     public NodeDirectory(final int expectedNodes) {
-        this.handles = new Long2LongHashMap(Math.max(1 << 16, expectedNodes), 0.6f, 0L);
+        // capacity for that many at the load factor: sized by the count alone, it rehashes at 60% of it
+        this.handles = new Long2LongHashMap(capacityFor(Math.max(1 << 16, expectedNodes)), LOAD_FACTOR, 0L);
         // one run per meld call that made ephemeral nodes: about one per intention, each with dozens of nodes
-        this.runs = new Long2LongHashMap(Math.max(1 << 12, expectedNodes / 16), 0.6f, 0L);
+        this.runs = new Long2LongHashMap(capacityFor(Math.max(1 << 12, expectedNodes / 16)), LOAD_FACTOR, 0L);
+    }
+
+    private static int capacityFor(final int entries) {
+        return (int) Math.min(1 << 30, (long) (entries / LOAD_FACTOR) + 1);
     }
 
     public synchronized void register(final long vn, final long handle) {

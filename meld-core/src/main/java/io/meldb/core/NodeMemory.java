@@ -242,6 +242,24 @@ public final class NodeMemory {
         }
     }
 
+    /** Copies {@code length} bytes of {@code src} from {@code srcIndex} into node memory, with no array between. */
+    public static void putBytes(final long handle, final org.agrona.DirectBuffer src, final int srcIndex,
+                                final int length) {
+        if (length > 0) {
+            src.boundsCheck(srcIndex, length);
+            UnsafeApi.copyMemory(src.byteArray(), src.addressOffset() + srcIndex, null, at(handle, 0, length), length);
+        }
+    }
+
+    /** Copies {@code length} bytes of node memory into {@code dst} at {@code dstIndex}, which must have room. */
+    public static void getBytes(final long handle, final org.agrona.MutableDirectBuffer dst, final int dstIndex,
+                                final int length) {
+        if (length > 0) {
+            dst.boundsCheck(dstIndex, length);
+            UnsafeApi.copyMemory(null, at(handle, 0, length), dst.byteArray(), dst.addressOffset() + dstIndex, length);
+        }
+    }
+
     /** Copies {@code length} bytes between two places in node memory. */
     public static void copy(final long from, final long to, final int length) {
         UnsafeApi.copyMemory(at(from, 0, length), at(to, 0, length), length);

@@ -21,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 public final class CheckpointAppender {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointAppender.class);
     /** Where a chunk starts in its record: after the checkpoint record's header. */
-    static final int CHUNK_OFFSET = LogRecords.CHECKPOINT_HEADER;
+    public static final int CHUNK_OFFSET = LogRecords.CHECKPOINT_HEADER;
 
     private final ServerContext ctx;
     private final RecordStream stream;
@@ -76,7 +76,7 @@ public final class CheckpointAppender {
      * behind room for the record's header, which {@link #append} fills in. The compaction loads the chunk from
      * there, and the record goes to the log without another copy of the chunk.
      */
-    static byte[] record(final DirectBuffer b, final int offset, final int length) {
+    public static byte[] record(final DirectBuffer b, final int offset, final int length) {
         final byte[] record = new byte[CHUNK_OFFSET + length];
         b.getBytes(offset, record, CHUNK_OFFSET, length);
         return record;

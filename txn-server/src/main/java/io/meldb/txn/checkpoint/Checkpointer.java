@@ -38,6 +38,8 @@ public final class Checkpointer implements AutoCloseable {
     private final ExecutorService compactionExecutor;
     private final ExecutorService checkpointExecutor;
     private volatile boolean appending;
+    /** Nodes the last checkpoint held; compaction thread only. */
+    private long lastCheckpointNodes = 1 << 16;
 
     public Checkpointer(final ServerContext ctx, final CheckpointAppender appender) {
         this.ctx = ctx;
@@ -86,8 +88,10 @@ public final class Checkpointer implements AutoCloseable {
         final int count = (int) (pipeline.lcsCsn() - base + 1);
         // each chunk is serialized into its log record, behind the room its header takes (CheckpointAppender)
         final List<byte[]> chunks = new ArrayList<>();
+        // about as many as last time: the states retained, and so the nodes, change slowly between checkpoints
+        final int expectedNodes = (int) Math.min(1 << 28, lastCheckpointNodes + (lastCheckpointNodes >> 3));
         final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
-            (b, o, l) -> chunks.add(CheckpointAppender.record(b, o, l)));
+            (b, o, l) -> chunks.add(CheckpointAppender.record(b, o, l)), expectedNodes);
         final long[] rootVns = new long[count];
         for (int i = 0; i < count; i++) {
             final long root = pipeline.stateRootAt(base + i);
@@ -97,6 +101,7 @@ public final class Checkpointer implements AutoCloseable {
             rootVns[i] = CheckpointManifest.vnOf(root);
         }
         cw.finish();
+        lastCheckpointNodes = Math.max(1 << 16, cw.nodesWritten());
         if (chunks.isEmpty()) {
             chunks.add(new byte[CheckpointAppender.CHUNK_OFFSET + Integer.BYTES]);
         }
