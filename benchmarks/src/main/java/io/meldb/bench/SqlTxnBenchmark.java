@@ -101,6 +101,7 @@ public final class SqlTxnBenchmark {
         {"meld-threading", "", "txn-server pipeline shape: chained | shared | dedicated-decode | dedicated (empty: the "
             + "server's default, chained on up to 4 processors)"},
         {"meld-checkpoint-every", "", "txn-server: a checkpoint every N intentions (empty: the server's default)"},
+        {"meld-write-checkpoints", "", "txn-server: append checkpoints to the log (empty: the server's default)"},
         {"cpu-detail", "false", "also print each window's busiest server threads (name: ms CPU)"},
     };
     private static final String USAGE = "usage: java $(cat bin/jvm-flags) -Xmx2g -cp benchmarks/target/benchmarks.jar "
@@ -205,12 +206,16 @@ public final class SqlTxnBenchmark {
         final String separateDecoder = opts.get("meld-separate-decoder").trim();
         final String threading = opts.get("meld-threading").trim();
         final String checkpointEvery = opts.get("meld-checkpoint-every").trim();
+        final String writeCheckpoints = opts.get("meld-write-checkpoints").trim();
         final java.util.function.UnaryOperator<TxnServerConfig> shape = c -> {
             if (!separateDecoder.isEmpty()) {
                 c.separateDecoder(Boolean.parseBoolean(separateDecoder));
             }
             if (!checkpointEvery.isEmpty()) {
                 c.checkpointEvery(Long.parseLong(checkpointEvery));
+            }
+            if (!writeCheckpoints.isEmpty()) {
+                c.writeCheckpoints(Boolean.parseBoolean(writeCheckpoints));
             }
             if (!threading.isEmpty()) {
                 c.threading(io.meldb.txn.ThreadingMode.valueOf(

@@ -62,6 +62,7 @@ public final class MeldPrograms {
     public static Program program(final BooleanSupplier cancelled, final OperatorStats analyze) {
         final Program rewrite = (planner, rel, traits, materializations, lattices) -> MeldView.refuseWrite(rel)
                 .accept(new CharComparisons.Shuttle())
+                .accept(new BooleanLiterals())
                 .accept(new RealLiterals())
                 .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
         return Programs.sequence(rewrite,

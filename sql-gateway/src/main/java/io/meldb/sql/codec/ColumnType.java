@@ -125,13 +125,7 @@ public record ColumnType(SqlType type, int precision, int scale) {
                     return b;
                 }
                 if (value instanceof String s) {
-                    final String t = s.trim();
-                    if (t.equalsIgnoreCase("true")) {
-                        return true;
-                    }
-                    if (t.equalsIgnoreCase("false")) {
-                        return false;
-                    }
+                    return BooleanText.parse(s);
                 }
                 throw ValueException.badCast(value, this);
             case DATE:

@@ -1,6 +1,7 @@
 package io.meldb.sql.pg;
 
 import io.meldb.sql.SqlStateException;
+import io.meldb.sql.codec.BooleanText;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -354,11 +355,11 @@ public final class PgParameters {
                         }
                     };
                 case Types.BOOLEAN, Types.BIT:
-                    return switch (s.toLowerCase(Locale.ROOT)) {
-                        case "t", "true", "yes", "y", "on", "1" -> Boolean.TRUE;
-                        case "f", "false", "no", "n", "off", "0" -> Boolean.FALSE;
-                        default -> throw badSyntax(s, jdbcType);
-                    };
+                    final Boolean b = BooleanText.read(s);
+                    if (b == null) {
+                        throw badSyntax(s, jdbcType);
+                    }
+                    return b;
                 case Types.DATE:
                     return Date.valueOf(LocalDate.from(TIMESTAMP_IN.parse(withoutOffset(s))));
                 case Types.TIME:

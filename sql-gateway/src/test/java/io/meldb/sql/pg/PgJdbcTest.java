@@ -319,6 +319,39 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldReadBooleanTextAsPostgresqlDoesInLiteralsComparisonsAndParameters() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            final String t = newTable(c, "id INTEGER PRIMARY KEY, b BOOLEAN");
+            s.execute("INSERT INTO " + t + " VALUES (1, 't'), (2, 'no'), (3, 'ON'), (4, ' 0 ')");
+            s.execute("INSERT INTO " + t + " VALUES (5, 'yes')");
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + t + " VALUES (?, ?)")) {
+                ps.setInt(1, 6);
+                ps.setString(2, "off");
+                ps.executeUpdate();
+            }
+            try (ResultSet r = s.executeQuery("SELECT id FROM " + t + " WHERE b = 'y' ORDER BY id")) {
+                final List<Integer> ids = new ArrayList<>();
+                while (r.next()) {
+                    ids.add(r.getInt(1));
+                }
+                assertEquals(List.of(1, 3, 5), ids);
+            }
+            try (ResultSet r = s.executeQuery("SELECT 'f'::boolean, CAST('TRUE' AS BOOLEAN), '1'::boolean")) {
+                assertTrue(r.next());
+                assertFalse(r.getBoolean(1));
+                assertTrue(r.getBoolean(2));
+                assertTrue(r.getBoolean(3));
+            }
+            for (String bad : List.of("o", "maybe", "2", "")) {
+                final SQLException e = assertThrows(SQLException.class,
+                        () -> s.executeQuery("SELECT '" + bad + "'::boolean"), bad);
+                assertEquals("22P02", e.getSQLState(), e.getMessage());
+                assertTrue(e.getMessage().contains("boolean: \"" + bad + "\""), e.getMessage());
+            }
+        }
+    }
+
+    @Test
     void shouldRollBackAFailedTransactionBlockAndRefuseStatementsUntilThen() throws SQLException {
         try (Connection c = db.connectPg()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY, n INTEGER");
