@@ -134,8 +134,8 @@ public final class AlterTableDdl {
 
     /**
      * ADD COLUMN: the new last column; rows already there read its default, fixed now (PostgreSQL's missing value:
-     * a constant, or the clock read once), or NULL. A sequence default on a table with rows would need a value per
-     * row: 0A000. NOT NULL without a default on a table with rows: 23502.
+     * a constant, or the clock read once), or NULL. A sequence or random-UUID default on a table with rows would need
+     * a value per row: 0A000. NOT NULL without a default on a table with rows: 23502.
      */
     private static TableDef addColumn(final TxnSession txn, final Catalog catalog, final TableDef def,
                                       final AlterAction.AddColumn add) {
@@ -151,9 +151,10 @@ public final class AlterTableDdl {
         final boolean hasRows = hasRows(txn, def);
         Object missing = null;
         if (dflt != null) {
-            if (dflt.kind() == ColumnDefault.Kind.NEXTVAL) {
+            if (dflt.perRow()) {
                 if (hasRows) {
-                    throw new SqlStateException("0A000", "ALTER TABLE ... ADD COLUMN with a sequence default on a "
+                    throw new SqlStateException("0A000", "ALTER TABLE ... ADD COLUMN with a " + (dflt.kind()
+                            == ColumnDefault.Kind.NEXTVAL ? "sequence" : "gen_random_uuid()") + " default on a "
                             + "table that has rows is not supported (each row would need a value of its own)");
                 }
             } else {

@@ -64,6 +64,15 @@ final class ColumnClauses {
                 throw mismatch(type, "date");
             }
             d = ColumnDefault.today();
+        } else if (t.is("GEN_RANDOM_UUID") || t.is("UUID_GENERATE_V4")) {
+            c.pos++;
+            c.expect("(");
+            c.expect(")");
+            if (type.type() != SqlType.UUID && type.type() != SqlType.TEXT && type.type() != SqlType.VARCHAR
+                    && type.type() != SqlType.CHAR) {
+                throw mismatch(type, "uuid");
+            }
+            d = ColumnDefault.randomUuid();
         } else if (t.is("NEXTVAL")) {
             c.pos++;
             c.expect("(");
@@ -86,7 +95,7 @@ final class ColumnClauses {
         final SqlLexer.Token next = c.peek();
         if (next.kind() == SqlLexer.Kind.SYMBOL && !next.text().equals(",") && !next.text().equals(")")) {
             throw new SqlStateException("0A000", "DEFAULT expressions other than a constant, CURRENT_TIMESTAMP, "
-                    + "now(), CURRENT_DATE and nextval('sequence') are not supported (at \"" + next.text() + "\")");
+                    + "now(), CURRENT_DATE, gen_random_uuid() and nextval('sequence') are not supported (at \"" + next.text() + "\")");
         }
         return d;
     }
@@ -123,7 +132,7 @@ final class ColumnClauses {
             sql = "NULL";
         } else {
             throw new SqlStateException("0A000", "DEFAULT expressions other than a constant, CURRENT_TIMESTAMP, "
-                    + "now(), CURRENT_DATE and nextval('sequence') are not supported (at \"" + t.text() + "\")");
+                    + "now(), CURRENT_DATE, gen_random_uuid() and nextval('sequence') are not supported (at \"" + t.text() + "\")");
         }
         return ColumnDefault.constant(type.coerce(raw), sql);
     }

@@ -2,14 +2,15 @@ package io.meldb.sql.catalog;
 
 /**
  * A column's {@code DEFAULT}: a constant (already coerced to the column's type when the table was created), the
- * clock ({@code CURRENT_TIMESTAMP}, {@code now()}, {@code LOCALTIMESTAMP}; {@code CURRENT_DATE}) or the next value
- * of a sequence ({@code nextval('s')}, and what SERIAL and identity columns get). {@code sql} is the expression as
+ * clock ({@code CURRENT_TIMESTAMP}, {@code now()}, {@code LOCALTIMESTAMP}; {@code CURRENT_DATE}), a random UUID
+ * ({@code gen_random_uuid()}) or the next value of a sequence ({@code nextval('s')}, and what SERIAL and identity columns get). {@code sql} is the expression as
  * PostgreSQL shows it ({@code information_schema.columns.column_default}, psql's {@code \d}); {@code sequence} is
  * the sequence's schema-qualified name for {@link Kind#NEXTVAL} (null while CREATE TABLE has yet to create the
  * column's own sequence).
  */
 public record ColumnDefault(Kind kind, Object value, String sql, String sequenceSchema, String sequence) {
-    public enum Kind { CONSTANT, NOW, TODAY, NEXTVAL }
+    /** Stored by ordinal ({@code TableDefCodec}): new kinds go at the end. */
+    public enum Kind { CONSTANT, NOW, TODAY, NEXTVAL, RANDOM_UUID }
 
     public static ColumnDefault constant(final Object value, final String sql) {
         return new ColumnDefault(Kind.CONSTANT, value, sql, null, null);
@@ -21,6 +22,16 @@ public record ColumnDefault(Kind kind, Object value, String sql, String sequence
 
     public static ColumnDefault today() {
         return new ColumnDefault(Kind.TODAY, null, "CURRENT_DATE", null, null);
+    }
+
+    /** {@code gen_random_uuid()} (also {@code uuid_generate_v4()}): a version 4 UUID per row. */
+    public static ColumnDefault randomUuid() {
+        return new ColumnDefault(Kind.RANDOM_UUID, null, "gen_random_uuid()", null, null);
+    }
+
+    /** Whether each row needs a value of its own (a sequence's next value, a random UUID), not one fixed value. */
+    public boolean perRow() {
+        return kind == Kind.NEXTVAL || kind == Kind.RANDOM_UUID;
     }
 
     /** {@code nextval('schema.name')}; {@code schema} null means the statement's schema. */
@@ -54,6 +65,7 @@ public record ColumnDefault(Kind kind, Object value, String sql, String sequence
             case NOW -> System.currentTimeMillis();
             case TODAY -> (int) Math.floorDiv(System.currentTimeMillis(), 86_400_000L);
             case NEXTVAL -> nextval.applyAsLong(qualifiedSequence());
+            case RANDOM_UUID -> java.util.UUID.randomUUID().toString();
         };
     }
 
@@ -64,6 +76,7 @@ public record ColumnDefault(Kind kind, Object value, String sql, String sequence
                     + ".") + quote(sequence).replace("'", "''") + "')";
             case NOW -> "CURRENT_TIMESTAMP(3)"; // the milliseconds a row written on the fast path gets too
             case TODAY -> "CURRENT_DATE";
+            case RANDOM_UUID -> "gen_random_uuid()";
             case CONSTANT -> throw new IllegalStateException("a constant default is a literal");
         };
     }

@@ -182,6 +182,7 @@ public final class TableDefCodec {
                         }
                         case NOW -> ColumnDefault.now();
                         case TODAY -> ColumnDefault.today();
+                        case RANDOM_UUID -> ColumnDefault.randomUuid();
                         case NEXTVAL -> {
                             final String seqSchema = string(in);
                             yield ColumnDefault.nextval(seqSchema.isEmpty() ? null : seqSchema, string(in));

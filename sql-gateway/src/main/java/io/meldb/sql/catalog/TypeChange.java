@@ -48,6 +48,11 @@ final class TypeChange {
                     + "sequence default is not supported");
         }
         ColumnDefault dflt = col.dflt();
+        if (dflt != null && dflt.kind() == ColumnDefault.Kind.RANDOM_UUID && to.type() != SqlType.UUID
+                && to.type() != SqlType.TEXT && to.type() != SqlType.VARCHAR && to.type() != SqlType.CHAR) {
+            throw new SqlStateException("42804", "default for column \"" + col.name() + "\" cannot be cast "
+                    + "automatically to type " + to.sqlName().toLowerCase(java.util.Locale.ROOT));
+        }
         if (dflt != null && dflt.kind() == ColumnDefault.Kind.CONSTANT) {
             dflt = ColumnDefault.constant(to.coerce(dflt.value()), dflt.sql());
         }

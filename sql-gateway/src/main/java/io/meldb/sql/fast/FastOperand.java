@@ -5,12 +5,14 @@ package io.meldb.sql.fast;
  * the execution's parameter values ({@code parameter} is 0-based; -1 for a literal), or the clock
  * ({@code CURRENT_TIMESTAMP}/{@code LOCALTIMESTAMP} and {@code CURRENT_DATE}, read at execution in UTC, the time
  * zone of MeldDB's SQL sessions; the value goes into the intention, so meld's decisions never see a clock), or
- * a sequence's next value (a column's {@code nextval} DEFAULT, from the session's gateway-local range).
+ * a sequence's next value (a column's {@code nextval} DEFAULT, from the session's gateway-local range), or a random
+ * UUID (a {@code gen_random_uuid()} DEFAULT).
  */
 record FastOperand(int parameter, Object literal) {
     private static final int NOW = -2;
     private static final int TODAY = -3;
     private static final int NEXTVAL = -4;
+    private static final int RANDOM_UUID = -5;
 
     static FastOperand now() {
         return new FastOperand(NOW, null);
@@ -18,6 +20,11 @@ record FastOperand(int parameter, Object literal) {
 
     static FastOperand today() {
         return new FastOperand(TODAY, null);
+    }
+
+    /** A version 4 UUID per execution (a {@code gen_random_uuid()} DEFAULT), in MeldDB's UUID text. */
+    static FastOperand randomUuid() {
+        return new FastOperand(RANDOM_UUID, null);
     }
 
     /** The next value of the sequence {@code name} (as {@code nextval} takes it), taken at execution. */
@@ -51,6 +58,7 @@ record FastOperand(int parameter, Object literal) {
         return switch (parameter) {
             case NOW -> System.currentTimeMillis();
             case TODAY -> (int) Math.floorDiv(System.currentTimeMillis(), 86_400_000L);
+            case RANDOM_UUID -> java.util.UUID.randomUUID().toString();
             default -> literal;
         };
     }

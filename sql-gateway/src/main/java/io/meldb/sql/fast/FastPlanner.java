@@ -233,7 +233,8 @@ public final class FastPlanner {
                         case NOW -> FastOperand.now();
                         case TODAY -> FastOperand.today();
                         case NEXTVAL -> FastOperand.nextval(dflt.qualifiedSequence());
-                        default -> FastOperand.literal(dflt.value());
+                        case RANDOM_UUID -> FastOperand.randomUuid();
+                        case CONSTANT -> FastOperand.literal(dflt.value());
                     };
                 }
             }

@@ -126,6 +126,8 @@ class TableDefCodecTest {
                         ColumnDefault.constant(new java.math.BigDecimal("2.50"), "2.5"), ColumnDef.Identity.NONE),
                 new ColumnDef("made", ColumnType.of(SqlType.TIMESTAMP), true, ColumnDefault.now(),
                         ColumnDef.Identity.NONE),
+                new ColumnDef("ref", ColumnType.of(SqlType.UUID), true, ColumnDefault.randomUuid(),
+                        ColumnDef.Identity.NONE),
                 new ColumnDef("note", new ColumnType(SqlType.VARCHAR, 5, 0), true)),
                 new int[] {0}, List.of(), false, List.of(new CheckDef("orders_qty_check", "qty >= 0")));
         final byte[] bytes = TableDefCodec.encode(t);
@@ -134,5 +136,6 @@ class TableDefCodecTest {
         assertEquals(t.columns(), back.columns());
         assertEquals(t.checks(), back.checks());
         assertEquals("nextval('public.orders_id_seq'::regclass)", back.columns().get(0).dflt().sql());
+        assertEquals(ColumnDefault.Kind.RANDOM_UUID, back.columns().get(4).dflt().kind());
     }
 }

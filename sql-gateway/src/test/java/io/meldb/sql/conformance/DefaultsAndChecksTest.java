@@ -51,6 +51,28 @@ class DefaultsAndChecksTest extends ConformanceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void shouldGiveEachRowItsOwnRandomUuidFromAGenRandomUuidDefault(final String protocol) throws SQLException {
+        final String t = "uuid_dflt_" + protocol;
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + t + " (id UUID PRIMARY KEY DEFAULT gen_random_uuid(), n INTEGER, "
+                    + "tag TEXT DEFAULT uuid_generate_v4())");
+            s.executeUpdate("INSERT INTO " + t + " (n) VALUES (1)"); // the fast path
+            s.executeUpdate("INSERT INTO " + t + " (n) VALUES (2), (3)");
+            s.executeUpdate("INSERT INTO " + t + " (n) SELECT x FROM (VALUES (4), (5)) AS v(x)"); // Calcite
+            assertEquals(List.of("5:5:5"), rows(s, "SELECT COUNT(DISTINCT id), COUNT(DISTINCT tag), COUNT(*) FROM " + t));
+            assertEquals(List.of("5"), rows(s, "SELECT COUNT(*) FROM " + t + " WHERE CAST(id AS VARCHAR(36)) "
+                    + "LIKE '________-____-4___-____-____________'"));
+            assertEquals(List.of("gen_random_uuid()"), rows(s, "SELECT column_default FROM "
+                    + "information_schema.columns WHERE table_name = '" + t + "' AND column_name = 'id'"));
+            assertEquals("0A000", failure(s, "ALTER TABLE " + t + " ADD COLUMN u2 UUID DEFAULT gen_random_uuid()")
+                    .getSQLState(), "rows already there would each need a value of their own");
+            assertEquals("42804", failure(s, "CREATE TABLE " + t + "_int (id INTEGER PRIMARY KEY DEFAULT "
+                    + "gen_random_uuid())").getSQLState());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
     void shouldStampATimestamptzColumnWithNowOnEveryInsertPath(final String protocol) throws SQLException {
         final String t = "stamp_" + protocol;
         try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
