@@ -22,7 +22,7 @@ import java.util.function.Consumer;
 public final class FunctionNames {
     /** MeldDB's functions, found in the schema tree by their lower-case names. */
     public static final Set<String> OWN = Set.of("nextval", "currval", "setval", "date_trunc", "left", "right",
-            "gen_random_uuid");
+            "gen_random_uuid", GenerateSeries.NAME);
 
     private static final Consumer<Object[]> HOOK = args -> fold((SqlNode) args[1]);
 
@@ -53,6 +53,9 @@ public final class FunctionNames {
 
             @Override
             public Void visit(final SqlCall call) {
+                if (call instanceof org.apache.calcite.sql.SqlSelect select) {
+                    SeriesAliases.rewrite(select);
+                }
                 if (call instanceof SqlBasicCall basic) {
                     PgFunctionCalls.rewrite(basic);
                 }

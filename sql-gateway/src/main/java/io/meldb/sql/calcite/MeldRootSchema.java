@@ -66,6 +66,7 @@ public final class MeldRootSchema extends AbstractSchema {
         b.put("setval", SequenceFunction.setval());
         b.put("setval", SequenceFunction.setvalCalled());
         PgFunctions.functions().forEach(b::put);
+        GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();
