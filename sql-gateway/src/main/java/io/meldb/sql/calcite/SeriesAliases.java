@@ -1,5 +1,6 @@
 package io.meldb.sql.calcite;
 
+import io.meldb.sql.SqlStateException;
 import org.apache.calcite.sql.SqlBasicCall;
 import org.apache.calcite.sql.SqlBasicTypeNameSpec;
 import org.apache.calcite.sql.SqlCall;
@@ -40,6 +41,14 @@ final class SeriesAliases {
     static void rewrite(final SqlSelect select) {
         if (select instanceof SeriesSelect) {
             return;
+        }
+        for (SqlNode item : select.getSelectList()) {
+            final SqlNode expression = item.getKind() == SqlKind.AS ? ((SqlCall) item).operand(0) : item;
+            if (isSeries(expression)) {
+                // PostgreSQL's set-returning function in a select list makes rows; Calcite has no such thing
+                throw new SqlStateException("0A000", "generate_series() in a select list is not supported: use it "
+                        + "in FROM, as in SELECT * FROM generate_series(1, 3)");
+            }
         }
         final SqlNode from = select.getFrom();
         final SqlNode named = named(from);

@@ -38,6 +38,9 @@ class GenerateSeriesTest extends ConformanceTest {
             assertEquals(List.of("3"), rows(s, "SELECT COUNT(*) FROM (SELECT * FROM generate_series(1, 1000000000) "
                     + "LIMIT 3) AS t"));
             assertEquals("22023", failure(s, "SELECT * FROM generate_series(1, 3, 0)").getSQLState());
+            final SQLException inSelectList = failure(s, "SELECT generate_series(1, 3)");
+            assertEquals("0A000", inSelectList.getSQLState());
+            assertTrue(inSelectList.getMessage().contains("use it in FROM"), inSelectList.getMessage());
         }
     }
 
