@@ -107,6 +107,7 @@ class PsqlTest {
                 "SELECT * FROM no_such_table;",
                 "SELECT 41 + 1 AS answer;",
                 "\\dn",
+                "\\df",
                 "SELECT current_database(), current_user;");
         assertTrue(out.contains(String.join("\n",
                 "Table \"public.t\"",
@@ -129,6 +130,9 @@ class PsqlTest {
         assertTrue(answer > error, out);
         assertTrue(out.indexOf(" public | test\n", out.indexOf("List of schemas", answer)) > answer, out);
         assertTrue(out.contains(" meldb            | test\n"), out);
+        // no CREATE FUNCTION in MeldDB: the list of user functions is empty, as on a fresh PostgreSQL database
+        assertTrue(out.contains("List of functions\n Schema | Name | Result data type | Argument data types | Type \n"
+                + "--------+------+------------------+---------------------+------\n(0 rows)"), out);
     }
 
     @Test
