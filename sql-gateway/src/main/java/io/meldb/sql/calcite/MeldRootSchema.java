@@ -67,9 +67,21 @@ public final class MeldRootSchema extends AbstractSchema {
         b.put("setval", SequenceFunction.setvalCalled());
         PgFunctions.functions().forEach(b::put);
         GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
+        JsonFunctions.functions().forEach(b::put);
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();
+    }
+
+    /**
+     * {@code json} and {@code jsonb} as type names in CAST: MeldDB keeps JSON as its text, so to the planner they
+     * are VARCHAR (the PostgreSQL front end also checks a literal cast with {@code ::json} as JSON).
+     */
+    @Override
+    protected Map<String, org.apache.calcite.rel.type.RelProtoDataType> getTypeMap() {
+        final org.apache.calcite.rel.type.RelProtoDataType text =
+                f -> f.createSqlType(org.apache.calcite.sql.type.SqlTypeName.VARCHAR);
+        return Map.of("json", text, "jsonb", text);
     }
 
     @Override

@@ -81,10 +81,12 @@ final class PgColumnNames {
             return nameOf(over.operand(0)); // a window function is named after the function
         }
         if (item.getKind() == SqlKind.CAST && item instanceof SqlBasicCall cast && cast.operandCount() == 2) {
-            return PgType.ofJdbcName(cast.operand(1).toString());
+            return PgType.ofJdbcName(cast.operand(1).toString().replace("`", "").replace("\"", ""));
         }
         if (item instanceof SqlCall call && call.getOperator() instanceof SqlFunction function) {
-            return function.getName().toLowerCase(Locale.ROOT);
+            final String name = function.getName().toLowerCase(Locale.ROOT);
+            // the JSON operators' calls (PgSqlRewriter): an operator's column is ?column?, as in PostgreSQL
+            return name.startsWith("json_field") || name.startsWith("json_element") ? "?column?" : name;
         }
         return "?column?";
     }

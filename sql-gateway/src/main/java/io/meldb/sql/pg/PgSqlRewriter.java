@@ -10,8 +10,10 @@ import java.util.Locale;
  * Turns PostgreSQL's spelling of three things into the SQL MeldDB's planner reads: numbered parameters
  * ({@code $1}, {@code $2}, in any order and repeated) become positional {@code ?} with a map from each {@code ?}
  * to its parameter number, and the cast operator {@code expr::type} becomes {@code CAST(expr AS type)} with
- * PostgreSQL's type names (int4, float8, text, bool, ...) translated, and an interval literal of one field
- * ({@code interval '1 day'}) becomes the standard's {@code INTERVAL '1' DAY}. String literals, quoted identifiers
+ * PostgreSQL's type names (int4, float8, text, bool, ...) translated (json and jsonb are text, a literal checked
+ * as JSON), an interval literal of one field ({@code interval '1 day'}) becomes the standard's
+ * {@code INTERVAL '1' DAY}, and the JSON operators {@code ->} and {@code ->>} become calls of
+ * {@link io.meldb.sql.calcite.JsonFunctions}. String literals, quoted identifiers
  * and comments are otherwise left as they are.
  */
 final class PgSqlRewriter {
@@ -66,7 +68,7 @@ final class PgSqlRewriter {
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
         }
         sql = intervals(sql);
-        if (sql.indexOf('$') < 0 && !sql.contains("::")) {
+        if (sql.indexOf('$') < 0 && !sql.contains("::") && !sql.contains("->")) {
             return new Rewritten(sql, new int[0], 0);
         }
         final StringBuilder out = new StringBuilder(sql.length() + 16);
@@ -113,6 +115,48 @@ final class PgSqlRewriter {
                 out.setLength(operandStart);
                 out.append(datetimeLiteral(operand, type));
                 i = end[0];
+            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '>' && operandStart >= 0) {
+                // PostgreSQL's JSON operators: j -> 'key', j ->> 'key', j -> 2, j ->> $1 (JsonFunctions)
+                final boolean asText = i + 2 < n && sql.charAt(i + 2) == '>';
+                int j = i + (asText ? 3 : 2);
+                while (j < n && Character.isWhitespace(sql.charAt(j))) {
+                    j++;
+                }
+                int keyEnd = j;
+                final boolean byIndex;
+                if (j < n && sql.charAt(j) == '\'') {
+                    keyEnd = PgSqlSplitter.skipQuoted(sql, j, '\'', false);
+                    byIndex = false;
+                } else if (j < n && sql.charAt(j) == '$' && j + 1 < n && Character.isDigit(sql.charAt(j + 1))) {
+                    keyEnd = j + 1;
+                    while (keyEnd < n && Character.isDigit(sql.charAt(keyEnd))) {
+                        keyEnd++;
+                    }
+                    final int number = Integer.parseInt(sql, j + 1, keyEnd, 10);
+                    parameterOf.add(number - 1);
+                    count = Math.max(count, number);
+                    byIndex = false;
+                } else {
+                    if (keyEnd < n && sql.charAt(keyEnd) == '-') {
+                        keyEnd++;
+                    }
+                    while (keyEnd < n && Character.isDigit(sql.charAt(keyEnd))) {
+                        keyEnd++;
+                    }
+                    byIndex = true;
+                    if (keyEnd == j || sql.charAt(keyEnd - 1) == '-') {
+                        throw new io.meldb.sql.SqlStateException("42601", "syntax error at or near \""
+                                + (asText ? "->>" : "->") + "\": MeldDB reads a quoted key, an integer index or a "
+                                + "parameter after it");
+                    }
+                }
+                // Calcite infers no type for a parameter of a function of its schema: text, as PostgreSQL infers
+                final String key = sql.charAt(j) == '$' ? "CAST(? AS VARCHAR)" : sql.substring(j, keyEnd);
+                final String operand = out.substring(operandStart);
+                out.setLength(operandStart);
+                out.append("json_").append(byIndex ? "element" : "field").append(asText ? "_text(" : "(")
+                        .append(operand).append(", ").append(key).append(')');
+                i = keyEnd;
             } else if (c == '(') {
                 // a function call's parentheses belong to the name before them
                 opens.push(operandStart >= 0 && out.length() > operandStart ? operandStart : out.length());
@@ -169,17 +213,25 @@ final class PgSqlRewriter {
                     case "DATE":
                         return "DATE '" + ((java.sql.Date) PgParameters.convertText(text, java.sql.Types.DATE))
                                 .toLocalDate() + "'";
+                    case "JSON":
+                        // checked as PostgreSQL's json_in checks it; the value is its text (MeldDB keeps JSON so)
+                        io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.JSON).coerce(text);
+                        return "CAST(" + operand + " AS VARCHAR)";
                     case "TIMESTAMP":
                         return "TIMESTAMP '" + PgValues.timestampText(((java.sql.Timestamp) PgParameters.convertText(
                                 text, java.sql.Types.TIMESTAMP)).toLocalDateTime()) + "'";
                     default:
                         break;
                 }
+            } catch (io.meldb.sql.SqlStateException e) {
+                if (type.equals("JSON")) {
+                    throw e; // no CAST would: JSON is text to the planner
+                }
             } catch (RuntimeException e) {
                 // not a valid literal: the CAST reports it
             }
         }
-        return "CAST(" + operand + " AS " + type + ")";
+        return "CAST(" + operand + " AS " + (type.equals("JSON") ? "VARCHAR" : type) + ")";
     }
 
     /** Reads the type after "::" at {@code from}; answers it in MeldDB's SQL and where it ended. */
@@ -251,6 +303,7 @@ final class PgSqlRewriter {
             case "timestamp", "timestamp without time zone", "timestamptz", "timestamp with time zone" ->
                     "TIMESTAMP";
             case "bytea" -> "VARBINARY";
+            case "json", "jsonb" -> "JSON";
             default -> name.toUpperCase(Locale.ROOT) + args;
         };
     }

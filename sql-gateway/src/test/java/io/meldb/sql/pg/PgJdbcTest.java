@@ -352,6 +352,43 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldAnswerJsonOperatorsAndCastsAsPostgresqlDoes() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            final String t = newTable(c, "id INTEGER PRIMARY KEY, doc JSONB");
+            s.execute("INSERT INTO " + t + " VALUES (1, '{\"name\": \"ada\", \"tags\": [\"x\", \"y\"], "
+                    + "\"n\": 5, \"addr\": {\"city\": \"Oslo\"}}'), (2, '{\"name\": \"bob\", \"n\": null}')");
+            try (ResultSet r = s.executeQuery("SELECT doc->'addr', doc->'addr'->>'city', doc->'tags'->>-1, "
+                    + "(doc->>'n')::int + 1, doc->>'missing' FROM " + t + " WHERE doc->>'name' = 'ada'")) {
+                assertTrue(r.next());
+                assertEquals("{\"city\": \"Oslo\"}", r.getString(1));
+                assertEquals("Oslo", r.getString(2));
+                assertEquals("y", r.getString(3));
+                assertEquals(6, r.getInt(4));
+                assertNull(r.getString(5));
+                assertEquals("?column?", r.getMetaData().getColumnName(1));
+                assertFalse(r.next());
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT id FROM " + t + " WHERE doc ->> ? = ? ORDER BY id")) {
+                ps.setString(1, "name");
+                ps.setString(2, "bob");
+                try (ResultSet r = ps.executeQuery()) {
+                    assertTrue(r.next());
+                    assertEquals(2, r.getInt(1));
+                }
+            }
+            try (ResultSet r = s.executeQuery("SELECT '{\"k\": [1, 2]}'::jsonb -> 'k' -> 0, CAST('[3]' AS json)")) {
+                assertTrue(r.next());
+                assertEquals("1", r.getString(1));
+                assertEquals("[3]", r.getString(2));
+            }
+            assertEquals("22P02", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT '{bad'::jsonb")).getSQLState());
+            assertEquals("42601", assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT doc -> id FROM " + t)).getSQLState());
+        }
+    }
+
+    @Test
     void shouldRollBackAFailedTransactionBlockAndRefuseStatementsUntilThen() throws SQLException {
         try (Connection c = db.connectPg()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY, n INTEGER");
