@@ -158,6 +158,7 @@ public final class DdlParser extends DdlCursor {
             return new Ddl.DropTable(tables, ifExists, cascadeOrRestrict());
         }
         if (acceptWord("INDEX")) {
+            acceptWord("CONCURRENTLY");
             final boolean ifExists = ifExists();
             final String[] name = qualifiedName();
             cascadeOrRestrict(); // nothing depends on an index
@@ -432,27 +433,73 @@ public final class DdlParser extends DdlCursor {
         return out;
     }
 
+    /**
+     * CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON table [USING btree|hash] (column [opclass]
+     * [ASC] [NULLS LAST], ...) [INCLUDE (...)] [WITH (...)], as PostgreSQL and pg_dump write it. CONCURRENTLY means
+     * nothing more here (building an index takes no lock that writers wait for); an operator class such as
+     * {@code varchar_pattern_ops} (Django's LIKE indexes) and INCLUDE columns change nothing about which rows an
+     * ordered index finds. A missing name is PostgreSQL's ({@code table_column_idx}). Expressions, partial indexes
+     * (WHERE), DESC, NULLS FIRST and other index methods are 0A000 naming what is missing.
+     */
     private Ddl createIndex(final boolean unique) {
+        acceptWord("CONCURRENTLY");
         final boolean ifNotExists = ifNotExists();
-        final String[] name = qualifiedName();
+        final String[] name = peek().is("ON") ? null : qualifiedName();
         expectWord("ON");
+        acceptWord("ONLY");
         final String[] table = qualifiedName();
+        if (acceptWord("USING")) {
+            final String method = identifier();
+            if (!method.equals("btree") && !method.equals("hash")) {
+                throw new SqlStateException("0A000", "index method \"" + method + "\" is not supported: MeldDB's "
+                        + "indexes are ordered (btree)");
+            }
+        }
         final List<String> columns = new ArrayList<>();
         expect("(");
         do {
+            if (peek().kind() == SqlLexer.Kind.SYMBOL && peek().text().equals("(")
+                    || peek().kind() == SqlLexer.Kind.WORD && tokens.get(pos + 1).kind() == SqlLexer.Kind.SYMBOL
+                    && tokens.get(pos + 1).text().equals("(")) {
+                throw new SqlStateException("0A000", "indexes on expressions are not supported: index a column");
+            }
             columns.add(identifier());
+            if (acceptWord("COLLATE")) {
+                identifier();
+            }
+            if (peek().kind() == SqlLexer.Kind.WORD && !peek().quoted() && peek().text().endsWith("_OPS")) {
+                pos++; // an operator class: the column's order is the only one MeldDB's index has
+            }
             if (acceptWord("DESC")) {
                 throw new SqlStateException("0A000", "descending index columns are not supported");
             }
             acceptWord("ASC");
+            if (acceptWord("NULLS")) {
+                if (acceptWord("FIRST")) {
+                    throw new SqlStateException("0A000", "NULLS FIRST index columns are not supported");
+                }
+                expectWord("LAST");
+            }
         } while (accept(","));
         expect(")");
+        if (acceptWord("INCLUDE")) {
+            expect("(");
+            do {
+                identifier();
+            } while (accept(","));
+            expect(")");
+        }
         if (unique) {
             AlterTableParser.uniqueOptions(this);
         }
         storageParameters();
-        return new Ddl.CreateIndex(table[0] != null ? table[0] : name[0], name[1], table[1], columns, ifNotExists,
-                unique);
+        if (peek().is("WHERE")) {
+            throw new SqlStateException("0A000", "partial indexes (CREATE INDEX ... WHERE) are not supported");
+        }
+        final String indexName = name != null ? name[1]
+                : table[1] + "_" + String.join("_", columns) + "_idx";
+        return new Ddl.CreateIndex(table[0] != null ? table[0] : name != null ? name[0] : null, indexName, table[1],
+                columns, ifNotExists, unique);
     }
 
     ColumnType type() {

@@ -540,6 +540,7 @@ public final class SystemSchemas {
                         new Object[] {HEAP_AM, "heap", "heap_tableam_handler", "t"},
                         new Object[] {BTREE_AM, "btree", "bthandler", "i"})));
         t.putAll(PgEmptyCatalogs.tables(cx));
+        t.putAll(PgCatalogViews.tables(cx));
         return t;
     }
 

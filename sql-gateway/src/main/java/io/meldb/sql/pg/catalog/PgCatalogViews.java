@@ -1,0 +1,54 @@
+package io.meldb.sql.pg.catalog;
+
+import io.meldb.sql.calcite.MeldTxnContext;
+import io.meldb.sql.pg.catalog.PgCatalogView.Relation;
+import org.apache.calcite.schema.Table;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * pg_catalog's views over relations that scripts and tools query by name rather than through pg_class:
+ * {@code pg_tables} (the tables, with their owner) and {@code pg_indexes} (each index with its definition as
+ * {@code pg_get_indexdef} gives it), from the same relations as pg_class.
+ */
+final class PgCatalogViews {
+    /** A relation with the name of the user who owns it (the connection's user owns everything in MeldDB). */
+    private record Owned(String owner, Relation relation) {
+    }
+
+    private PgCatalogViews() {
+    }
+
+    static Map<String, Table> tables(final MeldTxnContext cx) {
+        final Map<String, Table> t = new LinkedHashMap<>();
+        t.put("pg_tables", SystemTable.of(cx, SystemTable.<Owned>columns()
+                .text("schemaname", o -> o.relation().namespace().name())
+                .text("tablename", o -> o.relation().name())
+                .text("tableowner", Owned::owner)
+                .nullText("tablespace")
+                .constant("hasindexes", true)
+                .constant("hasrules", false)
+                .bool("hastriggers", o -> !o.relation().table().foreignKeys().isEmpty())
+                .constant("rowsecurity", false), v -> of(v, 'r')));
+        t.put("pg_indexes", SystemTable.of(cx, SystemTable.<Owned>columns()
+                .text("schemaname", o -> o.relation().namespace().name())
+                .text("tablename", o -> o.relation().table().name())
+                .text("indexname", o -> o.relation().name())
+                .nullText("tablespace")
+                .text("indexdef", o -> PgCatalogView.indexDef(o.relation())), v -> of(v, 'i')));
+        return t;
+    }
+
+    private static List<Owned> of(final PgCatalogView view, final char kind) {
+        final List<Owned> out = new ArrayList<>();
+        for (Relation r : view.relations()) {
+            if (r.kind() == kind) {
+                out.add(new Owned(view.user(), r));
+            }
+        }
+        return out;
+    }
+}
