@@ -68,7 +68,7 @@ final class PgSqlRewriter {
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
         }
         sql = intervals(sql);
-        if (sql.indexOf('$') < 0 && !sql.contains("::") && !sql.contains("->")) {
+        if (sql.indexOf('$') < 0 && !sql.contains("::") && !sql.contains("->") && !TYPED_LITERAL.matcher(sql).find()) {
             return new Rewritten(sql, new int[0], 0);
         }
         final StringBuilder out = new StringBuilder(sql.length() + 16);
@@ -93,8 +93,17 @@ final class PgSqlRewriter {
             } else if (c == '\'' || c == '"') {
                 final boolean escapes = c == '\'' && i > 0 && (sql.charAt(i - 1) == 'E' || sql.charAt(i - 1) == 'e');
                 final int stop = PgSqlSplitter.skipQuoted(sql, i, c, escapes);
-                operandStart = escapes ? out.length() - 1 : out.length();
-                out.append(sql, i, stop);
+                final String typed = c == '\'' && !escapes ? typedLiteralType(out) : null;
+                if (typed != null) {
+                    // TIMESTAMP '2024-01-01 10:00': PostgreSQL's forms of the text, read as a cast of it reads them
+                    final int wordStart = out.length() - typedLiteralWordLength(out);
+                    out.setLength(wordStart);
+                    operandStart = out.length();
+                    out.append(datetimeLiteral(sql.substring(i, stop), typed));
+                } else {
+                    operandStart = escapes ? out.length() - 1 : out.length();
+                    out.append(sql, i, stop);
+                }
                 i = stop;
             } else if (c == '$' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))
                     && (i == 0 || !Character.isLetterOrDigit(sql.charAt(i - 1)))) {
@@ -232,6 +241,42 @@ final class PgSqlRewriter {
             }
         }
         return "CAST(" + operand + " AS " + (type.equals("JSON") ? "VARCHAR" : type) + ")";
+    }
+
+    /** A typed literal's type word and its quote: {@code TIMESTAMP '...'}, {@code DATE '...'}. */
+    private static final java.util.regex.Pattern TYPED_LITERAL = java.util.regex.Pattern.compile(
+            "(?i)\\b(timestamp|date)\\s*'");
+
+    /** TIMESTAMP or DATE when {@code out} ends with that word (a typed literal's quote follows), else null. */
+    private static String typedLiteralType(final CharSequence out) {
+        final int word = typedLiteralWordLength(out);
+        if (word == 0) {
+            return null;
+        }
+        return Character.toLowerCase(out.charAt(out.length() - word)) == 't' ? "TIMESTAMP" : "DATE";
+    }
+
+    /** The length of the trailing "timestamp"/"date" word of {@code out} with the blanks after it, or 0. */
+    private static int typedLiteralWordLength(final CharSequence out) {
+        int end = out.length();
+        while (end > 0 && Character.isWhitespace(out.charAt(end - 1))) {
+            end--;
+        }
+        for (String word : new String[] {"timestamp", "date"}) {
+            final int start = end - word.length();
+            if (start < 0) {
+                continue;
+            }
+            boolean same = true;
+            for (int k = 0; k < word.length() && same; k++) {
+                same = Character.toLowerCase(out.charAt(start + k)) == word.charAt(k);
+            }
+            final char before = start == 0 ? ' ' : out.charAt(start - 1);
+            if (same && !Character.isLetterOrDigit(before) && before != '_' && before != '.' && before != '"') {
+                return out.length() - start;
+            }
+        }
+        return 0;
     }
 
     /** Reads the type after "::" at {@code from}; answers it in MeldDB's SQL and where it ended. */

@@ -389,6 +389,24 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldReadTypedTimestampLiteralsInPostgresqlsForms() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT TIMESTAMP '2024-01-01 10:00', timestamp '2024-01-02', "
+                    + "TIMESTAMP '2024-01-03T04:05:06.5', DATE '2024-02-29', 'timestamp ''x''' AS t")) {
+                assertTrue(r.next());
+                assertEquals(Timestamp.valueOf("2024-01-01 10:00:00"), r.getTimestamp(1));
+                assertEquals(Timestamp.valueOf("2024-01-02 00:00:00"), r.getTimestamp(2));
+                assertEquals(Timestamp.valueOf("2024-01-03 04:05:06.5"), r.getTimestamp(3));
+                assertEquals(Date.valueOf("2024-02-29"), r.getDate(4));
+                assertEquals("timestamp 'x'", r.getString(5), "a typed literal's words inside a string stay text");
+            }
+            final SQLException bad = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT TIMESTAMP '2024-13-01 10:00'"));
+            assertTrue(bad.getSQLState().startsWith("22"), bad.getSQLState() + " " + bad.getMessage());
+        }
+    }
+
+    @Test
     void shouldRollBackAFailedTransactionBlockAndRefuseStatementsUntilThen() throws SQLException {
         try (Connection c = db.connectPg()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY, n INTEGER");
