@@ -22,7 +22,8 @@ import java.util.Set;
 /**
  * Rewrites, right after parsing, the PostgreSQL calls that Calcite reads with other meanings or not at all, in
  * place: {@code now()} is {@code CURRENT_TIMESTAMP}; {@code EXTRACT(DOW FROM x)} counts Sunday as 0 as PostgreSQL
- * does (Calcite's DOW counts it as 1: {@code MOD(EXTRACT(ISODOW FROM x), 7)}); the functions of types MeldDB does
+ * does (Calcite's DOW counts it as 1: {@code MOD(EXTRACT(ISODOW FROM x), 7)}); a date written as one plus or
+ * minus an integer literal adds days ({@link #dateArithmetic}); the functions of types MeldDB does
  * not have (arrays, intervals from {@code age}) are refused with 0A000 naming them, not 42883 as if PostgreSQL had
  * no such function.
  */
@@ -50,6 +51,9 @@ final class PgFunctionCalls {
                 call.setOperand(i, currentTimestamp());
             }
         }
+        if ((call.getKind() == SqlKind.PLUS || call.getKind() == SqlKind.MINUS) && call.operandCount() == 2) {
+            dateArithmetic(call);
+        }
         if (call.getKind() == SqlKind.EXTRACT && call.operandCount() == 2
                 && call.operand(0) instanceof SqlIntervalQualifier unit && unit.timeUnitRange != null
                 && unit.timeUnitRange.startUnit == TimeUnit.DOW && unit.timeUnitRange.endUnit == null) {
@@ -60,6 +64,46 @@ final class PgFunctionCalls {
             call.setOperand(0, isoDow);
             call.setOperand(1, SqlLiteral.createExactNumeric("7", pos));
         }
+    }
+
+    /**
+     * PostgreSQL's {@code date + integer} and {@code date - integer} (days), where the date is written as one
+     * ({@code CURRENT_DATE}, a DATE literal, a cast to DATE) and the number is an integer literal: the number
+     * becomes {@code INTERVAL 'n' DAY}, which Calcite adds to a date. A date column plus a number needs the
+     * interval written out ({@code d + INTERVAL '7' DAY}), since names have no type before validation.
+     */
+    private static void dateArithmetic(final SqlBasicCall call) {
+        final boolean plus = call.getKind() == SqlKind.PLUS;
+        if (isDate(call.operand(0)) && isDays(call.operand(1))) {
+            call.setOperand(1, days(call.operand(1)));
+        } else if (plus && isDays(call.operand(0)) && isDate(call.operand(1))) {
+            call.setOperand(0, days(call.operand(0)));
+        }
+    }
+
+    private static boolean isDate(final SqlNode node) {
+        if (node instanceof org.apache.calcite.sql.SqlDateLiteral
+                || node instanceof org.apache.calcite.sql.SqlUnknownLiteral u && u.tag.equalsIgnoreCase("DATE")) {
+            return true; // the parser leaves DATE '...' unresolved until validation
+        }
+        if (node instanceof SqlBasicCall c && c.getOperator() == SqlStdOperatorTable.CURRENT_DATE) {
+            return true;
+        }
+        return node instanceof SqlBasicCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2
+                && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
+                && spec.getTypeName().isSimple() && spec.getTypeName().getSimple().equalsIgnoreCase("DATE");
+    }
+
+    private static boolean isDays(final SqlNode node) {
+        return node instanceof org.apache.calcite.sql.SqlNumericLiteral n && n.isExact() && n.isInteger();
+    }
+
+    private static SqlNode days(final SqlNode number) {
+        final org.apache.calcite.sql.SqlNumericLiteral n = (org.apache.calcite.sql.SqlNumericLiteral) number;
+        final java.math.BigDecimal value = n.getValueAs(java.math.BigDecimal.class);
+        final SqlParserPos pos = number.getParserPosition();
+        return SqlLiteral.createInterval(value.signum() < 0 ? -1 : 1, value.abs().toPlainString(),
+                new SqlIntervalQualifier(TimeUnit.DAY, null, pos), pos);
     }
 
     /** Replaces the {@code now()} calls among {@code list}'s items. */

@@ -58,6 +58,11 @@ class FunctionLibraryTest extends ConformanceTest {
         PG15.put("date_part('month', TIMESTAMP '2024-03-15 10:20:30')", "3");
         PG15.put("to_char(TIMESTAMP '2024-03-15 10:20:30', 'YYYY-MM-DD HH24:MI:SS')", "2024-03-15 10:20:30");
         PG15.put("to_char(DATE '2024-03-05', 'DD/MM/YYYY')", "05/03/2024");
+        PG15.put("DATE '2024-02-28' + 2", "2024-03-01");
+        PG15.put("DATE '2024-03-01' - 1", "2024-02-29");
+        PG15.put("7 + DATE '2024-01-01'", "2024-01-08");
+        PG15.put("CAST('2024-12-31' AS DATE) + 1", "2025-01-01");
+        PG15.put("CASE WHEN CURRENT_DATE - 7 < CURRENT_DATE AND CURRENT_DATE + 1 > CURRENT_DATE THEN 'y' END", "y");
         PG15.put("coalesce(NULL, 2)", "2");
         PG15.put("nullif(1, 1)", null);
         PG15.put("nullif(1, 2)", "1");
