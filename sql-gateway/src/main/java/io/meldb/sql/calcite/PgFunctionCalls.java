@@ -86,8 +86,10 @@ final class PgFunctionCalls {
                 || node instanceof org.apache.calcite.sql.SqlUnknownLiteral u && u.tag.equalsIgnoreCase("DATE")) {
             return true; // the parser leaves DATE '...' unresolved until validation
         }
-        if (node instanceof SqlBasicCall c && c.getOperator() == SqlStdOperatorTable.CURRENT_DATE) {
-            return true;
+        if (node instanceof SqlBasicCall c && c.getOperator() == SqlStdOperatorTable.CURRENT_DATE
+                || node instanceof SqlIdentifier id && id.isSimple() && !id.isComponentQuoted(0)
+                && id.getSimple().equalsIgnoreCase("CURRENT_DATE")) {
+            return true; // CURRENT_DATE parses as a name until the validator makes it a call
         }
         return node instanceof SqlBasicCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2
                 && c.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec
