@@ -51,6 +51,10 @@ final class PgFunctionCalls {
                 call.setOperand(i, currentTimestamp());
             }
         }
+        if (call.operandCount() == 2 && call.getOperator() instanceof SqlUnresolvedFunction && name.equals("round")
+                && isDigits(call.operand(1)) && !quoted(call)) {
+            roundToScale(call);
+        }
         if ((call.getKind() == SqlKind.PLUS || call.getKind() == SqlKind.MINUS) && call.operandCount() == 2) {
             dateArithmetic(call);
         }
@@ -79,6 +83,30 @@ final class PgFunctionCalls {
         } else if (plus && isDays(call.operand(0)) && isDate(call.operand(1))) {
             call.setOperand(0, days(call.operand(0)));
         }
+    }
+
+    /**
+     * PostgreSQL's {@code round(numeric, n)} answers a numeric of scale n ({@code round(10.989, 2)} is
+     * {@code 10.99}); Calcite's keeps its argument's scale ({@code 10.990}). With n an integer literal the call
+     * becomes {@code CAST(ROUND(x, n) AS DECIMAL(38, n))}, in place.
+     */
+    private static void roundToScale(final SqlBasicCall call) {
+        final SqlParserPos pos = call.getParserPosition();
+        final int scale = ((org.apache.calcite.sql.SqlNumericLiteral) call.operand(1)).intValue(true);
+        if (scale > io.meldb.sql.codec.ColumnType.MAX_DECIMAL_PRECISION) {
+            return;
+        }
+        final SqlNode rounded = SqlStdOperatorTable.ROUND.createCall(pos, call.operand(0), call.operand(1));
+        call.setOperator(SqlStdOperatorTable.CAST);
+        call.setOperand(0, rounded);
+        call.setOperand(1, new org.apache.calcite.sql.SqlDataTypeSpec(new org.apache.calcite.sql.SqlBasicTypeNameSpec(
+                org.apache.calcite.sql.type.SqlTypeName.DECIMAL, io.meldb.sql.codec.ColumnType.MAX_DECIMAL_PRECISION,
+                scale, pos), pos));
+    }
+
+    private static boolean isDigits(final SqlNode node) {
+        return node instanceof org.apache.calcite.sql.SqlNumericLiteral n && n.isExact() && n.isInteger()
+                && n.getValueAs(java.math.BigDecimal.class).signum() >= 0;
     }
 
     private static boolean isDate(final SqlNode node) {

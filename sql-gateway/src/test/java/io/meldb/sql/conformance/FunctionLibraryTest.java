@@ -119,6 +119,16 @@ class FunctionLibraryTest extends ConformanceTest {
 
     @ParameterizedTest
     @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void roundToNPlacesAnswersANumericOfThatScale(final String protocol) throws SQLException {
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            // compared as text: PostgreSQL shows 10.99 and 5.00, where the argument's scale would show 10.990 and 5
+            assertEquals(List.of("10.99:5.00:-2.6:3"), Conformance.rows(s,
+                    "SELECT round(10.989, 2), round(5, 2), ROUND(-2.55, 1), round(2.5, 0)"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
     void clockRandomAndUuidFunctionsAnswerFreshValues(final String protocol) throws SQLException {
         try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
             assertEquals(List.of("yes"), Conformance.rows(s, "SELECT CASE WHEN now() IS NOT NULL AND current_timestamp "
