@@ -32,8 +32,94 @@ final class PgSqlRewriter {
             "\\binterval\\s+'\\s*([+-]?\\d+)\\s*(year|month|week|day|hour|minute|min|second|sec)s?\\s*'",
             java.util.regex.Pattern.CASE_INSENSITIVE);
 
+    /** An interval literal's text, for the forms of several fields ({@code interval '1 day 2 hours'}). */
+    private static final java.util.regex.Pattern INTERVAL_TEXT = java.util.regex.Pattern.compile(
+            "\\binterval\\s+'([^']*)'", java.util.regex.Pattern.CASE_INSENSITIVE);
+    private static final java.util.regex.Pattern INTERVAL_FIELD = java.util.regex.Pattern.compile(
+            "\\s*([+-]?\\d+(?:\\.\\d+)?)\\s*(years?|mons?|months?|weeks?|days?|hours?|mins?|minutes?|secs?|seconds?)"
+            + "\\b\\s*|\\s*([+-])?(\\d+):(\\d{1,2})(?::(\\d{1,2}(?:\\.\\d+)?))?\\s*",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /**
+     * PostgreSQL's interval text of several fields ({@code 1 day 2 hours}, {@code 1 year 2 months},
+     * {@code 1 day 02:30:00}) as a standard interval literal: {@code INTERVAL '1 02:00:00.000' DAY(9) TO SECOND(3)}
+     * or {@code INTERVAL '1-2' YEAR(9) TO MONTH}; null when the text is not of that form (one field is left to
+     * {@link #INTERVAL}). Years and months with days or times are 0A000: the standard's intervals hold one or the
+     * other, and MeldDB has no type holding both.
+     */
+    static String intervalLiteral(final String text, final boolean oneFieldToo) {
+        final java.util.regex.Matcher m = INTERVAL_FIELD.matcher(text);
+        int at = 0;
+        int fields = 0;
+        long months = 0;
+        java.math.BigDecimal seconds = java.math.BigDecimal.ZERO;
+        boolean dayTime = false;
+        while (at < text.length()) {
+            if (!m.find(at) || m.start() != at || m.end() == at) {
+                return null;
+            }
+            at = m.end();
+            fields++;
+            if (m.group(2) != null) {
+                final java.math.BigDecimal n = new java.math.BigDecimal(m.group(1));
+                final String unit = m.group(2).toLowerCase(Locale.ROOT);
+                if (unit.startsWith("y") || unit.startsWith("mon")) {
+                    if (n.scale() > 0 && n.stripTrailingZeros().scale() > 0) {
+                        return null;
+                    }
+                    months += n.longValueExact() * (unit.startsWith("y") ? 12 : 1);
+                } else {
+                    dayTime = true;
+                    final long per = unit.startsWith("w") ? 604_800 : unit.startsWith("d") ? 86_400
+                            : unit.startsWith("h") ? 3_600 : unit.startsWith("mi") ? 60 : 1;
+                    seconds = seconds.add(n.multiply(java.math.BigDecimal.valueOf(per)));
+                }
+            } else {
+                dayTime = true;
+                java.math.BigDecimal t = java.math.BigDecimal.valueOf(Long.parseLong(m.group(4)) * 3_600
+                        + Long.parseLong(m.group(5)) * 60);
+                if (m.group(6) != null) {
+                    t = t.add(new java.math.BigDecimal(m.group(6)));
+                }
+                seconds = seconds.add("-".equals(m.group(3)) ? t.negate() : t);
+            }
+        }
+        if (fields == 0 || fields == 1 && !oneFieldToo) {
+            return null;
+        }
+        if (months != 0 && dayTime) {
+            throw new io.meldb.sql.SqlStateException("0A000", "interval '" + text + "' mixes years or months with "
+                    + "days or times: MeldDB's intervals hold one or the other (add two intervals instead)");
+        }
+        if (!dayTime) {
+            final long a = Math.abs(months);
+            return "INTERVAL '" + (months < 0 ? "-" : "") + a / 12 + "-" + a % 12 + "' YEAR(9) TO MONTH";
+        }
+        final java.math.BigDecimal abs = seconds.abs().setScale(3, java.math.RoundingMode.HALF_UP);
+        final long whole = abs.longValue();
+        final String fraction = abs.toPlainString().substring(abs.toPlainString().indexOf('.'));
+        return String.format(Locale.ROOT, "INTERVAL '%s%d %02d:%02d:%02d%s' DAY(9) TO SECOND(3)",
+                seconds.signum() < 0 ? "-" : "", whole / 86_400, whole % 86_400 / 3_600, whole % 3_600 / 60, whole % 60,
+                fraction);
+    }
+
     /** {@code interval '3 days'} as {@code INTERVAL '3' DAY} (a week as 7 days); other intervals unchanged. */
-    static String intervals(final String sql) {
+    static String intervals(final String original) {
+        String sql = original;
+        final java.util.regex.Matcher several = INTERVAL_TEXT.matcher(sql);
+        if (several.find()) {
+            final StringBuilder out = new StringBuilder(sql.length());
+            do {
+                String literal = intervalLiteral(several.group(1), false);
+                if (literal == null && !INTERVAL.matcher(several.group()).matches()) {
+                    literal = intervalLiteral(several.group(1), true); // one field the simple form cannot take
+                }
+                several.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(
+                        literal != null ? literal : several.group()));
+            } while (several.find());
+            several.appendTail(out);
+            sql = out.toString();
+        }
         final java.util.regex.Matcher m = INTERVAL.matcher(sql);
         if (!m.find()) {
             return sql;
@@ -222,6 +308,13 @@ final class PgSqlRewriter {
                     case "DATE":
                         return "DATE '" + ((java.sql.Date) PgParameters.convertText(text, java.sql.Types.DATE))
                                 .toLocalDate() + "'";
+                    case "INTERVAL": {
+                        final String literal = intervalLiteral(text, true);
+                        if (literal != null) {
+                            return literal;
+                        }
+                        break;
+                    }
                     case "JSON":
                         // checked as PostgreSQL's json_in checks it; the value is its text (MeldDB keeps JSON so)
                         io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.JSON).coerce(text);
@@ -233,8 +326,8 @@ final class PgSqlRewriter {
                         break;
                 }
             } catch (io.meldb.sql.SqlStateException e) {
-                if (type.equals("JSON")) {
-                    throw e; // no CAST would: JSON is text to the planner
+                if (type.equals("JSON") || type.equals("INTERVAL")) {
+                    throw e; // no CAST would: JSON is text to the planner, and an interval's text is not Calcite's
                 }
             } catch (RuntimeException e) {
                 // not a valid literal: the CAST reports it

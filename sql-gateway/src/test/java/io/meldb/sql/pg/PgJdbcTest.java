@@ -407,6 +407,31 @@ class PgJdbcTest {
     }
 
     @Test
+    void shouldReadIntervalsOfSeveralFieldsAsPostgresqlDoes() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT TIMESTAMP '2024-01-15 10:00:00' + interval '1 day 2 hours 30 minutes', "
+                    + "TIMESTAMP '2024-01-15 10:00:00' - INTERVAL '1 day 02:00:00', "
+                    + "DATE '2024-01-31' + interval '1 year 1 month', "
+                    + "TIMESTAMP '2024-01-15 10:00:00' + '90 minutes'::interval, "
+                    + "TIMESTAMP '2024-01-15 10:00:00' + interval '1.5 hours', "
+                    + "TIMESTAMP '2024-01-15 10:00:00' + interval '-1 day 12 hours', "
+                    + "TIMESTAMP '2024-01-15 10:00:00' + interval '150 minutes'")) {
+                assertTrue(r.next());
+                assertEquals(Timestamp.valueOf("2024-01-16 12:30:00"), r.getTimestamp(1));
+                assertEquals(Timestamp.valueOf("2024-01-14 08:00:00"), r.getTimestamp(2));
+                assertEquals(Date.valueOf("2025-02-28"), r.getDate(3));
+                assertEquals(Timestamp.valueOf("2024-01-15 11:30:00"), r.getTimestamp(4));
+                assertEquals(Timestamp.valueOf("2024-01-15 11:30:00"), r.getTimestamp(5));
+                assertEquals(Timestamp.valueOf("2024-01-14 22:00:00"), r.getTimestamp(6));
+                assertEquals(Timestamp.valueOf("2024-01-15 12:30:00"), r.getTimestamp(7));
+            }
+            final SQLException mixed = assertThrows(SQLException.class,
+                    () -> s.executeQuery("SELECT TIMESTAMP '2024-01-15 10:00:00' + interval '1 month 2 days'"));
+            assertEquals("0A000", mixed.getSQLState(), mixed.getMessage());
+        }
+    }
+
+    @Test
     void shouldRollBackAFailedTransactionBlockAndRefuseStatementsUntilThen() throws SQLException {
         try (Connection c = db.connectPg()) {
             final String t = newTable(c, "id INTEGER PRIMARY KEY, n INTEGER");
