@@ -186,4 +186,26 @@ public final class PgBackend {
         }
         end(out, at);
     }
+
+    /** CopyOutResponse: text format for every column. */
+    public static void copyOutResponse(final ByteBuf out, final int columns) {
+        final int at = begin(out, 'H');
+        out.writeByte(0);
+        out.writeShort(columns);
+        for (int i = 0; i < columns; i++) {
+            out.writeShort(0);
+        }
+        end(out, at);
+    }
+
+    /** CopyData with {@code text} (a row and its newline) as UTF-8. */
+    public static void copyData(final ByteBuf out, final CharSequence text) {
+        final int at = begin(out, 'd');
+        out.writeCharSequence(text, java.nio.charset.StandardCharsets.UTF_8);
+        end(out, at);
+    }
+
+    public static void copyDone(final ByteBuf out) {
+        end(out, begin(out, 'c'));
+    }
 }

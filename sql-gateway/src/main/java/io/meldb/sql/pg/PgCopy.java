@@ -10,30 +10,39 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * {@code COPY table [(columns)] FROM STDIN} in PostgreSQL's text or CSV format (PostgreSQL docs, "COPY"):
- * the statement's options, and the rows cut out of the CopyData stream, each as text fields (null for NULL).
- * Data may arrive in any pieces; a row is complete at its newline (for CSV, one outside quotes).
+ * {@code COPY table [(columns)] FROM STDIN} and {@code COPY table [(columns)] | (query) TO STDOUT} in PostgreSQL's
+ * text or CSV format (PostgreSQL docs, "COPY"): the statement's options, and for FROM STDIN the rows cut out of the
+ * CopyData stream, each as text fields (null for NULL). Data may arrive in any pieces; a row is complete at its
+ * newline (for CSV, one outside quotes). {@link PgCopyOut} writes the rows of TO STDOUT with these options.
  */
 final class PgCopy {
     final String schema;
     final String table;
     /** The target columns as named, or empty for all columns. */
     final List<String> columns;
-    private final boolean csv;
-    private final char delimiter;
-    private final String nullText;
-    private final char quote;
-    private final char escape;
+    /** COPY ... TO STDOUT (else FROM STDIN). */
+    final boolean toStdout;
+    /** The query of {@code COPY (query) TO STDOUT}, or null for a table. */
+    final String query;
+    final boolean csv;
+    final char delimiter;
+    final String nullText;
+    final char quote;
+    final char escape;
+    final boolean header;
     private boolean skipHeader;
     private final StringBuilder pending = new StringBuilder();
     private boolean ended;
 
-    private PgCopy(final String schema, final String table, final List<String> columns, final boolean csv,
-                   final char delimiter, final String nullText, final boolean header, final char quote,
-                   final char escape) {
+    private PgCopy(final String schema, final String table, final List<String> columns, final boolean toStdout,
+                   final String query, final boolean csv, final char delimiter, final String nullText,
+                   final boolean header, final char quote, final char escape) {
         this.schema = schema;
         this.table = table;
         this.columns = columns;
+        this.toStdout = toStdout;
+        this.query = query;
+        this.header = header;
         this.csv = csv;
         this.delimiter = delimiter;
         this.nullText = nullText;
@@ -47,19 +56,36 @@ final class PgCopy {
         return SqlLexer.firstKeyword(sql).equals("COPY");
     }
 
-    /** Parses a COPY statement; only FROM STDIN is served (0A000 otherwise). */
+    /** Parses a COPY statement; only FROM STDIN and TO STDOUT are served (0A000 otherwise). */
     static PgCopy parse(final String sql) {
         final List<Token> t = SqlLexer.tokenize(sql);
         int i = 1;
         String schema = null;
-        String name = name(t.get(i++));
-        if (symbol(t.get(i), ".")) {
-            schema = name;
-            name = name(t.get(i + 1));
-            i += 2;
+        String name = null;
+        String query = null;
+        if (symbol(t.get(i), "(")) {
+            // COPY (query) TO STDOUT: the query's text, up to its matching parenthesis
+            int depth = 0;
+            int close = i;
+            do {
+                if (t.get(close).kind() == Kind.END) {
+                    throw syntax(t.get(close));
+                }
+                depth += symbol(t.get(close), "(") ? 1 : symbol(t.get(close), ")") ? -1 : 0;
+                close++;
+            } while (depth > 0);
+            query = sql.substring(t.get(i).position() + 1, t.get(close - 1).position()).trim();
+            i = close;
+        } else {
+            name = name(t.get(i++));
+            if (symbol(t.get(i), ".")) {
+                schema = name;
+                name = name(t.get(i + 1));
+                i += 2;
+            }
         }
         final List<String> columns = new ArrayList<>();
-        if (symbol(t.get(i), "(")) {
+        if (query == null && symbol(t.get(i), "(")) {
             i++;
             while (true) {
                 columns.add(name(t.get(i++)));
@@ -73,14 +99,16 @@ final class PgCopy {
                 }
             }
         }
-        if (t.get(i).is("TO")) {
-            throw new SqlStateException("0A000", "COPY TO is not supported; use SELECT");
-        }
-        if (!t.get(i).is("FROM")) {
+        final boolean toStdout = t.get(i).is("TO");
+        if (!toStdout && !t.get(i).is("FROM") || query != null && !toStdout) {
             throw syntax(t.get(i));
         }
         i++;
-        if (!t.get(i).is("STDIN")) {
+        if (toStdout && !t.get(i).is("STDOUT")) {
+            throw new SqlStateException("0A000", "COPY TO a file or program is not supported: MeldDB writes COPY "
+                    + "data only TO STDOUT (psql's \\copy ... to 'file' receives it that way)");
+        }
+        if (!toStdout && !t.get(i).is("STDIN")) {
             throw new SqlStateException("0A000", "COPY FROM a file is not supported: MeldDB reads COPY data only "
                     + "FROM STDIN (psql's \\copy sends a file that way)");
         }
@@ -155,8 +183,9 @@ final class PgCopy {
                 default -> throw syntax(option);
             }
         }
-        return new PgCopy(schema, name, columns, csv, delimiter != null ? delimiter : csv ? ',' : '\t',
-                nullText != null ? nullText : csv ? "" : "\\N", header, quote, escape != null ? escape : quote);
+        return new PgCopy(schema, name, columns, toStdout, query, csv,
+                delimiter != null ? delimiter : csv ? ',' : '\t', nullText != null ? nullText : csv ? "" : "\\N",
+                header, quote, escape != null ? escape : quote);
     }
 
     /** Feeds CopyData; answers the rows it completed. After the "\." end marker the rest is ignored. */

@@ -8,7 +8,7 @@ import java.util.List;
 /**
  * The simple query protocol (PostgreSQL docs, "Simple Query"): a Query message's statements, split and run one
  * after another in an implicit transaction, each answered with its RowDescription, rows and CommandComplete, and
- * ReadyForQuery at the end; and the COPY FROM STDIN sub-protocol a Query may start ("COPY Operations": CopyData,
+ * ReadyForQuery at the end; COPY TO STDOUT ({@link PgCopyOut}); and the COPY FROM STDIN sub-protocol a Query may start ("COPY Operations": CopyData,
  * CopyDone, CopyFail), whose rows {@link PgCopyIn} loads.
  */
 final class PgSimpleQuery {
@@ -22,6 +22,7 @@ final class PgSimpleQuery {
     private final PgPortal keptPortal = new PgPortal(null, null, PgBind.NO_FORMATS);
     /** The entry {@link #runsInline} found for the message it let run on the I/O thread; taken by the Query. */
     private PgShapeCache.Entry inlineEntry;
+    private final PgCopyOut copyOut;
     /** The COPY FROM STDIN in progress, or null. */
     private PgCopyIn copyIn;
 
@@ -32,6 +33,7 @@ final class PgSimpleQuery {
         this.output = context.output;
         this.shapes = new PgLiteralShapes(preparer);
         this.kept = new PgShapeCache(context, preparer);
+        this.copyOut = new PgCopyOut(context, preparer);
     }
 
     /**
@@ -114,10 +116,14 @@ final class PgSimpleQuery {
             for (int i = 0; i < parts.size(); i++) {
                 final String part = parts.get(i);
                 if (PgCopy.isCopy(part)) {
+                    final PgCopy copy = PgCopy.parse(part);
+                    if (copy.toStdout) {
+                        copyOut.run(copy);
+                        continue;
+                    }
                     if (i != parts.size() - 1) {
                         throw new SqlStateException("0A000", "COPY FROM STDIN must be the last statement of a query");
                     }
-                    final PgCopy copy = PgCopy.parse(part);
                     copyIn = new PgCopyIn(copy, context.session.copyTarget(copy.schema, copy.table, copy.columns),
                             context.session, context.block);
                     PgBackend.copyInResponse(output.buffer(), copyIn.columnCount());

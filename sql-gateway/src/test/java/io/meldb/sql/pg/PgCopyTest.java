@@ -19,7 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** COPY ... FROM STDIN through pgjdbc's CopyManager: text and CSV, NULLs and escapes, large loads, bad data. */
+/**
+ * COPY ... FROM STDIN and TO STDOUT through pgjdbc's CopyManager: text and CSV, NULLs and escapes, large loads, bad
+ * data.
+ */
 @Timeout(120)
 class PgCopyTest {
     private static EmbeddedGateway db;
@@ -36,6 +39,60 @@ class PgCopyTest {
 
     private static CopyManager copy(final Connection c) throws SQLException {
         return new CopyManager(c.unwrap(BaseConnection.class));
+    }
+
+    @Test
+    void shouldCopyATableOrAQueryToStdoutInTextAndCsvAsPostgresqlWritesThem() throws Exception {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE copy_out (id INTEGER PRIMARY KEY, name VARCHAR(40), ok BOOLEAN, price DECIMAL(6, 2))");
+            try (java.sql.PreparedStatement p = c.prepareStatement("INSERT INTO copy_out VALUES (?, ?, ?, ?)")) {
+                final Object[][] rows = {
+                    {1, "plain", true, new java.math.BigDecimal("1.50")},
+                    {2, "tab\there, new\nline \\ back", false, null},
+                    {3, "say \"hi\"", null, new java.math.BigDecimal("-2.00")},
+                    {4, "", true, new java.math.BigDecimal("0.00")},
+                    {5, null, false, new java.math.BigDecimal("3.25")}};
+                for (Object[] r : rows) {
+                    for (int i = 0; i < r.length; i++) {
+                        p.setObject(i + 1, r[i]);
+                    }
+                    p.executeUpdate();
+                }
+            }
+            final java.io.StringWriter text = new java.io.StringWriter();
+            assertEquals(5, copy(c).copyOut("COPY copy_out TO STDOUT", text));
+            assertEquals("1\tplain\tt\t1.50\n"
+                    + "2\ttab\\there, new\\nline \\\\ back\tf\t\\N\n"
+                    + "3\tsay \"hi\"\t\\N\t-2.00\n"
+                    + "4\t\tt\t0.00\n"
+                    + "5\t\\N\tf\t3.25\n", text.toString());
+            final java.io.StringWriter csv = new java.io.StringWriter();
+            assertEquals(3, copy(c).copyOut("COPY (SELECT id, name FROM copy_out WHERE id BETWEEN 2 AND 4 ORDER BY id) "
+                    + "TO STDOUT WITH (FORMAT csv, HEADER)", csv));
+            assertEquals("id,name\n"
+                    + "2,\"tab\there, new\nline \\ back\"\n"
+                    + "3,\"say \"\"hi\"\"\"\n"
+                    + "4,\"\"\n", csv.toString());
+            final java.io.StringWriter some = new java.io.StringWriter();
+            assertEquals(5, copy(c).copyOut("COPY public.copy_out (price, id) TO STDOUT DELIMITER '|' NULL 'none'",
+                    some));
+            assertTrue(some.toString().startsWith("1.50|1\nnone|2\n-2.00|3\n"), some.toString());
+            // what it wrote, COPY FROM reads back the same
+            s.execute("CREATE TABLE copy_back (id INTEGER PRIMARY KEY, name VARCHAR(40), ok BOOLEAN, price DECIMAL(6, 2))");
+            assertEquals(5, copy(c).copyIn("COPY copy_back FROM STDIN", new StringReader(text.toString())));
+            try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM copy_out a JOIN copy_back b ON a.id = b.id "
+                    + "AND (a.name = b.name OR a.name IS NULL AND b.name IS NULL)")) {
+                assertTrue(r.next());
+                assertEquals(5, r.getInt(1));
+            }
+            assertEquals("0A000", assertThrows(SQLException.class,
+                    () -> copy(c).copyOut("COPY copy_out TO '/tmp/x.csv'", new java.io.StringWriter())).getSQLState());
+            assertEquals("42P01", assertThrows(SQLException.class,
+                    () -> copy(c).copyOut("COPY no_such_table TO STDOUT", new java.io.StringWriter())).getSQLState());
+            try (ResultSet r = s.executeQuery("SELECT 1")) {
+                assertTrue(r.next(), "the session goes on after COPY TO and its errors");
+            }
+        }
     }
 
     @Test

@@ -108,6 +108,8 @@ class PsqlTest {
                 "SELECT 41 + 1 AS answer;",
                 "\\dn",
                 "\\df",
+                "INSERT INTO t VALUES (7, 'seven', 7.5);",
+                "\\copy t to stdout with (format csv, header)",
                 "SELECT current_database(), current_user;");
         assertTrue(out.contains(String.join("\n",
                 "Table \"public.t\"",
@@ -130,6 +132,7 @@ class PsqlTest {
         assertTrue(answer > error, out);
         assertTrue(out.indexOf(" public | test\n", out.indexOf("List of schemas", answer)) > answer, out);
         assertTrue(out.contains(" meldb            | test\n"), out);
+        assertTrue(out.contains("id,name,price\n7,seven,7.50\n"), out);
         // no CREATE FUNCTION in MeldDB: the list of user functions is empty, as on a fresh PostgreSQL database
         assertTrue(out.contains("List of functions\n Schema | Name | Result data type | Argument data types | Type \n"
                 + "--------+------+------------------+---------------------+------\n(0 rows)"), out);
