@@ -12,8 +12,8 @@ import java.util.Locale;
  * The statements the PostgreSQL front end carries out itself rather than hand to the SQL engine: transaction
  * control (BEGIN, START TRANSACTION, COMMIT, END, ROLLBACK, ABORT, SET TRANSACTION), session parameters (SET,
  * SHOW, RESET, DISCARD), statements that have no meaning for MeldDB and are accepted as they are (VACUUM,
- * CHECKPOINT, DEALLOCATE; ANALYZE is the SQL engine's, see TableStatistics), and ones it refuses with 0A000
- * (savepoints, LISTEN/NOTIFY).
+ * CHECKPOINT, DEALLOCATE; ANALYZE is the SQL engine's, see TableStatistics), savepoints, and ones it refuses with
+ * 0A000 (LISTEN/NOTIFY, SQL-level PREPARE, LOCK TABLE).
  */
 public sealed interface PgCommand {
     /** BEGIN / START TRANSACTION with optional characteristics (null = the session's). */
@@ -24,6 +24,18 @@ public sealed interface PgCommand {
     }
 
     record Rollback() implements PgCommand {
+    }
+
+    /** SAVEPOINT name. */
+    record Savepoint(String name) implements PgCommand {
+    }
+
+    /** ROLLBACK [WORK | TRANSACTION] TO [SAVEPOINT] name. */
+    record RollbackToSavepoint(String name) implements PgCommand {
+    }
+
+    /** RELEASE [SAVEPOINT] name. */
+    record ReleaseSavepoint(String name) implements PgCommand {
     }
 
     /** SET TRANSACTION (this transaction) or SET SESSION CHARACTERISTICS AS TRANSACTION (the session's). */
@@ -90,9 +102,11 @@ public sealed interface PgCommand {
             }
             case "ROLLBACK", "ABORT" -> {
                 c.accept("WORK", "TRANSACTION");
-                if (c.peekIs("TO")) {
-                    throw new SqlStateException("0A000", "savepoints are not supported: MeldDB has no "
-                            + "statement-level rollback (ROLLBACK TO SAVEPOINT)");
+                if (c.accept("TO")) {
+                    c.accept("SAVEPOINT");
+                    final String name = c.name();
+                    c.end();
+                    yield new RollbackToSavepoint(name);
                 }
                 c.end();
                 yield new Rollback();
@@ -131,7 +145,17 @@ public sealed interface PgCommand {
             case "VACUUM" -> new NoOp("VACUUM");
             case "CHECKPOINT" -> new NoOp("CHECKPOINT");
             case "DEALLOCATE" -> new NoOp("DEALLOCATE");
-            case "SAVEPOINT", "RELEASE" -> new Unsupported("savepoints (MeldDB has no statement-level rollback)");
+            case "SAVEPOINT" -> {
+                final String name = c.name();
+                c.end();
+                yield new Savepoint(name);
+            }
+            case "RELEASE" -> {
+                c.accept("SAVEPOINT");
+                final String name = c.name();
+                c.end();
+                yield new ReleaseSavepoint(name);
+            }
             case "LISTEN", "UNLISTEN", "NOTIFY" -> new Unsupported(first + " (asynchronous notifications)");
             case "PREPARE" -> new Unsupported("PREPARE as SQL (use the extended query protocol's Parse)");
             case "LOCK" -> new Unsupported("LOCK TABLE (MeldDB's transactions take no locks; SERIALIZABLE "

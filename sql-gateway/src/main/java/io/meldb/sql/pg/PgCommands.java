@@ -59,6 +59,12 @@ final class PgCommands {
             if (!block.rollback()) {
                 warning("25P01", "there is no transaction in progress");
             }
+        } else if (command instanceof PgCommand.Savepoint sp) {
+            session.state().savepoint(sp.name());
+        } else if (command instanceof PgCommand.RollbackToSavepoint sp) {
+            session.state().rollbackToSavepoint(sp.name());
+        } else if (command instanceof PgCommand.ReleaseSavepoint sp) {
+            session.state().releaseSavepoint(sp.name());
         } else if (command instanceof PgCommand.SetTransaction s) {
             if (!s.session() && !block.explicit()) {
                 warning("25P01", "SET TRANSACTION can only be used in transaction blocks");

@@ -130,8 +130,14 @@ final class PgStatement implements AutoCloseable {
         if (command instanceof PgCommand.Commit) {
             return "COMMIT";
         }
-        if (command instanceof PgCommand.Rollback) {
+        if (command instanceof PgCommand.Rollback || command instanceof PgCommand.RollbackToSavepoint) {
             return "ROLLBACK";
+        }
+        if (command instanceof PgCommand.Savepoint) {
+            return "SAVEPOINT";
+        }
+        if (command instanceof PgCommand.ReleaseSavepoint) {
+            return "RELEASE";
         }
         if (command instanceof PgCommand.SetTransaction || command instanceof PgCommand.Set) {
             return "SET";

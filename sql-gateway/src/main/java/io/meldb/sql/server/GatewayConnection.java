@@ -191,12 +191,80 @@ public final class GatewayConnection implements MeldTxnContext {
         if (autoCommit) {
             return;
         }
-        if (txn != null) {
+        if (txn != null && !hasSavepoints()) {
             txn.abort();
             txn = null;
             catalogOf = null;
         }
         txnFailed = true;
+    }
+
+    /** A failed transaction kept for ROLLBACK TO SAVEPOINT (see {@link #endStatement}) is over: abort it. */
+    private void abortKept() {
+        if (txn != null) {
+            txn.abort();
+            txn = null;
+            catalogOf = null;
+        }
+    }
+
+    private boolean hasSavepoints() {
+        return txn instanceof SavepointSession s && s.hasSavepoints();
+    }
+
+    /**
+     * SAVEPOINT in an explicit transaction ({@link SavepointSession}): begins the transaction if no statement has
+     * yet, so that the savepoint has a transaction to mark.
+     */
+    public synchronized void savepoint(final String name) {
+        if (autoCommit) {
+            throw new SqlStateException("25P01", "SAVEPOINT can only be used in transaction blocks");
+        }
+        if (txnFailed) {
+            throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until end of "
+                    + "transaction block (rollback)");
+        }
+        if (txn == null) {
+            txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
+        }
+        if (!(txn instanceof SavepointSession)) {
+            txn = new SavepointSession(txn);
+        }
+        lastActivity = System.nanoTime();
+        ((SavepointSession) txn).savepoint(name);
+    }
+
+    /**
+     * ROLLBACK TO SAVEPOINT: undoes the transaction's writes since the savepoint and ends its failed state, as in
+     * PostgreSQL; 3B001 when there is no such savepoint (a failed transaction stays failed).
+     */
+    public synchronized void rollbackToSavepoint(final String name) {
+        if (autoCommit) {
+            throw new SqlStateException("25P01", "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
+        }
+        if (!(txn instanceof SavepointSession s)) {
+            throw new SqlStateException("3B001", "savepoint \"" + name + "\" does not exist");
+        }
+        lastActivity = System.nanoTime();
+        s.rollbackTo(name);
+        catalogOf = null;
+        txnFailed = false;
+    }
+
+    /** RELEASE SAVEPOINT: forgets the savepoint (and those set after it); the writes since it stay. */
+    public synchronized void releaseSavepoint(final String name) {
+        if (autoCommit) {
+            throw new SqlStateException("25P01", "RELEASE SAVEPOINT can only be used in transaction blocks");
+        }
+        if (txnFailed) {
+            throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until end of "
+                    + "transaction block (rollback)");
+        }
+        if (!(txn instanceof SavepointSession s)) {
+            throw new SqlStateException("3B001", "savepoint \"" + name + "\" does not exist");
+        }
+        lastActivity = System.nanoTime();
+        s.release(name);
     }
 
     public synchronized void setIsolation(final int level) {
@@ -276,6 +344,9 @@ public final class GatewayConnection implements MeldTxnContext {
                     txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
                 }
             }
+            if (kind == StatementKind.DDL && txn instanceof SavepointSession sp) {
+                sp.ddl();
+            }
             if (kind != StatementKind.READ && txn.readOnly()) {
                 if (autoCommit) {
                     txn.close(); // the statement will not run, and endStatement is not called for it
@@ -326,12 +397,17 @@ public final class GatewayConnection implements MeldTxnContext {
                     }
                 }
             } else if (error != null && executionStarted && txn != null) {
-                LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
-                txn.abort();
-                txn = null;
-                catalogOf = null;
                 txnFailed = true;
-                aborted(SqlErrors.describe(error).sqlState());
+                if (hasSavepoints()) {
+                    // ROLLBACK TO SAVEPOINT undoes what the failed statement wrote and goes on in the transaction
+                    LOG.debug("connection {}: statement failed inside a transaction with savepoints", id);
+                } else {
+                    LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
+                    txn.abort();
+                    txn = null;
+                    catalogOf = null;
+                    aborted(SqlErrors.describe(error).sqlState());
+                }
             }
         } finally {
             metrics.statement(kind, System.nanoTime() - statementStart, failed);
@@ -372,6 +448,7 @@ public final class GatewayConnection implements MeldTxnContext {
             }
             if (txnFailed) {
                 txnFailed = false; // counted as aborted when its statement failed
+                abortKept();
                 throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
                         + "failed");
             }
@@ -402,6 +479,7 @@ public final class GatewayConnection implements MeldTxnContext {
         }
         if (txnFailed) {
             txnFailed = false; // counted as aborted when its statement failed
+            abortKept();
             metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
             return CompletableFuture.failedFuture(new SqlStateException("40000", "the transaction was rolled back "
                     + "because a statement in it failed"));

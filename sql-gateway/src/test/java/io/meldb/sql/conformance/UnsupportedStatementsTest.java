@@ -40,7 +40,6 @@ class UnsupportedStatementsTest extends ConformanceTest {
         {"REFRESH MATERIALIZED VIEW mv", "REFRESH"},
         {"DECLARE c CURSOR FOR SELECT 1", "DECLARE"},
         {"FETCH 1 FROM c", "FETCH"},
-        {"SAVEPOINT a", "savepoint"},
         {"MERGE INTO ux USING ux s ON ux.id = s.id WHEN MATCHED THEN DELETE", "MERGE"},
         {"MERGE INTO ux USING (SELECT 5 AS id) s ON ux.id = s.id WHEN NOT MATCHED THEN DO NOTHING", "MERGE"},
         {"UPSERT INTO ux VALUES (1)", "UPSERT"},
@@ -59,6 +58,12 @@ class UnsupportedStatementsTest extends ConformanceTest {
                 assertEquals("0A000", e.getSQLState(), refused[0] + ": " + e.getMessage());
                 assertTrue(e.getMessage().toLowerCase(Locale.ROOT).contains(refused[1].toLowerCase(Locale.ROOT)),
                         refused[0] + ": " + e.getMessage());
+            }
+            if (protocol.equals(Conformance.MELD)) {
+                // the PostgreSQL protocol has savepoints (PgSavepointTest); MeldDB's JDBC driver not yet
+                final SQLException e = failure(s, "SAVEPOINT a");
+                assertEquals("0A000", e.getSQLState(), e.getMessage());
+                assertTrue(e.getMessage().contains("savepoint"), e.getMessage());
             }
             assertEquals(List.of(), rows(s, "SELECT id FROM ux"), "nothing ran, the connection still serves");
         }
