@@ -1,8 +1,5 @@
 package io.meldb.sql.server;
 
-import io.meldb.core.IntField;
-import io.meldb.txn.api.IsolationLevel;
-import io.meldb.txn.api.KeyValue;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
 import io.meldb.txn.api.TxnId;
@@ -26,78 +23,16 @@ import java.util.concurrent.TimeUnit;
  * gets the commit or a 40001 as if nothing had happened, and {@link TxnError#OUTCOME_UNKNOWN} (SQLSTATE 40003)
  * only when no server could decide within the gateway's outcome wait. Everything else passes straight through.
  */
-final class ResolvingSession implements TxnSession {
+final class ResolvingSession extends ForwardingSession {
     private static final Logger LOG = LoggerFactory.getLogger(ResolvingSession.class);
 
-    private final TxnSession session;
     private final TxnService origin;
     private final TxnRouter router;
 
     ResolvingSession(final TxnSession session, final TxnService origin, final TxnRouter router) {
-        this.session = session;
+        super(session);
         this.origin = origin;
         this.router = router;
-    }
-
-    @Override
-    public TxnId id() {
-        return session.id();
-    }
-
-    @Override
-    public IsolationLevel isolation() {
-        return session.isolation();
-    }
-
-    @Override
-    public boolean readOnly() {
-        return session.readOnly();
-    }
-
-    @Override
-    public long snapshotCsn() {
-        return session.snapshotCsn();
-    }
-
-    @Override
-    public byte[] get(final byte[] key) {
-        return session.get(key);
-    }
-
-    @Override
-    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
-        return session.get(key, into);
-    }
-
-    @Override
-    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
-        return session.get(key, into, columns);
-    }
-
-    @Override
-    public List<KeyValue> scan(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive,
-                               final boolean descending, final int limit) {
-        return session.scan(lo, loInclusive, hi, hiInclusive, descending, limit);
-    }
-
-    @Override
-    public void put(final byte[] key, final byte[] value) {
-        session.put(key, value);
-    }
-
-    @Override
-    public void dependOn(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive) {
-        session.dependOn(lo, loInclusive, hi, hiInclusive);
-    }
-
-    @Override
-    public void add(final byte[] key, final IntField field, final long delta) {
-        session.add(key, field, delta);
-    }
-
-    @Override
-    public void delete(final byte[] key) {
-        session.delete(key);
     }
 
     @Override
@@ -136,16 +71,6 @@ final class ResolvingSession implements TxnSession {
             }
         });
         return out;
-    }
-
-    @Override
-    public void abort() {
-        session.abort();
-    }
-
-    @Override
-    public void close() {
-        session.close();
     }
 
     /** A commit whose answer was lost: it may have committed (a commit refused before it was sent may not). */

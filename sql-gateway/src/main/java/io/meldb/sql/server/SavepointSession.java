@@ -2,14 +2,10 @@ package io.meldb.sql.server;
 
 import io.meldb.core.IntField;
 import io.meldb.sql.SqlStateException;
-import io.meldb.txn.api.IsolationLevel;
-import io.meldb.txn.api.KeyValue;
-import io.meldb.txn.api.TxnId;
 import io.meldb.txn.api.TxnSession;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A transaction with PostgreSQL's savepoints: SAVEPOINT marks the transaction's writes so far, ROLLBACK TO
@@ -20,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * serializable isolation keeps the reads of a rolled-back subtransaction). Undo entries are kept only while a
  * savepoint exists. A savepoint over DDL cannot be rolled back to (0A000): DDL also changes the gateway's catalog.
  */
-final class SavepointSession implements TxnSession {
+final class SavepointSession extends ForwardingSession {
     /** A write to undo: the key's earlier value (null: absent), or an increment to subtract. */
     private record Undo(byte[] key, byte[] previous, IntField field, long delta) {
     }
@@ -29,18 +25,12 @@ final class SavepointSession implements TxnSession {
     private record Mark(String name, int undoAt, int ddlCount) {
     }
 
-    private final TxnSession session;
     private final List<Undo> undo = new ArrayList<>();
     private final List<Mark> marks = new ArrayList<>();
     private int ddlCount;
 
     SavepointSession(final TxnSession session) {
-        this.session = session;
-    }
-
-    /** The transaction this one adds savepoints to. */
-    TxnSession inner() {
-        return session;
+        super(session);
     }
 
     boolean hasSavepoints() {
@@ -121,71 +111,5 @@ final class SavepointSession implements TxnSession {
         if (!marks.isEmpty()) {
             undo.add(new Undo(key.clone(), null, field, delta));
         }
-    }
-
-    @Override
-    public TxnId id() {
-        return session.id();
-    }
-
-    @Override
-    public IsolationLevel isolation() {
-        return session.isolation();
-    }
-
-    @Override
-    public boolean readOnly() {
-        return session.readOnly();
-    }
-
-    @Override
-    public long snapshotCsn() {
-        return session.snapshotCsn();
-    }
-
-    @Override
-    public byte[] get(final byte[] key) {
-        return session.get(key);
-    }
-
-    @Override
-    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into) {
-        return session.get(key, into);
-    }
-
-    @Override
-    public int get(final byte[] key, final org.agrona.MutableDirectBuffer into, final long columns) {
-        return session.get(key, into, columns);
-    }
-
-    @Override
-    public List<KeyValue> scan(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive,
-                               final boolean descending, final int limit) {
-        return session.scan(lo, loInclusive, hi, hiInclusive, descending, limit);
-    }
-
-    @Override
-    public void dependOn(final byte[] lo, final boolean loInclusive, final byte[] hi, final boolean hiInclusive) {
-        session.dependOn(lo, loInclusive, hi, hiInclusive);
-    }
-
-    @Override
-    public long commit() {
-        return session.commit();
-    }
-
-    @Override
-    public CompletableFuture<Long> commitAsync() {
-        return session.commitAsync();
-    }
-
-    @Override
-    public void abort() {
-        session.abort();
-    }
-
-    @Override
-    public void close() {
-        session.close();
     }
 }
