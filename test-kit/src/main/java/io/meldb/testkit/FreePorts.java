@@ -34,6 +34,23 @@ public final class FreePorts {
         }
     }
 
+    /**
+     * {@code n} different ports as {@link #belowEphemeralRange()} picks them: each is free when picked, but only
+     * taking them all before any is bound keeps two picks from being the same port.
+     */
+    public static int[] distinctBelowEphemeralRange(final int n) throws IOException {
+        final int[] ports = new int[n];
+        final java.util.Set<Integer> taken = new java.util.HashSet<>();
+        for (int i = 0; i < n; i++) {
+            int port;
+            do {
+                port = belowEphemeralRange();
+            } while (!taken.add(port));
+            ports[i] = port;
+        }
+        return ports;
+    }
+
     /** The first port of Linux's ephemeral range (32768 when it cannot be read). */
     private static int ephemeralRangeLow() {
         try {

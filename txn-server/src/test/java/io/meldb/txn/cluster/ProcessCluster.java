@@ -48,12 +48,15 @@ final class ProcessCluster implements AutoCloseable {
      * here (Raft and log), and waits until all listen. {@link #logAddresses} lists their log addresses.
      */
     List<ServerProcess> startReplicatedLogServers(final int r) {
-        final int[] raft = new int[r];
-        final int[] log = new int[r];
-        for (int i = 0; i < r; i++) {
-            raft[i] = freePort();
-            log[i] = freePort();
+        // named before any server starts: distinct, and below the range outgoing connections take theirs from
+        final int[] ports;
+        try {
+            ports = io.meldb.testkit.FreePorts.distinctBelowEphemeralRange(2 * r);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
+        final int[] raft = java.util.Arrays.copyOfRange(ports, 0, r);
+        final int[] log = java.util.Arrays.copyOfRange(ports, r, 2 * r);
         final StringBuilder peers = new StringBuilder();
         for (int i = 0; i < r; i++) {
             peers.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(raft[i]).append(':')
@@ -79,14 +82,6 @@ final class ProcessCluster implements AutoCloseable {
             b.append(b.isEmpty() ? "" : ",").append(p.address());
         }
         return b.toString();
-    }
-
-    private static int freePort() {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
     }
 
     /** Starts (without waiting for it) txn-server {@code serverId} on the log at {@code log}. */
