@@ -60,6 +60,14 @@ public final class FunctionNames {
                 if (call instanceof SqlBasicCall basic) {
                     PgFunctionCalls.rewrite(basic);
                 }
+                if (call instanceof SqlBasicCall basic && call.getOperator() instanceof SqlUnresolvedFunction q
+                        && q.getSqlIdentifier() != null && q.getSqlIdentifier().names.size() == 2
+                        && !q.getSqlIdentifier().isComponentQuoted(0)
+                        && q.getSqlIdentifier().names.get(0).equalsIgnoreCase("pg_catalog")) {
+                    // pg_catalog.setval(...), as pg_dump writes: PostgreSQL's built-ins are MeldDB's unqualified ones
+                    basic.setOperator(new SqlUnresolvedFunction(new SqlIdentifier(q.getSqlIdentifier().names.get(1),
+                            q.getSqlIdentifier().getParserPosition()), null, null, null, null, q.getFunctionType()));
+                }
                 if (call instanceof SqlBasicCall basic && call.getOperator() instanceof SqlUnresolvedFunction f) {
                     final SqlIdentifier id = f.getSqlIdentifier();
                     final String lower = id == null || !id.isSimple() ? null

@@ -17,6 +17,10 @@ final class AlterTableParser {
     }
 
     static Ddl alter(final DdlCursor c) {
+        final Ddl owner = ownership(c);
+        if (owner != null) {
+            return owner;
+        }
         if (!c.acceptWord("TABLE")) {
             throw new SqlStateException("0A000", "only ALTER TABLE is supported, not ALTER " + c.peek().text());
         }
@@ -37,6 +41,37 @@ final class AlterTableParser {
             return o.ddl();
         }
         return new Ddl.AlterTable(table, ifExists, actions);
+    }
+
+    /**
+     * {@code ALTER TABLE | VIEW | SEQUENCE | INDEX | SCHEMA name OWNER TO role} and {@code ALTER SEQUENCE name OWNED
+     * BY table.column | NONE}, which pg_dump writes after every object: accepted without effect ({@link
+     * Ddl.NoEffect}); null (the cursor where it was) for any other ALTER.
+     */
+    private static Ddl ownership(final DdlCursor c) {
+        final int start = c.pos;
+        final String kind = c.peek().text().toUpperCase(java.util.Locale.ROOT);
+        if (!java.util.Set.of("TABLE", "VIEW", "SEQUENCE", "INDEX", "SCHEMA").contains(kind)) {
+            return null;
+        }
+        c.pos++;
+        c.ifExists();
+        c.acceptWord("ONLY");
+        c.qualifiedName();
+        if (c.acceptWord("OWNER")) {
+            c.expectWord("TO");
+            c.identifier();
+            return new Ddl.NoEffect("ALTER " + kind + " ... OWNER TO");
+        }
+        if (kind.equals("SEQUENCE") && c.acceptWord("OWNED")) {
+            c.expectWord("BY");
+            if (!c.acceptWord("NONE")) {
+                c.dottedName(4); // [schema.]table.column
+            }
+            return new Ddl.NoEffect("ALTER SEQUENCE ... OWNED BY");
+        }
+        c.pos = start;
+        return null;
     }
 
     private static AlterAction rename(final DdlCursor c) {

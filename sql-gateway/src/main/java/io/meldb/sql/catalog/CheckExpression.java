@@ -134,6 +134,23 @@ public final class CheckExpression {
         if (!(node instanceof SqlBasicCall call)) {
             throw unsupported(node);
         }
+        if (call.getKind() == SqlKind.CAST && call.operandCount() == 2
+                && call.operand(1) instanceof org.apache.calcite.sql.SqlDataTypeSpec spec) {
+            // pg_dump writes CHECK ((total >= (0)::numeric)): a cast to a number or to text
+            final Node a = compile(call.operand(0), columns);
+            final String type = spec.getTypeName().getSimple().toUpperCase(Locale.ROOT);
+            switch (type) {
+                case "DECIMAL", "NUMERIC", "INTEGER", "INT", "BIGINT", "SMALLINT", "DOUBLE", "REAL", "FLOAT":
+                    return row -> number(a.eval(row));
+                case "VARCHAR", "CHAR", "TEXT":
+                    return row -> {
+                        final Object v = a.eval(row);
+                        return v == null ? null : v.toString();
+                    };
+                default:
+                    throw unsupported(node);
+            }
+        }
         final List<Node> ops = new ArrayList<>();
         for (SqlNode o : call.getOperandList()) {
             if (o instanceof SqlNodeList list) {
@@ -317,7 +334,8 @@ public final class CheckExpression {
     }
 
     private static SqlStateException unsupported(final SqlNode node) {
-        return new SqlStateException("0A000", "CHECK constraints may use columns, literals, comparisons, AND/OR/NOT, "
+        return new SqlStateException("0A000", "CHECK constraints may use columns, literals, casts to numbers and text, "
+                + "comparisons, AND/OR/NOT, "
                 + "IS NULL, BETWEEN, IN, LIKE, arithmetic and LENGTH/UPPER/LOWER/ABS; not: " + node);
     }
 

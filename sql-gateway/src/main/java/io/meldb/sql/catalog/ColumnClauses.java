@@ -76,11 +76,21 @@ final class ColumnClauses {
         } else if (t.is("NEXTVAL")) {
             c.pos++;
             c.expect("(");
+            // nextval('s'::regclass), which the PostgreSQL front end hands on as nextval(CAST('s' AS VARCHAR))
+            final boolean cast = c.acceptWord("CAST");
+            if (cast) {
+                c.expect("(");
+            }
             final SqlLexer.Token name = c.peek();
             if (name.kind() != SqlLexer.Kind.STRING) {
                 throw c.syntax("a sequence name in quotes");
             }
             c.pos++;
+            if (cast) {
+                c.expectWord("AS");
+                c.identifier();
+                c.expect(")");
+            }
             skipCast(c);
             c.expect(")");
             if (!type.type().isExactInteger() && type.type() != SqlType.DECIMAL) {

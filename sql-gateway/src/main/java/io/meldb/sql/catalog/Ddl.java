@@ -198,4 +198,11 @@ public sealed interface Ddl {
      */
     record CommentOn(TableName relation, String column, String text) implements Ddl {
     }
+
+    /**
+     * A statement accepted with no effect on MeldDB: {@code ALTER ... OWNER TO} (no owners or privileges),
+     * {@code ALTER SEQUENCE ... OWNED BY} (a sequence is not dropped with its column), as pg_dump writes them.
+     */
+    record NoEffect(String what) implements Ddl {
+    }
 }

@@ -45,6 +45,14 @@ public sealed interface PgCommand {
     record Set(String name, String value) implements PgCommand {
     }
 
+    /** {@code SELECT [pg_catalog.]set_config('name', 'value', is_local)}: SET that answers the new value. */
+    record SetConfig(String name, String value) implements PgCommand {
+    }
+
+    /** The whole of a {@code SELECT set_config(...)} statement, as pg_dump and tools send it. */
+    java.util.regex.Pattern SET_CONFIG = java.util.regex.Pattern.compile("(?is)^\\s*SELECT\\s+(?:pg_catalog\\s*\\.\\s*)?"
+            + "set_config\\s*\\(\\s*'((?:[^']|'')*)'\\s*,\\s*'((?:[^']|'')*)'\\s*,\\s*(?:true|false)\\s*\\)\\s*;?\\s*$");
+
     /**
      * SET ROLE name, SET ROLE NONE and RESET ROLE ({@code role} null). MeldDB has no roles or privileges: the role
      * can only be the session's user, which makes the statement a no-op (what tools such as Flyway send to restore
@@ -72,6 +80,11 @@ public sealed interface PgCommand {
     /** The command of {@code sql}, or null when the SQL engine runs it. */
     static PgCommand parse(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
+        if (first.equals("SELECT")) {
+            final java.util.regex.Matcher m = sql.length() < 512 ? SET_CONFIG.matcher(sql) : null;
+            return m != null && m.matches() ? new SetConfig(m.group(1).replace("''", "'"), m.group(2).replace("''", "'"))
+                    : null;
+        }
         switch (first) {
             case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SET", "SHOW", "RESET", "DISCARD",
                  "VACUUM", "CHECKPOINT", "DEALLOCATE", "SAVEPOINT", "RELEASE", "LISTEN",
@@ -321,6 +334,7 @@ public sealed interface PgCommand {
         /** The value of SET: words, numbers and strings up to the end, comma-separated lists kept as text. */
         String value() {
             final StringBuilder b = new StringBuilder();
+            final boolean given = !atEnd(); // '' is a value (pg_dump: SET default_tablespace = '')
             while (!atEnd()) {
                 final Token t = next();
                 if (t.kind() == Kind.SYMBOL && t.text().equals(",")) {
@@ -334,7 +348,7 @@ public sealed interface PgCommand {
                 }
             }
             final String v = b.toString();
-            if (v.isEmpty()) {
+            if (!given) {
                 throw new SqlStateException("42601", "syntax error: SET needs a value");
             }
             return v.equalsIgnoreCase("default") ? null : v;

@@ -30,6 +30,9 @@ final class PgCommands {
 
     /** The columns a command answers (SHOW), or none. */
     PgColumns columns(final PgCommand command) {
+        if (command instanceof PgCommand.SetConfig) {
+            return PgColumns.text(List.of("set_config"));
+        }
         if (command instanceof PgCommand.Show s) {
             if (s.name().equalsIgnoreCase("all")) {
                 return PgColumns.text(List.of("name", "setting", "description"));
@@ -72,6 +75,9 @@ final class PgCommands {
             block.characteristics(s.session(), s.isolation(), s.readOnly());
         } else if (command instanceof PgCommand.Set s) {
             set(s.name(), s.value());
+        } else if (command instanceof PgCommand.SetConfig s) {
+            set(s.name(), s.value());
+            row(out, settings.get(s.name()));
         } else if (command instanceof PgCommand.Show s) {
             show(s.name());
         } else if (command instanceof PgCommand.Reset r) {

@@ -139,6 +139,9 @@ final class PgStatement implements AutoCloseable {
         if (command instanceof PgCommand.ReleaseSavepoint) {
             return "RELEASE";
         }
+        if (command instanceof PgCommand.SetConfig) {
+            return "SELECT 1";
+        }
         if (command instanceof PgCommand.SetTransaction || command instanceof PgCommand.Set) {
             return "SET";
         }
