@@ -22,8 +22,8 @@ import java.util.function.Consumer;
 public final class FunctionNames {
     /** MeldDB's functions, found in the schema tree by their lower-case names. */
     public static final Set<String> OWN = Set.of("nextval", "currval", "setval", "date_trunc", "left", "right",
-            "gen_random_uuid", GenerateSeries.NAME, "json_field", "json_field_text", "json_element",
-            "json_element_text");
+            "gen_random_uuid", "uuid_generate_v4", GenerateSeries.NAME, "json_field", "json_field_text",
+            "json_element", "json_element_text");
 
     private static final Consumer<Object[]> HOOK = args -> fold((SqlNode) args[1]);
 

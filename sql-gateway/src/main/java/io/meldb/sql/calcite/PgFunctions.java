@@ -17,7 +17,8 @@ import java.util.UUID;
  * PostgreSQL functions that Calcite's PostgreSQL library lacks or answers differently, as functions of the schema
  * tree (lower-case names, {@link FunctionNames#OWN}): {@code date_trunc(text, timestamp)} (Calcite's DATE_TRUNC is
  * BigQuery's, with its arguments the other way round), and {@code left}/{@code right}, whose negative counts
- * mean "all but the last/first n" in PostgreSQL and the empty string in Calcite; {@code gen_random_uuid()}.
+ * mean "all but the last/first n" in PostgreSQL and the empty string in Calcite; {@code gen_random_uuid()} (also as
+ * uuid-ossp's {@code uuid_generate_v4()}).
  */
 public final class PgFunctions {
     private PgFunctions() {
@@ -28,7 +29,8 @@ public final class PgFunctions {
         return Map.of("date_trunc", ScalarFunctionImpl.create(PgFunctions.class, "dateTrunc"),
                 "left", ScalarFunctionImpl.create(PgFunctions.class, "left"),
                 "right", ScalarFunctionImpl.create(PgFunctions.class, "right"),
-                "gen_random_uuid", ScalarFunctionImpl.create(PgFunctions.class, "genRandomUuid"));
+                "gen_random_uuid", ScalarFunctionImpl.create(PgFunctions.class, "genRandomUuid"),
+                "uuid_generate_v4", ScalarFunctionImpl.create(PgFunctions.class, "genRandomUuid"));
     }
 
     /** PostgreSQL's {@code date_trunc(field, timestamp)}: the timestamp with every field below {@code field} zero. */

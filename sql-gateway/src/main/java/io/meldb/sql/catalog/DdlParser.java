@@ -107,6 +107,14 @@ public final class DdlParser extends DdlCursor {
             if (acceptWord("VIEW")) {
                 return QueryDdlParser.createView(this, false);
             }
+            if (acceptWord("EXTENSION")) {
+                ifNotExists();
+                final String name = extension(identifier());
+                while (peek().kind() != SqlLexer.Kind.END && !";".equals(peek().text())) {
+                    pos++; // WITH, SCHEMA s, VERSION v, CASCADE: nothing to install
+                }
+                return new Ddl.NoEffect("CREATE EXTENSION " + name);
+            }
             if (acceptWord("SCHEMA")) {
                 final boolean ifNotExists = ifNotExists();
                 final String name = schemaName();
@@ -177,9 +185,28 @@ public final class DdlParser extends DdlCursor {
             cascadeOrRestrict();
             return new Ddl.DropSequence(sequences, ifExists);
         }
+        if (acceptWord("EXTENSION")) {
+            ifExists();
+            final String name = extension(identifier());
+            cascadeOrRestrict();
+            return new Ddl.NoEffect("DROP EXTENSION " + name);
+        }
         throw new SqlStateException("0A000", "only DROP SCHEMA, TABLE, VIEW, INDEX and SEQUENCE are supported, not "
                 + "DROP "
                 + peek().text());
+    }
+
+    /**
+     * An extension a schema may ask for whose common functions MeldDB has built in: {@code uuid-ossp}
+     * ({@code uuid_generate_v4()}), {@code pgcrypto} ({@code gen_random_uuid()}) and {@code plpgsql} (PostgreSQL's
+     * default language, which older pg_dumps create); CREATE and DROP of them change nothing. Any other is 0A000.
+     */
+    private static String extension(final String name) {
+        if (name.equals("uuid-ossp") || name.equals("pgcrypto") || name.equals("plpgsql")) {
+            return name;
+        }
+        throw new SqlStateException("0A000", "extension \"" + name + "\" is not available: MeldDB has no extensions "
+                + "(CREATE EXTENSION of uuid-ossp, pgcrypto and plpgsql is accepted: their common functions are built in)");
     }
 
     /** [ONLY] name [*] [, ...] as TRUNCATE writes them. */

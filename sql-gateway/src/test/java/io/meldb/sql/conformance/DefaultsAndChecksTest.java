@@ -54,6 +54,13 @@ class DefaultsAndChecksTest extends ConformanceTest {
     void shouldGiveEachRowItsOwnRandomUuidFromAGenRandomUuidDefault(final String protocol) throws SQLException {
         final String t = "uuid_dflt_" + protocol;
         try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            // what schemas with UUID keys begin with: accepted, their functions are built in
+            s.execute("CREATE EXTENSION IF NOT EXISTS \"uuid-ossp\"");
+            s.execute("CREATE EXTENSION IF NOT EXISTS pgcrypto WITH SCHEMA public");
+            final SQLException postgis = failure(s, "CREATE EXTENSION postgis");
+            assertEquals("0A000", postgis.getSQLState());
+            assertTrue(postgis.getMessage().contains("\"postgis\" is not available"), postgis.getMessage());
+            assertEquals(List.of("36"), rows(s, "SELECT CHAR_LENGTH(CAST(uuid_generate_v4() AS VARCHAR(36)))"));
             s.execute("CREATE TABLE " + t + " (id UUID PRIMARY KEY DEFAULT gen_random_uuid(), n INTEGER, "
                     + "tag TEXT DEFAULT uuid_generate_v4())");
             s.executeUpdate("INSERT INTO " + t + " (n) VALUES (1)"); // the fast path
@@ -68,6 +75,7 @@ class DefaultsAndChecksTest extends ConformanceTest {
                     .getSQLState(), "rows already there would each need a value of their own");
             assertEquals("42804", failure(s, "CREATE TABLE " + t + "_int (id INTEGER PRIMARY KEY DEFAULT "
                     + "gen_random_uuid())").getSQLState());
+            s.execute("DROP EXTENSION IF EXISTS pgcrypto");
         }
     }
 
