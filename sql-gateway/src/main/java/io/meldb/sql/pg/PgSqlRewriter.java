@@ -7,14 +7,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Turns PostgreSQL's spelling of three things into the SQL MeldDB's planner reads: numbered parameters
- * ({@code $1}, {@code $2}, in any order and repeated) become positional {@code ?} with a map from each {@code ?}
- * to its parameter number, and the cast operator {@code expr::type} becomes {@code CAST(expr AS type)} with
- * PostgreSQL's type names (int4, float8, text, bool, ...) translated (json and jsonb are text, a literal checked
- * as JSON), an interval literal of one field ({@code interval '1 day'}) becomes the standard's
- * {@code INTERVAL '1' DAY}, and the JSON operators {@code ->} and {@code ->>} become calls of
- * {@link io.meldb.sql.calcite.JsonFunctions}. String literals, quoted identifiers
- * and comments are otherwise left as they are.
+ * Turns PostgreSQL's spelling into the SQL MeldDB's planner reads: numbered parameters ({@code $1}, {@code $2}, in
+ * any order and repeated) become positional {@code ?} with a map from each {@code ?} to its parameter number; the
+ * cast operator {@code expr::type} becomes {@code CAST(expr AS type)} with PostgreSQL's type names (int4, float8,
+ * text, bool, ...) translated (json and jsonb are text, a literal checked as JSON); typed literals
+ * ({@code TIMESTAMP '2024-01-01 10:00'}) take PostgreSQL's forms; interval literals become the standard's
+ * ({@link PgIntervals}); the JSON operators {@code ->} and {@code ->>} become calls of
+ * {@link io.meldb.sql.calcite.JsonFunctions}. String literals, quoted identifiers and comments are otherwise left
+ * as they are.
  */
 final class PgSqlRewriter {
     /** The rewritten SQL; {@code parameterOf[i]} is the 0-based PostgreSQL parameter of the i-th {@code ?}. */
@@ -27,123 +27,6 @@ final class PgSqlRewriter {
     private static final java.util.regex.Pattern EXPLAIN = java.util.regex.Pattern.compile(
             "^\\s*EXPLAIN\\s+(?!PLAN\\b)(?:VERBOSE\\s+)?", java.util.regex.Pattern.CASE_INSENSITIVE);
 
-    /** PostgreSQL's interval literal of one field ({@code interval '3 days'}; the standard's: INTERVAL '3' DAY). */
-    private static final java.util.regex.Pattern INTERVAL = java.util.regex.Pattern.compile(
-            "\\binterval\\s+'\\s*([+-]?\\d+)\\s*(year|month|week|day|hour|minute|min|second|sec)s?\\s*'",
-            java.util.regex.Pattern.CASE_INSENSITIVE);
-
-    /** An interval literal's text, for the forms of several fields ({@code interval '1 day 2 hours'}). */
-    private static final java.util.regex.Pattern INTERVAL_TEXT = java.util.regex.Pattern.compile(
-            "\\binterval\\s+'([^']*)'", java.util.regex.Pattern.CASE_INSENSITIVE);
-    private static final java.util.regex.Pattern INTERVAL_FIELD = java.util.regex.Pattern.compile(
-            "\\s*([+-]?\\d+(?:\\.\\d+)?)\\s*(years?|mons?|months?|weeks?|days?|hours?|mins?|minutes?|secs?|seconds?)"
-            + "\\b\\s*|\\s*([+-])?(\\d+):(\\d{1,2})(?::(\\d{1,2}(?:\\.\\d+)?))?\\s*",
-            java.util.regex.Pattern.CASE_INSENSITIVE);
-
-    /**
-     * PostgreSQL's interval text of several fields ({@code 1 day 2 hours}, {@code 1 year 2 months},
-     * {@code 1 day 02:30:00}) as a standard interval literal: {@code INTERVAL '1 02:00:00.000' DAY(9) TO SECOND(3)}
-     * or {@code INTERVAL '1-2' YEAR(9) TO MONTH}; null when the text is not of that form (one field is left to
-     * {@link #INTERVAL}). Years and months with days or times are 0A000: the standard's intervals hold one or the
-     * other, and MeldDB has no type holding both.
-     */
-    static String intervalLiteral(final String text, final boolean oneFieldToo) {
-        final java.util.regex.Matcher m = INTERVAL_FIELD.matcher(text);
-        int at = 0;
-        int fields = 0;
-        long months = 0;
-        java.math.BigDecimal seconds = java.math.BigDecimal.ZERO;
-        boolean dayTime = false;
-        while (at < text.length()) {
-            if (!m.find(at) || m.start() != at || m.end() == at) {
-                return null;
-            }
-            at = m.end();
-            fields++;
-            if (m.group(2) != null) {
-                final java.math.BigDecimal n = new java.math.BigDecimal(m.group(1));
-                final String unit = m.group(2).toLowerCase(Locale.ROOT);
-                if (unit.startsWith("y") || unit.startsWith("mon")) {
-                    if (n.scale() > 0 && n.stripTrailingZeros().scale() > 0) {
-                        return null;
-                    }
-                    months += n.longValueExact() * (unit.startsWith("y") ? 12 : 1);
-                } else {
-                    dayTime = true;
-                    final long per = unit.startsWith("w") ? 604_800 : unit.startsWith("d") ? 86_400
-                            : unit.startsWith("h") ? 3_600 : unit.startsWith("mi") ? 60 : 1;
-                    seconds = seconds.add(n.multiply(java.math.BigDecimal.valueOf(per)));
-                }
-            } else {
-                dayTime = true;
-                java.math.BigDecimal t = java.math.BigDecimal.valueOf(Long.parseLong(m.group(4)) * 3_600
-                        + Long.parseLong(m.group(5)) * 60);
-                if (m.group(6) != null) {
-                    t = t.add(new java.math.BigDecimal(m.group(6)));
-                }
-                seconds = seconds.add("-".equals(m.group(3)) ? t.negate() : t);
-            }
-        }
-        if (fields == 0 || fields == 1 && !oneFieldToo) {
-            return null;
-        }
-        if (months != 0 && dayTime) {
-            throw new io.meldb.sql.SqlStateException("0A000", "interval '" + text + "' mixes years or months with "
-                    + "days or times: MeldDB's intervals hold one or the other (add two intervals instead)");
-        }
-        if (!dayTime) {
-            final long a = Math.abs(months);
-            return "INTERVAL '" + (months < 0 ? "-" : "") + a / 12 + "-" + a % 12 + "' YEAR(9) TO MONTH";
-        }
-        final java.math.BigDecimal abs = seconds.abs().setScale(3, java.math.RoundingMode.HALF_UP);
-        final long whole = abs.longValue();
-        final String fraction = abs.toPlainString().substring(abs.toPlainString().indexOf('.'));
-        return String.format(Locale.ROOT, "INTERVAL '%s%d %02d:%02d:%02d%s' DAY(9) TO SECOND(3)",
-                seconds.signum() < 0 ? "-" : "", whole / 86_400, whole % 86_400 / 3_600, whole % 3_600 / 60, whole % 60,
-                fraction);
-    }
-
-    /** {@code interval '3 days'} as {@code INTERVAL '3' DAY} (a week as 7 days); other intervals unchanged. */
-    static String intervals(final String original) {
-        String sql = original;
-        final java.util.regex.Matcher several = INTERVAL_TEXT.matcher(sql);
-        if (several.find()) {
-            final StringBuilder out = new StringBuilder(sql.length());
-            do {
-                String literal = intervalLiteral(several.group(1), false);
-                if (literal == null && !INTERVAL.matcher(several.group()).matches()) {
-                    literal = intervalLiteral(several.group(1), true); // one field the simple form cannot take
-                }
-                several.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(
-                        literal != null ? literal : several.group()));
-            } while (several.find());
-            several.appendTail(out);
-            sql = out.toString();
-        }
-        final java.util.regex.Matcher m = INTERVAL.matcher(sql);
-        if (!m.find()) {
-            return sql;
-        }
-        final StringBuilder out = new StringBuilder(sql.length());
-        do {
-            long n = Long.parseLong(m.group(1));
-            String unit = m.group(2).toUpperCase(Locale.ROOT);
-            switch (unit) {
-                case "WEEK" -> {
-                    n *= 7;
-                    unit = "DAY";
-                }
-                case "MIN" -> unit = "MINUTE";
-                case "SEC" -> unit = "SECOND";
-                default -> {
-                }
-            }
-            m.appendReplacement(out, "INTERVAL '" + n + "' " + unit);
-        } while (m.find());
-        m.appendTail(out);
-        return out.toString();
-    }
-
     static Rewritten rewrite(final String original) {
         String sql = original;
         final String analyzed = io.meldb.sql.server.ExplainAnalyze.statement(sql);
@@ -153,7 +36,7 @@ final class PgSqlRewriter {
             // PostgreSQL's EXPLAIN stmt is Calcite's EXPLAIN PLAN FOR stmt
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
         }
-        sql = intervals(sql);
+        sql = PgIntervals.rewrite(sql);
         if (sql.indexOf('$') < 0 && !sql.contains("::") && !sql.contains("->") && !TYPED_LITERAL.matcher(sql).find()) {
             return new Rewritten(sql, new int[0], 0);
         }
@@ -161,7 +44,6 @@ final class PgSqlRewriter {
         final List<Integer> parameterOf = new ArrayList<>();
         final Deque<Integer> opens = new ArrayDeque<>();
         int operandStart = -1;
-        int count = 0;
         final int n = sql.length();
         int i = 0;
         while (i < n) {
@@ -179,11 +61,12 @@ final class PgSqlRewriter {
             } else if (c == '\'' || c == '"') {
                 final boolean escapes = c == '\'' && i > 0 && (sql.charAt(i - 1) == 'E' || sql.charAt(i - 1) == 'e');
                 final int stop = PgSqlSplitter.skipQuoted(sql, i, c, escapes);
-                final String typed = c == '\'' && !escapes ? typedLiteralType(out) : null;
-                if (typed != null) {
+                final int typedWord = c == '\'' && !escapes ? typedLiteralWordLength(out) : 0;
+                if (typedWord > 0) {
                     // TIMESTAMP '2024-01-01 10:00': PostgreSQL's forms of the text, read as a cast of it reads them
-                    final int wordStart = out.length() - typedLiteralWordLength(out);
-                    out.setLength(wordStart);
+                    final String typed = Character.toLowerCase(out.charAt(out.length() - typedWord)) == 't'
+                            ? "TIMESTAMP" : "DATE";
+                    out.setLength(out.length() - typedWord);
                     operandStart = out.length();
                     out.append(datetimeLiteral(sql.substring(i, stop), typed));
                 } else {
@@ -193,13 +76,7 @@ final class PgSqlRewriter {
                 i = stop;
             } else if (c == '$' && i + 1 < n && Character.isDigit(sql.charAt(i + 1))
                     && (i == 0 || !Character.isLetterOrDigit(sql.charAt(i - 1)))) {
-                int j = i + 1;
-                while (j < n && Character.isDigit(sql.charAt(j))) {
-                    j++;
-                }
-                final int number = Integer.parseInt(sql, i + 1, j, 10);
-                parameterOf.add(number - 1);
-                count = Math.max(count, number);
+                final int j = parameter(sql, i, parameterOf);
                 operandStart = out.length();
                 out.append('?');
                 i = j;
@@ -223,13 +100,7 @@ final class PgSqlRewriter {
                     keyEnd = PgSqlSplitter.skipQuoted(sql, j, '\'', false);
                     byIndex = false;
                 } else if (j < n && sql.charAt(j) == '$' && j + 1 < n && Character.isDigit(sql.charAt(j + 1))) {
-                    keyEnd = j + 1;
-                    while (keyEnd < n && Character.isDigit(sql.charAt(keyEnd))) {
-                        keyEnd++;
-                    }
-                    final int number = Integer.parseInt(sql, j + 1, keyEnd, 10);
-                    parameterOf.add(number - 1);
-                    count = Math.max(count, number);
+                    keyEnd = parameter(sql, j, parameterOf);
                     byIndex = false;
                 } else {
                     if (keyEnd < n && sql.charAt(keyEnd) == '-') {
@@ -281,12 +152,16 @@ final class PgSqlRewriter {
                 i++;
             }
         }
-        if (count == 0 && parameterOf.isEmpty()) {
+        if (parameterOf.isEmpty()) {
             return new Rewritten(out.toString(), new int[0], 0);
         }
         final int[] map = new int[parameterOf.size()];
         for (int k = 0; k < map.length; k++) {
             map[k] = parameterOf.get(k);
+        }
+        int count = 0;
+        for (int p : map) {
+            count = Math.max(count, p + 1);
         }
         return new Rewritten(out.toString(), map, count);
     }
@@ -309,7 +184,7 @@ final class PgSqlRewriter {
                         return "DATE '" + ((java.sql.Date) PgParameters.convertText(text, java.sql.Types.DATE))
                                 .toLocalDate() + "'";
                     case "INTERVAL": {
-                        final String literal = intervalLiteral(text, true);
+                        final String literal = PgIntervals.literal(text);
                         if (literal != null) {
                             return literal;
                         }
@@ -336,18 +211,19 @@ final class PgSqlRewriter {
         return "CAST(" + operand + " AS " + (type.equals("JSON") ? "VARCHAR" : type) + ")";
     }
 
+    /** Reads the parameter {@code $n} at {@code at} into {@code parameterOf} (0-based); answers where it ended. */
+    private static int parameter(final String sql, final int at, final List<Integer> parameterOf) {
+        int end = at + 1;
+        while (end < sql.length() && Character.isDigit(sql.charAt(end))) {
+            end++;
+        }
+        parameterOf.add(Integer.parseInt(sql, at + 1, end, 10) - 1);
+        return end;
+    }
+
     /** A typed literal's type word and its quote: {@code TIMESTAMP '...'}, {@code DATE '...'}. */
     private static final java.util.regex.Pattern TYPED_LITERAL = java.util.regex.Pattern.compile(
             "(?i)\\b(timestamp|date)\\s*'");
-
-    /** TIMESTAMP or DATE when {@code out} ends with that word (a typed literal's quote follows), else null. */
-    private static String typedLiteralType(final CharSequence out) {
-        final int word = typedLiteralWordLength(out);
-        if (word == 0) {
-            return null;
-        }
-        return Character.toLowerCase(out.charAt(out.length() - word)) == 't' ? "TIMESTAMP" : "DATE";
-    }
 
     /** The length of the trailing "timestamp"/"date" word of {@code out} with the blanks after it, or 0. */
     private static int typedLiteralWordLength(final CharSequence out) {

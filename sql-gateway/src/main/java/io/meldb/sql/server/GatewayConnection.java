@@ -191,16 +191,14 @@ public final class GatewayConnection implements MeldTxnContext {
         if (autoCommit) {
             return;
         }
-        if (txn != null && !hasSavepoints()) {
-            txn.abort();
-            txn = null;
-            catalogOf = null;
+        if (!hasSavepoints()) {
+            abortTransaction();
         }
         txnFailed = true;
     }
 
-    /** A failed transaction kept for ROLLBACK TO SAVEPOINT (see {@link #endStatement}) is over: abort it. */
-    private void abortKept() {
+    /** Aborts the open transaction, if any (a failed one kept for ROLLBACK TO SAVEPOINT included). */
+    private void abortTransaction() {
         if (txn != null) {
             txn.abort();
             txn = null;
@@ -217,20 +215,13 @@ public final class GatewayConnection implements MeldTxnContext {
      * yet, so that the savepoint has a transaction to mark.
      */
     public synchronized void savepoint(final String name) {
-        if (autoCommit) {
-            throw new SqlStateException("25P01", "SAVEPOINT can only be used in transaction blocks");
-        }
-        if (txnFailed) {
-            throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until end of "
-                    + "transaction block (rollback)");
-        }
+        checkSavepointStatement("SAVEPOINT", false);
         if (txn == null) {
             txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
         }
         if (!(txn instanceof SavepointSession)) {
             txn = new SavepointSession(txn);
         }
-        lastActivity = System.nanoTime();
         ((SavepointSession) txn).savepoint(name);
     }
 
@@ -239,32 +230,40 @@ public final class GatewayConnection implements MeldTxnContext {
      * PostgreSQL; 3B001 when there is no such savepoint (a failed transaction stays failed).
      */
     public synchronized void rollbackToSavepoint(final String name) {
-        if (autoCommit) {
-            throw new SqlStateException("25P01", "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
-        }
-        if (!(txn instanceof SavepointSession s)) {
-            throw new SqlStateException("3B001", "savepoint \"" + name + "\" does not exist");
-        }
-        lastActivity = System.nanoTime();
-        s.rollbackTo(name);
+        checkSavepointStatement("ROLLBACK TO SAVEPOINT", true);
+        savepoints(name).rollbackTo(name);
         catalogOf = null;
         txnFailed = false;
     }
 
     /** RELEASE SAVEPOINT: forgets the savepoint (and those set after it); the writes since it stay. */
     public synchronized void releaseSavepoint(final String name) {
+        checkSavepointStatement("RELEASE SAVEPOINT", false);
+        savepoints(name).release(name);
+    }
+
+    /** PostgreSQL's errors for a savepoint statement outside a block (25P01) or in a failed one (25P02). */
+    private void checkSavepointStatement(final String statement, final boolean allowedWhenFailed) {
         if (autoCommit) {
-            throw new SqlStateException("25P01", "RELEASE SAVEPOINT can only be used in transaction blocks");
+            throw new SqlStateException("25P01", statement + " can only be used in transaction blocks");
         }
-        if (txnFailed) {
-            throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until end of "
-                    + "transaction block (rollback)");
+        if (txnFailed && !allowedWhenFailed) {
+            throw failedTransaction();
         }
+        lastActivity = System.nanoTime();
+    }
+
+    /** The transaction's savepoints; 3B001 naming {@code name} when it has none. */
+    private SavepointSession savepoints(final String name) {
         if (!(txn instanceof SavepointSession s)) {
             throw new SqlStateException("3B001", "savepoint \"" + name + "\" does not exist");
         }
-        lastActivity = System.nanoTime();
-        s.release(name);
+        return s;
+    }
+
+    private static SqlStateException failedTransaction() {
+        return new SqlStateException("25P02", "current transaction is aborted, commands ignored until end of "
+                + "transaction block (rollback)");
     }
 
     public synchronized void setIsolation(final int level) {
@@ -337,8 +336,7 @@ public final class GatewayConnection implements MeldTxnContext {
                 txn = router.begin(isolation(), reads, reads ? 0 : restartGuess.restarts());
             } else {
                 if (txnFailed) {
-                    throw new SqlStateException("25P02", "current transaction is aborted, commands ignored until "
-                            + "end of transaction block (rollback)");
+                    throw failedTransaction();
                 }
                 if (txn == null) {
                     txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
@@ -403,9 +401,7 @@ public final class GatewayConnection implements MeldTxnContext {
                     LOG.debug("connection {}: statement failed inside a transaction with savepoints", id);
                 } else {
                     LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
-                    txn.abort();
-                    txn = null;
-                    catalogOf = null;
+                    abortTransaction();
                     aborted(SqlErrors.describe(error).sqlState());
                 }
             }
@@ -448,7 +444,7 @@ public final class GatewayConnection implements MeldTxnContext {
             }
             if (txnFailed) {
                 txnFailed = false; // counted as aborted when its statement failed
-                abortKept();
+                abortTransaction();
                 throw new SqlStateException("40000", "the transaction was rolled back because a statement in it "
                         + "failed");
             }
@@ -479,7 +475,7 @@ public final class GatewayConnection implements MeldTxnContext {
         }
         if (txnFailed) {
             txnFailed = false; // counted as aborted when its statement failed
-            abortKept();
+            abortTransaction();
             metrics.statement(StatementKind.COMMIT, System.nanoTime() - start, true);
             return CompletableFuture.failedFuture(new SqlStateException("40000", "the transaction was rolled back "
                     + "because a statement in it failed"));
@@ -560,9 +556,7 @@ public final class GatewayConnection implements MeldTxnContext {
             terminated = new SqlStateException("25P03", "terminating connection due to idle-in-transaction timeout: "
                     + "its transaction was open for more than " + java.util.concurrent.TimeUnit.NANOSECONDS.toSeconds(
                     timeoutNanos) + " s without a statement and was rolled back; open a new connection");
-            txn.abort();
-            txn = null;
-            catalogOf = null;
+            abortTransaction();
             metrics.rolledBack();
             return true;
         }
@@ -574,9 +568,7 @@ public final class GatewayConnection implements MeldTxnContext {
         }
         openSnapshots.clear();
         if (txn != null) {
-            txn.abort();
-            txn = null;
-            catalogOf = null;
+            abortTransaction();
             metrics.disconnected();
         }
         if (!closed) {
