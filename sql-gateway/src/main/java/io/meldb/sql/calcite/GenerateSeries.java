@@ -76,8 +76,13 @@ public final class GenerateSeries extends AbstractTable implements ScannableTabl
         return Statistics.of(rowCount(), List.of());
     }
 
+    /** Whether the series has no value: it starts past its stop in the direction of its step. */
+    private boolean isEmpty() {
+        return step > 0 ? start > stop : start < stop;
+    }
+
     private double rowCount() {
-        if (step > 0 ? start > stop : start < stop) {
+        if (isEmpty()) {
             return 0;
         }
         return Math.floor(((double) stop - start) / step) + 1;
@@ -96,7 +101,7 @@ public final class GenerateSeries extends AbstractTable implements ScannableTabl
                 return new Enumerator<>() {
                     private long next = start;
                     private long ordinal;
-                    private boolean done = step > 0 ? start > stop : start < stop;
+                    private boolean done = isEmpty();
                     private Object[] current;
                     private int sinceCheck;
 
@@ -131,7 +136,7 @@ public final class GenerateSeries extends AbstractTable implements ScannableTabl
                     public void reset() {
                         next = start;
                         ordinal = 0;
-                        done = step > 0 ? start > stop : start < stop;
+                        done = isEmpty();
                         sinceCheck = 0;
                     }
 

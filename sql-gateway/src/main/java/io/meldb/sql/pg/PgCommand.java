@@ -81,7 +81,9 @@ public sealed interface PgCommand {
     static PgCommand parse(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
         if (first.equals("SELECT")) {
-            final java.util.regex.Matcher m = sql.length() < 512 ? SET_CONFIG.matcher(sql) : null;
+            // a Matcher only for the rare statement that names set_config: every SELECT passes here
+            final boolean named = sql.length() < 512 && (sql.contains("set_config") || sql.contains("SET_CONFIG"));
+            final java.util.regex.Matcher m = named ? SET_CONFIG.matcher(sql) : null;
             return m != null && m.matches() ? new SetConfig(m.group(1).replace("''", "'"), m.group(2).replace("''", "'"))
                     : null;
         }
