@@ -88,6 +88,14 @@ public final class IntentionAdopter {
             } else {
                 final long vn = Versions.vn(csn, Versions.KIND_PERSISTED, index++);
                 Node.vn(n, vn);
+                final int f = Node.flags(n);
+                if ((f & Node.PAYLOAD_SHARED) != 0) {
+                    // the payload stays the source's, as a decoded payload reference; the field is a read's again
+                    Node.flags(n, f & ~Node.PAYLOAD_SHARED);
+                    if ((f & Node.DEPENDS_ON) == 0) {
+                        Node.columns(n, ColumnReads.WHOLE_ROW);
+                    }
+                }
                 Node.updateDerived(n);
                 final long l = Node.left(n);
                 final long r = Node.right(n);

@@ -12,7 +12,8 @@ import java.util.List;
  * <p>Unlike {@link IntentionAdopter}, which turns the tree into the intention in place, the session's arena is left
  * as it was and can be reused at once: a session arena is a whole segment, too large to hand to the pipeline per
  * transaction. What it writes is field for field what {@link IntentionDecoder} writes for the same record: VN =
- * (csn, persisted, post-order index), the format's node flags, SCV, SSV, key, payload (none for a tombstone), the
+ * (csn, persisted, post-order index), the format's node flags, SCV, SSV, key, payload (none for a tombstone; an
+ * unchanged path copy's is its committed source's, as a payload reference decodes), the
  * derived fields, the increment history after the payload, the column mask of a read, the external-child hints, range records with the encoder's flags and {@code asOf} = the snapshot
  * CSN; the nodes are registered as one run. Only the tree's external pointers must name nodes resident in this
  * directory's memory (the session's snapshot must lie in the generation being melded): the caller checks that.
@@ -73,8 +74,12 @@ public final class IntentionCopier {
         final int flags = Node.flags(n);
         final boolean tombstone = (flags & Node.TOMBSTONE) != 0;
         Node.key(c, bytes(Node.key(n), Node.keyLength(n)), Node.keyLength(n));
+        final long source = Node.sharedPayloadSource(n);
         if (tombstone) {
             Node.payload(c, 0, 0);
+        } else if (source != 0) {
+            // as the decoder resolves a payload reference: the committed source's payload, with its history
+            Node.copyPayload(c, source);
         } else {
             // an increment history lies right after the payload, as the decoder leaves it (an empty payload
             // points at the history)

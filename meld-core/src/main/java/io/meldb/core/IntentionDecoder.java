@@ -10,7 +10,8 @@ import java.util.Arrays;
  * "pre-deserialization" of §5 that runs ahead of meld). Layout in {@link IntentionFormat}.
  *
  * <p>The record is copied once into the arena and keys, payloads and range bounds point into that copy, so
- * decoding allocates nodes but never copies a key twice. Each node gets its VN from the intention's CSN and its
+ * decoding allocates nodes but never copies a key twice; a payload written as a reference
+ * ({@link IntentionFormat#EXT_PAYLOAD_REF}) points at the referenced committed node's payload. Each node gets its VN from the intention's CSN and its
  * post-order index; children are either earlier nodes of the record (by index) or committed nodes found by VN in
  * the {@link NodeDirectory}. Post order means children are complete before their parent, so the derived subtree
  * fields are computed in the same pass.
@@ -209,7 +210,21 @@ public final class IntentionDecoder {
         final long key = bytesHere(keyLength);
         int payloadLength = 0;
         long payload = 0;
-        if ((flags & Node.TOMBSTONE) == 0) {
+        boolean sharedHistory = false;
+        if ((ext & IntentionFormat.EXT_PAYLOAD_REF) != 0) {
+            if (ext != IntentionFormat.EXT_PAYLOAD_REF || (kinds & IntentionFormat.INCREMENT) != 0
+                || (flags & (Node.ALTERED | Node.DEPENDS_ON | Node.TOMBSTONE)) != 0 || scv == 0) {
+                throw fail("node " + i + " has a payload reference but is not an unaltered, unread copy of a value");
+            }
+            final long source = readExternal(snapshotCsn);
+            if (Node.tombstone(source) || Node.ncv(source) != scv) {
+                throw fail("node " + i + " has a payload reference to " + Versions.toString(Node.vn(source))
+                    + ", whose content is not its SCV " + Versions.toString(scv));
+            }
+            payload = Node.payload(source);
+            payloadLength = Node.payloadLength(source);
+            sharedHistory = (Node.flags(source) & Node.HISTORY) != 0;
+        } else if ((flags & Node.TOMBSTONE) == 0) {
             payloadLength = readLength("payload", "payload length");
             payload = bytesHere(payloadLength);
         }
@@ -280,7 +295,7 @@ public final class IntentionDecoder {
         Node.vn(n, Versions.vn(csn, Versions.KIND_PERSISTED, i));
         Node.scv(n, scv);
         Node.ssv(n, ssv);
-        Node.flags(n, flags | (increment ? Node.INCREMENT : 0) | (history ? Node.HISTORY : 0));
+        Node.flags(n, flags | (increment ? Node.INCREMENT : 0) | (history || sharedHistory ? Node.HISTORY : 0));
         Node.columns(n, columns);
         Node.left(n, leftIndex >= 0 ? handles[leftIndex] : leftExternal);
         Node.right(n, rightIndex >= 0 ? handles[rightIndex] : rightExternal);

@@ -194,7 +194,7 @@ public final class IntentionEncoder {
     private static void check(final long n, final long snapshotCsn) {
         final int flags = Node.flags(n);
         if ((flags & ~(IntentionFormat.NODE_FLAGS_MASK | IntentionFormat.DERIVED_NODE_FLAGS | Node.INCREMENT
-            | Node.HISTORY)) != 0) {
+            | Node.HISTORY | Node.PAYLOAD_SHARED)) != 0) {
             throw new IllegalArgumentException("node has unknown flags 0x" + Integer.toHexString(flags));
         }
         if (Node.height(n) < 1) {
@@ -209,6 +209,10 @@ public final class IntentionEncoder {
         final long right = Node.right(n);
         if (right != 0 && !Transaction.owned(right)) {
             checkVersion(Node.vn(right), snapshotCsn, "right child");
+        }
+        final long source = Node.sharedPayloadSource(n);
+        if (source != 0) {
+            checkVersion(Node.vn(source), snapshotCsn, "payload source");
         }
     }
 
@@ -250,18 +254,58 @@ public final class IntentionEncoder {
     /** Whether a node of the record being encoded has an extension byte (the record is then version 2). */
     private boolean extended;
 
-    /** The extension bits of node {@code n} ({@link IntentionFormat#EXT_MASK}), 0 for none. */
-    private static int extension(final long n) {
+    /**
+     * The extension bits of node {@code n} ({@link IntentionFormat#EXT_MASK}), 0 for none; {@code source} is its
+     * payload reference ({@link #payloadReference}), 0 for none.
+     */
+    private static int extension(final long n, final long source) {
+        if (source != 0) {
+            return IntentionFormat.EXT_PAYLOAD_REF;
+        }
         final int flags = Node.flags(n);
         return ((flags & Node.HISTORY) != 0 ? IntentionFormat.EXT_HISTORY : 0)
             | ((flags & Node.DEPENDS_ON) != 0 && Node.columns(n) != ColumnReads.WHOLE_ROW ? IntentionFormat.EXT_COLUMNS : 0);
     }
 
+    /**
+     * The committed node whose payload node {@code n} is written as a reference to, or 0 to write the payload:
+     * an unchanged path copy ({@link Node#sharedPayloadSource}) whose reference is {@link #referenced shorter}.
+     */
+    private static long payloadReference(final long n, final long snapshotCsn) {
+        final long source = Node.sharedPayloadSource(n);
+        return source != 0 && referenced(payloadSize(n), referenceSize(source, snapshotCsn)) ? source : 0;
+    }
+
+    /**
+     * Whether a payload of {@code payloadSize} bytes is written as a reference of {@code referenceSize}: when that
+     * saves at least {@link #MIN_REFERENCE_SAVING} bytes, enough to be worth the directory lookup that resolves it.
+     * The transaction's size bound makes the same choice.
+     */
+    static boolean referenced(final int payloadSize, final int referenceSize) {
+        return referenceSize + MIN_REFERENCE_SAVING <= payloadSize;
+    }
+
+    static final int MIN_REFERENCE_SAVING = 16;
+
+    /** Bytes of a payload reference to {@code source} (its extension byte included). */
+    static int referenceSize(final long source, final long snapshotCsn) {
+        return 1 + versionSize(Node.vn(source), snapshotCsn);
+    }
+
+    /** Bytes of {@code n}'s payload written out: length, bytes, and an increment history with its extension byte. */
+    static int payloadSize(final long n) {
+        final int length = Node.payloadLength(n);
+        return Varint.sizeOf(length) + length + ((Node.flags(n) & Node.HISTORY) != 0 ? 1 + ColumnReads.historyLength(n) : 0);
+    }
+
     private long nodeSize(final int i, final long snapshotCsn) {
         final long n = order[i];
         long size = 2 + Varint.sizeOf(Node.height(n));
-        final int ext = extension(n);
-        if (ext != 0) {
+        final long source = payloadReference(n, snapshotCsn);
+        final int ext = extension(n, source);
+        if (source != 0) {
+            size += 1 + versionSize(Node.vn(source), snapshotCsn);
+        } else if (ext != 0) {
             size += 1 + ColumnReads.historyLength(n)
                 + ((ext & IntentionFormat.EXT_COLUMNS) != 0 ? Varint.sizeOf(Node.columns(n)) : 0);
         }
@@ -274,7 +318,7 @@ public final class IntentionEncoder {
             size += versionSize(ssv, snapshotCsn);
         }
         size += Varint.sizeOf(Node.keyLength(n)) + Node.keyLength(n);
-        if (!Node.tombstone(n)) {
+        if (!Node.tombstone(n) && source == 0) {
             size += Varint.sizeOf(Node.payloadLength(n)) + Node.payloadLength(n);
         }
         size += pointerSize(Node.left(n), leftIndex[i], i, snapshotCsn);
@@ -293,7 +337,8 @@ public final class IntentionEncoder {
             | (scv != 0 ? IntentionFormat.HAS_SCV : 0)
             | (ssv != 0 ? IntentionFormat.HAS_SSV : 0)
             | ((Node.flags(n) & Node.INCREMENT) != 0 ? IntentionFormat.INCREMENT : 0);
-        final int ext = extension(n);
+        final long source = payloadReference(n, snapshotCsn);
+        final int ext = extension(n, source);
         if (ext != 0) {
             extended = true;
         }
@@ -311,7 +356,9 @@ public final class IntentionEncoder {
             pos = putVersion(dst, pos, ssv, snapshotCsn);
         }
         pos = putBytes(dst, pos, Node.key(n), Node.keyLength(n));
-        if (!Node.tombstone(n)) {
+        if (source != 0) {
+            pos = putVersion(dst, pos, Node.vn(source), snapshotCsn);
+        } else if (!Node.tombstone(n)) {
             pos = putBytes(dst, pos, Node.payload(n), Node.payloadLength(n));
         }
         if ((ext & IntentionFormat.EXT_HISTORY) != 0) {

@@ -8,16 +8,20 @@ package io.meldb.core;
  *  header  | version u8 | isolation u8 | intention flags u8 | snapshotCsn varlong | nodeCount varint | rangeCount varint |
  *  range   | flags u8 (Intention.RANGE_*) | [loLen varint, lo bytes] unless LO_UNBOUNDED | [hiLen varint, hi bytes] unless HI_UNBOUNDED |
  *  node    | nodeFlags u8 (Node flag bits) | pointerKinds u8 | [ext u8] | height varint | [scv ref] | [ssv ref] |
- *          | keyLen varint, key | [payloadLen varint, payload] unless TOMBSTONE | [history 16 bytes] |
+ *          | keyLen varint, key | [payloadLen varint, payload] unless TOMBSTONE or payload ref | [payload ref] |
+ *          | [history 16 bytes] |
  *          | [columns varlong] | left pointer | right pointer |
  *
  *  pointerKinds:  bit 7      6        5        4       3 2         1 0
  *                 extended increment hasSsv   hasScv   right kind  left kind     kind: 0 null, 1 local, 2 external
- *  ext (version 2 only, when extended):  bit 0 history, bit 1 columns
+ *  ext (version 2 only, when extended):  bit 0 history, bit 1 columns, bit 2 payload ref (alone)
  *  an increment node (Node.INCREMENT) has a payload that ends with an Increment descriptor
  *  history: the content's increment history right after the payload (ColumnReads: base VN, incremented byte mask,
  *           big-endian), so a decoded node's payload is followed by it in place
  *  columns: the value bytes a read (DEPENDS_ON) used, a nonzero ColumnReads mask
+ *  payload ref: a version ref to the committed node this unaltered, unread path copy was made from; the node has
+ *           that node's payload and increment history (most of an intention's nodes are such copies: the paths
+ *           above what it wrote and read, whose bytes every replica already holds)
  *  version ref / external pointer:  csnDelta varlong (snapshotCsn - csnOf(v)) | low varint (v &amp; 0xFFFFFF)
  *  local pointer:                   indexDelta varint (ownIndex - childIndex, &gt; 0)
  * </pre>
@@ -59,7 +63,12 @@ public final class IntentionFormat {
     public static final int EXT_HISTORY = 1;
     /** Extension bit: a read's byte mask ({@link Node#columns}) follows. */
     public static final int EXT_COLUMNS = 2;
-    public static final int EXT_MASK = EXT_HISTORY | EXT_COLUMNS;
+    /**
+     * Extension bit, only ever alone: the payload is a version ref to the committed node (in the snapshot) the node
+     * was copied from, whose NCV must be the node's SCV; the node takes that node's payload and increment history.
+     */
+    public static final int EXT_PAYLOAD_REF = 4;
+    public static final int EXT_MASK = EXT_HISTORY | EXT_COLUMNS | EXT_PAYLOAD_REF;
 
     /** The node flags the format carries, bit for bit as in {@link Node}. */
     public static final int NODE_FLAGS_MASK = Node.ALTERED | Node.DEPENDS_ON | Node.SUBTREE_IS_ONLY_READ_DEPENDENT

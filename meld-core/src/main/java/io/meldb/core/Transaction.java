@@ -179,12 +179,16 @@ public final class Transaction {
                 n = path[at];
                 final int f = Node.flags(n);
                 if ((f & Node.DEPENDS_ON) == 0) {
+                    // a read is written with its payload, and its columns field holds the read's mask from now on
+                    final long shared = payloadBytes(n);
+                    Node.flags(n, f & ~Node.PAYLOAD_SHARED);
+                    ownedBytes += payloadBytes(n) - shared;
                     Node.columns(n, columns);
                     ownedBytes += columns == ColumnReads.WHOLE_ROW ? 0 : 1 + Varint.MAX_LONG_BYTES;
                 } else if (Node.columns(n) != ColumnReads.WHOLE_ROW) {
                     Node.columns(n, columns == ColumnReads.WHOLE_ROW ? ColumnReads.WHOLE_ROW : Node.columns(n) | columns);
                 }
-                Node.flags(n, f | Node.DEPENDS_ON);
+                Node.flags(n, (f | Node.DEPENDS_ON) & ~Node.PAYLOAD_SHARED);
             }
         }
         return n == 0 || Node.tombstone(n) ? 0 : n;
@@ -229,9 +233,10 @@ public final class Transaction {
         writes = true;
         final int at = descendCopying(key);
         final long n = path[at];
-        ownedBytes += withLength(nextLength) - withLength(Node.payloadLength(n));
+        ownedBytes += withLength(nextLength) - payloadBytes(n);
         Node.payload(n, next, nextLength);
-        Node.flags(n, (Node.flags(n) | Node.ALTERED | Node.INCREMENT) & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.HISTORY));
+        Node.flags(n, (Node.flags(n) | Node.ALTERED | Node.INCREMENT)
+            & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.HISTORY | Node.PAYLOAD_SHARED));
         for (int i = 0; i < at; i++) {
             clearReadOnly(path[i]);
         }
@@ -340,10 +345,10 @@ public final class Transaction {
         final int payloadLength = tombstone ? 0 : value.length;
         if (at >= 0) {
             final long n = path[at];
-            ownedBytes += withLength(payloadLength) - withLength(Node.payloadLength(n));
+            ownedBytes += withLength(payloadLength) - payloadBytes(n);
             Node.payload(n, payload, payloadLength);
             int flags = (Node.flags(n) | Node.ALTERED)
-                & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.INCREMENT | Node.HISTORY);
+                & ~(Node.SUBTREE_IS_ONLY_READ_DEPENDENT | Node.INCREMENT | Node.HISTORY | Node.PAYLOAD_SHARED);
             flags = tombstone ? flags | Node.TOMBSTONE : flags & ~Node.TOMBSTONE;
             Node.flags(n, flags);
             for (int i = 0; i < at; i++) {
@@ -436,11 +441,26 @@ public final class Transaction {
         Node.scv(n, Node.ncv(source));
         Node.ssv(n, Node.nsv(source));
         Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & (Node.TOMBSTONE | Node.HISTORY)));
+        if (!Node.tombstone(source)) {
+            Node.sharePayload(n, source);
+        }
         Node.height(n, Node.height(source));
         ownedNodes++;
-        ownedBytes += withLength(Node.keyLength(source)) + withLength(Node.payloadLength(source))
-            + ((Node.flags(source) & Node.HISTORY) != 0 ? 1 + ColumnReads.historyLength(source) : 0);
+        ownedBytes += withLength(Node.keyLength(source)) + payloadBytes(n);
         return n;
+    }
+
+    /**
+     * What {@code n}'s payload adds to {@link #intentionBytesBound()}: the encoder writes it out, or, for a path copy
+     * that still shares its source's ({@link Node#PAYLOAD_SHARED}), a reference when that is shorter enough.
+     */
+    private long payloadBytes(final long n) {
+        final int own = IntentionEncoder.payloadSize(n);
+        if ((Node.flags(n) & Node.PAYLOAD_SHARED) == 0) {
+            return own;
+        }
+        final int reference = IntentionEncoder.referenceSize(Node.columns(n), snapshot.csn());
+        return IntentionEncoder.referenced(own, reference) ? reference : own;
     }
 
     /** AVL rebalancing from the new leaf's parent up to the root; rotated nodes lose their SSV. */

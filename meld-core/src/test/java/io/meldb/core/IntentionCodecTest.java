@@ -626,6 +626,92 @@ class IntentionCodecTest {
         }
     }
 
+    @Test
+    void unchangedPathCopiesAreWrittenAsReferencesAndDecodeToTheirSourcesPayloads() {
+        try (Arena txArena = new Arena(); Arena logArena = new Arena()) {
+            final Random random = new Random(7);
+            final Transaction load = new Transaction(txArena, new Snapshot(0, 0), Isolation.SERIALIZABLE);
+            for (int k = 0; k < 4096; k++) {
+                load.put(key8(k), randomBytes(random, 100));
+            }
+            final NodeDirectory directory = new NodeDirectory();
+            final IntentionDecoder decoder = new IntentionDecoder(logArena, directory);
+            final Intention state = decode(decoder, encode(load, 0), 1);
+
+            // one write and one read: two root-to-node paths, 2 of whose ~24 nodes carry their own payload
+            final Transaction t = new Transaction(txArena, new Snapshot(state.root(), 1), Isolation.SERIALIZABLE);
+            t.put(key8(17), randomBytes(random, 100));
+            t.get(key8(3001));
+            final byte[] record = encode(t, 0);
+            final long[] owned = postOrderOwned(t.root());
+            assertTrue(owned.length > 20, "nodes: " + owned.length);
+            assertTrue(record.length < 2 * 110 + owned.length * 30, "record of " + record.length + " bytes for "
+                + owned.length + " nodes: the copies' payloads are not in it");
+
+            final Intention decoded = decode(decoder, record, 2);
+            assertSameIntention(t, decoded, directory);
+            final long[] nodes = postOrderOf(decoded);
+            int references = 0;
+            for (final long n : nodes) {
+                final long source = find(state.root(), n);
+                final boolean own = Node.altered(n) || Node.dependsOn(n);
+                if (!own) {
+                    assertEquals(Node.payload(source), Node.payload(n), "an unchanged copy shares its source's payload");
+                    assertEquals(Node.scv(n), Node.ncv(source));
+                    references++;
+                } else {
+                    assertNotEquals(Node.payload(source), Node.payload(n));
+                }
+            }
+            assertEquals(nodes.length - 2, references);
+
+            // a replica that no longer holds a referenced node cannot decode the record: it says so, as for a child
+            final NodeDirectory other = new NodeDirectory();
+            final IntentionDecoder stranger = new IntentionDecoder(logArena, other);
+            assertThrows(NodeNotResidentException.class,
+                () -> stranger.decode(new UnsafeBuffer(record), 0, record.length, 2, new Intention()));
+        }
+    }
+
+    @Test
+    void aPayloadReferenceToANodeWithOtherContentIsRejected() {
+        try (Arena txArena = new Arena(); Arena logArena = new Arena()) {
+            final Random random = new Random(8);
+            final Transaction load = new Transaction(txArena, new Snapshot(0, 0), Isolation.SNAPSHOT);
+            for (int k = 0; k < 64; k++) {
+                load.put(key8(k), randomBytes(random, 40));
+            }
+            final byte[] loadRecord = encode(load, 0);
+            final NodeDirectory directory = new NodeDirectory();
+            final IntentionDecoder decoder = new IntentionDecoder(logArena, directory);
+            final Intention state = decode(decoder, loadRecord, 1);
+            final Transaction t = new Transaction(txArena, new Snapshot(state.root(), 1), Isolation.SNAPSHOT);
+            t.put(key8(5), randomBytes(random, 40));
+            final byte[] record = encode(t, 0);
+
+            // the same record against a replica whose csn-1 nodes say a key's content is newer than the copy's SCV
+            final NodeDirectory lying = new NodeDirectory();
+            final Intention forged = decode(new IntentionDecoder(logArena, lying), loadRecord, 1);
+            for (final long n : postOrderOf(forged)) {
+                Node.flags(n, Node.flags(n) & ~Node.ALTERED);
+                Node.scv(n, Versions.vn(1, Versions.KIND_PERSISTED, 63));
+            }
+            assertFormatError("whose content is not its SCV", new IntentionDecoder(logArena, lying), record, 2);
+        }
+    }
+
+    /** The node of state {@code root} with the key of node {@code n}. */
+    private static long find(long root, final long n) {
+        while (root != 0) {
+            final int c = Node.compareKeys(n, root);
+            if (c == 0) {
+                return root;
+            }
+            root = c < 0 ? Node.left(root) : Node.right(root);
+        }
+        throw new AssertionError("key not in the state");
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // helpers
 
