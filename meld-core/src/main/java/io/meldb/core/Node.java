@@ -7,12 +7,14 @@ package io.meldb.core;
  * <pre>
  *   0                   8                   16                  24                  32
  *   +-------------------+-------------------+-------------------+-------------------+
- *   | left   (handle)   | right  (handle)   | key prefix        | VN                |
- *   +-------------------+-------------------+---------+---------+---------+---------+
- *   | SSV               | SCV               | flags   | keyLen  | height  | payLen  |   hot: one 64-byte line
- *   +-------------------+-------------------+---------+---------+---------+---------+
- *   | key    (handle)   | payload (handle)  | maxCv             | columns (mask)    |
- *   +-------------------+-------------------+-------------------+-------------------+   = 96 bytes
+ *   | left   (handle)   | right  (handle)   | key prefix        | key prefix 2      |
+ *   +-------------------+-------------------+-------------------+---------+---------+
+ *   | VN                | SSV               | SCV               | flags   | keyLen  |   hot: the first 64 bytes
+ *   +---------+---------+-------------------+-------------------+-------------------+
+ *   | height  | payLen  | key    (handle)   | payload (handle)  | maxCv             |
+ *   +---------+---------+-------------------+-------------------+-------------------+
+ *   | columns (mask)    |                                                               = 104 bytes
+ *   +-------------------+
  * </pre>
  *
  * <ul>
@@ -30,8 +32,10 @@ package io.meldb.core;
  *   intention is decoded or adopted.</li>
  * </ul>
  * Keys and payloads are referenced in place (a handle plus a length), so copying a node never copies bytes.
- * The key's first 8 bytes are also kept in the node (big-endian, zero-padded), so most comparisons touch only
- * the node's first cache line and never the key bytes.
+ * The key's first 16 bytes are also kept in the node (two big-endian longs, zero-padded), so comparisons of
+ * keys up to 16 bytes long, and most others, read only the node's first 64 bytes and never the key bytes: a SQL row
+ * key (a table prefix of 6 bytes, then the primary key) differs from its neighbours' mostly past byte 8, and the
+ * key bytes are a cache miss of their own on every level of a descent.
  * A deleted key is a node with the TOMBSTONE flag (meld paper §6, first approach): deletion is an update of
  * the payload, which keeps conflict detection exact for deletes.
  */
@@ -39,18 +43,19 @@ public final class Node {
     public static final int LEFT = 0;
     public static final int RIGHT = 8;
     public static final int KEY_PREFIX = 16;
-    public static final int VN = 24;
-    public static final int SSV = 32;
-    public static final int SCV = 40;
-    public static final int FLAGS = 48;
-    public static final int KEY_LENGTH = 52;
-    public static final int HEIGHT = 56;
-    public static final int PAYLOAD_LENGTH = 60;
-    public static final int KEY = 64;
-    public static final int PAYLOAD = 72;
-    public static final int MAX_CV = 80;
-    public static final int COLUMNS = 88;
-    public static final int SIZE = 96;
+    public static final int KEY_PREFIX_2 = 24;
+    public static final int VN = 32;
+    public static final int SSV = 40;
+    public static final int SCV = 48;
+    public static final int FLAGS = 56;
+    public static final int KEY_LENGTH = 60;
+    public static final int HEIGHT = 64;
+    public static final int PAYLOAD_LENGTH = 68;
+    public static final int KEY = 72;
+    public static final int PAYLOAD = 80;
+    public static final int MAX_CV = 88;
+    public static final int COLUMNS = 96;
+    public static final int SIZE = 104;
 
     public static final int ALTERED = 1;
     public static final int DEPENDS_ON = 2;
@@ -135,6 +140,7 @@ public final class Node {
         NodeMemory.putLong(n, KEY, key);
         NodeMemory.putInt(n, KEY_LENGTH, length);
         NodeMemory.putLong(n, KEY_PREFIX, NodeMemory.prefix(key, length));
+        NodeMemory.putLong(n, KEY_PREFIX_2, NodeMemory.prefix2(key, length));
     }
 
     /** Gives {@code n} the same key as {@code source} without reading the key bytes. */
@@ -142,6 +148,7 @@ public final class Node {
         NodeMemory.putLong(n, KEY, NodeMemory.getLong(source, KEY));
         NodeMemory.putInt(n, KEY_LENGTH, NodeMemory.getInt(source, KEY_LENGTH));
         NodeMemory.putLong(n, KEY_PREFIX, NodeMemory.getLong(source, KEY_PREFIX));
+        NodeMemory.putLong(n, KEY_PREFIX_2, NodeMemory.getLong(source, KEY_PREFIX_2));
     }
 
     public static long keyPrefix(final long n) {
@@ -281,8 +288,8 @@ public final class Node {
 
     /**
      * Compares the keys of two nodes in unsigned lexicographic order. Equal prefixes with a key of at most
-     * 8 bytes mean the shorter key is a prefix of the longer one (the padding is zeros, like the longer key's
-     * bytes), so the lengths decide; only keys longer than 8 bytes on both sides read their bytes.
+     * 8 (16) bytes mean the shorter key is a prefix of the longer one (the padding is zeros, like the longer key's
+     * bytes), so the lengths decide; only keys longer than 16 bytes on both sides read their bytes.
      */
     public static int compareKeys(final long a, final long b) {
         final long pa = keyPrefix(a);
@@ -295,11 +302,22 @@ public final class Node {
         if (la <= 8 || lb <= 8) {
             return la - lb;
         }
-        return NodeMemory.compare(key(a) + 8, la - 8, key(b) + 8, lb - 8);
+        final long qa = NodeMemory.getLong(a, KEY_PREFIX_2);
+        final long qb = NodeMemory.getLong(b, KEY_PREFIX_2);
+        if (qa != qb) {
+            return Long.compareUnsigned(qa, qb);
+        }
+        if (la <= 16 || lb <= 16) {
+            return la - lb;
+        }
+        return NodeMemory.compare(key(a) + 16, la - 16, key(b) + 16, lb - 16);
     }
 
-    /** Compares a heap key (with its precomputed {@link NodeMemory#prefix(byte[])}) with a node's key. */
-    public static int compareKey(final byte[] key, final long prefix, final long n) {
+    /**
+     * Compares a heap key, with its precomputed {@link NodeMemory#prefix(byte[])} and
+     * {@link NodeMemory#prefix2(byte[])}, with a node's key.
+     */
+    public static int compareKey(final byte[] key, final long prefix, final long prefix2, final long n) {
         final long pn = keyPrefix(n);
         if (prefix != pn) {
             return Long.compareUnsigned(prefix, pn);
@@ -308,7 +326,14 @@ public final class Node {
         if (key.length <= 8 || ln <= 8) {
             return key.length - ln;
         }
-        return NodeMemory.compare(key, key(n), ln, 8);
+        final long qn = NodeMemory.getLong(n, KEY_PREFIX_2);
+        if (prefix2 != qn) {
+            return Long.compareUnsigned(prefix2, qn);
+        }
+        if (key.length <= 16 || ln <= 16) {
+            return key.length - ln;
+        }
+        return NodeMemory.compare(key, key(n), ln, 16);
     }
 
     /**

@@ -303,6 +303,27 @@ public final class NodeMemory {
         return p;
     }
 
+    /** Bytes 8 to 16 of a key in node memory, big-endian, zero-padded (the second half of a node's key prefix). */
+    public static long prefix2(final long key, final int length) {
+        if (length >= 16) {
+            return getLongBigEndian(key, 8);
+        }
+        long p = 0;
+        for (int i = 8; i < length; i++) {
+            p |= (getByte(key, i) & 0xFFL) << (56 - 8 * (i - 8));
+        }
+        return p;
+    }
+
+    /** Bytes 8 to 16 of a heap key, as {@link #prefix2(long, int)}. */
+    public static long prefix2(final byte[] key) {
+        long p = 0;
+        for (int i = 8; i < Math.min(16, key.length); i++) {
+            p |= (key[i] & 0xFFL) << (56 - 8 * (i - 8));
+        }
+        return p;
+    }
+
     /** The prefix of a heap key, as {@link #prefix(long, int)}. */
     public static long prefix(final byte[] key) {
         long p = 0;

@@ -328,8 +328,9 @@ public final class Transaction {
 
     private static long find(long n, final byte[] key) {
         final long prefix = NodeMemory.prefix(key);
+        final long prefix2 = NodeMemory.prefix2(key);
         while (n != 0) {
-            final int c = Node.compareKey(key, prefix, n);
+            final int c = Node.compareKey(key, prefix, prefix2, n);
             if (c == 0) {
                 return n;
             }
@@ -403,6 +404,7 @@ public final class Transaction {
         depth = 0;
         long n = root;
         final long prefix = NodeMemory.prefix(key);
+        final long prefix2 = NodeMemory.prefix2(key);
         while (n != 0) {
             if (!owned(n)) {
                 n = copy(n);
@@ -414,7 +416,7 @@ public final class Transaction {
             }
             ensurePathCapacity();
             path[depth] = n;
-            final int c = Node.compareKey(key, prefix, n);
+            final int c = Node.compareKey(key, prefix, prefix2, n);
             if (c == 0) {
                 return depth;
             }

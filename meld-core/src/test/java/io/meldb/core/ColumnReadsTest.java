@@ -193,8 +193,9 @@ class ColumnReadsTest {
 
     private static long find(long n, final byte[] key) {
         final long prefix = NodeMemory.prefix(key);
+        final long prefix2 = NodeMemory.prefix2(key);
         while (n != 0) {
-            final int c = Node.compareKey(key, prefix, n);
+            final int c = Node.compareKey(key, prefix, prefix2, n);
             if (c == 0) {
                 return n;
             }

@@ -47,7 +47,7 @@ class TreePropertiesTest {
 
     /** Keys of 0 to 12 bytes from a small alphabet, so prefixes, zero bytes and shared 8-byte prefixes occur. */
     private static byte[] randomKey(final SplittableRandom rnd) {
-        final byte[] key = new byte[rnd.nextInt(13)];
+        final byte[] key = new byte[rnd.nextInt(22)]; // across both 8-byte halves of the node's key prefix
         for (int i = 0; i < key.length; i++) {
             key[i] = (byte) (rnd.nextInt(3) == 0 ? 0 : rnd.nextInt(3) == 0 ? 0xFF : 'a' + rnd.nextInt(3));
         }
@@ -60,14 +60,14 @@ class TreePropertiesTest {
         try (Arena arena = new Arena()) {
             for (int i = 0; i < 20_000; i++) {
                 final byte[] a = randomKey(rnd);
-                final byte[] b = rnd.nextInt(4) == 0 ? Arrays.copyOf(a, rnd.nextInt(14)) : randomKey(rnd);
+                final byte[] b = rnd.nextInt(4) == 0 ? Arrays.copyOf(a, rnd.nextInt(23)) : randomKey(rnd);
                 final long na = arena.allocate(Node.SIZE);
                 final long nb = arena.allocate(Node.SIZE);
                 Node.key(na, arena.copyOf(a), a.length);
                 Node.key(nb, arena.copyOf(b), b.length);
                 final int want = Integer.signum(Arrays.compareUnsigned(a, b));
                 assertEquals(want, Integer.signum(Node.compareKeys(na, nb)), Arrays.toString(a) + " vs " + Arrays.toString(b));
-                assertEquals(want, Integer.signum(Node.compareKey(a, NodeMemory.prefix(a), nb)));
+                assertEquals(want, Integer.signum(Node.compareKey(a, NodeMemory.prefix(a), NodeMemory.prefix2(a), nb)));
                 assertArrayEquals(a, Node.keyBytes(na));
             }
         }
