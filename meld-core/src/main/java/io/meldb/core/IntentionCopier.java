@@ -74,12 +74,12 @@ public final class IntentionCopier {
         final int flags = Node.flags(n);
         final boolean tombstone = (flags & Node.TOMBSTONE) != 0;
         Node.key(c, bytes(Node.key(n), Node.keyLength(n)), Node.keyLength(n));
-        final long source = Node.sharedPayloadSource(n);
         if (tombstone) {
             Node.payload(c, 0, 0);
-        } else if (source != 0) {
-            // as the decoder resolves a payload reference: the committed source's payload, with its history
-            Node.copyPayload(c, source);
+        } else if (Node.sharedPayloadSource(n) != 0) {
+            // as the decoder resolves a payload reference: the committed source's payload (which the copy shares),
+            // with its history
+            Node.copyPayload(c, n);
         } else {
             // an increment history lies right after the payload, as the decoder leaves it (an empty payload
             // points at the history)

@@ -1,6 +1,7 @@
 package io.meldb.core;
 
 import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Arrays;
 import java.util.List;
@@ -91,26 +92,30 @@ public final class IntentionEncoder {
         // else one pass: the transaction's running bound says it fits, so the record is written as it is measured
         // (sizing every node first walked the nodes twice for the same answer); the limit is checked as it goes
         final long limit = (long) offset + maxLength;
+        // room for the whole record at once, then plain writes: growing the buffer was checked on every byte
+        dst.checkLimit((int) (offset + (size >= 0 ? size : txn.intentionBytesBound())));
+        final UnsafeBuffer out = this.out;
+        out.wrap(dst.addressOffset(), dst.capacity());
         int pos = offset;
-        dst.putByte(pos++, IntentionFormat.VERSION); // made VERSION_EXTENDED below if a node has an extension
-        dst.putByte(pos++, (byte) txn.isolation().code());
-        dst.putByte(pos++, (byte) intentionFlags);
-        pos = Varint.putLong(dst, pos, snapshotCsn);
-        pos = Varint.putInt(dst, pos, nodeCount);
-        pos = Varint.putInt(dst, pos, rangeCount);
+        out.putByte(pos++, IntentionFormat.VERSION); // made VERSION_EXTENDED below if a node has an extension
+        out.putByte(pos++, (byte) txn.isolation().code());
+        out.putByte(pos++, (byte) intentionFlags);
+        pos = Varint.putLong(out, pos, snapshotCsn);
+        pos = Varint.putInt(out, pos, nodeCount);
+        pos = Varint.putInt(out, pos, rangeCount);
         for (int i = 0; i < rangeCount; i++) {
-            pos = writeRange(dst, pos, ranges.get(i));
+            pos = writeRange(out, pos, ranges.get(i));
         }
         extended = false;
         for (int i = 0; i < nodeCount; i++) {
-            pos = writeNode(dst, pos, i, snapshotCsn);
+            pos = writeNode(out, pos, i, snapshotCsn);
             if (pos > limit) {
                 throw new IllegalStateException("intention exceeds the limit of " + maxLength + " bytes although"
                     + " its transaction's bound was " + txn.intentionBytesBound());
             }
         }
         if (extended) {
-            dst.putByte(offset, IntentionFormat.VERSION_EXTENDED);
+            out.putByte(offset, IntentionFormat.VERSION_EXTENDED);
         }
         if (size >= 0 && pos - offset != size) {
             throw new IllegalStateException("encoded " + (pos - offset) + " bytes but sized the record at " + size);
@@ -212,7 +217,7 @@ public final class IntentionEncoder {
         }
         final long source = Node.sharedPayloadSource(n);
         if (source != 0) {
-            checkVersion(Node.vn(source), snapshotCsn, "payload source");
+            checkVersion(source, snapshotCsn, "payload source");
         }
     }
 
@@ -231,7 +236,7 @@ public final class IntentionEncoder {
         return Varint.sizeOf(snapshotCsn - Versions.csnOf(v)) + Varint.sizeOf(v & IntentionFormat.VN_LOW_MASK);
     }
 
-    private static int putVersion(final ExpandableDirectByteBuffer dst, final int pos, final long v,
+    private static int putVersion(final UnsafeBuffer dst, final int pos, final long v,
                                   final long snapshotCsn) {
         final int at = Varint.putLong(dst, pos, snapshotCsn - Versions.csnOf(v));
         return Varint.putLong(dst, at, v & IntentionFormat.VN_LOW_MASK);
@@ -255,8 +260,8 @@ public final class IntentionEncoder {
     private boolean extended;
 
     /**
-     * The extension bits of node {@code n} ({@link IntentionFormat#EXT_MASK}), 0 for none; {@code source} is its
-     * payload reference ({@link #payloadReference}), 0 for none.
+     * The extension bits of node {@code n} ({@link IntentionFormat#EXT_MASK}), 0 for none; {@code source} is the VN
+     * its payload refers to ({@link #payloadReference}), 0 for none.
      */
     private static int extension(final long n, final long source) {
         if (source != 0) {
@@ -268,28 +273,32 @@ public final class IntentionEncoder {
     }
 
     /**
-     * The committed node whose payload node {@code n} is written as a reference to, or 0 to write the payload:
-     * an unchanged path copy ({@link Node#sharedPayloadSource}) whose reference is {@link #referenced shorter}.
+     * The VN of the committed node whose payload node {@code n} is written as a reference to, or 0 to write the
+     * payload: an unchanged path copy ({@link Node#sharedPayloadSource}) whose reference is {@link #referenced
+     * shorter}.
      */
     private static long payloadReference(final long n, final long snapshotCsn) {
         final long source = Node.sharedPayloadSource(n);
-        return source != 0 && referenced(payloadSize(n), referenceSize(source, snapshotCsn)) ? source : 0;
+        return source != 0 && referenced(n, referenceSize(source, snapshotCsn)) ? source : 0;
     }
 
     /**
-     * Whether a payload of {@code payloadSize} bytes is written as a reference of {@code referenceSize}: when that
-     * saves at least {@link #MIN_REFERENCE_SAVING} bytes, enough to be worth the directory lookup that resolves it.
-     * The transaction's size bound makes the same choice.
+     * Whether node {@code n}'s payload ({@link #payloadSize}) is written as a reference of {@code referenceSize}
+     * bytes: when that saves at least {@link #MIN_REFERENCE_SAVING} bytes, enough to be worth the directory lookup
+     * that resolves it. The transaction's size bound makes the same choice. Most payloads decide by their length;
+     * only a short one reads its increment history's length, in the payload's memory.
      */
-    static boolean referenced(final int payloadSize, final int referenceSize) {
-        return referenceSize + MIN_REFERENCE_SAVING <= payloadSize;
+    static boolean referenced(final long n, final int referenceSize) {
+        final int length = Node.payloadLength(n);
+        final int needed = referenceSize + MIN_REFERENCE_SAVING;
+        return Varint.sizeOf(length) + length >= needed || payloadSize(n) >= needed;
     }
 
     static final int MIN_REFERENCE_SAVING = 16;
 
-    /** Bytes of a payload reference to {@code source} (its extension byte included). */
-    static int referenceSize(final long source, final long snapshotCsn) {
-        return 1 + versionSize(Node.vn(source), snapshotCsn);
+    /** Bytes of a payload reference to the node with VN {@code sourceVn} (its extension byte included). */
+    static int referenceSize(final long sourceVn, final long snapshotCsn) {
+        return 1 + versionSize(sourceVn, snapshotCsn);
     }
 
     /** Bytes of {@code n}'s payload written out: length, bytes, and an increment history with its extension byte. */
@@ -304,7 +313,7 @@ public final class IntentionEncoder {
         final long source = payloadReference(n, snapshotCsn);
         final int ext = extension(n, source);
         if (source != 0) {
-            size += 1 + versionSize(Node.vn(source), snapshotCsn);
+            size += referenceSize(source, snapshotCsn);
         } else if (ext != 0) {
             size += 1 + ColumnReads.historyLength(n)
                 + ((ext & IntentionFormat.EXT_COLUMNS) != 0 ? Varint.sizeOf(Node.columns(n)) : 0);
@@ -326,7 +335,7 @@ public final class IntentionEncoder {
         return size;
     }
 
-    private int writeNode(final ExpandableDirectByteBuffer dst, final int start, final int i, final long snapshotCsn) {
+    private int writeNode(final UnsafeBuffer dst, final int start, final int i, final long snapshotCsn) {
         final long n = order[i];
         final long left = Node.left(n);
         final long right = Node.right(n);
@@ -357,7 +366,7 @@ public final class IntentionEncoder {
         }
         pos = putBytes(dst, pos, Node.key(n), Node.keyLength(n));
         if (source != 0) {
-            pos = putVersion(dst, pos, Node.vn(source), snapshotCsn);
+            pos = putVersion(dst, pos, source, snapshotCsn);
         } else if (!Node.tombstone(n)) {
             pos = putBytes(dst, pos, Node.payload(n), Node.payloadLength(n));
         }
@@ -375,7 +384,7 @@ public final class IntentionEncoder {
         return putPointer(dst, pos, right, rightIndex[i], i, snapshotCsn);
     }
 
-    private static int putPointer(final ExpandableDirectByteBuffer dst, final int pos, final long child,
+    private static int putPointer(final UnsafeBuffer dst, final int pos, final long child,
                                   final int childIndex, final int ownIndex, final long snapshotCsn) {
         if (childIndex >= 0) {
             return Varint.putInt(dst, pos, ownIndex - childIndex);
@@ -383,7 +392,7 @@ public final class IntentionEncoder {
         return child == 0 ? pos : putVersion(dst, pos, Node.vn(child), snapshotCsn);
     }
 
-    private int putBytes(final ExpandableDirectByteBuffer dst, final int pos, final long handle, final int length) {
+    private int putBytes(final UnsafeBuffer dst, final int pos, final long handle, final int length) {
         final int at = Varint.putInt(dst, pos, length);
         if (length > 0) {
             dst.checkLimit(at + length);
@@ -393,10 +402,13 @@ public final class IntentionEncoder {
         return at + length;
     }
 
+    /** Reused view of the destination's memory while a record is written. */
+    private final org.agrona.concurrent.UnsafeBuffer out = new org.agrona.concurrent.UnsafeBuffer(0, 0);
+
     /** Reused view over key and payload bytes in node memory. */
     private final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(0, 0);
 
-    private static int writeRange(final ExpandableDirectByteBuffer dst, final int start, final RangeDependency range) {
+    private static int writeRange(final UnsafeBuffer dst, final int start, final RangeDependency range) {
         final byte[] lo = range.lo();
         final byte[] hi = range.hi();
         final int flags = (lo == null ? Intention.RANGE_LO_UNBOUNDED : 0)

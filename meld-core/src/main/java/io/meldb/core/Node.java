@@ -25,8 +25,8 @@ package io.meldb.core;
  *   <li>height: AVL balance information (meld paper §7: "each node just needs to maintain the depth").</li>
  *   <li>columns: of an intention's read (DEPENDS_ON), the value bytes it used ({@link ColumnReads}; 0 = the whole
  *   row). It took the place of App. B's OldestDescendant, which only the sweep needs, and checkpoints do the sweep's
- *   job here (docs/meld.md). Of a transaction's unread path copy ({@link #PAYLOAD_SHARED}), the committed node it
- *   was copied from.</li>
+ *   job here (docs/meld.md). Of a transaction's unread path copy ({@link #PAYLOAD_SHARED}), the VN of the committed
+ *   node it was copied from.</li>
  *   <li>flags: ALTERED, DEPENDS_ON, SUBTREE_IS_ONLY_READ_DEPENDENT, TOMBSTONE and SPAN_EXTENDED travel in the
  *   log; EPHEMERAL_BELOW is derived like height and maxCv; EXTERNAL_LEFT and EXTERNAL_RIGHT are hints set when an
  *   intention is decoded or adopted.</li>
@@ -102,7 +102,7 @@ public final class Node {
     public static final int HISTORY = 1024;
     /**
      * Transient, on a transaction's own nodes only: the node is a path copy whose payload (and increment history) is
-     * still its committed source's, and the columns field holds that source's handle. The encoder then writes a
+     * still its committed source's, and the columns field holds that source's VN. The encoder then writes a
      * reference to the source instead of the payload bytes ({@link IntentionFormat#EXT_PAYLOAD_REF}): most nodes of
      * an intention are such copies, ancestors of what the transaction wrote or read. Never logged, never in a state.
      */
@@ -253,25 +253,22 @@ public final class Node {
         NodeMemory.putLong(n, COLUMNS, mask);
     }
 
-    /** Makes transaction node {@code n} a path copy sharing the payload of committed node {@code source}. */
-    static void sharePayload(final long n, final long source) {
-        NodeMemory.putLong(n, COLUMNS, source);
+    /** Makes transaction node {@code n} a path copy sharing the payload of the committed node with VN {@code source}. */
+    static void sharePayload(final long n, final long sourceVn) {
+        NodeMemory.putLong(n, COLUMNS, sourceVn);
         flags(n, flags(n) | PAYLOAD_SHARED);
     }
 
     /**
-     * The committed node whose payload transaction node {@code n} still has unchanged (see {@link #PAYLOAD_SHARED}),
-     * or 0 when it has one of its own: written, deleted, incremented, read (a read keeps its column mask there) or
-     * never a copy.
+     * The VN of the committed node whose payload transaction node {@code n} still has unchanged (see
+     * {@link #PAYLOAD_SHARED}), or 0 when it has one of its own: written, deleted, incremented, read (a read keeps
+     * its column mask there) or never a copy. Reads nothing but {@code n}: the source may be long out of the cache
+     * when the intention is encoded.
      */
     static long sharedPayloadSource(final long n) {
         final int f = flags(n);
-        if ((f & (PAYLOAD_SHARED | ALTERED | DEPENDS_ON | TOMBSTONE | INCREMENT)) != PAYLOAD_SHARED) {
-            return 0;
-        }
-        final long source = NodeMemory.getLong(n, COLUMNS);
-        return payload(source) == payload(n) && payloadLength(source) == payloadLength(n)
-            && (flags(source) & (TOMBSTONE | HISTORY)) == (f & (TOMBSTONE | HISTORY)) ? source : 0;
+        return (f & (PAYLOAD_SHARED | ALTERED | DEPENDS_ON | TOMBSTONE | INCREMENT)) == PAYLOAD_SHARED
+            ? NodeMemory.getLong(n, COLUMNS) : 0;
     }
 
     /** New content version: the version later readers of this content record as their SCV. */

@@ -444,7 +444,7 @@ public final class Transaction {
         Node.ssv(n, Node.nsv(source));
         Node.flags(n, Node.SUBTREE_IS_ONLY_READ_DEPENDENT | (Node.flags(source) & (Node.TOMBSTONE | Node.HISTORY)));
         if (!Node.tombstone(source)) {
-            Node.sharePayload(n, source);
+            Node.sharePayload(n, Node.vn(source));
         }
         Node.height(n, Node.height(source));
         ownedNodes++;
@@ -457,12 +457,13 @@ public final class Transaction {
      * that still shares its source's ({@link Node#PAYLOAD_SHARED}), a reference when that is shorter enough.
      */
     private long payloadBytes(final long n) {
-        final int own = IntentionEncoder.payloadSize(n);
-        if ((Node.flags(n) & Node.PAYLOAD_SHARED) == 0) {
-            return own;
+        if ((Node.flags(n) & Node.PAYLOAD_SHARED) != 0) {
+            final int reference = IntentionEncoder.referenceSize(Node.columns(n), snapshot.csn());
+            if (IntentionEncoder.referenced(n, reference)) {
+                return reference;
+            }
         }
-        final int reference = IntentionEncoder.referenceSize(Node.columns(n), snapshot.csn());
-        return IntentionEncoder.referenced(own, reference) ? reference : own;
+        return IntentionEncoder.payloadSize(n);
     }
 
     /** AVL rebalancing from the new leaf's parent up to the root; rotated nodes lose their SSV. */
