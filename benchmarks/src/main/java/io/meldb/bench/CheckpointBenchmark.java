@@ -128,19 +128,18 @@ public class CheckpointBenchmark {
     /** Serializes the retained states into log records and loads them into new memory; returns the nodes loaded. */
     @Benchmark
     public long compact() {
-        final List<byte[]> chunks = new ArrayList<>();
-        final CheckpointWriter writer = new CheckpointWriter(CHUNK_BYTES,
-            (b, o, l) -> chunks.add(CheckpointAppender.record(b, o, l)), checkpointNodes);
-        for (long root : roots) {
-            writer.writeState(root);
-        }
-        writer.finish();
+        final List<UnsafeBuffer> chunks = new ArrayList<>();
         final NodeDirectory loaded = new NodeDirectory(checkpointNodes);
-        try (Arena into = new Arena()) {
+        try (Arena chunkMemory = new Arena(); Arena into = new Arena()) {
+            final CheckpointWriter writer = new CheckpointWriter(CHUNK_BYTES,
+                (b, o, l) -> chunks.add(CheckpointAppender.record(chunkMemory, b, o, l)), checkpointNodes);
+            for (long root : roots) {
+                writer.writeState(root);
+            }
+            writer.finish();
             final CheckpointLoader loader = new CheckpointLoader(into, loaded);
-            for (byte[] chunk : chunks) {
-                loader.load(new UnsafeBuffer(chunk), CheckpointAppender.CHUNK_OFFSET,
-                    chunk.length - CheckpointAppender.CHUNK_OFFSET);
+            for (UnsafeBuffer chunk : chunks) {
+                loader.load(chunk, CheckpointAppender.CHUNK_OFFSET, chunk.capacity() - CheckpointAppender.CHUNK_OFFSET);
             }
             return loader.nodesLoaded();
         }

@@ -1,5 +1,6 @@
 package io.meldb.txn.checkpoint;
 
+import io.meldb.core.Arena;
 import io.meldb.txn.CheckpointManifest;
 import io.meldb.txn.LogCalls;
 import io.meldb.txn.LogRecords;
@@ -37,31 +38,31 @@ public final class CheckpointAppender {
      * Appends the checkpoint: {@code chunks} are its records as {@link #record} made them (a chunk behind room for
      * its header), each filled in and appended as it is; only the last, which carries the manifest too, is copied.
      */
-    void append(final CheckpointManifest manifest, final List<byte[]> chunks) {
+    void append(final CheckpointManifest manifest, final List<UnsafeBuffer> chunks) {
         final byte[] manifestBytes = manifest.encode();
         final long checkpointId = ctx.incarnation() * 1_000_000L + manifest.lcsCsn() % 1_000_000L;
         long firstPosition = 0;
-        CompletableFuture<Long> last = null;
         for (int i = 0; i < chunks.size(); i++) {
             final boolean isLast = i == chunks.size() - 1;
-            final byte[] chunk = chunks.get(i);
-            final int chunkLength = chunk.length - CHUNK_OFFSET;
+            final UnsafeBuffer chunk = chunks.get(i);
+            final int chunkLength = chunk.capacity() - CHUNK_OFFSET;
             final UnsafeBuffer record;
             if (isLast) {
-                record = new UnsafeBuffer(new byte[chunk.length + manifestBytes.length]);
+                record = new UnsafeBuffer(new byte[chunk.capacity() + manifestBytes.length]);
                 record.putBytes(CHUNK_OFFSET, chunk, CHUNK_OFFSET, chunkLength);
-                record.putBytes(chunk.length, manifestBytes);
+                record.putBytes(chunk.capacity(), manifestBytes);
             } else {
-                record = new UnsafeBuffer(chunk);
+                record = chunk;
             }
             LogRecords.putCheckpointHeader(record, checkpointId, i, isLast, firstPosition, chunkLength);
             final List<CompletableFuture<Long>> blocks = stream.appendBlocks(record, record.capacity());
-            last = blocks.get(blocks.size() - 1);
+            // one chunk in flight at a time: its blocks go back to the stream's pool before the next chunk takes
+            // any, where racing ahead put the whole checkpoint in flight, in blocks the pool could not hold
+            LogCalls.join(blocks.get(blocks.size() - 1));
             if (i == 0) {
                 firstPosition = LogCalls.join(blocks.get(0));
             }
         }
-        LogCalls.join(last);
         LOG.info("server {}: checkpoint of csn {} ({} chunks) written from log position {}", ctx.serverId(),
             manifest.lcsCsn(), chunks.size(), firstPosition);
         if (ctx.config().trim() && previousCheckpointResume > 1) {
@@ -72,13 +73,14 @@ public final class CheckpointAppender {
     }
 
     /**
-     * A checkpoint record for the chunk {@code b[offset, offset + length)}: the chunk at {@link #CHUNK_OFFSET},
+     * A checkpoint record for the chunk {@code b[offset, offset + length)}, in {@code memory}: the chunk at
+     * {@link #CHUNK_OFFSET},
      * behind room for the record's header, which {@link #append} fills in. The compaction loads the chunk from
      * there, and the record goes to the log without another copy of the chunk.
      */
-    public static byte[] record(final DirectBuffer b, final int offset, final int length) {
-        final byte[] record = new byte[CHUNK_OFFSET + length];
-        b.getBytes(offset, record, CHUNK_OFFSET, length);
+    public static UnsafeBuffer record(final Arena memory, final DirectBuffer b, final int offset, final int length) {
+        final UnsafeBuffer record = new UnsafeBuffer(memory.allocate(CHUNK_OFFSET + length), CHUNK_OFFSET + length);
+        record.putBytes(CHUNK_OFFSET, b, offset, length);
         return record;
     }
 }

@@ -81,17 +81,33 @@ public final class Checkpointer implements AutoCloseable {
 
     private void write(final long position, final long resumePosition, final Map<Integer, Long> fences) {
         final long started = System.nanoTime();
+        // each chunk is serialized into its log record, behind the room its header takes (CheckpointAppender), off
+        // the heap: tens of MiB that live until the checkpoint is appended, which the collector would copy along
+        final Arena chunkMemory = new Arena();
+        final List<UnsafeBuffer> chunks = new ArrayList<>();
+        // about as many as last time: the states retained, and so the nodes, change slowly between checkpoints
+        final int expectedNodes = (int) Math.min(1 << 28, lastCheckpointNodes + (lastCheckpointNodes >> 3));
+        final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
+            (b, o, l) -> chunks.add(CheckpointAppender.record(chunkMemory, b, o, l)), expectedNodes);
+        boolean handedOver = false;
+        try {
+            handedOver = serializeAndCompact(cw, chunkMemory, chunks, position, resumePosition, fences, started);
+        } finally {
+            if (!handedOver) {
+                chunkMemory.close();
+            }
+        }
+    }
+
+    /** The rest of {@link #write}; true if the appender took over {@code chunkMemory} (and closes it). */
+    private boolean serializeAndCompact(final CheckpointWriter cw, final Arena chunkMemory, final List<UnsafeBuffer> chunks,
+                          final long position, final long resumePosition, final Map<Integer, Long> fences,
+                          final long started) {
         final MeldPipeline pipeline = ctx.state().current().pipeline();
         // every state a later intention may have as its snapshot, and every state premeld may still need
         final long base = Math.min(pipeline.oldestStateNeeded(),
             Math.max(pipeline.baseCsn(), pipeline.lcsCsn() + 1 - ctx.cluster().maxSnapshotAge()));
         final int count = (int) (pipeline.lcsCsn() - base + 1);
-        // each chunk is serialized into its log record, behind the room its header takes (CheckpointAppender)
-        final List<byte[]> chunks = new ArrayList<>();
-        // about as many as last time: the states retained, and so the nodes, change slowly between checkpoints
-        final int expectedNodes = (int) Math.min(1 << 28, lastCheckpointNodes + (lastCheckpointNodes >> 3));
-        final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
-            (b, o, l) -> chunks.add(CheckpointAppender.record(b, o, l)), expectedNodes);
         final long[] rootVns = new long[count];
         for (int i = 0; i < count; i++) {
             final long root = pipeline.stateRootAt(base + i);
@@ -103,10 +119,12 @@ public final class Checkpointer implements AutoCloseable {
         cw.finish();
         lastCheckpointNodes = Math.max(1 << 16, cw.nodesWritten());
         if (chunks.isEmpty()) {
-            chunks.add(new byte[CheckpointAppender.CHUNK_OFFSET + Integer.BYTES]);
+            // a chunk of no nodes (its count, zeroed like every arena allocation)
+            final int length = CheckpointAppender.CHUNK_OFFSET + Integer.BYTES;
+            chunks.add(new UnsafeBuffer(chunkMemory.allocate(length), length));
         }
         final CheckpointManifest manifest = new CheckpointManifest(base, rootVns, position, resumePosition, fences);
-        compact(manifest, chunks);
+        compact(manifest, chunks, cw.nodesWritten());
         ctx.metrics().checkpointWritten(cw.nodesWritten(), cw.bytesWritten(), System.nanoTime() - started);
         if (ctx.config().writeCheckpoints() && !appending && ctx.refencing() == null) {
             appending = true;
@@ -119,10 +137,13 @@ public final class Checkpointer implements AutoCloseable {
                         manifest.lcsCsn(), ex.toString());
                     ctx.streamBroken(checkpointIncarnation, "appending a checkpoint failed: " + ex.getMessage());
                 } finally {
+                    chunkMemory.close();
                     appending = false;
                 }
             });
+            return true;
         }
+        return false;
     }
 
     /**
@@ -131,16 +152,17 @@ public final class Checkpointer implements AutoCloseable {
      * so every intention not rejected as too old points only at nodes the new generation holds, with the same
      * identities: melding goes on exactly as on a server that never compacted.
      */
-    private void compact(final CheckpointManifest manifest, final List<byte[]> chunks) {
+    private void compact(final CheckpointManifest manifest, final List<UnsafeBuffer> chunks, final long nodes) {
         final Generation current = ctx.state().current();
-        // sized like the generation it replaces, so it does not rehash (and allocate) while it fills up again
-        final NodeDirectory directory = new NodeDirectory(current.directory().size());
+        // sized for the nodes it loads one by one and like the generation it replaces (whose runs count once), so it
+        // rehashes (and allocates) neither while it loads nor while it fills up again
+        final NodeDirectory directory = new NodeDirectory((int) Math.min(1 << 28,
+            nodes + current.directory().size()));
         final Arena loadArena = new Arena();
         final CheckpointLoader loader = new CheckpointLoader(loadArena, directory);
         try {
-            for (byte[] chunk : chunks) {
-                loader.load(new UnsafeBuffer(chunk), CheckpointAppender.CHUNK_OFFSET,
-                    chunk.length - CheckpointAppender.CHUNK_OFFSET);
+            for (UnsafeBuffer chunk : chunks) {
+                loader.load(chunk, CheckpointAppender.CHUNK_OFFSET, chunk.capacity() - CheckpointAppender.CHUNK_OFFSET);
             }
         } catch (OutOfMemoryError e) {
             loadArena.close(); // nothing points into it yet
