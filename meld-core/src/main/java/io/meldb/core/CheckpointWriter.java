@@ -56,12 +56,22 @@ public final class CheckpointWriter {
      * reallocate) while it writes them.
      */
     public CheckpointWriter(final int chunkBytes, final ChunkSink sink, final int expectedNodes) {
+        this(chunkBytes, sink, new LongHashSet((int) Math.min(1 << 30, Math.max(16, (long) (expectedNodes / 0.65f) + 1))));
+    }
+
+    /**
+     * A writer that keeps the VNs it has written in {@code written}, which it clears first: a server reuses one set
+     * for all its checkpoints, sized by the largest, where a new one per checkpoint was tens of MiB of heap each time
+     * (one allocation large enough to start the collector's concurrent cycle).
+     */
+    public CheckpointWriter(final int chunkBytes, final ChunkSink sink, final LongHashSet written) {
         if (chunkBytes < 1024) {
             throw new IllegalArgumentException("chunk size " + chunkBytes + " below 1024");
         }
         this.chunkBytes = chunkBytes;
         this.sink = sink;
-        this.written = new LongHashSet((int) Math.min(1 << 30, Math.max(16, (long) (expectedNodes / 0.65f) + 1)));
+        written.clear();
+        this.written = written;
         this.pos = Integer.BYTES;
     }
 

@@ -36,8 +36,9 @@ public final class Transaction {
     private final List<RangeDependency> ranges = new ArrayList<>();
     private long root;
     private boolean writes;
-    private long[] path = new long[64];
-    private int[] dirs = new int[64];
+    private final Scratch scratch;
+    private long[] path;
+    private int[] dirs;
     private int depth;
     private long ownedNodes;
     /** Key and payload bytes of the owned nodes, and the bytes of the recorded ranges' bounds. */
@@ -54,10 +55,27 @@ public final class Transaction {
     public static final int HEADER_BOUND = 3 + 6 + 4 + 5;
 
     public Transaction(final Arena arena, final Snapshot snapshot, final Isolation isolation) {
+        this(arena, snapshot, isolation, new Scratch());
+    }
+
+    /**
+     * A transaction whose root-to-node path work arrays are {@code scratch}'s, which a session reuses for one
+     * transaction after another (they are most of what a transaction allocated).
+     */
+    public Transaction(final Arena arena, final Snapshot snapshot, final Isolation isolation, final Scratch scratch) {
         this.arena = arena;
         this.snapshot = snapshot;
         this.isolation = isolation;
         this.root = snapshot.root();
+        this.scratch = scratch;
+        this.path = scratch.path;
+        this.dirs = scratch.dirs;
+    }
+
+    /** Work arrays for one transaction at a time; they grow with the deepest path and keep that size. */
+    public static final class Scratch {
+        private long[] path = new long[64];
+        private int[] dirs = new int[64];
     }
 
     public Snapshot snapshot() {
@@ -431,6 +449,8 @@ public final class Transaction {
         if (depth == path.length) {
             path = Arrays.copyOf(path, depth * 2);
             dirs = Arrays.copyOf(dirs, depth * 2);
+            scratch.path = path;
+            scratch.dirs = dirs;
         }
     }
 

@@ -10,6 +10,7 @@ import io.meldb.core.Snapshot;
 import io.meldb.core.StateHash;
 import io.meldb.txn.CheckpointManifest;
 import io.meldb.txn.ServerContext;
+import org.agrona.collections.LongHashSet;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,8 +39,11 @@ public final class Checkpointer implements AutoCloseable {
     private final ExecutorService compactionExecutor;
     private final ExecutorService checkpointExecutor;
     private volatile boolean appending;
-    /** Nodes the last checkpoint held; compaction thread only. */
-    private long lastCheckpointNodes = 1 << 16;
+    /**
+     * The VNs a checkpoint has written, reused by every checkpoint (compaction thread only): it keeps the capacity
+     * of the largest, about as many nodes as the next (the states retained change slowly between checkpoints).
+     */
+    private final LongHashSet written = new LongHashSet(1 << 17);
 
     public Checkpointer(final ServerContext ctx, final CheckpointAppender appender) {
         this.ctx = ctx;
@@ -85,10 +89,8 @@ public final class Checkpointer implements AutoCloseable {
         // the heap: tens of MiB that live until the checkpoint is appended, which the collector would copy along
         final Arena chunkMemory = new Arena();
         final List<UnsafeBuffer> chunks = new ArrayList<>();
-        // about as many as last time: the states retained, and so the nodes, change slowly between checkpoints
-        final int expectedNodes = (int) Math.min(1 << 28, lastCheckpointNodes + (lastCheckpointNodes >> 3));
         final CheckpointWriter cw = new CheckpointWriter(ctx.config().checkpointChunkBytes(),
-            (b, o, l) -> chunks.add(CheckpointAppender.record(chunkMemory, b, o, l)), expectedNodes);
+            (b, o, l) -> chunks.add(CheckpointAppender.record(chunkMemory, b, o, l)), written);
         boolean handedOver = false;
         try {
             handedOver = serializeAndCompact(cw, chunkMemory, chunks, position, resumePosition, fences, started);
@@ -117,7 +119,6 @@ public final class Checkpointer implements AutoCloseable {
             rootVns[i] = CheckpointManifest.vnOf(root);
         }
         cw.finish();
-        lastCheckpointNodes = Math.max(1 << 16, cw.nodesWritten());
         if (chunks.isEmpty()) {
             // a chunk of no nodes (its count, zeroed like every arena allocation)
             final int length = CheckpointAppender.CHUNK_OFFSET + Integer.BYTES;

@@ -59,7 +59,7 @@ final class LocalSession implements TxnSession {
         this.workspace = workspace;
         // a read-only transaction logs nothing, so it needs no readset
         this.txn = new Transaction(workspace.arena, pinned.snapshot(), readOnly || isolation == IsolationLevel.SNAPSHOT
-                ? io.meldb.core.Isolation.SNAPSHOT : io.meldb.core.Isolation.SERIALIZABLE);
+                ? io.meldb.core.Isolation.SNAPSHOT : io.meldb.core.Isolation.SERIALIZABLE, workspace.scratch);
         ctx.metrics().began();
     }
 

@@ -20,6 +20,7 @@ final class Workspace extends io.meldb.txn.OwnIntentions.Held {
     Arena arena = new Arena();
     ExpandableDirectByteBuffer record = new ExpandableDirectByteBuffer(4096);
     IntentionEncoder encoder = new IntentionEncoder();
+    final io.meldb.core.Transaction.Scratch scratch = new io.meldb.core.Transaction.Scratch();
 
     Workspace(final Sessions pool) {
         this.pool = pool;
