@@ -1,6 +1,7 @@
 package io.meldb.core;
 
 import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.UnsafeApi;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Arrays;
@@ -93,7 +94,8 @@ public final class IntentionEncoder {
         // (sizing every node first walked the nodes twice for the same answer); the limit is checked as it goes
         final long limit = (long) offset + maxLength;
         // room for the whole record at once, then plain writes: growing the buffer was checked on every byte
-        dst.checkLimit((int) (offset + (size >= 0 ? size : txn.intentionBytesBound())));
+        // (and the slack of a node's worst case, which writeNode checks before it writes)
+        dst.checkLimit((int) (offset + (size >= 0 ? size : txn.intentionBytesBound()) + NODE_MAX_FIXED));
         final UnsafeBuffer out = this.out;
         out.wrap(dst.addressOffset(), dst.capacity());
         int pos = offset;
@@ -107,8 +109,10 @@ public final class IntentionEncoder {
             pos = writeRange(out, pos, ranges.get(i));
         }
         extended = false;
+        final long base = dst.addressOffset();
+        final int capacity = dst.capacity();
         for (int i = 0; i < nodeCount; i++) {
-            pos = writeNode(out, pos, i, snapshotCsn);
+            pos = writeNode(base, capacity, pos, i, snapshotCsn);
             if (pos > limit) {
                 throw new IllegalStateException("intention exceeds the limit of " + maxLength + " bytes although"
                     + " its transaction's bound was " + txn.intentionBytesBound());
@@ -236,12 +240,6 @@ public final class IntentionEncoder {
         return Varint.sizeOf(snapshotCsn - Versions.csnOf(v)) + Varint.sizeOf(v & IntentionFormat.VN_LOW_MASK);
     }
 
-    private static int putVersion(final UnsafeBuffer dst, final int pos, final long v,
-                                  final long snapshotCsn) {
-        final int at = Varint.putLong(dst, pos, snapshotCsn - Versions.csnOf(v));
-        return Varint.putLong(dst, at, v & IntentionFormat.VN_LOW_MASK);
-    }
-
     private int pointerSize(final long child, final int childIndex, final int ownIndex, final long snapshotCsn) {
         if (childIndex >= 0) {
             return Varint.sizeOf(ownIndex - childIndex);
@@ -335,78 +333,116 @@ public final class IntentionEncoder {
         return size;
     }
 
-    private int writeNode(final UnsafeBuffer dst, final int start, final int i, final long snapshotCsn) {
+    /**
+     * Most bytes a node takes besides its key, payload and history: flags, kinds and extension bytes, the height
+     * varint, three version references (SCV, SSV, payload) and two pointers of at most 14 bytes each, the key and
+     * payload length varints, and a column mask varint.
+     */
+    private static final int NODE_MAX_FIXED = 3 + Varint.MAX_INT_BYTES + 5 * 14 + 2 * Varint.MAX_INT_BYTES
+        + Varint.MAX_LONG_BYTES;
+
+    /**
+     * Writes node {@code i} at {@code start} of the record in memory at {@code base} ({@code capacity} bytes), with
+     * one bounds check for the whole node and plain stores after it: the encoder's share of a commit is these
+     * stores, and a checked, virtual store per byte doubled it.
+     */
+    private int writeNode(final long base, final int capacity, final int start, final int i, final long snapshotCsn) {
         final long n = order[i];
+        final int keyLength = Node.keyLength(n);
+        final int payloadLength = Node.payloadLength(n);
+        final int historyLength = ColumnReads.historyLength(n);
+        if ((long) start + NODE_MAX_FIXED + keyLength + payloadLength + historyLength > capacity) {
+            throw new IllegalStateException("node " + i + " of the intention does not fit the " + capacity
+                + " bytes reserved for its record");
+        }
         final long left = Node.left(n);
         final long right = Node.right(n);
         final long scv = Node.scv(n);
         final long ssv = Node.ssv(n);
+        final int flags = Node.flags(n);
         final int kinds = pointerKind(left, leftIndex[i]) << IntentionFormat.LEFT_KIND_SHIFT
             | pointerKind(right, rightIndex[i]) << IntentionFormat.RIGHT_KIND_SHIFT
             | (scv != 0 ? IntentionFormat.HAS_SCV : 0)
             | (ssv != 0 ? IntentionFormat.HAS_SSV : 0)
-            | ((Node.flags(n) & Node.INCREMENT) != 0 ? IntentionFormat.INCREMENT : 0);
+            | ((flags & Node.INCREMENT) != 0 ? IntentionFormat.INCREMENT : 0);
         final long source = payloadReference(n, snapshotCsn);
         final int ext = extension(n, source);
         if (ext != 0) {
             extended = true;
         }
-        int pos = start;
-        dst.putByte(pos++, (byte) (Node.flags(n) & IntentionFormat.NODE_FLAGS_MASK));
-        dst.putByte(pos++, (byte) (ext != 0 ? kinds | IntentionFormat.EXTENDED : kinds));
+        long at = base + start;
+        UnsafeApi.putByte(at++, (byte) (flags & IntentionFormat.NODE_FLAGS_MASK));
+        UnsafeApi.putByte(at++, (byte) (ext != 0 ? kinds | IntentionFormat.EXTENDED : kinds));
         if (ext != 0) {
-            dst.putByte(pos++, (byte) ext);
+            UnsafeApi.putByte(at++, (byte) ext);
         }
-        pos = Varint.putInt(dst, pos, Node.height(n));
+        at = putVarint(at, Node.height(n));
         if (scv != 0) {
-            pos = putVersion(dst, pos, scv, snapshotCsn);
+            at = putVersion(at, scv, snapshotCsn);
         }
         if (ssv != 0) {
-            pos = putVersion(dst, pos, ssv, snapshotCsn);
+            at = putVersion(at, ssv, snapshotCsn);
         }
-        pos = putBytes(dst, pos, Node.key(n), Node.keyLength(n));
+        at = putBytes(at, Node.key(n), keyLength);
         if (source != 0) {
-            pos = putVersion(dst, pos, source, snapshotCsn);
-        } else if (!Node.tombstone(n)) {
-            pos = putBytes(dst, pos, Node.payload(n), Node.payloadLength(n));
+            at = putVersion(at, source, snapshotCsn);
+        } else if ((flags & Node.TOMBSTONE) == 0) {
+            at = putBytes(at, Node.payload(n), payloadLength);
         }
         if ((ext & IntentionFormat.EXT_HISTORY) != 0) {
-            final int historyLength = ColumnReads.historyLength(n);
-            dst.checkLimit(pos + historyLength);
-            view.wrap(Node.payload(n) + Node.payloadLength(n), historyLength);
-            dst.putBytes(pos, view, 0, historyLength);
-            pos += historyLength;
+            copy(Node.payload(n) + payloadLength, at, historyLength);
+            at += historyLength;
         }
         if ((ext & IntentionFormat.EXT_COLUMNS) != 0) {
-            pos = Varint.putLong(dst, pos, Node.columns(n));
+            at = putVarint(at, Node.columns(n));
         }
-        pos = putPointer(dst, pos, left, leftIndex[i], i, snapshotCsn);
-        return putPointer(dst, pos, right, rightIndex[i], i, snapshotCsn);
+        at = putPointer(at, left, leftIndex[i], i, snapshotCsn);
+        at = putPointer(at, right, rightIndex[i], i, snapshotCsn);
+        return (int) (at - base);
     }
 
-    private static int putPointer(final UnsafeBuffer dst, final int pos, final long child,
-                                  final int childIndex, final int ownIndex, final long snapshotCsn) {
+    /** {@link Varint#putLong} at an address. */
+    private static long putVarint(final long address, final long value) {
+        long at = address;
+        long v = value;
+        while ((v & ~0x7FL) != 0) {
+            UnsafeApi.putByte(at++, (byte) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        UnsafeApi.putByte(at++, (byte) v);
+        return at;
+    }
+
+    private static long putVersion(final long at, final long v, final long snapshotCsn) {
+        return putVarint(putVarint(at, snapshotCsn - Versions.csnOf(v)), v & IntentionFormat.VN_LOW_MASK);
+    }
+
+    private static long putPointer(final long at, final long child, final int childIndex, final int ownIndex,
+                                   final long snapshotCsn) {
         if (childIndex >= 0) {
-            return Varint.putInt(dst, pos, ownIndex - childIndex);
+            return putVarint(at, ownIndex - childIndex);
         }
-        return child == 0 ? pos : putVersion(dst, pos, Node.vn(child), snapshotCsn);
+        return child == 0 ? at : putVersion(at, Node.vn(child), snapshotCsn);
     }
 
-    private int putBytes(final UnsafeBuffer dst, final int pos, final long handle, final int length) {
-        final int at = Varint.putInt(dst, pos, length);
-        if (length > 0) {
-            dst.checkLimit(at + length);
-            view.wrap(handle, length);
-            dst.putBytes(at, view, 0, length);
-        }
+    private static long putBytes(final long address, final long handle, final int length) {
+        final long at = putVarint(address, length);
+        copy(handle, at, length);
         return at + length;
+    }
+
+    /** Copies node memory (checked like any read of it) into the record's memory (not node memory). */
+    private static void copy(final long from, final long to, final int length) {
+        if (length > 0) {
+            if (NodeMemory.CHECKS) {
+                NodeMemory.getByte(from, length - 1);
+            }
+            UnsafeApi.copyMemory(from, to, length);
+        }
     }
 
     /** Reused view of the destination's memory while a record is written. */
     private final org.agrona.concurrent.UnsafeBuffer out = new org.agrona.concurrent.UnsafeBuffer(0, 0);
-
-    /** Reused view over key and payload bytes in node memory. */
-    private final org.agrona.concurrent.UnsafeBuffer view = new org.agrona.concurrent.UnsafeBuffer(0, 0);
 
     private static int writeRange(final UnsafeBuffer dst, final int start, final RangeDependency range) {
         final byte[] lo = range.lo();
