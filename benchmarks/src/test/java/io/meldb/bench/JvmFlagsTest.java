@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
  */
 class JvmFlagsTest {
     private static final List<Class<?>> FORKING_BENCHMARKS = List.of(MeldBenchmark.class, MeldWarmBenchmark.class,
-        CheckpointBenchmark.class, IntentionEncodeBenchmark.class);
+        CheckpointBenchmark.class, IntentionEncodeBenchmark.class, PointReadBenchmark.class);
 
     @Test
     void forkedBenchmarksStartWithExactlyTheFlagsOfBinJvmFlags() throws IOException {
