@@ -16,6 +16,8 @@ import java.util.Properties;
  * until the program rolls back, so that a later {@code commit()} never claims the lost work.
  */
 final class ClientSession {
+    /** The connection's JDBC savepoints, sent as statements. */
+    final Savepoints savepoints = new Savepoints();
     /** SQLState of a call made in a transaction that is already gone, before the program rolled it back. */
     static final String IN_FAILED_TRANSACTION = "25P02";
 

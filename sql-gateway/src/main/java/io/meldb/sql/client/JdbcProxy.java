@@ -154,6 +154,9 @@ final class JdbcProxy implements InvocationHandler {
 
     private Object connectionCall(final Method method, final Object[] args) throws Throwable {
         final String name = method.getName();
+        if (Savepoints.handles(name, args)) {
+            return session.savepoints.call(session.current(), name, args);
+        }
         final boolean endsTransaction = (name.equals("commit") || name.equals("rollback")) && args == null;
         // Avatica only records setAutoCommit(true) and sends it with the next request, so the commit that JDBC
         // promises here would happen later (or never, if the connection is closed next): send it now, so that the

@@ -339,6 +339,11 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                 throw new SqlStateException("0A000", "EXPLAIN ANALYZE as a prepared statement is not supported over "
                         + "MeldDB's JDBC driver; run it with Statement.executeQuery");
             }
+            if (SavepointStatement.parse(sql) != null) {
+                throw new SqlStateException("0A000", "savepoint statements as prepared statements are not supported "
+                        + "over MeldDB's JDBC driver; use Connection.setSavepoint, rollback(Savepoint) and "
+                        + "releaseSavepoint, or Statement.execute");
+            }
             refuseReturning(kind, sql);
             UnsupportedStatements.refuse(sql);
             final StatementHandle h;
@@ -391,6 +396,12 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
         }
         final StatementKind kind = kindOf(sql);
         try {
+            // before the kind decides anything: ROLLBACK TO SAVEPOINT is not a ROLLBACK
+            final SavepointStatement savepoint = SavepointStatement.parse(sql);
+            if (savepoint != null) {
+                savepoint.apply(state(h.connectionId));
+                return count(h, 0);
+            }
             refuseReturning(kind, sql);
             UnsupportedStatements.refuse(sql);
         } catch (RuntimeException e) {

@@ -31,7 +31,6 @@ public final class UnsupportedStatements {
             case "DECLARE", "FETCH", "MOVE", "CLOSE" -> first + " (SQL cursors: use the protocol's portals or the "
                     + "JDBC fetch size)";
             case "PREPARE", "EXECUTE", "DEALLOCATE" -> first + " as SQL (prepare through the protocol or JDBC)";
-            case "SAVEPOINT", "RELEASE" -> "savepoints (MeldDB has no statement-level rollback)";
             case "IMPORT" -> "IMPORT FOREIGN SCHEMA (MeldDB has no foreign data wrappers)";
             case "LOAD" -> "LOAD (MeldDB has no extensions)";
             case "UPSERT" -> "UPSERT (write INSERT ... ON CONFLICT ... DO UPDATE)";

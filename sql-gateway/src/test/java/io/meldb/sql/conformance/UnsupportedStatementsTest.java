@@ -59,12 +59,6 @@ class UnsupportedStatementsTest extends ConformanceTest {
                 assertTrue(e.getMessage().toLowerCase(Locale.ROOT).contains(refused[1].toLowerCase(Locale.ROOT)),
                         refused[0] + ": " + e.getMessage());
             }
-            if (protocol.equals(Conformance.MELD)) {
-                // the PostgreSQL protocol has savepoints (PgSavepointTest); MeldDB's JDBC driver not yet
-                final SQLException e = failure(s, "SAVEPOINT a");
-                assertEquals("0A000", e.getSQLState(), e.getMessage());
-                assertTrue(e.getMessage().contains("savepoint"), e.getMessage());
-            }
             assertEquals(List.of(), rows(s, "SELECT id FROM ux"), "nothing ran, the connection still serves");
         }
     }
