@@ -402,9 +402,11 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                 savepoint.apply(state(h.connectionId));
                 return count(h, 0);
             }
-            refuseReturning(kind, sql);
+            if (kind == StatementKind.WRITE && Returning.present(sql)) {
+                return returning(h, sql);
+            }
             UnsupportedStatements.refuse(sql);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | SQLException e) {
             throw SqlErrors.toAvatica(e);
         }
         final String analyzed = analyzedOf(sql);
@@ -472,12 +474,33 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
         return props == null || props.getSchema() == null ? SCHEMA : props.getSchema();
     }
 
-    /** RETURNING is the PostgreSQL front end's: here a clear 0A000 rather than the planner's syntax error. */
+    /**
+     * RETURNING runs through {@code Statement.execute} ({@link #returning}); prepared, a clear 0A000 rather than the
+     * planner's syntax error.
+     */
     private static void refuseReturning(final StatementKind kind, final String sql) {
         if (kind == StatementKind.WRITE && Returning.present(sql)) {
-            throw new SqlStateException("0A000", "INSERT/UPDATE/DELETE ... RETURNING is not supported over the JDBC "
-                    + "(Avatica) front end; it is over the PostgreSQL protocol");
+            throw new SqlStateException("0A000", "INSERT/UPDATE/DELETE ... RETURNING as a prepared statement is not "
+                    + "supported over MeldDB's JDBC driver; run it with Statement.execute or executeQuery, or over "
+                    + "the PostgreSQL protocol");
         }
+    }
+
+    /** {@code INSERT | UPDATE | DELETE ... RETURNING} sent as text ({@link JdbcReturning}). */
+    private ExecuteResult returning(final StatementHandle h, final String sql) throws SQLException {
+        final GatewayConnection state = state(h.connectionId);
+        final Returning returning = Returning.of(sql, state.catalog(), SqlEngine.DATABASE, schemaOf(h.connectionId));
+        JdbcReturning.refuseClauses(returning);
+        final TableDef table = state.catalog().tableById(returning.tableId());
+        final StatementHandle described;
+        try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
+            described = super.prepare(new ConnectionHandle(h.connectionId),
+                    JdbcReturning.describingQuery(returning, table), -1);
+        }
+        super.closeStatement(described);
+        final Connection calcite = getConnection(h.connectionId);
+        return run(h, StatementKind.WRITE, sql, () -> JdbcReturning.execute(h, returning, table, described.signature,
+                state, calcite));
     }
 
     /** A parameter the client never set would run as NULL; PostgreSQL's drivers refuse it, and so does MeldDB. */
@@ -541,7 +564,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
     }
 
     /** A value as JdbcMeta puts it in a frame: DATE as days, TIMESTAMP and TIME as milliseconds (UTC-based). */
-    private static Object frameValue(final Object v) {
+    static Object frameValue(final Object v) {
         if (v instanceof LocalDate d) {
             return (int) d.toEpochDay();
         }

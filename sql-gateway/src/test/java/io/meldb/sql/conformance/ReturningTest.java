@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * INSERT, UPDATE and DELETE ... RETURNING over the PostgreSQL protocol, in both of pgjdbc's query modes, and JDBC's
- * getGeneratedKeys (which pgjdbc implements by appending RETURNING): the rows as stored, after defaults and
- * sequences.
+ * getGeneratedKeys (which pgjdbc implements by appending RETURNING), and through MeldDB's driver as statement text:
+ * the rows as stored, after defaults and sequences.
  */
 class ReturningTest extends ConformanceTest {
     @BeforeAll
@@ -63,9 +63,28 @@ class ReturningTest extends ConformanceTest {
     }
 
     @Test
-    void shouldRefuseReturningClearlyOverTheMeldDbDriver() throws SQLException {
+    void shouldAnswerTheRowsAStatementWroteThroughTheMeldDbDriver() throws SQLException {
         try (Connection c = Conformance.connect(db, Conformance.MELD); Statement s = c.createStatement()) {
-            assertEquals("0A000", failure(s, "INSERT INTO ret (name) VALUES ('m') RETURNING id").getSQLState());
+            final List<String> inserted = rows(s, "INSERT INTO ret (name, price) VALUES ('m1', 2.25), ('m2', NULL) "
+                    + "RETURNING id, name AS label, qty, price");
+            assertEquals(2, inserted.size());
+            final long first = Long.parseLong(inserted.get(0).split(":")[0]);
+            assertEquals(List.of(first + ":m1:5:2.25", (first + 1) + ":m2:5:null"), inserted);
+            try (ResultSet r = s.executeQuery("UPDATE ret SET qty = qty + 1 WHERE id = " + first + " RETURNING *")) {
+                assertEquals("name", r.getMetaData().getColumnLabel(2));
+                assertTrue(r.next());
+                assertEquals(6, r.getInt("qty"));
+                assertFalse(r.next());
+            }
+            // in a transaction: what RETURNING showed is what the transaction wrote, and a rollback takes it back
+            c.setAutoCommit(false);
+            assertEquals(List.of(String.valueOf(first + 1)), rows(s, "DELETE FROM ret WHERE id = " + (first + 1)
+                    + " RETURNING id"));
+            c.rollback();
+            c.setAutoCommit(true);
+            assertEquals(List.of("m2"), rows(s, "SELECT name FROM ret WHERE id = " + (first + 1)));
+            assertEquals("42703", failure(s, "INSERT INTO ret (name) VALUES ('x') RETURNING nope").getSQLState());
+            // prepared, it is a clear 0A000 (the PostgreSQL protocol prepares it)
             assertEquals("0A000", assertThrowsSql(() -> c.prepareStatement("DELETE FROM ret RETURNING id"))
                     .getSQLState());
         }
