@@ -351,10 +351,6 @@ public final class IntentionEncoder {
         final int keyLength = Node.keyLength(n);
         final int payloadLength = Node.payloadLength(n);
         final int historyLength = ColumnReads.historyLength(n);
-        if ((long) start + NODE_MAX_FIXED + keyLength + payloadLength + historyLength > capacity) {
-            throw new IllegalStateException("node " + i + " of the intention does not fit the " + capacity
-                + " bytes reserved for its record");
-        }
         final long left = Node.left(n);
         final long right = Node.right(n);
         final long scv = Node.scv(n);
@@ -369,6 +365,12 @@ public final class IntentionEncoder {
         final int ext = extension(n, source);
         if (ext != 0) {
             extended = true;
+        }
+        // a referenced payload (and its history) is not written: the transaction's bound did not count it either
+        final long written = source != 0 || (flags & Node.TOMBSTONE) != 0 ? 0 : (long) payloadLength + historyLength;
+        if ((long) start + NODE_MAX_FIXED + keyLength + written > capacity) {
+            throw new IllegalStateException("node " + i + " of the intention does not fit the " + capacity
+                + " bytes reserved for its record");
         }
         long at = base + start;
         UnsafeApi.putByte(at++, (byte) (flags & IntentionFormat.NODE_FLAGS_MASK));
