@@ -28,6 +28,8 @@ package io.meldb.core;
 public final class ColumnReads {
     /** The whole value, or a read that did not say. */
     public static final long WHOLE_ROW = 0;
+    /** The mask of every byte ({@code bytes(0, Integer.MAX_VALUE)}): a read of it is a read of the whole row. */
+    public static final long EVERY_BYTE = -1L;
     /** Most fields a history tracks one by one. */
     public static final int MAX_FIELDS = 8;
     private static final int ENTRIES_AT = 9;

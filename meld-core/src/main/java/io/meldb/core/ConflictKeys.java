@@ -63,15 +63,18 @@ public final class ConflictKeys {
 
     /**
      * Counts the conflict abort of {@code intention}: on intention node {@code conflictNode}, or (0) on a range whose
-     * low bound starts with {@code rangePrefix}.
+     * low bound starts with {@code rangePrefix}; a point range ({@code point}: a whole-row read) counts as its row.
      */
-    static void recordAbort(final Intention intention, final long conflictNode, final long rangePrefix) {
+    static void recordAbort(final Intention intention, final long conflictNode, final long rangePrefix,
+                            final boolean point) {
         final long[] bounds = {0, 0};
         writtenBounds(intention.root, intention.minCsn, intention.csn, bounds);
         final long lo = bounds[0] == 0 ? 0 : Node.keyPrefix(bounds[0]);
         final long hi = bounds[1] == 0 ? 0 : Node.keyPrefix(bounds[1]);
         if (conflictNode != 0) {
             record(POINT, Node.keyPrefix(conflictNode), lo, hi);
+        } else if (point) {
+            record(POINT, rangePrefix, lo, hi);
         } else {
             record(RANGE, rangePrefix, lo, hi);
         }

@@ -126,7 +126,8 @@ public final class Meld {
     private void countConflict(final Intention intention) {
         if (abortReason == AbortReason.CONFLICT && ConflictKeys.enabled()) {
             ConflictKeys.recordAbort(intention, conflictNode,
-                conflictNode == 0 ? rangeValidation.lastChangedPrefix() : 0);
+                conflictNode == 0 ? rangeValidation.lastChangedPrefix() : 0,
+                conflictNode == 0 && rangeValidation.lastChangedIsPoint());
         }
     }
 

@@ -28,6 +28,26 @@ final class RangeValidation {
         return false;
     }
 
+    /**
+     * Whether the range {@link #anyChanged} last found changed is a point (both bounds the same key, inclusive): a
+     * whole-row read of one key, so its conflict is on that row.
+     */
+    boolean lastChangedIsPoint() {
+        final long r = lastChanged;
+        if (r == 0) {
+            return false;
+        }
+        final int flags = NodeMemory.getInt(r, Intention.RANGE_FLAGS);
+        final int both = Intention.RANGE_LO_INCLUSIVE | Intention.RANGE_HI_INCLUSIVE;
+        if ((flags & (both | Intention.RANGE_LO_UNBOUNDED | Intention.RANGE_HI_UNBOUNDED)) != both) {
+            return false;
+        }
+        final int length = NodeMemory.getInt(r, Intention.RANGE_LO_LENGTH);
+        return length == NodeMemory.getInt(r, Intention.RANGE_HI_LENGTH)
+            && NodeMemory.compare(NodeMemory.getLong(r, Intention.RANGE_LO), length,
+                NodeMemory.getLong(r, Intention.RANGE_HI), length) == 0;
+    }
+
     /** The first 8 bytes of the low bound of the range {@link #anyChanged} last found changed (0: unbounded). */
     long lastChangedPrefix() {
         final long r = lastChanged;

@@ -70,12 +70,35 @@ public final class Transaction {
         this.scratch = scratch;
         this.path = scratch.path;
         this.dirs = scratch.dirs;
+        scratch.reset();
     }
 
     /** Work arrays for one transaction at a time; they grow with the deepest path and keep that size. */
     public static final class Scratch {
+        /** Past this many entries the point-read map is dropped rather than cleared (a rare huge transaction). */
+        private static final int KEEP_POINT_READS = 1 << 12;
         private long[] path = new long[64];
         private int[] dirs = new int[64];
+        /** Point reads by key hash: the index of their range, so that a key read again adds no range. */
+        private org.agrona.collections.Long2LongHashMap pointReads;
+
+        org.agrona.collections.Long2LongHashMap pointReads() {
+            if (pointReads == null) {
+                pointReads = new org.agrona.collections.Long2LongHashMap(64, 0.6f, -1L);
+            }
+            return pointReads;
+        }
+
+        /** Forgets the previous transaction's point reads. */
+        void reset() {
+            if (pointReads != null) {
+                if (pointReads.capacity() > KEEP_POINT_READS) {
+                    pointReads = null;
+                } else {
+                    pointReads.clear();
+                }
+            }
+        }
     }
 
     public Snapshot snapshot() {
@@ -113,6 +136,21 @@ public final class Transaction {
 
     private static int withLength(final int length) {
         return Varint.sizeOf(length) + length;
+    }
+
+    /** A point range dependency on {@code key}, once per key however often the transaction reads it. */
+    private void addPointRead(final byte[] key) {
+        final org.agrona.collections.Long2LongHashMap seen = scratch.pointReads();
+        final long hash = (long) Arrays.hashCode(key) << 32 | key.length;
+        final long at = seen.get(hash);
+        if (at >= 0) {
+            final RangeDependency earlier = ranges.get((int) at);
+            if (Arrays.equals(earlier.lo(), key) && earlier.lo() == earlier.hi()) {
+                return;
+            }
+        }
+        seen.put(hash, ranges.size());
+        addRange(RangeDependency.point(key.clone()));
     }
 
     private void addRange(final RangeDependency range) {
@@ -184,14 +222,23 @@ public final class Transaction {
     }
 
     /** The node a read of {@code key} sees, recording its read dependency; 0 when absent or deleted. */
-    private long read(final byte[] key, final long columns) {
+    private long read(final byte[] key, final long mask) {
+        // a mask of every byte (a SQL read of all of a row's columns) is a read of the whole row
+        final long columns = mask == ColumnReads.EVERY_BYTE ? ColumnReads.WHOLE_ROW : mask;
         long n = find(root, key);
         if (isolation == Isolation.SERIALIZABLE) {
             if (n == 0) {
-                addRange(RangeDependency.point(key.clone()));
+                addPointRead(key);
                 return 0;
             }
-            // an increment's visible value includes the snapshot's, so reading it is a read of the key
+            if (columns == ColumnReads.WHOLE_ROW && !(owned(n) && Node.altered(n))) {
+                // a read of the whole row depends on the key's content, which a point range says exactly, without
+                // copying the path to the key into the intention (docs/meld.md, "Whole-row point reads")
+                addPointRead(key);
+                return Node.tombstone(n) ? 0 : n;
+            }
+            // an increment's visible value includes the snapshot's, so reading it is a read of the key; a read of
+            // some columns stays a node, whose mask meld checks against increments of the other bytes
             if (!(owned(n) && Node.altered(n)) || Node.increment(n)) {
                 final int at = descendCopying(key);
                 n = path[at];

@@ -49,6 +49,14 @@ class ColumnReadsTest {
     private static int sides;
 
     /** A transaction that reads {@code columns} of "d" at {@code snapshot} and writes another key, so it is melded. */
+    /** The transaction's own nodes marked as read. */
+    private static int readNodes(final long n) {
+        if (!Transaction.owned(n)) {
+            return 0;
+        }
+        return (Node.dependsOn(n) ? 1 : 0) + readNodes(Node.left(n)) + readNodes(Node.right(n));
+    }
+
     private static Transaction reader(final MeldHarness h, final long snapshot, final long columns) {
         final Transaction t = h.begin(snapshot, Isolation.SERIALIZABLE);
         assertEquals(19, read(t, "d", columns));
@@ -60,6 +68,29 @@ class ColumnReadsTest {
         final Transaction t = h.begin(Isolation.SERIALIZABLE);
         t.add(b("d"), field, 1);
         return h.commit(t);
+    }
+
+    @Test
+    void aReadOfEveryByteIsAReadOfTheWholeRowRecordedAsAPointRangeWithoutAPath() {
+        assertEquals(ColumnReads.EVERY_BYTE, ColumnReads.bytes(0, Integer.MAX_VALUE));
+        try (MeldHarness h = new MeldHarness()) {
+            final long s = seed(h);
+            final Transaction every = reader(h, s, ColumnReads.EVERY_BYTE);
+            final Transaction whole = reader(h, s, ColumnReads.WHOLE_ROW);
+            final Transaction tax = reader(h, s, READ_TAX);
+            for (Transaction t : List.of(every, whole)) {
+                assertEquals(1, t.ranges().size(), "a point range");
+                assertEquals(0, readNodes(t.root()), "no read node (and no path copied for the read)");
+            }
+            assertEquals(0, tax.ranges().size(), "a read of some columns stays a node, whose mask meld checks");
+            assertEquals(1, readNodes(tax.root()));
+            every.get(b("d"));
+            assertEquals(1, every.ranges().size(), "a key read again adds no range");
+            assertTrue(increment(h, YTD));
+            assertFalse(h.commit(every), "an increment of any byte conflicts with a read of every byte");
+            assertFalse(h.commit(whole));
+            assertTrue(h.commit(tax), "ytd is not among the bytes it read");
+        }
     }
 
     @Test

@@ -74,9 +74,12 @@ class IntentionCodecTest {
             // A second transaction on the state the first one produced: copied nodes carry SCV/SSV, reads set
             // DependsOn, and every untouched subtree is an external pointer to a csn-1 node.
             final Transaction t2 = new Transaction(txArena, new Snapshot(i1.root(), 1), Isolation.SERIALIZABLE);
+            final int rangesBefore = t2.ranges().size();
             for (int i = 0; i < 5; i++) {
-                t2.get(keys.get(random.nextInt(keys.size())));
+                t2.get(keys.get(random.nextInt(keys.size())));                  // whole rows: point ranges
+                t2.get(keys.get(random.nextInt(keys.size())), new org.agrona.ExpandableArrayBuffer(), 1L); // a column: a node
             }
+            assertTrue(t2.ranges().size() >= rangesBefore + 4, "whole-row reads are point ranges");
             for (int i = 0; i < 5; i++) {
                 t2.put(keys.get(random.nextInt(keys.size())), randomBytes(random, 8));
             }
@@ -638,10 +641,11 @@ class IntentionCodecTest {
             final IntentionDecoder decoder = new IntentionDecoder(logArena, directory);
             final Intention state = decode(decoder, encode(load, 0), 1);
 
-            // one write and one read: two root-to-node paths, 2 of whose ~24 nodes carry their own payload
+            // one write and one read of a column: two root-to-node paths, 2 of whose ~24 nodes carry their own
+            // payload (a read of the whole row would be a point range, no path)
             final Transaction t = new Transaction(txArena, new Snapshot(state.root(), 1), Isolation.SERIALIZABLE);
             t.put(key8(17), randomBytes(random, 100));
-            t.get(key8(3001));
+            t.get(key8(3001), new org.agrona.ExpandableArrayBuffer(), 1L);
             final byte[] record = encode(t, 0);
             final long[] owned = postOrderOwned(t.root());
             assertTrue(owned.length > 20, "nodes: " + owned.length);
