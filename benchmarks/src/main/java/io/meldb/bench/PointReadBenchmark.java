@@ -1,11 +1,6 @@
 package io.meldb.bench;
 
-import io.meldb.core.Arena;
-import io.meldb.core.Intention;
-import io.meldb.core.IntentionAdopter;
 import io.meldb.core.Isolation;
-import io.meldb.core.Meld;
-import io.meldb.core.NodeDirectory;
 import io.meldb.core.Snapshot;
 import io.meldb.core.Transaction;
 import org.agrona.ExpandableArrayBuffer;
@@ -51,15 +46,13 @@ import java.util.concurrent.TimeUnit;
     "-Dio.netty.leakDetection.level=disabled",
     "-Xms2g", "-Xmx2g", "-XX:MaxDirectMemorySize=6g"})
 public class PointReadBenchmark {
-    private static final int VALUE_BYTES = 112;
-
     @Param({"100000"})
     public int rows;
 
     @Param({"20000"})
     public int history;
 
-    private Arena arena;
+    private SqlShapedTree tree;
     private Snapshot snapshot;
     private byte[][] keys;
     private final ExpandableArrayBuffer value = new ExpandableArrayBuffer(256);
@@ -67,64 +60,23 @@ public class PointReadBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        final NodeDirectory directory = new NodeDirectory();
-        arena = new Arena();
-        final Meld meld = new Meld(arena, directory);
-        final IntentionAdopter adopter = new IntentionAdopter(arena, directory);
-        final SplittableRandom random = new SplittableRandom(42);
-        final Transaction load = new Transaction(arena, new Snapshot(0, 0), Isolation.SERIALIZABLE);
-        for (int i = 0; i < rows; i++) {
-            load.put(key(i), value(random));
-        }
-        long lcs = commit(meld, adopter.adopt(load, 1, 0, new Intention()), 0);
-        long csn = 1;
-        for (int s = 0; s < history; s++) {
-            csn++;
-            final Transaction txn = new Transaction(arena, new Snapshot(lcs, csn - 1), Isolation.SERIALIZABLE);
-            txn.put(key(random.nextInt(rows)), value(random));
-            txn.put(key(random.nextInt(rows)), value(random));
-            for (int op = 0; op < 8; op++) {
-                txn.get(key(random.nextInt(rows)));
-            }
-            lcs = commit(meld, adopter.adopt(txn, csn, 0, new Intention()), lcs);
-        }
-        snapshot = new Snapshot(lcs, csn);
+        tree = new SqlShapedTree(rows, history, new SplittableRandom(42));
+        snapshot = tree.snapshot();
         keys = new byte[rows][];
         for (int i = 0; i < rows; i++) {
-            keys[i] = key(i);
+            keys[i] = SqlShapedTree.key(i);
         }
-    }
-
-    private static long commit(final Meld meld, final Intention intention, final long lcs) {
-        final long root = meld.finalMeld(intention, lcs);
-        if (root == Meld.CONFLICT) {
-            throw new IllegalStateException("a transaction on the latest state did not commit");
-        }
-        return root;
     }
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        arena.close();
+        tree.close();
     }
 
     /** One read of a random key at snapshot isolation (no readset, as a read-only transaction); its length. */
     @Benchmark
     public int read() {
-        final Transaction txn = new Transaction(arena, snapshot, Isolation.SNAPSHOT);
+        final Transaction txn = new Transaction(tree.arena(), snapshot, Isolation.SNAPSHOT);
         return txn.get(keys[random.nextInt(rows)], value);
-    }
-
-    private static byte[] key(final int id) {
-        return new byte[] {0, 0, 0, 7, (byte) 0x80, 1, (byte) ((id >>> 24) ^ 0x80), (byte) (id >>> 16),
-            (byte) (id >>> 8), (byte) id};
-    }
-
-    private static byte[] value(final SplittableRandom random) {
-        final byte[] v = new byte[VALUE_BYTES];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (byte) ('a' + random.nextInt(26));
-        }
-        return v;
     }
 }
