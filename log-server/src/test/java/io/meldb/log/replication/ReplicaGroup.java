@@ -30,9 +30,11 @@ final class ReplicaGroup implements AutoCloseable {
     ReplicaGroup(final Path dir, final int blockSize) throws IOException {
         this.dir = dir;
         this.blockSize = blockSize;
+        // all six distinct: picked one by one, two picks could be the same free port
+        final int[] ports = FreePorts.distinctBelowEphemeralRange(2 * SIZE);
         for (int i = 0; i < SIZE; i++) {
-            logPorts[i] = FreePorts.belowEphemeralRange();
-            raftPorts[i] = FreePorts.belowEphemeralRange();
+            logPorts[i] = ports[2 * i];
+            raftPorts[i] = ports[2 * i + 1];
         }
     }
 

@@ -268,9 +268,10 @@ class ReplicatedLogCatchUpProcessTest {
     @Test
     void frozenKilledAndEmptiedFollowersCatchUpFromAPeersStoreAfterThePurge() throws Exception {
         StringBuilder all = new StringBuilder();
+        final int[] ports = FreePorts.distinctBelowEphemeralRange(6);
         for (int i = 0; i < 3; i++) {
-            logPorts[i] = FreePorts.belowEphemeralRange();
-            raftPorts[i] = FreePorts.belowEphemeralRange();
+            logPorts[i] = ports[2 * i];
+            raftPorts[i] = ports[2 * i + 1];
             all.append(i == 0 ? "" : ",").append("127.0.0.1:").append(logPorts[i]);
         }
         for (int i = 0; i < 3; i++) {

@@ -110,9 +110,10 @@ class ReplicatedLogPauseTest {
         final int[] log = new int[3];
         final int[] raft = new int[3];
         final StringBuilder peers = new StringBuilder();
+        final int[] ports = FreePorts.distinctBelowEphemeralRange(6);
         for (int i = 0; i < 3; i++) {
-            log[i] = FreePorts.belowEphemeralRange();
-            raft[i] = FreePorts.belowEphemeralRange();
+            log[i] = ports[2 * i];
+            raft[i] = ports[2 * i + 1];
             peers.append(i == 0 ? "" : ",").append("n").append(i + 1).append("=127.0.0.1:").append(raft[i]).append(':')
                 .append(log[i]);
         }
