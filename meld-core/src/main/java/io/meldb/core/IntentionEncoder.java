@@ -378,7 +378,7 @@ public final class IntentionEncoder {
         if (ext != 0) {
             UnsafeApi.putByte(at++, (byte) ext);
         }
-        at = putVarint(at, Node.height(n));
+        at = Varint.putLong(at, Node.height(n));
         if (scv != 0) {
             at = putVersion(at, scv, snapshotCsn);
         }
@@ -396,39 +396,27 @@ public final class IntentionEncoder {
             at += historyLength;
         }
         if ((ext & IntentionFormat.EXT_COLUMNS) != 0) {
-            at = putVarint(at, Node.columns(n));
+            at = Varint.putLong(at, Node.columns(n));
         }
         at = putPointer(at, left, leftIndex[i], i, snapshotCsn);
         at = putPointer(at, right, rightIndex[i], i, snapshotCsn);
         return (int) (at - base);
     }
 
-    /** {@link Varint#putLong} at an address. */
-    private static long putVarint(final long address, final long value) {
-        long at = address;
-        long v = value;
-        while ((v & ~0x7FL) != 0) {
-            UnsafeApi.putByte(at++, (byte) ((v & 0x7F) | 0x80));
-            v >>>= 7;
-        }
-        UnsafeApi.putByte(at++, (byte) v);
-        return at;
-    }
-
     private static long putVersion(final long at, final long v, final long snapshotCsn) {
-        return putVarint(putVarint(at, snapshotCsn - Versions.csnOf(v)), v & IntentionFormat.VN_LOW_MASK);
+        return Varint.putLong(Varint.putLong(at, snapshotCsn - Versions.csnOf(v)), v & IntentionFormat.VN_LOW_MASK);
     }
 
     private static long putPointer(final long at, final long child, final int childIndex, final int ownIndex,
                                    final long snapshotCsn) {
         if (childIndex >= 0) {
-            return putVarint(at, ownIndex - childIndex);
+            return Varint.putLong(at, ownIndex - childIndex);
         }
         return child == 0 ? at : putVersion(at, Node.vn(child), snapshotCsn);
     }
 
     private static long putBytes(final long address, final long handle, final int length) {
-        final long at = putVarint(address, length);
+        final long at = Varint.putLong(address, length);
         copy(handle, at, length);
         return at + length;
     }

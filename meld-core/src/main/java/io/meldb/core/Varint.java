@@ -42,6 +42,21 @@ public final class Varint {
         return i;
     }
 
+    /**
+     * Writes {@code value} (unsigned) at memory {@code address}, unchecked (the caller reserved the room); returns
+     * the address just past it. For the intention encoder, whose record is plain memory it bounds once per node.
+     */
+    public static long putLong(final long address, final long value) {
+        long at = address;
+        long v = value;
+        while ((v & ~0x7FL) != 0) {
+            org.agrona.UnsafeApi.putByte(at++, (byte) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        org.agrona.UnsafeApi.putByte(at++, (byte) v);
+        return at;
+    }
+
     /** Writes {@code value} (unsigned 32 bits) at {@code index}; returns the index just past it. */
     public static int putInt(final MutableDirectBuffer buffer, final int index, final int value) {
         return putLong(buffer, index, value & 0xFFFF_FFFFL);
