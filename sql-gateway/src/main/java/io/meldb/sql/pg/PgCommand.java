@@ -116,13 +116,11 @@ public sealed interface PgCommand {
                 yield new Commit();
             }
             case "ROLLBACK", "ABORT" -> {
-                c.accept("WORK", "TRANSACTION");
-                if (c.accept("TO")) {
-                    c.accept("SAVEPOINT");
-                    final String name = c.name();
-                    c.end();
-                    yield new RollbackToSavepoint(name);
+                final io.meldb.sql.server.SavepointStatement to = io.meldb.sql.server.SavepointStatement.parse(sql);
+                if (to != null) {
+                    yield new RollbackToSavepoint(to.name());
                 }
+                c.accept("WORK", "TRANSACTION");
                 c.end();
                 yield new Rollback();
             }
@@ -160,17 +158,9 @@ public sealed interface PgCommand {
             case "VACUUM" -> new NoOp("VACUUM");
             case "CHECKPOINT" -> new NoOp("CHECKPOINT");
             case "DEALLOCATE" -> new NoOp("DEALLOCATE");
-            case "SAVEPOINT" -> {
-                final String name = c.name();
-                c.end();
-                yield new Savepoint(name);
-            }
-            case "RELEASE" -> {
-                c.accept("SAVEPOINT");
-                final String name = c.name();
-                c.end();
-                yield new ReleaseSavepoint(name);
-            }
+            // the forms the JDBC front end runs too, parsed in one place
+            case "SAVEPOINT" -> new Savepoint(io.meldb.sql.server.SavepointStatement.parse(sql).name());
+            case "RELEASE" -> new ReleaseSavepoint(io.meldb.sql.server.SavepointStatement.parse(sql).name());
             case "LISTEN", "UNLISTEN", "NOTIFY" -> new Unsupported(first + " (asynchronous notifications)");
             case "PREPARE" -> new Unsupported("PREPARE as SQL (use the extended query protocol's Parse)");
             case "LOCK" -> new Unsupported("LOCK TABLE (MeldDB's transactions take no locks; SERIALIZABLE "
