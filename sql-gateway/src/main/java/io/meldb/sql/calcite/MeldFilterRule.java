@@ -232,7 +232,7 @@ public final class MeldFilterRule extends RelRule<MeldFilterRule.Config> {
                 }
                 case DECIMAL: {
                     final BigDecimal d = literal.getValueAs(BigDecimal.class);
-                    if (d == null || d.stripTrailingZeros().scale() > type.scale()) {
+                    if (d == null || !type.unconstrained() && d.stripTrailingZeros().scale() > type.scale()) {
                         return null;
                     }
                     return type.coerce(d);

@@ -68,6 +68,7 @@ public final class MeldPrograms {
         return Programs.sequence(rewrite,
                 Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),
                 Programs.decorrelate(),
+                NumericAggregates.program(),
                 Programs.measure(DefaultRelMetadataProvider.INSTANCE),
                 Programs.trim(),
                 joinOrder(),

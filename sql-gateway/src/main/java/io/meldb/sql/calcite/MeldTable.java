@@ -61,7 +61,8 @@ public final class MeldTable extends AbstractQueryableTable implements Translata
             case SMALLINT -> typeFactory.createSqlType(SqlTypeName.SMALLINT);
             case INTEGER -> typeFactory.createSqlType(SqlTypeName.INTEGER);
             case BIGINT -> typeFactory.createSqlType(SqlTypeName.BIGINT);
-            case DECIMAL -> typeFactory.createSqlType(SqlTypeName.DECIMAL, type.precision(), type.scale());
+            case DECIMAL -> type.unconstrained() ? PgNumericType.of(typeFactory, false)
+                    : typeFactory.createSqlType(SqlTypeName.DECIMAL, type.precision(), type.scale());
             case DOUBLE -> typeFactory.createSqlType(SqlTypeName.DOUBLE);
             // no length for Calcite: its casts would cut longer strings silently; the gateway checks the length
             // when it writes (SQLState 22001)

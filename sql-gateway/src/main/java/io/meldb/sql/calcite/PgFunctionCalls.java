@@ -55,6 +55,9 @@ final class PgFunctionCalls {
                 && isDigits(call.operand(1)) && !quoted(call)) {
             roundToScale(call);
         }
+        if (call.getOperator() == SqlStdOperatorTable.BITXOR_OPERATOR && call.operandCount() == 2) {
+            exponentiation(call);
+        }
         if ((call.getKind() == SqlKind.PLUS || call.getKind() == SqlKind.MINUS) && call.operandCount() == 2) {
             dateArithmetic(call);
         }
@@ -68,6 +71,25 @@ final class PgFunctionCalls {
             call.setOperand(0, isoDow);
             call.setOperand(1, SqlLiteral.createExactNumeric("7", pos));
         }
+    }
+
+    /**
+     * PostgreSQL's {@code a ^ b} is exponentiation ({@code 2 ^ 10} is 1024), where Calcite's parser reads a bitwise
+     * exclusive or: the call becomes {@code POWER(a, b)}. PostgreSQL binds {@code ^} tighter than {@code * / % + -}
+     * and Calcite's parser looser, so where an operand is one of those operations the tree may not be the one
+     * PostgreSQL builds ({@code 2 * 3 ^ 2}): such a statement is refused (0A000) rather than answered differently.
+     */
+    private static void exponentiation(final SqlBasicCall call) {
+        for (SqlNode operand : call.getOperandList()) {
+            if (operand instanceof SqlBasicCall c && c.operandCount() == 2 && switch (c.getKind()) {
+                case PLUS, MINUS, TIMES, DIVIDE, MOD -> true;
+                default -> false;
+            }) {
+                throw new SqlStateException("0A000", "^ next to + - * / % is not supported yet (MeldDB's parser "
+                        + "groups it differently from PostgreSQL): write power(a, b)");
+            }
+        }
+        call.setOperator(SqlStdOperatorTable.POWER);
     }
 
     /**

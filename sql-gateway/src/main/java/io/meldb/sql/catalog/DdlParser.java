@@ -581,9 +581,12 @@ public final class DdlParser extends DdlCursor {
                 }
                 return ColumnType.of(SqlType.TIMESTAMP);
             case "DECIMAL", "NUMERIC", "DEC": {
-                int precision = 19;
+                int precision;
                 int scale = 0;
-                if (accept("(")) {
+                if (!accept("(")) {
+                    // PostgreSQL's numeric without a precision keeps every value as written
+                    return ColumnType.NUMERIC;
+                } else {
                     precision = number();
                     if (accept(",")) {
                         scale = number();

@@ -62,6 +62,11 @@ public final class Keys {
         if (!KeyCodec.isKeyType(column.type().type())) {
             throw KeyCodec.notAKey(column.type().type());
         }
+        if (column.type().unconstrained()) {
+            // a key keeps the number, not its display scale: 1.50 would come back as 1.5
+            throw new io.meldb.sql.SqlStateException("0A000", "column \"" + column.name() + "\": numeric without "
+                    + "a precision cannot be in a key or an index yet; declare it numeric(p, s)");
+        }
     }
 
     private Keys() {

@@ -32,7 +32,8 @@ public record ViewDef(String db, String schema, String name, int id, String sql,
                 case java.sql.Types.DATE -> io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.DATE);
                 case java.sql.Types.TIMESTAMP ->
                         io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.TIMESTAMP);
-                case java.sql.Types.DECIMAL, java.sql.Types.NUMERIC -> new io.meldb.sql.codec.ColumnType(
+                case java.sql.Types.DECIMAL, java.sql.Types.NUMERIC -> precision <= 0
+                        ? io.meldb.sql.codec.ColumnType.NUMERIC : new io.meldb.sql.codec.ColumnType(
                         io.meldb.sql.codec.SqlType.DECIMAL, Math.min(Math.max(precision, 1),
                         io.meldb.sql.codec.ColumnType.MAX_DECIMAL_PRECISION), Math.max(0, Math.min(scale,
                         Math.max(precision, 1))));

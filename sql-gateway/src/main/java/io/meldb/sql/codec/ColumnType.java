@@ -21,6 +21,12 @@ public record ColumnType(SqlType type, int precision, int scale) {
     /** Largest declared length of CHAR/VARCHAR. */
     public static final int MAX_STRING_LENGTH = 1 << 20;
     public static final int MAX_DECIMAL_PRECISION = 38;
+    /** Most digits after the point a numeric value keeps (PostgreSQL's NUMERIC_DSCALE_MAX). */
+    public static final int MAX_NUMERIC_SCALE = 16_383;
+    /** Most digits before the point a numeric value keeps (PostgreSQL's limit, 131072). */
+    public static final int MAX_NUMERIC_INTEGER_DIGITS = 131_072;
+    /** PostgreSQL's {@code numeric} without a precision or scale: every value keeps its digits and its scale. */
+    public static final ColumnType NUMERIC = new ColumnType(SqlType.DECIMAL, 0, 0);
     /** The scale of a JSON column declared JSONB: stored and read as JSON, named as declared in the catalogs. */
     public static final int JSONB_FLAG = 1;
 
@@ -37,11 +43,16 @@ public record ColumnType(SqlType type, int precision, int scale) {
     public String sqlName() {
         return switch (type) {
             case VARCHAR, CHAR -> type + "(" + precision + ")";
-            case DECIMAL -> "DECIMAL(" + precision + ", " + scale + ")";
+            case DECIMAL -> unconstrained() ? "NUMERIC" : "DECIMAL(" + precision + ", " + scale + ")";
             case TIMESTAMPTZ -> "TIMESTAMP WITH TIME ZONE";
             case JSON -> scale == JSONB_FLAG ? "JSONB" : "JSON";
             default -> type.name();
         };
+    }
+
+    /** Whether this is numeric without a precision or scale ({@link #NUMERIC}). */
+    public boolean unconstrained() {
+        return type == SqlType.DECIMAL && precision == 0;
     }
 
     /**
@@ -94,6 +105,9 @@ public record ColumnType(SqlType type, int precision, int scale) {
                 throw ValueException.badCast(value, this);
             case DECIMAL: {
                 final BigDecimal d = toBigDecimal(value);
+                if (precision == 0) {
+                    return unconstrainedValue(value, d);
+                }
                 final BigDecimal scaled;
                 try {
                     scaled = d.setScale(scale, RoundingMode.HALF_UP);
@@ -265,6 +279,15 @@ public record ColumnType(SqlType type, int precision, int scale) {
             }
         }
         throw ValueException.badCast(value, this);
+    }
+
+    /** A numeric value as PostgreSQL keeps it: its own scale (never below 0), within numeric's limits. */
+    private BigDecimal unconstrainedValue(final Object value, final BigDecimal d) {
+        final BigDecimal kept = d.scale() < 0 ? d.setScale(0) : d;
+        if (kept.scale() > MAX_NUMERIC_SCALE || kept.precision() - kept.scale() > MAX_NUMERIC_INTEGER_DIGITS) {
+            throw ValueException.outOfRange(value, this);
+        }
+        return kept;
     }
 
     private BigDecimal toBigDecimal(final Object value) {

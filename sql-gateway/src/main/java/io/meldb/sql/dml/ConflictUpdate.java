@@ -184,7 +184,7 @@ final class ConflictUpdate implements AutoCloseable {
             case SMALLINT -> "SMALLINT";
             case INTEGER -> "INTEGER";
             case BIGINT -> "BIGINT";
-            case DECIMAL -> "DECIMAL(" + t.precision() + ", " + t.scale() + ")";
+            case DECIMAL -> t.unconstrained() ? "DECIMAL" : "DECIMAL(" + t.precision() + ", " + t.scale() + ")";
             case DOUBLE -> "DOUBLE";
             case CHAR, VARCHAR -> "VARCHAR"; // no length: the write checks it (22001), a cast would cut
             case BOOLEAN -> "BOOLEAN";

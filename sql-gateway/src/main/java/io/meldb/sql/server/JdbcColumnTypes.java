@@ -46,6 +46,7 @@ final class JdbcColumnTypes {
             case TIMESTAMP -> 23; // yyyy-mm-dd hh:mm:ss.fff: MeldDB keeps milliseconds
             case TIMESTAMPTZ -> 29; // yyyy-mm-dd hh:mm:ss.fff+hh:mm
             case UUID -> 36;
+            case DECIMAL -> c.unconstrained() ? 1000 : c.precision(); // pgjdbc's size of numeric without one
             case TEXT, JSON, BYTEA -> Integer.MAX_VALUE; // unbounded, as PostgreSQL's driver reports them
             default -> c.precision(); // CHAR/VARCHAR length, DECIMAL precision (and whatever comes with one)
         };

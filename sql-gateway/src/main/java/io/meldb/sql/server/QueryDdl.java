@@ -136,7 +136,8 @@ final class QueryDdl {
             case Types.BOOLEAN -> ColumnType.of(SqlType.BOOLEAN);
             case Types.DATE -> ColumnType.of(SqlType.DATE);
             case Types.TIMESTAMP -> ColumnType.of(SqlType.TIMESTAMP);
-            case Types.DECIMAL, Types.NUMERIC -> new ColumnType(SqlType.DECIMAL,
+            // numeric without a precision (an arithmetic result) stays so: its values keep their scales
+            case Types.DECIMAL, Types.NUMERIC -> precision <= 0 ? ColumnType.NUMERIC : new ColumnType(SqlType.DECIMAL,
                     Math.min(Math.max(precision, 1), ColumnType.MAX_DECIMAL_PRECISION),
                     Math.max(0, Math.min(md.getScale(i), Math.max(precision, 1))));
             case Types.CHAR -> new ColumnType(SqlType.CHAR, Math.max(1, Math.min(precision,

@@ -68,9 +68,14 @@ public final class SqlEngine {
      * fixed root, to which sub-schemas would have to be added and removed by hand).
      */
     private static final class RootedCalciteDriver extends org.apache.calcite.jdbc.Driver {
+        RootedCalciteDriver() {
+            super(io.meldb.sql.calcite.MeldPrepare::new);
+        }
+
         CalciteConnection connect(final CalciteSchema root, final Properties info) {
             return (CalciteConnection) ((org.apache.calcite.jdbc.CalciteFactory) factory)
-                    .newConnection(this, factory, CONNECT_STRING_PREFIX, info, root, null);
+                    .newConnection(this, factory, CONNECT_STRING_PREFIX, info, root,
+                            new io.meldb.sql.calcite.MeldTypeFactory(io.meldb.sql.calcite.MeldTypeSystem.INSTANCE));
         }
     }
 

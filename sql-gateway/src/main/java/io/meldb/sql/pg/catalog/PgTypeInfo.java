@@ -13,8 +13,9 @@ record PgTypeInfo(int oid, String typname, int typlen, int typmod, String format
             case SMALLINT -> new PgTypeInfo(21, "int2", 2, -1, "smallint");
             case INTEGER -> new PgTypeInfo(23, "int4", 4, -1, "integer");
             case BIGINT -> new PgTypeInfo(20, "int8", 8, -1, "bigint");
-            case DECIMAL -> new PgTypeInfo(1700, "numeric", -1, ((t.precision() << 16) | t.scale()) + 4,
-                    "numeric(" + t.precision() + "," + t.scale() + ")");
+            case DECIMAL -> t.unconstrained() ? new PgTypeInfo(1700, "numeric", -1, -1, "numeric")
+                    : new PgTypeInfo(1700, "numeric", -1, ((t.precision() << 16) | t.scale()) + 4,
+                            "numeric(" + t.precision() + "," + t.scale() + ")");
             case DOUBLE -> new PgTypeInfo(701, "float8", 8, -1, "double precision");
             case CHAR -> new PgTypeInfo(1042, "bpchar", -1, t.precision() + 4, "character(" + t.precision() + ")");
             case VARCHAR -> new PgTypeInfo(1043, "varchar", -1, t.precision() + 4,

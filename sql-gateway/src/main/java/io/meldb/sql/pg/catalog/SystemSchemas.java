@@ -383,7 +383,7 @@ public final class SystemSchemas {
             case BIGINT -> 64;
             case DOUBLE -> 53;
             case REAL -> 24;
-            case DECIMAL -> t.precision();
+            case DECIMAL -> t.unconstrained() ? null : t.precision();
             default -> null;
         };
     }
@@ -391,7 +391,7 @@ public final class SystemSchemas {
     private static Integer numericScale(final ColumnType t) {
         return switch (t.type()) {
             case SMALLINT, INTEGER, BIGINT -> 0;
-            case DECIMAL -> t.scale();
+            case DECIMAL -> t.unconstrained() ? null : t.scale();
             default -> null;
         };
     }
