@@ -84,8 +84,22 @@ final class OutcomeComparer {
     private static String rowText(final List<String> row) {
         final List<String> cells = new ArrayList<>(row.size());
         for (String c : row) {
-            cells.add(c == null ? "NULL" : "'" + c.replace("\n", "\\n") + "'");
+            cells.add(c == null ? "NULL" : "'" + printable(c) + "'");
         }
         return "[" + String.join(", ", cells) + "]";
+    }
+
+    /** The text with control characters written as escapes, so that a summary stays one printable line. */
+    private static String printable(final String s) {
+        final StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            final char c = s.charAt(i);
+            if (c < 0x20 || c == 0x7f) {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 }
