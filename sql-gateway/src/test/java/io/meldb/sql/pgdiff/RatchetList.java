@@ -41,7 +41,7 @@ final class RatchetList {
             }
             if (Character.isWhitespace(line.charAt(0))) {
                 if (key != null) {
-                    entries.merge(key, line.strip(), (a, b) -> a + " " + b);
+                    entries.merge(key, line.strip(), (a, b) -> a.isEmpty() ? b : a + " " + b);
                 }
             } else {
                 key = line;
