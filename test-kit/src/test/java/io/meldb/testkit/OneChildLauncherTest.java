@@ -16,7 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 19's "one child-process launcher", held against the sources (main and test) of every module: only the
  * process module builds a JVM's command line (the java binary, this JVM's options) or calls ProcessBuilder, except
- * for the files below, which run external tools (psql, pgbench, python, kill, du, sync, mount), not JVM children.
+ * for the files below, which run external tools (psql, pgbench, python, kill, du, sync, mount,
+ * PostgreSQL's initdb and pg_ctl), not JVM children.
  * Test sources count too: a test's server JVM goes through the same classes, which test-kit brings along.
  */
 class OneChildLauncherTest {
@@ -25,6 +26,7 @@ class OneChildLauncherTest {
             "sql-gateway/src/test/java/io/meldb/sql/pg/PsycopgTest.java",
             "sql-gateway/src/test/java/io/meldb/sql/pg/PgbenchTest.java",
             "sql-gateway/src/test/java/io/meldb/sql/pg/PsqlTest.java",
+            "sql-gateway/src/test/java/io/meldb/sql/pgdiff/ReferencePostgres.java",
             "log-server/src/test/java/io/meldb/log/server/LogServerDiskFullTest.java",
             "log-server/src/test/java/io/meldb/log/replication/ReplicatedLogPauseTest.java",
             "launcher/src/test/java/io/meldb/launcher/CommitInFlightTest.java",
