@@ -456,7 +456,7 @@ public final class FastPlanner {
         final ColumnType t = c.type();
         return new ResultColumn(label != null ? label : c.name(), t.type().jdbcType(),
                 t.type() == SqlType.DECIMAL ? t.precision() : t.type() == SqlType.UUID ? SqlType.UUID_MARKER_LENGTH
-                        : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0);
+                        : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0, t);
     }
 
     private static int[] ints(final List<Integer> list) {

@@ -46,11 +46,50 @@ public final class PgColumns {
         for (int i = 0; i < n; i++) {
             final ResultColumn c = columns.get(i);
             names[i] = c.name();
-            types[i] = c.jdbcType() == Types.VARCHAR && c.precision() == io.meldb.sql.codec.SqlType.UUID_MARKER_LENGTH
-                    ? PgType.UUID : PgType.ofJdbc(c.jdbcType());
-            mods[i] = typeModifier(c.jdbcType(), c.precision(), c.scale());
+            types[i] = type(c);
+            mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON ? -1
+                    : c.origin() != null && c.origin().type().isString()
+                    ? stringTypeModifier(c.origin()) : typeModifier(c.jdbcType(), c.precision(), c.scale());
         }
         return new PgColumns(names, types, mods);
+    }
+
+    /**
+     * The PostgreSQL type of a result column: a table column's own (text, varchar(n), char(n), json, which
+     * Calcite types alike); a computed string is text, as PostgreSQL types string expressions and literals; any
+     * other by its JDBC type.
+     */
+    private static PgType type(final ResultColumn c) {
+        if (c.jdbcType() == Types.VARCHAR && c.precision() == io.meldb.sql.codec.SqlType.UUID_MARKER_LENGTH) {
+            return PgType.UUID;
+        }
+        final io.meldb.sql.codec.ColumnType origin = c.origin();
+        if (origin != null) {
+            switch (origin.type()) {
+                case TEXT:
+                    return PgType.TEXT;
+                case VARCHAR:
+                    return PgType.VARCHAR;
+                case CHAR:
+                    return PgType.BPCHAR;
+                case JSON:
+                    // jsonb too, until pg_type can answer the catalog query drivers send for jsonb's OID (3802)
+                    return PgType.JSON;
+                default:
+                    break;
+            }
+        }
+        if (c.jdbcType() == Types.VARCHAR || c.jdbcType() == Types.CHAR) {
+            return PgType.TEXT;
+        }
+        return PgType.ofJdbc(c.jdbcType());
+    }
+
+    /** A varchar(n) or char(n) column's atttypmod, n + 4; -1 for varchar without a length. */
+    private static int stringTypeModifier(final io.meldb.sql.codec.ColumnType t) {
+        return (t.type() == io.meldb.sql.codec.SqlType.CHAR || t.type() == io.meldb.sql.codec.SqlType.VARCHAR)
+                && t.precision() > 0 && t.precision() != io.meldb.sql.codec.ColumnType.DEFAULT_VARCHAR_LENGTH
+                ? t.precision() + 4 : -1;
     }
 
     /** atttypmod: VARCHAR(n) and CHAR(n) carry n + 4, NUMERIC(p, s) carries (p << 16 | s) + 4; -1 means none. */

@@ -162,7 +162,7 @@ public record Returning(String sql, int tableId, int[] columns, List<ResultColum
     private static ResultColumn column(final ColumnDef c, final String label) {
         final ColumnType t = c.type();
         return new ResultColumn(label != null ? label : c.name(), t.type().jdbcType(),
-                t.type() == SqlType.DECIMAL ? t.precision() : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0);
+                t.type() == SqlType.DECIMAL ? t.precision() : -1, t.type() == SqlType.DECIMAL ? t.scale() : 0, t);
     }
 
     private static SqlStateException unsupported(final SqlLexer.Token at) {

@@ -159,7 +159,7 @@ public final class SqlSession implements AutoCloseable {
                     // planned and run at each execution, with a probe above every operator
                     ExplainAnalyze.check(analyzed, kind);
                     UnsupportedStatements.refuse(analyzed);
-                    return new PreparedSql(sql, kind, null, null, null, null, null, analyzed);
+                    return new PreparedSql(sql, kind, null, null, null, null, null, analyzed, null);
                 }
                 UnsupportedStatements.refuse(sql);
                 final String named = DateTimeIdentifiers.quote(sql);
@@ -182,7 +182,8 @@ public final class SqlSession implements AutoCloseable {
                     if (clauses != null) {
                         clauses.prepare(state.catalog(), schema, calcite);
                     }
-                    return new PreparedSql(sql, kind, ps, null, null, returning, clauses);
+                    return new PreparedSql(sql, kind, ps, null, null, returning, clauses, null,
+                            returning == null && kind == StatementKind.READ ? origins(ps) : null);
                 } catch (SQLException e) {
                     closeQuietly(ps, clauses);
                     throw SqlErrors.toSqlState(e);
@@ -387,21 +388,42 @@ public final class SqlSession implements AutoCloseable {
     }
 
     /**
+     * For each result column of a prepared query, the type of the table column it reads unchanged, or null (a
+     * computed value, a view's column): Calcite names the origin, the catalog knows its type.
+     */
+    private List<io.meldb.sql.codec.ColumnType> origins(final PreparedStatement ps) throws SQLException {
+        final ResultSetMetaData md = ps.getMetaData();
+        final List<io.meldb.sql.codec.ColumnType> out = new ArrayList<>(md.getColumnCount());
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+            final String table = md.getTableName(i);
+            final String column = md.getColumnName(i);
+            final String schemaName = md.getSchemaName(i);
+            final TableDef def = table == null || table.isEmpty() || column == null ? null
+                    : state.catalog().table(SqlEngine.DATABASE, schemaName == null || schemaName.isEmpty() ? schema
+                    : schemaName, table);
+            final int index = def == null ? -1 : def.columnIndex(column);
+            out.add(index < 0 ? null : def.columns().get(index).type());
+        }
+        return out;
+    }
+
+    /**
      * A statement ready to execute: a fast-path plan for key accesses, a Calcite prepared statement for other
      * queries and DML, parsed DDL, or (for statements a front end runs itself) only its SQL and kind.
      */
     public record PreparedSql(String sql, StatementKind kind, PreparedStatement statement, Ddl ddl, FastPlan fast,
-                              Returning returning, StatementClauses clauses, String analyzed)
+                              Returning returning, StatementClauses clauses, String analyzed,
+                              List<io.meldb.sql.codec.ColumnType> origins)
             implements AutoCloseable {
         public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
                            final Ddl ddl, final FastPlan fast) {
-            this(sql, kind, statement, ddl, fast, null, null, null);
+            this(sql, kind, statement, ddl, fast, null, null, null, null);
         }
 
         public PreparedSql(final String sql, final StatementKind kind, final PreparedStatement statement,
                            final Ddl ddl, final FastPlan fast, final Returning returning,
                            final StatementClauses clauses) {
-            this(sql, kind, statement, ddl, fast, returning, clauses, null);
+            this(sql, kind, statement, ddl, fast, returning, clauses, null, null);
         }
 
         /** The JDBC types of the parameters ({@link java.sql.Types}). */
@@ -448,7 +470,8 @@ public final class SqlSession implements AutoCloseable {
                     // Calcite reports TIMESTAMP WITH LOCAL TIME ZONE as plain TIMESTAMP; its name tells them apart
                     final int jdbcType = "TIMESTAMP_WITH_LOCAL_TIME_ZONE".equals(md.getColumnTypeName(i))
                             ? java.sql.Types.TIMESTAMP_WITH_TIMEZONE : md.getColumnType(i);
-                    out.add(new ResultColumn(md.getColumnLabel(i), jdbcType, md.getPrecision(i), md.getScale(i)));
+                    out.add(new ResultColumn(md.getColumnLabel(i), jdbcType, md.getPrecision(i), md.getScale(i),
+                            origins == null ? null : origins.get(i - 1)));
                 }
                 return out;
             } catch (SQLException e) {
