@@ -99,7 +99,7 @@ public final class PgMessage {
             for (int k = 1; good && k < length; k++) {
                 final int d = b.getByte(i + k) & 0xFF;
                 if (k == 1) {
-                    // the second byte's range narrows for E0 (overlong), ED (surrogates), F0 (overlong), F4 (> U+10FFFF)
+                    // the second byte's range narrows: E0 and F0 (overlong), ED (surrogates), F4 (> U+10FFFF)
                     final int lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80;
                     final int hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
                     good = d >= lo && d <= hi;
@@ -191,7 +191,7 @@ public final class PgMessage {
         return body.readShort();
     }
 
-    /** An Int16 the protocol reads as unsigned (0 to 65,535): the counts of Parse and Bind, as PostgreSQL reads them. */
+    /** An Int16 read as unsigned (0 to 65,535): the counts of Parse and Bind, as PostgreSQL reads them. */
     public int readUnsignedShort() {
         need(2);
         return body.readUnsignedShort();
