@@ -55,6 +55,8 @@ public final class GatewayMain {
               --users-file F        users and passwords of the PostgreSQL and JDBC ports, one user:password a
                                     line (also MELDB_PG_USERS=user:password,...; --pg-users-file is the old
                                     name); without users only clients on loopback connect, without a password
+              --pg-message-timeout S      seconds a PostgreSQL client may leave a message half-sent before
+                                    the connection is closed with 08P01 (default 60; idle sessions stay)
               --jdbc-max-request-bytes N  largest JDBC request body read (default 64m); larger get HTTP 413
               --jdbc-idle-timeout S       seconds a JDBC HTTP connection may stay silent or half-sent (default 60)
               --jdbc-max-connections N    JDBC connections open at once (default 10000); more get 53300
@@ -100,12 +102,15 @@ public final class GatewayMain {
         Integer maxIntentionBytes = null;
         String secretFlag = null;
         JdbcConfig jdbc = JdbcConfig.defaults();
+        java.time.Duration pgMessageTimeout = PgServerConfig.DEFAULT_MESSAGE_TIMEOUT;
         try {
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--port" -> port = port(args, ++i);
                     case "--pg-port" -> pgPort = port(args, ++i);
                     case "--pg-users-file", "--users-file" -> pgUsersFile = Path.of(value(args, ++i));
+                    case "--pg-message-timeout" -> pgMessageTimeout = java.time.Duration.ofSeconds(
+                            positive(args, ++i));
                     case "--jdbc-max-request-bytes" -> jdbc = jdbc.withMaxRequestBytes(size(args, ++i));
                     case "--jdbc-idle-timeout" -> jdbc = jdbc.withIdleTimeout(java.time.Duration.ofSeconds(positive(args, ++i)));
                     case "--jdbc-max-connections" -> jdbc = jdbc.withMaxConnections(positive(args, ++i));
@@ -154,7 +159,7 @@ public final class GatewayMain {
         ClusterSecret secret;
         try {
             secret = ClusterSecret.fromFlagOrEnvironment(secretFlag);
-            pg = pgConfig(host, pgPort, pgUsersFile);
+            pg = pgConfig(host, pgPort, pgUsersFile).withMessageTimeout(pgMessageTimeout);
             PortCheck.requireFree(host, List.of(new PortCheck.Port("--port", port),
                     new PortCheck.Port("--metrics-port", metricsPort), new PortCheck.Port("--pg-port", pg.port())));
         } catch (IllegalArgumentException e) {

@@ -154,8 +154,9 @@ public final class ClientErrors {
                     ? new SQLTransientConnectionException(message, state, vendorCode, cause)
                     : new SQLNonTransientConnectionException(message, state, vendorCode, cause);
             case "53" -> new SQLTransientException(message, state, vendorCode, cause);
-            case "57" -> state.equals("57014")
-                    ? new SQLTimeoutException(message, state, vendorCode, cause)
+            case "57" -> state.equals("57014") ? new SQLTimeoutException(message, state, vendorCode, cause)
+                    // cannot_connect_now: no txn-server takes transactions yet; the connection is fine, retry later
+                    : state.equals("57P03") ? new SQLTransientException(message, state, vendorCode, cause)
                     : new SQLException(message, state, vendorCode, cause);
             default -> new SQLException(message, state, vendorCode, cause);
         };

@@ -38,7 +38,7 @@ final class PgBind {
         if (formats.length > 1) {
             parameterFormats = formats;
         }
-        final int count = m.readShort();
+        final int count = m.readUnsignedShort();
         if (count != statement.parameterOids.length) {
             throw new PgProtocolException("bind message supplies " + count + " parameters, but prepared "
                     + "statement \"" + statementName + "\" requires " + statement.parameterOids.length);
@@ -125,10 +125,7 @@ final class PgBind {
 
     /** A format list; one of more than one format goes into {@code reuse} when it has that length. */
     private static short[] readShorts(final PgMessage m, final short[] reuse) {
-        final int n = m.readShort();
-        if (n < 0) {
-            throw new PgProtocolException("negative count in a Bind message");
-        }
+        final int n = m.readUnsignedShort();
         if (n == 0) {
             return NO_FORMATS;
         }

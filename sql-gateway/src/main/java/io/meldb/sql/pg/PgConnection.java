@@ -166,8 +166,8 @@ final class PgConnection {
     private void parse(final PgMessage m) {
         final String name = m.readCString();
         final String sql = m.readCString();
-        final int count = m.readShort();
-        final int[] declared = new int[Math.max(count, 0)];
+        final int count = m.readUnsignedShort();
+        final int[] declared = new int[count];
         for (int i = 0; i < declared.length; i++) {
             declared[i] = m.readInt();
         }

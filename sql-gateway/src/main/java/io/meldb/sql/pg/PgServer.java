@@ -81,7 +81,8 @@ public final class PgServer implements AutoCloseable {
                             // within it (a silent or half-sent connection) is closed; removed once the session opens
                             ch.pipeline().addLast(STARTUP_TIMEOUT, new ReadTimeoutHandler(
                                     config.startupTimeout().toMillis(), TimeUnit.MILLISECONDS));
-                            ch.pipeline().addLast("decoder", new PgFrontendDecoder(config.maxMessageBytes()));
+                            ch.pipeline().addLast("decoder", new PgFrontendDecoder(config.maxMessageBytes(),
+                                    config.messageTimeout().toNanos()));
                             ch.pipeline().addLast("handler", new PgConnectionHandler(PgServer.this));
                         }
                     });

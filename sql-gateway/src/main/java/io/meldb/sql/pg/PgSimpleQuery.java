@@ -72,6 +72,8 @@ final class PgSimpleQuery {
         context.cancelRequested = false;
         PgShapeCache.Entry e = inlineEntry;
         inlineEntry = null;
+        // before a shape is looked up or kept: text that is not UTF-8 never runs, nor is kept decoded with U+FFFD
+        m.checkCString();
         if (e == null) {
             e = kept.lookup(m.body());
             if (e != null && !kept.valid(e)) {

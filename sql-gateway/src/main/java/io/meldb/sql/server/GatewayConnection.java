@@ -5,6 +5,7 @@ import io.meldb.sql.SqlStateException;
 import io.meldb.sql.calcite.MeldTxnContext;
 import io.meldb.sql.catalog.Catalog;
 import io.meldb.sql.catalog.CatalogStore;
+import io.meldb.txn.api.TxnException;
 import io.meldb.txn.api.TxnSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -197,6 +198,19 @@ public final class GatewayConnection implements MeldTxnContext {
         txnFailed = true;
     }
 
+    /** A transaction from the router; no txn-server taking transactions is 57P03 (see {@link SqlErrors#atBegin}). */
+    private TxnSession begin(final IsolationLevel isolation, final boolean readOnly) {
+        return begin(isolation, readOnly, 0);
+    }
+
+    private TxnSession begin(final IsolationLevel isolation, final boolean readOnly, final int restarts) {
+        try {
+            return router.begin(isolation, readOnly, restarts);
+        } catch (TxnException e) {
+            throw SqlErrors.atBegin(e);
+        }
+    }
+
     /** Aborts the open transaction, if any (a failed one kept for ROLLBACK TO SAVEPOINT included). */
     private void abortTransaction() {
         if (txn != null) {
@@ -217,7 +231,7 @@ public final class GatewayConnection implements MeldTxnContext {
     public synchronized void savepoint(final String name) {
         checkSavepointStatement("SAVEPOINT", false);
         if (txn == null) {
-            txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
+            txn = begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
         }
         if (!(txn instanceof SavepointSession)) {
             txn = new SavepointSession(txn);
@@ -333,13 +347,13 @@ public final class GatewayConnection implements MeldTxnContext {
             closeSnapshot(statementId);
             if (autoCommit) {
                 final boolean reads = readOnly || kind == StatementKind.READ;
-                txn = router.begin(isolation(), reads, reads ? 0 : restartGuess.restarts());
+                txn = begin(isolation(), reads, reads ? 0 : restartGuess.restarts());
             } else {
                 if (txnFailed) {
                     throw failedTransaction();
                 }
                 if (txn == null) {
-                    txn = router.begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
+                    txn = begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
                 }
             }
             if (kind == StatementKind.DDL && txn instanceof SavepointSession sp) {
@@ -635,7 +649,7 @@ public final class GatewayConnection implements MeldTxnContext {
             }
             return catalog;
         }
-        try (TxnSession snapshot = router.begin(IsolationLevel.SNAPSHOT, true)) {
+        try (TxnSession snapshot = begin(IsolationLevel.SNAPSHOT, true)) {
             return catalogStore.read(snapshot);
         }
     }

@@ -96,28 +96,33 @@ final class ResolvingSession extends ForwardingSession {
                 if (left <= 0) {
                     break;
                 }
+                final TxnOutcome o;
                 try {
-                    final TxnOutcome o = s.awaitOutcome(id, Math.min(left, 5000));
-                    last = o;
-                    switch (o.state()) {
-                        case COMMITTED -> {
-                            router.resolved(true);
-                            router.observed(o.csn());
-                            LOG.info("commit of {} lost its answer ({}); the log says it committed at csn {}", id,
-                                    lost.getMessage(), o.csn());
-                            return o.csn();
-                        }
-                        case ABORTED, NOT_COMMITTED -> {
-                            router.resolved(true);
-                            throw new TxnException(TxnError.CONFLICT, "transaction " + id + " was not committed ("
-                                    + (o.reason() == null ? o.state() : o.reason()) + "); retry it", lost);
-                        }
-                        default -> {
-                            // PENDING or UNKNOWN here: another server may know
-                        }
-                    }
+                    o = s.awaitOutcome(id, Math.min(left, 5000));
                 } catch (TxnException e) {
-                    why = e.getMessage(); // that server is away too
+                    why = e.getMessage(); // that server is away too: another may know
+                    continue;
+                }
+                // outside the try above: a decided outcome answers at once, never swallowed as "server away"
+                last = o;
+                switch (o.state()) {
+                    case COMMITTED -> {
+                        router.resolved(true);
+                        router.observed(o.csn());
+                        LOG.info("commit of {} lost its answer ({}); the log says it committed at csn {}", id,
+                                lost.getMessage(), o.csn());
+                        return o.csn();
+                    }
+                    case ABORTED, NOT_COMMITTED -> {
+                        router.resolved(true);
+                        LOG.info("commit of {} lost its answer ({}); the log says it did not commit ({})", id,
+                                lost.getMessage(), o.reason() == null ? o.state() : o.reason());
+                        throw new TxnException(TxnError.CONFLICT, "transaction " + id + " was not committed ("
+                                + (o.reason() == null ? o.state() : o.reason()) + "); retry it", lost);
+                    }
+                    default -> {
+                        // PENDING or UNKNOWN here: another server may know
+                    }
                 }
             }
             try {

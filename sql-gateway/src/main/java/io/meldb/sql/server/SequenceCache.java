@@ -82,14 +82,23 @@ public final class SequenceCache {
 
     private <T> T inOwnTransaction(final Work<T> work) {
         for (int attempt = 1; ; attempt++) {
-            try (TxnSession txn = router.begin(IsolationLevel.SERIALIZABLE, false)) {
+            final TxnSession begun;
+            try {
+                begun = router.begin(IsolationLevel.SERIALIZABLE, false);
+            } catch (TxnException e) {
+                throw SqlErrors.atBegin(e); // no txn-server takes transactions: 57P03
+            }
+            try (TxnSession txn = begun) {
                 final T result = work.run(txn);
                 router.observed(txn.commit());
                 return result;
             } catch (TxnException e) {
                 if (e.error() != TxnError.CONFLICT || attempt == ATTEMPTS) {
-                    throw new SqlStateException(e.error() == TxnError.CONFLICT ? "40001" : "08006",
-                            "could not reserve sequence values: " + e.getMessage(), e);
+                    // the reservation's own transaction failed: its SQLSTATE as for any transaction (40001 when
+                    // it can be retried, its txn-server gone included; never class 08 on a live connection)
+                    final SqlErrors.Described d = SqlErrors.fromTxn(e);
+                    throw new SqlStateException(d.sqlState(), "could not reserve sequence values: " + d.message(),
+                            e);
                 }
             }
         }

@@ -201,7 +201,13 @@ public final class SqlEngine {
      * 42P01.
      */
     private void analyze(final Ddl.Analyze analyze) {
-        try (TxnSession snapshot = router.begin(IsolationLevel.SNAPSHOT, true)) {
+        final TxnSession begun;
+        try {
+            begun = router.begin(IsolationLevel.SNAPSHOT, true);
+        } catch (TxnException e) {
+            throw SqlErrors.atBegin(e);
+        }
+        try (TxnSession snapshot = begun) {
             final Catalog catalog = catalogStore.read(snapshot);
             if (analyze.tables().isEmpty()) {
                 for (io.meldb.sql.catalog.TableDef def : catalog.all()) {

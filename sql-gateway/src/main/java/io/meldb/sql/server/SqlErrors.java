@@ -27,6 +27,11 @@ public final class SqlErrors {
     public static final String STATEMENT_TOO_COMPLEX = "54001";
     /** PostgreSQL's out_of_memory. */
     public static final String OUT_OF_MEMORY = "53200";
+    /**
+     * PostgreSQL's cannot_connect_now ("the database system is starting up"): no txn-server takes a new transaction
+     * now. Sent on a live connection, which stays usable; see {@link #atBegin}.
+     */
+    public static final String CANNOT_CONNECT_NOW = "57P03";
 
     private SqlErrors() {
     }
@@ -176,6 +181,22 @@ public final class SqlErrors {
         return new Described("XX000", "internal error: " + rootMessage(t));
     }
 
+    /**
+     * A failure of {@link TxnRouter#begin} as the client must see it. No statement of the transaction ran yet, so
+     * when no txn-server takes transactions (each is starting, recovering, stopping or unreachable: UNAVAILABLE,
+     * or its connection broke while beginning: SESSION_LOST) the answer is 57P03, PostgreSQL's cannot_connect_now,
+     * which it sends while the server starts up or shuts down: retry later, nothing was done. Not 08001: that is
+     * "the connection could not be established", and clients and pools drop a connection that reports a class 08
+     * error, while this one is fine and works again once a txn-server is back. Every other failure passes through.
+     */
+    public static RuntimeException atBegin(final TxnException e) {
+        if (e.error() == TxnError.UNAVAILABLE || e.error() == TxnError.SESSION_LOST) {
+            return new SqlStateException(CANNOT_CONNECT_NOW, "no transaction server takes transactions now ("
+                    + e.getMessage() + "); nothing was done: retry shortly", null, e);
+        }
+        return e;
+    }
+
     static Described fromTxn(final TxnException e) {
         final TxnError error = e.error();
         final String state = switch (error) {
@@ -184,8 +205,13 @@ public final class SqlErrors {
             case TIMEOUT -> "57014";
             case TOO_LARGE -> "54000";
             case READ_ONLY -> "25006";
-            case SESSION_LOST -> "08006";
-            case UNAVAILABLE -> "08001";
+            // The transaction's txn-server went away under it (the gateway's link to it broke: SESSION_LOST, or it
+            // stopped or lost the log: UNAVAILABLE): the transaction is aborted, nothing of it committed, and
+            // running it again runs it on a server that is up. PostgreSQL's code for "your transaction was
+            // cancelled by something outside it, retry it" (it uses it for recovery conflicts too) is 40001,
+            // which retry loops look for. Never class 08 here: the client's connection to the gateway is alive,
+            // and clients and pools throw away a connection that reports 08xxx. (At BEGIN, see atBegin: 57P03.)
+            case SESSION_LOST, UNAVAILABLE -> SERIALIZATION_FAILURE;
             case OUTCOME_UNKNOWN -> "40003";
             case UNKNOWN_TRANSACTION -> "25P01";
             case BAD_REQUEST -> "22023";
@@ -202,8 +228,9 @@ public final class SqlErrors {
             case TOO_LARGE -> "value or transaction too large";
             case READ_ONLY -> "cannot write in a read-only transaction";
             case SESSION_LOST -> "the connection to the transaction server was lost before the commit was sent; the "
-                    + "transaction was aborted and did not commit";
-            case UNAVAILABLE -> "the transaction server is unavailable";
+                    + "transaction was aborted and did not commit (retry it)";
+            case UNAVAILABLE -> "the transaction server became unavailable; the transaction was aborted and did not "
+                    + "commit (retry it)";
             case OUTCOME_UNKNOWN -> "statement completion unknown: no transaction server could tell in time whether "
                     + "the commit happened (it may have; check before retrying)";
             case UNKNOWN_TRANSACTION -> "no active transaction";

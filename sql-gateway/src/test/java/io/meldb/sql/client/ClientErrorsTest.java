@@ -50,6 +50,13 @@ class ClientErrorsTest {
     }
 
     @Test
+    void shouldMakeNoTxnServerYetATransientErrorAndNotAConnectionError() {
+        final SQLException e = ClientErrors.create("no transaction server takes transactions now", "57P03", 0, null);
+        assertInstanceOf(java.sql.SQLTransientException.class, e);
+        assertFalse(e instanceof java.sql.SQLTransientConnectionException, e.getClass().getName());
+    }
+
+    @Test
     void shouldReadTheKeywordThatOpensOrEndsATransaction() {
         assertEquals("BEGIN", ClientSession.leadingKeyword("  begin;"));
         assertEquals("ROLLBACK", ClientSession.leadingKeyword("\nRollback to savepoint a"));

@@ -154,6 +154,51 @@ class PgWireRobustnessTest {
         }
     }
 
+    @Test
+    void shouldCloseASessionThatLeavesAMessageHalfSentButNeverAnIdleOne() throws Exception {
+        try (var gateway = io.meldb.sql.server.Gateway.start(db.gateway.router(), "127.0.0.1", 0,
+                PgServerConfig.loopback(0).withMessageTimeout(java.time.Duration.ofMillis(400)));
+             Socket halfSent = new Socket("127.0.0.1", gateway.pgPort());
+             Socket idle = new Socket("127.0.0.1", gateway.pgPort());
+             Socket slow = new Socket("127.0.0.1", gateway.pgPort())) {
+            for (Socket s : new Socket[] {halfSent, idle, slow}) {
+                s.setSoTimeout(10_000);
+                startup(new DataOutputStream(s.getOutputStream()));
+                readUntilReady(new DataInputStream(s.getInputStream()));
+            }
+            final byte[] text = "SELECT 41 + 1".getBytes(StandardCharsets.UTF_8);
+            final DataOutputStream cut = new DataOutputStream(halfSent.getOutputStream());
+            cut.writeByte('Q');
+            cut.writeInt(4 + text.length + 1);
+            cut.write(text, 0, 6); // and nothing more
+            cut.flush();
+            final long start = System.nanoTime();
+            final DataInputStream in = new DataInputStream(halfSent.getInputStream());
+            assertEquals("08P01", errorCode(in), "a FATAL error, then the close");
+            assertEquals(-1, in.read());
+            assertTrue(System.nanoTime() - start < 5_000_000_000L, "closed after the message timeout, not later");
+
+            // bytes that keep coming, each within the timeout, are no stall, however long the whole message takes
+            final DataOutputStream trickle = new DataOutputStream(slow.getOutputStream());
+            trickle.writeByte('Q');
+            trickle.writeInt(4 + text.length + 1);
+            trickle.flush();
+            for (byte b : text) {
+                Thread.sleep(60);
+                trickle.writeByte(b);
+                trickle.flush();
+            }
+            trickle.writeByte(0);
+            trickle.flush();
+            assertEquals('T', new DataInputStream(slow.getInputStream()).readByte());
+
+            // a session that sent whole messages may sit idle past the timeout
+            Thread.sleep(800);
+            query(new DataOutputStream(idle.getOutputStream()), "SELECT 41 + 1");
+            assertEquals('T', new DataInputStream(idle.getInputStream()).readByte());
+        }
+    }
+
     private static Socket socket() throws IOException {
         final Socket s = new Socket("127.0.0.1", db.gateway.pgPort());
         s.setSoTimeout(10_000);
