@@ -64,7 +64,8 @@ class BenchmarkCommandsTest {
         assertThrows("bad positional argument",
             "java $(cat bin/jvm-flags) -cp " + JAR + " io.meldb.bench.CounterBenchmark 8 8 4 serialisable");
         assertThrows("unknown script flag", "benchmarks/run-tpcc.sh --warehouse 1,4");
-        assertThrows("environment variable the script does not read", "PGBENCH_SECOND=20 benchmarks/run-sql-benchmark.sh");
+        assertThrows("environment variable the script does not read",
+            "PGBENCH_SECOND=20 benchmarks/run-sql-benchmark.sh");
         assertThrows("missing script", "benchmarks/run-no-such-benchmark.sh --rows 1");
     }
 
