@@ -33,12 +33,51 @@ public final class CounterBenchmark {
     private CounterBenchmark() {
     }
 
+    /** The arguments, parsed without running anything (BenchmarkCommandsTest checks the README's with it). */
+    record Args(int threads, int seconds, int phases, int isolation) {
+    }
+
+    /** Parses the positional arguments; a bad or extra one is an {@link IllegalArgumentException}. */
+    static Args parse(final String[] args) {
+        if (args.length > 4) {
+            throw new IllegalArgumentException("at most 4 arguments, got " + args.length);
+        }
+        final int isolation;
+        if (args.length <= 3 || args[3].equals("serializable")) {
+            isolation = Connection.TRANSACTION_SERIALIZABLE;
+        } else if (args[3].equals("repeatable-read")) {
+            isolation = Connection.TRANSACTION_REPEATABLE_READ;
+        } else {
+            throw new IllegalArgumentException("isolation must be serializable or repeatable-read, got '" + args[3]
+                + "'");
+        }
+        return new Args(args.length > 0 ? positive("threads", args[0]) : 8,
+            args.length > 1 ? positive("seconds", args[1]) : 10, args.length > 2 ? positive("phases", args[2]) : 4,
+            isolation);
+    }
+
+    private static int positive(final String name, final String value) {
+        final int v = DriverOptions.intValue(name, value);
+        if (v < 1) {
+            throw new IllegalArgumentException(name + " must be at least 1, got " + v);
+        }
+        return v;
+    }
+
     public static void main(final String[] args) throws Exception {
-        final int threads = args.length > 0 ? Integer.parseInt(args[0]) : 8;
-        final int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-        final int phases = args.length > 2 ? Integer.parseInt(args[2]) : 4;
-        final int isolation = args.length > 3 && args[3].equals("repeatable-read")
-            ? Connection.TRANSACTION_REPEATABLE_READ : Connection.TRANSACTION_SERIALIZABLE;
+        final Args a;
+        try {
+            a = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("CounterBenchmark: " + e.getMessage()
+                + "\nusage: CounterBenchmark [threads [seconds-per-phase [phases [serializable|repeatable-read]]]]");
+            System.exit(2);
+            return;
+        }
+        final int threads = a.threads();
+        final int seconds = a.seconds();
+        final int phases = a.phases();
+        final int isolation = a.isolation();
         final Path dir = Files.createTempDirectory("meldb-counterbench");
         try (EmbeddedNode node = EmbeddedNode.start(dir);
              Gateway gateway = Gateway.start(new TxnRouter(List.of(node.txnService())), 0)) {

@@ -15,6 +15,20 @@ final class DriverOptions {
     }
 
     /**
+     * The flags {@code args} sets over the defaults of {@code rows} (and the environment), checked by
+     * {@code validate}, without running anything or exiting; null for {@code --help}. A bad flag or value is an
+     * {@link IllegalArgumentException}. The drivers' {@code parse} methods, which BenchmarkCommandsTest calls, use it.
+     */
+    static Map<String, String> parse(final String envPrefix, final String[][] rows, final String[] args,
+                                     final Consumer<Map<String, String>> validate) {
+        final Map<String, String> opts = CommandFlags.parse(CommandFlags.withEnvironment(envPrefix, rows), args);
+        if (opts != null) {
+            validate.accept(opts);
+        }
+        return opts;
+    }
+
+    /**
      * The parsed flags, or null after printing the usage for {@code --help}. Exits the JVM with status 2 when a flag
      * is bad or {@code validate} rejects the values.
      */

@@ -7,6 +7,8 @@ import io.meldb.sql.server.TxnRouter;
 import io.meldb.launcher.EmbeddedNode;
 import io.meldb.txn.api.TxnService;
 import io.meldb.txn.client.TxnRpcClient;
+import io.meldb.txn.client.TxnRpcClientOptions;
+import io.meldb.wire.auth.ClusterSecret;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Files;
@@ -80,8 +82,10 @@ public final class JdbcYcsbBenchmark {
             final List<TxnService> clients = new ArrayList<>();
             for (String address : cluster.txnServers()) {
                 final int colon = address.lastIndexOf(':');
-                final TxnRpcClient client = TxnRpcClient.connect(address.substring(0, colon),
-                        Integer.parseInt(address.substring(colon + 1)));
+                // the cluster's children require its secret (LocalCluster generates one per run)
+                final TxnRpcClient client = TxnRpcClient.connect(TxnRpcClientOptions.to(address.substring(0, colon),
+                        Integer.parseInt(address.substring(colon + 1)))
+                        .clusterSecret(ClusterSecret.fromFile(cluster.secretFile())));
                 clients.add(client);
                 clusterResources.add(client);
             }

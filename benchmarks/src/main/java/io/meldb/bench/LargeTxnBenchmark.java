@@ -40,14 +40,38 @@ public final class LargeTxnBenchmark {
     private LargeTxnBenchmark() {
     }
 
-    public static void main(final String[] args) throws Exception {
+    /**
+     * The row counts of {@code --rows N,N,...} (default 100000,1000000), parsed without running anything
+     * (BenchmarkCommandsTest checks the README's command with it); a bad argument is an
+     * {@link IllegalArgumentException}.
+     */
+    static int[] parse(final String[] args) {
         String rowCounts = "100000,1000000";
         for (int i = 0; i < args.length; i += 2) {
             if (!args[i].equals("--rows") || i + 1 >= args.length) {
-                System.err.println("usage: LargeTxnBenchmark [--rows N,N,...]");
-                System.exit(2);
+                throw new IllegalArgumentException("unknown flag or missing value at '" + args[i] + "'");
             }
             rowCounts = args[i + 1];
+        }
+        final String[] parts = rowCounts.split(",");
+        final int[] rows = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            rows[i] = Integer.parseInt(parts[i].trim());
+            if (rows[i] < 1) {
+                throw new IllegalArgumentException("--rows must be positive, got " + rows[i]);
+            }
+        }
+        return rows;
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final int[] rowCounts;
+        try {
+            rowCounts = parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("LargeTxnBenchmark: " + e.getMessage() + "\nusage: LargeTxnBenchmark [--rows N,N,...]");
+            System.exit(2);
+            return;
         }
         final Path dir = Files.createTempDirectory("meldb-largetxn");
         try (EmbeddedNode node = EmbeddedNode.start(dir);
@@ -58,8 +82,7 @@ public final class LargeTxnBenchmark {
             try (Connection c = DriverManager.getConnection(gateway.pgJdbcUrl(), props)) {
                 System.out.printf(Locale.ROOT, "%-34s %9s %10s %10s %12s%n", "transaction", "rows", "total s",
                         "commit s", "rows/s");
-                for (String n : rowCounts.split(",")) {
-                    final int rows = Integer.parseInt(n.trim());
+                for (final int rows : rowCounts) {
                     // a table per step: pgjdbc keeps server-prepared statements across DROP and CREATE of a name
                     table = "accounts_copy_" + rows;
                     recreate(c);

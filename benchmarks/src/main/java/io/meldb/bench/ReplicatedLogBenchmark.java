@@ -34,13 +34,21 @@ public final class ReplicatedLogBenchmark {
     private ReplicatedLogBenchmark() {
     }
 
-    public static void main(final String[] args) throws Exception {
+    /** The flags, parsed without running anything (BenchmarkCommandsTest checks the README's command with it). */
+    record Args(int seconds, int window, int blockSize, int failovers) {
+    }
+
+    /** Parses the flags; an unknown flag, a missing or non-integer value is an {@link IllegalArgumentException}. */
+    static Args parse(final String[] args) {
         int seconds = 10;
         int window = 64;
         int blockSize = 8192;
         int failovers = 3;
         for (int i = 0; i < args.length; i += 2) {
-            final int v = Integer.parseInt(args[i + 1]);
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException("flag " + args[i] + " needs a value");
+            }
+            final int v = DriverOptions.intValue(args[i].replaceFirst("^--", ""), args[i + 1]);
             switch (args[i]) {
                 case "--seconds" -> seconds = v;
                 case "--window" -> window = v;
@@ -50,6 +58,15 @@ public final class ReplicatedLogBenchmark {
                     + " (--seconds, --window, --block-size, --failovers)");
             }
         }
+        return new Args(seconds, window, blockSize, failovers);
+    }
+
+    public static void main(final String[] args) throws Exception {
+        final Args a = parse(args);
+        final int seconds = a.seconds();
+        final int window = a.window();
+        final int blockSize = a.blockSize();
+        final int failovers = a.failovers();
         System.out.printf(Locale.ROOT, "# %d-byte blocks, %d appends in flight on one connection, %d s per run (after"
             + " 3 s warmup), %d processors%n", blockSize, window, seconds, Runtime.getRuntime().availableProcessors());
         System.out.println("| replication | blocks/s | MB/s | p50 ms | p99 ms | p99.9 ms | failed appends |");

@@ -57,12 +57,32 @@ public final class ServerReorderBenchmark {
         }
     }
 
+    /** The arguments, parsed without running anything (BenchmarkCommandsTest checks the README's with it). */
+    record Args(int clients, int seconds, int rounds, int warmup, ReorderConfig.Policy policy) {
+    }
+
+    /**
+     * Parses clients, seconds, rounds, warm-up seconds and policy (positional, each optional); a bad or extra one is
+     * an {@link IllegalArgumentException}.
+     */
+    static Args parse(final String[] args) {
+        if (args.length > 5) {
+            throw new IllegalArgumentException("at most 5 arguments, got " + args.length);
+        }
+        return new Args(args.length > 0 ? DriverOptions.intValue("clients", args[0]) : 64,
+            args.length > 1 ? DriverOptions.intValue("seconds", args[1]) : 10,
+            args.length > 2 ? DriverOptions.intValue("rounds", args[2]) : 3,
+            args.length > 3 ? DriverOptions.intValue("warmup", args[3]) : 3,
+            ReorderConfig.policy(args.length > 4 ? args[4] : "min-aborts"));
+    }
+
     public static void main(final String[] args) throws Exception {
-        final int clients = args.length > 0 ? Integer.parseInt(args[0]) : 64;
-        final int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-        final int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
-        final int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 3;
-        final ReorderConfig.Policy policy = ReorderConfig.policy(args.length > 4 ? args[4] : "min-aborts");
+        final Args a = parse(args);
+        final int clients = a.clients();
+        final int seconds = a.seconds();
+        final int rounds = a.rounds();
+        final int warmup = a.warmup();
+        final ReorderConfig.Policy policy = a.policy();
         final RetryingHotspotClients.Workload[] workloads = {
             new RetryingHotspotClients.Workload("hotspot 5%/95%", KEYS, 0.05, 0.95, 4, 4),
             new RetryingHotspotClients.Workload("high contention 0.1%/95%", KEYS, 0.001, 0.95, 4, 4)};

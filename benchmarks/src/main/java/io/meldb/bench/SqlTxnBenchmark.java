@@ -174,21 +174,33 @@ public final class SqlTxnBenchmark {
         }
     }
 
+    /** Rejects values the flags do not allow (the parser knows only the flags' names). */
+    private static void validate(final Map<String, String> o) {
+        Durability.parse(o.get("meld-durability"));
+        if (!List.of("update", "readonly", "both").contains(o.get("variant"))) {
+            throw new IllegalArgumentException("--variant must be update, readonly or both");
+        }
+        for (String t : o.get("targets").split(",")) {
+            if (!List.of("meld-pg", "meld-avatica", "meld-pg-process", "h2", "postgres", "null-pg",
+                    "null-avatica")
+                    .contains(t.trim())) {
+                throw new IllegalArgumentException("unknown target '" + t + "'");
+            }
+        }
+    }
+
+    /**
+     * The flags, parsed and checked without running anything (null for {@code --help}); BenchmarkCommandsTest checks
+     * the README's commands, through {@code run-sql-benchmark.sh}, with it. A bad flag is an
+     * {@link IllegalArgumentException}.
+     */
+    static Map<String, String> parse(final String[] args) {
+        return DriverOptions.parse("SQLBENCH_", FLAGS, args, SqlTxnBenchmark::validate);
+    }
+
     public static void main(final String[] args) throws Exception {
         final Map<String, String> opts = DriverOptions.parseOrExit("SqlTxnBenchmark", USAGE, "SQLBENCH_", FLAGS, args,
-                o -> {
-                    Durability.parse(o.get("meld-durability"));
-                    if (!List.of("update", "readonly", "both").contains(o.get("variant"))) {
-                        throw new IllegalArgumentException("--variant must be update, readonly or both");
-                    }
-                    for (String t : o.get("targets").split(",")) {
-                        if (!List.of("meld-pg", "meld-avatica", "meld-pg-process", "h2", "postgres", "null-pg",
-                                "null-avatica")
-                                .contains(t.trim())) {
-                            throw new IllegalArgumentException("unknown target '" + t + "'");
-                        }
-                    }
-                });
+                SqlTxnBenchmark::validate);
         if (opts == null) {
             return;
         }

@@ -80,23 +80,42 @@ public final class TpccBenchmark {
         }
     }
 
+    /**
+     * The flags, parsed and checked without running anything (null for {@code --help}); BenchmarkCommandsTest checks
+     * the README's command, through {@code run-tpcc.sh}, with it. A bad flag or value is an
+     * {@link IllegalArgumentException}.
+     */
+    static Map<String, String> parse(final String[] args) {
+        final Map<String, String> opts = CommandFlags.parse(CommandFlags.withEnvironment("TPCC_", FLAGS), args);
+        if (opts == null) {
+            return null;
+        }
+        for (String t : opts.get("targets").split(",")) {
+            if (!TARGETS.contains(t.trim())) {
+                throw new IllegalArgumentException("unknown target '" + t + "'");
+            }
+        }
+        if (!List.of("inline", "apart", "both").contains(opts.get("payment-reads"))) {
+            throw new IllegalArgumentException("--payment-reads must be inline, apart or both");
+        }
+        for (String w : opts.get("warehouses").split(",")) {
+            intValue("warehouses", w);
+        }
+        for (String n : new String[] {"threads", "seconds", "warmup", "rounds", "load-batch"}) {
+            intValue(n, opts.get(n));
+        }
+        return opts;
+    }
+
     public static void main(final String[] args) throws Exception {
         CommandFlags.defaultProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         final String[][] flags = CommandFlags.withEnvironment("TPCC_", FLAGS);
         final Map<String, String> opts;
         try {
-            opts = CommandFlags.parse(flags, args);
+            opts = parse(args);
             if (opts == null) {
                 CommandFlags.usage(System.out, USAGE, flags);
                 return;
-            }
-            for (String t : opts.get("targets").split(",")) {
-                if (!TARGETS.contains(t.trim())) {
-                    throw new IllegalArgumentException("unknown target '" + t + "'");
-                }
-            }
-            if (!List.of("inline", "apart", "both").contains(opts.get("payment-reads"))) {
-                throw new IllegalArgumentException("--payment-reads must be inline, apart or both");
             }
         } catch (IllegalArgumentException e) {
             System.err.println("TpccBenchmark: " + e.getMessage());
