@@ -356,6 +356,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                 clauses = StatementClauses.of(named);
                 try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                     h = super.prepare(ch, clauses == null ? named : clauses.sql(), maxRowCount);
+                    JdbcStringColumns.computedAsVarchar(h.signature);
                     if (clauses != null) {
                         clauses.prepare(state.catalog(), schemaOf(ch.id), getConnection(ch.id));
                     }
@@ -420,11 +421,13 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
             final GatewayConnection state = state(h.connectionId);
             try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                 if (clauses == null) {
-                    return super.prepareAndExecute(h, named, maxRowCount, maxRowsInFirstFrame, callback);
+                    return JdbcStringColumns.computedAsVarchar(
+                            super.prepareAndExecute(h, named, maxRowCount, maxRowsInFirstFrame, callback));
                 }
                 clauses.prepare(state.catalog(), schemaOf(h.connectionId), getConnection(h.connectionId));
                 clauses.enter(state, schemaOf(h.connectionId));
-                return super.prepareAndExecute(h, clauses.sql(), maxRowCount, maxRowsInFirstFrame, callback);
+                return JdbcStringColumns.computedAsVarchar(
+                        super.prepareAndExecute(h, clauses.sql(), maxRowCount, maxRowsInFirstFrame, callback));
             } catch (NoSuchStatementException e) {
                 throw new IllegalStateException(e);
             } catch (SQLException e) {
