@@ -73,11 +73,14 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
 
     /** A boolean cast to a string is 'true' or 'false', as PostgreSQL's boolout writes it (Calcite: TRUE/FALSE). */
     private static final SqlRexConvertlet CAST = (cx, call) -> {
-        final RexNode operand = cx.convertExpression(call.operand(0));
-        final RelDataType target = cx.getValidator().getValidatedNodeType(call);
-        if (operand.getType().getSqlTypeName() != SqlTypeName.BOOLEAN || !SqlTypeUtil.inCharFamily(target)) {
+        // casts the validator added (an INSERT's) have no validated type: they are never of a boolean to text
+        final RelDataType source = cx.getValidator().getValidatedNodeTypeIfKnown(call.operand(0));
+        final RelDataType target = cx.getValidator().getValidatedNodeTypeIfKnown(call);
+        if (source == null || target == null || source.getSqlTypeName() != SqlTypeName.BOOLEAN
+                || !SqlTypeUtil.inCharFamily(target)) {
             return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
         }
+        final RexNode operand = cx.convertExpression(call.operand(0));
         final RexBuilder rex = cx.getRexBuilder();
         final RexNode text = rex.makeCall(SqlStdOperatorTable.CASE,
                 operand, rex.makeLiteral("true"),
