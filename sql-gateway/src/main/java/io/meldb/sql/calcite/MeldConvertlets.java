@@ -78,6 +78,34 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         return converted;
     };
 
+    /** {@code %} and {@code mod}: PostgreSQL has them for exact numbers only (42883 for a floating-point one). */
+    private static final SqlRexConvertlet MOD = (cx, call) -> {
+        final RelDataType a = cx.convertExpression(written(call.operand(0))).getType();
+        final RelDataType b = cx.convertExpression(written(call.operand(1))).getType();
+        if (SqlTypeUtil.isApproximateNumeric(a) || SqlTypeUtil.isApproximateNumeric(b)) {
+            final boolean operator = call.getOperator().getName().equals("%");
+            throw new SqlStateException("42883", (operator ? "operator does not exist: " + pgName(a) + " % "
+                    + pgName(b) : "function mod(" + pgName(a) + ", " + pgName(b) + ") does not exist")
+                    + ": cast the operands to numeric");
+        }
+        return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+    };
+
+    /**
+     * An operand as the statement wrote it: without the cast the validator's type coercion put around it (a
+     * coercion cast has no position of its own: none, or its operand's), so that a signature is judged on the
+     * types written.
+     */
+    private static SqlNode written(final SqlNode operand) {
+        SqlNode node = operand;
+        while (node instanceof SqlCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2
+                && (c.getParserPosition().equals(org.apache.calcite.sql.parser.SqlParserPos.ZERO)
+                || c.getParserPosition().equals(c.operand(0).getParserPosition()))) {
+            node = c.operand(0);
+        }
+        return node;
+    }
+
     /** The string functions whose PostgreSQL definitions are {@link PgScalars}'. */
     private static final SqlRexConvertlet STRING_FUNCTIONS = (cx, call) -> {
         final SqlRexConvertlet standard = StandardConvertletTable.INSTANCE.get(call);
@@ -196,6 +224,9 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         }
         if (call.getKind() == SqlKind.CAST && call.operandCount() == 2) {
             return CAST;
+        }
+        if (call.getKind() == SqlKind.MOD && call.operandCount() == 2) {
+            return MOD;
         }
         if (!(call.getOperator() instanceof org.apache.calcite.sql.validate.SqlUserDefinedFunction)) {
             switch (call.getOperator().getName().toUpperCase(java.util.Locale.ROOT)) {
