@@ -26,6 +26,8 @@ import java.util.regex.PatternSyntaxException;
 public final class PgScalars {
     /** PostgreSQL's MaxAllocSize: no text value is longer (in bytes). */
     static final long MAX_ALLOC = (1L << 30) - 1;
+    /** The longest text the PostgreSQL front end can send in one field (three UTF-8 bytes a character reserved). */
+    static final long MAX_SENT_CHARS = (Integer.MAX_VALUE - 64) / 3;
 
     private static final SqlReturnTypeInference TEXT = ReturnTypes.cascade(
             ReturnTypes.explicit(SqlTypeName.VARCHAR), SqlTypeTransforms.TO_NULLABLE);
@@ -121,7 +123,9 @@ public final class PgScalars {
         if (n <= 0 || s.isEmpty()) {
             return "";
         }
-        if ((long) s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length * n + Integer.BYTES > MAX_ALLOC) {
+        // PostgreSQL's limit, and MeldDB's: no field longer than a third of 2 GB in characters can be sent (PgValues)
+        if ((long) s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length * n + Integer.BYTES > MAX_ALLOC
+                || (long) s.length() * n > MAX_SENT_CHARS) {
             throw new SqlStateException("54000", "requested length too large");
         }
         return s.repeat(n);
