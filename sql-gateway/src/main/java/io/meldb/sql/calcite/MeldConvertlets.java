@@ -18,7 +18,9 @@ import org.checkerframework.checker.nullness.qual.Nullable;
 /**
  * Calcite's conversion of parsed SQL into expressions, with PostgreSQL's meanings where Calcite's differ: a boolean
  * cast to a string is 'true'/'false'; exp, ln, log and power of numerics are refused (PostgreSQL computes them as
- * numerics, which MeldDB cannot yet); and numeric division: {@code a / b} where
+ * numerics, which MeldDB cannot yet); casts between boolean and floating-point numbers (42846) and {@code %} of
+ * floating-point numbers (42883) are refused as PostgreSQL refuses them; text to uuid and overlay, repeat, chr and
+ * substring by pattern are PostgreSQL's ({@link PgScalars}); and numeric division: {@code a / b} where
  * both are exact numbers and one is a decimal becomes {@link PgNumericOperators#DIVIDE} over numerics (Calcite
  * divides to 16 significant digits, PostgreSQL to at least 16 and the operands' scales: {@code 1/3.0} is
  * 0.33333333333333333333). It happens here, before planning, so that constant folding computes PostgreSQL's value
@@ -72,13 +74,13 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
     };
 
     /** A boolean cast to a string is 'true' or 'false', as PostgreSQL's boolout writes it (Calcite: TRUE/FALSE). */
-    private static final SqlRexConvertlet CAST = (cx, call) -> {
+    private static final SqlRexConvertlet BOOLEAN_TEXT = (cx, call) -> {
         // casts the validator added (an INSERT's) have no validated type: they are never of a boolean to text
         final RelDataType source = cx.getValidator().getValidatedNodeTypeIfKnown(call.operand(0));
         final RelDataType target = cx.getValidator().getValidatedNodeTypeIfKnown(call);
         if (source == null || target == null || source.getSqlTypeName() != SqlTypeName.BOOLEAN
                 || !SqlTypeUtil.inCharFamily(target)) {
-            return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+            return null;
         }
         final RexNode operand = cx.convertExpression(call.operand(0));
         final RexBuilder rex = cx.getRexBuilder();
@@ -89,7 +91,170 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         return rex.makeCast(target, text);
     };
 
+    /**
+     * CAST as PostgreSQL defines it where Calcite's differs: a boolean to text is 'true'/'false', no casts between
+     * boolean and numbers other than integer (42846), and text to uuid through PostgreSQL's uuid input
+     * ({@link PgScalars#uuidText}).
+     */
+    private static final SqlRexConvertlet CAST = (cx, call) -> {
+        final RexNode booleanText = BOOLEAN_TEXT.convertCall(cx, call);
+        if (booleanText != null) {
+            return booleanText;
+        }
+        final RexNode converted = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        final RexNode operand = cx.convertExpression(call.operand(0));
+        final RelDataType from = operand.getType();
+        final RelDataType to = converted.getType();
+        if (from.getSqlTypeName() == SqlTypeName.BOOLEAN && noBooleanCast(to)
+                || to.getSqlTypeName() == SqlTypeName.BOOLEAN && noBooleanCast(from)) {
+            throw new SqlStateException("42846", "cannot cast type " + pgName(from) + " to " + pgName(to));
+        }
+        if (to.getSqlTypeName() == SqlTypeName.UUID && SqlTypeUtil.isCharacter(from)) {
+            final RexBuilder rex = cx.getRexBuilder();
+            if (operand instanceof org.apache.calcite.rex.RexLiteral literal) {
+                // a literal is read now, as Calcite reads a valid one: the statement plans with a uuid constant
+                final String text = literal.getValueAs(String.class);
+                return text == null ? converted : rex.makeCast(to, rex.makeLiteral(PgScalars.uuidText(text)));
+            }
+            return rex.makeCast(to, rex.makeCall(PgScalars.UUID_IN, operand));
+        }
+        return converted;
+    };
+
+    /** {@code %} and {@code mod}: PostgreSQL has them for exact numbers only (42883 for a floating-point one). */
+    private static final SqlRexConvertlet MOD = (cx, call) -> {
+        final RelDataType a = cx.convertExpression(written(call.operand(0))).getType();
+        final RelDataType b = cx.convertExpression(written(call.operand(1))).getType();
+        if (SqlTypeUtil.isApproximateNumeric(a) || SqlTypeUtil.isApproximateNumeric(b)) {
+            final boolean operator = call.getOperator().getName().equals("%");
+            throw new SqlStateException("42883", (operator ? "operator does not exist: " + pgName(a) + " % "
+                    + pgName(b) : "function mod(" + pgName(a) + ", " + pgName(b) + ") does not exist")
+                    + ": cast the operands to numeric");
+        }
+        return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+    };
+
+    /**
+     * An operand as the statement wrote it: without the cast the validator's type coercion put around it (a
+     * coercion cast has no position of its own: none, or its operand's), so that a signature is judged on the
+     * types written.
+     */
+    private static SqlNode written(final SqlNode operand) {
+        SqlNode node = operand;
+        while (node instanceof SqlCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2
+                && (c.getParserPosition().equals(org.apache.calcite.sql.parser.SqlParserPos.ZERO)
+                || c.getParserPosition().equals(c.operand(0).getParserPosition()))) {
+            node = c.operand(0);
+        }
+        return node;
+    }
+
+    /** The string functions whose PostgreSQL definitions are {@link PgScalars}'. */
+    private static final SqlRexConvertlet STRING_FUNCTIONS = (cx, call) -> {
+        final SqlRexConvertlet standard = StandardConvertletTable.INSTANCE.get(call);
+        final RexBuilder rex = cx.getRexBuilder();
+        final java.util.List<RexNode> operands = new java.util.ArrayList<>();
+        for (SqlNode operand : call.getOperandList()) {
+            operands.add(cx.convertExpression(operand));
+        }
+        final String name = call.getOperator().getName().toUpperCase(java.util.Locale.ROOT);
+        final boolean text = !operands.isEmpty() && SqlTypeUtil.isCharacter(operands.get(0).getType());
+        switch (name) {
+            case "OVERLAY":
+                if (text && operands.size() == 4) {
+                    return asValidated(cx, call, rex.makeCall(PgScalars.OVERLAY, operands.get(0),
+                            operands.get(1), integer(rex, operands.get(2)), integer(rex, operands.get(3))));
+                }
+                if (text && operands.size() == 3) {
+                    return asValidated(cx, call, rex.makeCall(PgScalars.OVERLAY_ALL, operands.get(0),
+                            operands.get(1), integer(rex, operands.get(2))));
+                }
+                break;
+            case "REPEAT":
+                if (text && operands.size() == 2) {
+                    return asValidated(cx, call, rex.makeCall(PgScalars.REPEAT, operands.get(0),
+                            integer(rex, operands.get(1))));
+                }
+                break;
+            case "CHR":
+                if (operands.size() == 1 && SqlTypeUtil.isIntType(operands.get(0).getType())) {
+                    return asValidated(cx, call, rex.makeCall(PgScalars.CHR, integer(rex, operands.get(0))));
+                }
+                break;
+            case "SUBSTRING":
+                if (text && operands.size() == 2) {
+                    final RexNode pattern = textOperand(operands.get(1));
+                    if (pattern != null) {
+                        return asValidated(cx, call, rex.makeCall(PgScalars.SUBSTRING_REGEX, operands.get(0),
+                                pattern));
+                    }
+                }
+                break;
+            default:
+                break;
+        }
+        return standard.convertCall(cx, call);
+    };
+
+    /** {@code call} as {@code node}, of the type the validator gave the call (names and nullability kept). */
+    private static RexNode asValidated(final org.apache.calcite.sql2rel.SqlRexContext cx, final SqlCall call,
+                                       final RexNode node) {
+        final RelDataType type = cx.getValidator().getValidatedNodeType(call);
+        return node.getType().equals(type) ? node : cx.getRexBuilder().makeCast(type, node, true, false);
+    }
+
     private MeldConvertlets() {
+    }
+
+    /** Boolean casts PostgreSQL does not have: only integer (and text) convert to and from boolean. */
+    private static boolean noBooleanCast(final RelDataType t) {
+        return switch (t.getSqlTypeName()) {
+            case DECIMAL, DOUBLE, FLOAT, REAL, BIGINT, SMALLINT, TINYINT -> true;
+            default -> false;
+        };
+    }
+
+    /** PostgreSQL's name of a type, as its messages write it. */
+    static String pgName(final RelDataType t) {
+        return switch (t.getSqlTypeName()) {
+            case DECIMAL -> "numeric";
+            case DOUBLE, FLOAT -> "double precision";
+            case REAL -> "real";
+            case BIGINT -> "bigint";
+            case SMALLINT, TINYINT -> "smallint";
+            case INTEGER -> "integer";
+            case BOOLEAN -> "boolean";
+            case CHAR -> "character";
+            case VARCHAR -> "text";
+            default -> t.getSqlTypeName().getName().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    private static RexNode integer(final RexBuilder rex, final RexNode operand) {
+        if (operand.getType().getSqlTypeName() == SqlTypeName.INTEGER) {
+            return operand;
+        }
+        final RelDataType integer = rex.getTypeFactory().createTypeWithNullability(
+                rex.getTypeFactory().createSqlType(SqlTypeName.INTEGER), operand.getType().isNullable());
+        return rex.makeCast(integer, operand);
+    }
+
+    /**
+     * The text a substring's second operand was written as: text itself, or text the validator's coercion cast to
+     * a number (Calcite reads {@code substring(s from 'l+')} as a numeric start), else null.
+     */
+    private static RexNode textOperand(final RexNode operand) {
+        if (SqlTypeUtil.isCharacter(operand.getType())) {
+            return operand;
+        }
+        RexNode inner = operand;
+        while (inner instanceof org.apache.calcite.rex.RexCall c && c.getKind() == SqlKind.CAST) {
+            inner = c.getOperands().get(0);
+            if (SqlTypeUtil.isCharacter(inner.getType())) {
+                return inner;
+            }
+        }
+        return null;
     }
 
     @Override
@@ -106,6 +271,17 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         }
         if (call.getKind() == SqlKind.CAST && call.operandCount() == 2) {
             return CAST;
+        }
+        if (call.getKind() == SqlKind.MOD && call.operandCount() == 2) {
+            return MOD;
+        }
+        if (!(call.getOperator() instanceof org.apache.calcite.sql.validate.SqlUserDefinedFunction)) {
+            switch (call.getOperator().getName().toUpperCase(java.util.Locale.ROOT)) {
+                case "OVERLAY", "REPEAT", "CHR", "SUBSTRING":
+                    return STRING_FUNCTIONS;
+                default:
+                    break;
+            }
         }
         return StandardConvertletTable.INSTANCE.get(call);
     }

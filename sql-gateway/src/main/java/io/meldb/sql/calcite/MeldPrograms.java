@@ -64,6 +64,7 @@ public final class MeldPrograms {
                 .accept(new CharComparisons.Shuttle())
                 .accept(new BooleanLiterals())
                 .accept(new RealLiterals())
+                .accept(new PgSignatures())
                 .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
         return Programs.sequence(rewrite,
                 Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),

@@ -10,6 +10,7 @@ import org.apache.calcite.rex.RexNode;
 import org.apache.calcite.rex.RexVisitorImpl;
 import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeUtil;
 
 import java.math.BigDecimal;
 import java.util.List;
@@ -76,7 +77,22 @@ final class RealLiterals extends RelHomogeneousShuttle {
     }
 
     private static void check(final RexLiteral literal) {
-        final BigDecimal v = literal.getValueAs(BigDecimal.class);
+        final BigDecimal v;
+        if (SqlTypeUtil.isNumeric(literal.getType())) {
+            v = literal.getValueAs(BigDecimal.class);
+        } else if (SqlTypeUtil.isCharacter(literal.getType())) {
+            // text cast to real: 'NaN' and 'Infinity' are reals, and text that is no number is the cast's to refuse
+            final String text = literal.getValueAs(String.class);
+            BigDecimal parsed;
+            try {
+                parsed = text == null ? null : new BigDecimal(text.trim());
+            } catch (NumberFormatException e) {
+                parsed = null;
+            }
+            v = parsed;
+        } else {
+            v = null;
+        }
         if (v == null) {
             return;
         }

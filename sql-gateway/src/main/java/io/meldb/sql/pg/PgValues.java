@@ -161,6 +161,7 @@ public final class PgValues {
             default -> {
                 final String s = v instanceof String str ? str : String.valueOf(v);
                 if (binary) {
+                    checkFieldLength(out, s);
                     final int at = out.writerIndex();
                     out.writeInt(0);
                     out.setInt(at, ByteBufUtil.writeUtf8(out, s));
@@ -173,10 +174,23 @@ public final class PgValues {
 
     /** A text-format field: its UTF-8 length, then the bytes. */
     public static void writeText(final ByteBuf out, final CharSequence s) {
+        checkFieldLength(out, s);
         final int at = out.writerIndex();
         out.writeInt(0);
         final int n = ByteBufUtil.writeUtf8(out, s);
         out.setInt(at, n);
+    }
+
+    /**
+     * A field's text must fit in one message buffer: its UTF-8 form is written into space reserved for the worst
+     * case (three bytes a character), and a buffer holds at most 2 GB; a longer value is refused with PostgreSQL's
+     * program_limit_exceeded (54000) before anything is written, not with an overflowing index.
+     */
+    private static void checkFieldLength(final ByteBuf out, final CharSequence s) {
+        if ((long) s.length() * 3 + out.writerIndex() + Integer.BYTES > Integer.MAX_VALUE) {
+            throw new io.meldb.sql.SqlStateException("54000", "requested length too large: a value of "
+                    + s.length() + " characters is more than MeldDB sends in one field");
+        }
     }
 
     /** A text-format integer field without making a String. */

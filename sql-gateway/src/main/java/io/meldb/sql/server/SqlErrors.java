@@ -154,6 +154,14 @@ public final class SqlErrors {
                     && e.getMessage().startsWith("Cannot take logarithm")) {
                 return new Described("2201E", "cannot take logarithm of zero or a negative number");
             }
+            if (c instanceof IllegalArgumentException e && e.getMessage() != null
+                    && (e.getMessage().startsWith("Invalid UUID string: ")
+                    || e.getMessage().startsWith("UUID string too large"))) {
+                // java.util.UUID's parser, reached by a value that is no UUID (a row, a parameter)
+                final String m = e.getMessage();
+                return new Described("22P02", "invalid input syntax for type uuid"
+                        + (m.startsWith("Invalid UUID string: ") ? ": \"" + m.substring(21) + "\"" : ""));
+            }
             if (c instanceof ArithmeticException e) {
                 final String m = String.valueOf(e.getMessage());
                 if (m.contains("by zero")) {
@@ -169,6 +177,12 @@ public final class SqlErrors {
             if (c instanceof SQLException e && e.getSQLState() != null && !e.getSQLState().equals("00000")
                     && c.getCause() == null) {
                 return new Described(e.getSQLState(), e.getMessage());
+            }
+        }
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            final Described unsupported = plannerLimit(c);
+            if (unsupported != null) {
+                return unsupported;
             }
         }
         for (Throwable c = t; c != null; c = c.getCause()) {
@@ -195,6 +209,39 @@ public final class SqlErrors {
                     + e.getMessage() + "); nothing was done: retry shortly", null, e);
         }
         return e;
+    }
+
+    /**
+     * What Calcite cannot plan or compile for a statement (no rule produces an executable plan, no code for an
+     * operator on these types, an assertion of its planner or code generator): a feature MeldDB lacks, 0A000 naming
+     * it, not an internal error. Real fixes put an operator's definition right; this is the net under them.
+     */
+    private static Described plannerLimit(final Throwable c) {
+        final String m = c.getMessage() == null ? "" : firstLine(c.getMessage());
+        if (c instanceof org.apache.calcite.plan.RelOptPlanner.CannotPlanException) {
+            return new Described("0A000", "feature not supported: MeldDB cannot plan this statement (no executable "
+                    + "plan for one of its operators)");
+        }
+        if (c instanceof IllegalStateException && m.startsWith("Unable to implement ")) {
+            final String what = m.substring("Unable to implement ".length());
+            final int cost = what.indexOf(": rowcount");
+            return new Described("0A000", "feature not supported: MeldDB cannot execute "
+                    + abbreviate(cost < 0 ? what : what.substring(0, cost)));
+        }
+        if (c instanceof AssertionError && fromCalcite(c)) {
+            return new Described("0A000", "feature not supported: MeldDB's planner cannot handle this statement ("
+                    + abbreviate(m) + ")");
+        }
+        return null;
+    }
+
+    private static boolean fromCalcite(final Throwable c) {
+        final StackTraceElement[] stack = c.getStackTrace();
+        return stack.length > 0 && stack[0].getClassName().startsWith("org.apache.calcite.");
+    }
+
+    private static String abbreviate(final String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "...";
     }
 
     static Described fromTxn(final TxnException e) {

@@ -58,6 +58,13 @@ public final class SqlSession implements AutoCloseable {
     private record Cached(PreparedSql prepared, Catalog catalog, String schema) {
     }
 
+    /**
+     * Plans whose generated code failed to initialise (a constant of the statement, such as a cast of a literal,
+     * that cannot be computed): the JVM never initialises such a class again ("Could not initialize class"), so an
+     * execution of the same plan answers the first failure again, and the plan cache forgets it.
+     */
+    private final Map<PreparedSql, SqlStateException> failedPlans = new java.util.WeakHashMap<>();
+
     /** Whether key accesses take the fast path (off only to compare it with Calcite's answers). */
     private boolean fastPath = true;
     /** Ids of executions, for the snapshots autocommit queries keep until their cursor is closed. */
@@ -260,6 +267,10 @@ public final class SqlSession implements AutoCloseable {
             if (ps == null) {
                 throw new SqlStateException("0A000", "statement is not supported here: " + p.sql());
             }
+            final SqlStateException failed = failedPlans.get(p);
+            if (failed != null) {
+                throw new SqlStateException(failed.sqlState(), failed.getMessage(), failed.detail(), failed);
+            }
             if (p.clauses() != null) {
                 p.clauses().enter(state, schema);
             }
@@ -285,6 +296,14 @@ public final class SqlSession implements AutoCloseable {
                 return new Result(executionId, null, ps.executeLargeUpdate(), p);
             } catch (SQLException e) {
                 throw SqlErrors.toSqlState(e);
+            } catch (ExceptionInInitializerError | NoClassDefFoundError e) {
+                final SqlStateException described = SqlErrors.toSqlState(e);
+                failedPlans.put(p, described);
+                final Cached cached = plans.get(p.sql());
+                if (cached != null && cached.prepared() == p && !openCursors.containsKey(p)) {
+                    plans.remove(p.sql());
+                }
+                throw described;
             }
         });
     }
