@@ -57,6 +57,93 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
     };
 
+    /**
+     * extract as PostgreSQL computes it, a numeric ({@link PgResultTypes}): seconds and the epoch of a timestamp or a
+     * time with their fraction to microseconds (MeldDB keeps milliseconds: {@code 56.250000}), milliseconds with 3
+     * places, microseconds whole; every other field is Calcite's integer as a numeric.
+     */
+    private static final SqlRexConvertlet EXTRACT = (cx, call) -> {
+        final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        final RelDataType validated = cx.getValidator().getValidatedNodeTypeIfKnown(call);
+        if (validated == null || !PgNumericType.is(validated)
+                || !(call.operand(0) instanceof org.apache.calcite.sql.SqlIntervalQualifier unit)
+                || unit.timeUnitRange == null) {
+            return standard;
+        }
+        final RexBuilder rex = cx.getRexBuilder();
+        final RelDataType numeric = PgNumericType.of(rex.getTypeFactory(), standard.getType().isNullable());
+        final RexNode operand = cx.convertExpression(call.operand(1));
+        final SqlTypeName source = operand.getType().getSqlTypeName();
+        final boolean clock = source == SqlTypeName.TIMESTAMP || source == SqlTypeName.TIME
+                || source == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
+        final org.apache.calcite.avatica.util.TimeUnitRange range = unit.timeUnitRange;
+        if (!clock || range.endUnit != null) {
+            return rex.makeCast(numeric, standard, true, false);
+        }
+        // milliseconds of the minute, 0..59,999
+        final RexNode millis = rex.makeCast(numeric, rex.makeCall(SqlStdOperatorTable.EXTRACT,
+                rex.makeFlag(org.apache.calcite.avatica.util.TimeUnitRange.MILLISECOND), operand), true, false);
+        switch (range.startUnit) {
+            case SECOND:
+                return rex.makeCall(SqlStdOperatorTable.MULTIPLY, millis, decimal(rex, "0.001000"));
+            case MILLISECOND:
+                // three places; a product with 1.000 would be simplified away
+                return rex.makeCast(numeric, rex.makeCast(rex.getTypeFactory().createTypeWithNullability(
+                        rex.getTypeFactory().createSqlType(SqlTypeName.DECIMAL, 8, 3), numeric.isNullable()),
+                        millis, true, false), true, false);
+            case MICROSECOND:
+                return rex.makeCall(SqlStdOperatorTable.MULTIPLY, millis, decimal(rex, "1000"));
+            case EPOCH: {
+                if (source == SqlTypeName.TIME) {
+                    return rex.makeCast(numeric, standard, true, false);
+                }
+                final RexNode fraction = rex.makeCall(SqlStdOperatorTable.MULTIPLY,
+                        rex.makeCall(SqlStdOperatorTable.MOD, millis, decimal(rex, "1000")), decimal(rex, "0.001000"));
+                // Calcite's epoch truncates toward zero; before 1970 a fraction belongs to the second below
+                final RexNode epochZero = source == SqlTypeName.TIMESTAMP
+                        ? rex.makeTimestampLiteral(new org.apache.calcite.util.TimestampString(1970, 1, 1, 0, 0, 0), 3)
+                        : rex.makeTimestampWithLocalTimeZoneLiteral(
+                                new org.apache.calcite.util.TimestampString(1970, 1, 1, 0, 0, 0), 3);
+                final RexNode below = rex.makeCall(SqlStdOperatorTable.CASE,
+                        rex.makeCall(SqlStdOperatorTable.AND,
+                                rex.makeCall(SqlStdOperatorTable.LESS_THAN, operand, epochZero),
+                                rex.makeCall(SqlStdOperatorTable.NOT_EQUALS, fraction, decimal(rex, "0"))),
+                        decimal(rex, "1"), decimal(rex, "0"));
+                return rex.makeCall(SqlStdOperatorTable.MINUS, rex.makeCall(SqlStdOperatorTable.PLUS,
+                        rex.makeCast(numeric, standard, true, false), fraction), below);
+            }
+            default:
+                return rex.makeCast(numeric, standard, true, false);
+        }
+    };
+
+    private static RexNode decimal(final RexBuilder rex, final String value) {
+        return rex.makeExactLiteral(new java.math.BigDecimal(value));
+    }
+
+    /**
+     * ceil, floor, round and sign of an integer or a real compute in double precision, round of a numeric to scale 0
+     * ({@link PgResultTypes}): the argument is cast so.
+     */
+    private static final SqlRexConvertlet ROUNDING = (cx, call) -> {
+        final RelDataType validated = cx.getValidator().getValidatedNodeTypeIfKnown(call);
+        if (validated == null) {
+            return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        }
+        final RexNode operand = cx.convertExpression(call.operand(0));
+        final RexBuilder rex = cx.getRexBuilder();
+        if (validated.getSqlTypeName() == SqlTypeName.DOUBLE && !SqlTypeUtil.isApproximateNumeric(operand.getType())
+                || validated.getSqlTypeName() == SqlTypeName.DOUBLE && operand.getType().getSqlTypeName()
+                == SqlTypeName.REAL || PgNumericType.is(validated) && !PgNumericType.is(operand.getType())) {
+            final RelDataType argument = validated.getSqlTypeName() == SqlTypeName.DOUBLE
+                    ? rex.getTypeFactory().createSqlType(SqlTypeName.DOUBLE)
+                    : PgNumericType.of(rex.getTypeFactory(), false);
+            return rex.makeCall(call.getOperator(), rex.makeCast(rex.getTypeFactory().createTypeWithNullability(
+                    argument, operand.getType().isNullable()), operand));
+        }
+        return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+    };
+
     /** Functions whose numeric forms PostgreSQL computes with numeric's own precision rules. */
     private static final java.util.Set<String> NUMERIC_REFUSED = java.util.Set.of("EXP", "LN", "LOG", "LOG10",
             "CBRT");
@@ -264,6 +351,12 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         }
         if (call.getOperator() == SqlStdOperatorTable.POWER) {
             return POWER;
+        }
+        if (call.getKind() == SqlKind.EXTRACT && call.operandCount() == 2) {
+            return EXTRACT;
+        }
+        if (PgResultTypes.rounding(call)) {
+            return ROUNDING;
         }
         if (call.operandCount() == 1 && NUMERIC_REFUSED.contains(call.getOperator().getName().toUpperCase(
                 java.util.Locale.ROOT))) {

@@ -103,4 +103,44 @@ class NumericTest extends ConformanceTest {
                     .getSQLState());
         }
     }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void extractIsANumericWithPostgreSqlsFraction(final String protocol) throws SQLException {
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            assertEquals(List.of("2024:56.250000:1709210096.250000:56250.000:56250000:1709164800"),
+                    rows(s, "SELECT extract(year FROM DATE '2024-02-28'), "
+                            + "extract(second FROM TIMESTAMP '2024-02-29 12:34:56.25'), "
+                            + "extract(epoch FROM TIMESTAMP '2024-02-29 12:34:56.25'), "
+                            + "extract(millisecond FROM TIMESTAMP '2024-02-29 12:34:56.25'), "
+                            + "extract(microsecond FROM TIMESTAMP '2024-02-29 12:34:56.25'), "
+                            + "extract(epoch FROM DATE '2024-02-29')"));
+            assertEquals(List.of("-0.500000:-2.000000"), rows(s, "SELECT "
+                    + "extract(epoch FROM TIMESTAMP '1969-12-31 23:59:59.5'), "
+                    + "extract(epoch FROM TIMESTAMP '1969-12-31 23:59:58')"));
+            try (ResultSet r = s.executeQuery("SELECT extract(hour FROM TIMESTAMP '2024-02-29 12:34:56')")) {
+                assertEquals(protocol.equals(Conformance.PG) ? "numeric" : "decimal",
+                        r.getMetaData().getColumnTypeName(1).toLowerCase(java.util.Locale.ROOT));
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void roundingFunctionsHavePostgreSqlsTypes(final String protocol) throws SQLException {
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            // ceil, floor, round, sign of integers and reals are double precision; round of a numeric has scale 0
+            assertEquals(List.of("3:3:-3"), rows(s, "SELECT round(2.5), round(CAST(2.567 AS NUMERIC(10, 3))), "
+                    + "round(-2.5)"));
+            try (ResultSet r = s.executeQuery("SELECT ceil(1), floor(CAST(2.5 AS REAL)), round(2), sign(-3)")) {
+                for (int i = 1; i <= 4; i++) {
+                    assertEquals(java.sql.Types.DOUBLE, r.getMetaData().getColumnType(i));
+                }
+                r.next();
+                assertEquals(1.0, r.getDouble(1));
+                assertEquals(2.0, r.getDouble(2));
+                assertEquals(-1.0, r.getDouble(4));
+            }
+        }
+    }
 }

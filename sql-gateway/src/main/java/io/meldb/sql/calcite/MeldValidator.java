@@ -1,0 +1,31 @@
+package io.meldb.sql.calcite;
+
+import org.apache.calcite.adapter.java.JavaTypeFactory;
+import org.apache.calcite.prepare.CalciteCatalogReader;
+import org.apache.calcite.prepare.CalciteSqlValidator;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlOperatorTable;
+import org.apache.calcite.sql.validate.SqlValidatorScope;
+
+/**
+ * Calcite's validator with PostgreSQL's result types for the built-in operators whose Calcite definitions type
+ * them otherwise ({@link PgResultTypes}): an expression's type is decided here, before conversion, so every
+ * expression above it (and the statement's result columns) sees PostgreSQL's type.
+ */
+final class MeldValidator extends CalciteSqlValidator {
+    MeldValidator(final SqlOperatorTable opTab, final CalciteCatalogReader catalogReader,
+            final JavaTypeFactory typeFactory, final Config config) {
+        super(opTab, catalogReader, typeFactory, config);
+    }
+
+    @Override
+    public RelDataType deriveType(final SqlValidatorScope scope, final SqlNode expr) {
+        final RelDataType type = super.deriveType(scope, expr);
+        final RelDataType pg = PgResultTypes.of(typeFactory, expr, type);
+        if (pg != type) {
+            setValidatedNodeType(expr, pg);
+        }
+        return pg;
+    }
+}

@@ -1,0 +1,45 @@
+package io.meldb.sql.calcite;
+
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.fun.SqlStdOperatorTable;
+import org.apache.calcite.sql.type.SqlTypeName;
+import org.apache.calcite.sql.type.SqlTypeUtil;
+
+/**
+ * The result types PostgreSQL gives built-in operators where Calcite's operator definitions give others: extract is
+ * numeric (PostgreSQL 14 and later), ceil, floor, round and sign of an integer or a real are double precision (they
+ * exist for double precision and numeric only), and round of a numeric is a numeric of scale 0. The validator
+ * ({@link MeldValidator}) types the calls so, and {@link MeldConvertlets} computes them so.
+ */
+final class PgResultTypes {
+    private PgResultTypes() {
+    }
+
+    /** PostgreSQL's type of {@code node}, whose Calcite type is {@code type}; {@code type} itself when they agree. */
+    static RelDataType of(final RelDataTypeFactory types, final SqlNode node, final RelDataType type) {
+        if (!(node instanceof SqlCall call)) {
+            return type;
+        }
+        if (call.getKind() == SqlKind.EXTRACT && SqlTypeUtil.isExactNumeric(type) && !SqlTypeUtil.isDecimal(type)) {
+            return PgNumericType.of(types, type.isNullable());
+        }
+        if (rounding(call) && (SqlTypeUtil.isIntType(type) || type.getSqlTypeName() == SqlTypeName.REAL)) {
+            return types.createTypeWithNullability(types.createSqlType(SqlTypeName.DOUBLE), type.isNullable());
+        }
+        if (call.getOperator() == SqlStdOperatorTable.ROUND && call.operandCount() == 1
+                && SqlTypeUtil.isDecimal(type) && !PgNumericType.is(type)) {
+            return PgNumericType.of(types, type.isNullable());
+        }
+        return type;
+    }
+
+    /** ceil, floor, round or sign of one argument. */
+    static boolean rounding(final SqlCall call) {
+        return call.operandCount() == 1 && (call.getKind() == SqlKind.CEIL || call.getKind() == SqlKind.FLOOR
+                || call.getOperator() == SqlStdOperatorTable.ROUND || call.getOperator() == SqlStdOperatorTable.SIGN);
+    }
+}
