@@ -19,7 +19,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * Calcite's conversion of parsed SQL into expressions, with PostgreSQL's meanings where Calcite's differ: a boolean
  * cast to a string is 'true'/'false'; exp, ln, log and power of numerics are refused (PostgreSQL computes them as
  * numerics, which MeldDB cannot yet); casts between boolean and floating-point numbers (42846) and {@code %} of
- * floating-point numbers (42883) are refused as PostgreSQL refuses them; text to uuid and overlay, repeat, chr and
+ * floating-point numbers (42883) are refused as PostgreSQL refuses them; text to bytea ({@link PgBytea}), text to
+ * uuid and overlay, repeat, chr and
  * substring by pattern are PostgreSQL's ({@link PgScalars}); and numeric division: {@code a / b} where
  * both are exact numbers and one is a decimal becomes {@link PgNumericOperators#DIVIDE} over numerics (Calcite
  * divides to 16 significant digits, PostgreSQL to at least 16 and the operands' scales: {@code 1/3.0} is
@@ -138,10 +139,29 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
             final RelDataType argument = validated.getSqlTypeName() == SqlTypeName.DOUBLE
                     ? rex.getTypeFactory().createSqlType(SqlTypeName.DOUBLE)
                     : PgNumericType.of(rex.getTypeFactory(), false);
-            return rex.makeCall(call.getOperator(), rex.makeCast(rex.getTypeFactory().createTypeWithNullability(
-                    argument, operand.getType().isNullable()), operand));
+            final RexNode cast = rex.makeCast(rex.getTypeFactory().createTypeWithNullability(argument,
+                    operand.getType().isNullable()), operand);
+            return rex.makeCall(roundsToEven(call, validated) ? PgNumericOperators.RINT : call.getOperator(), cast);
+        }
+        if (roundsToEven(call, validated)) {
+            return rex.makeCall(PgNumericOperators.RINT, operand);
         }
         return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+    };
+
+    /** round of a double precision value: PostgreSQL rounds halves to even (Calcite: away from zero). */
+    private static boolean roundsToEven(final SqlCall call, final RelDataType validated) {
+        return call.getOperator() == SqlStdOperatorTable.ROUND && validated.getSqlTypeName() == SqlTypeName.DOUBLE;
+    }
+
+    /** length of a bytea counts its bytes, as octet_length does (Calcite counted the hex digits of its text). */
+    private static final SqlRexConvertlet LENGTH = (cx, call) -> {
+        // as written: the validator casts a bytea argument to text for Calcite's character length
+        final RexNode operand = cx.convertExpression(written(call.operand(0)));
+        if (!SqlTypeUtil.isBinary(operand.getType())) {
+            return StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        }
+        return cx.getRexBuilder().makeCall(SqlStdOperatorTable.OCTET_LENGTH, operand);
     };
 
     /** Functions whose numeric forms PostgreSQL computes with numeric's own precision rules. */
@@ -195,6 +215,10 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         if (from.getSqlTypeName() == SqlTypeName.BOOLEAN && noBooleanCast(to)
                 || to.getSqlTypeName() == SqlTypeName.BOOLEAN && noBooleanCast(from)) {
             throw new SqlStateException("42846", "cannot cast type " + pgName(from) + " to " + pgName(to));
+        }
+        if (SqlTypeUtil.isBinary(to) && SqlTypeUtil.isCharacter(from)) {
+            final RexBuilder rex = cx.getRexBuilder();
+            return rex.makeCast(to, rex.makeCall(PgBytea.INPUT, operand), true, false);
         }
         if (to.getSqlTypeName() == SqlTypeName.UUID && SqlTypeUtil.isCharacter(from)) {
             final RexBuilder rex = cx.getRexBuilder();
@@ -357,6 +381,12 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         }
         if (PgResultTypes.rounding(call)) {
             return ROUNDING;
+        }
+        if (call.operandCount() == 1 && switch (call.getOperator().getName().toUpperCase(java.util.Locale.ROOT)) {
+            case "LENGTH", "CHAR_LENGTH", "CHARACTER_LENGTH" -> true;
+            default -> false;
+        }) {
+            return LENGTH;
         }
         if (call.operandCount() == 1 && NUMERIC_REFUSED.contains(call.getOperator().getName().toUpperCase(
                 java.util.Locale.ROOT))) {

@@ -31,6 +31,13 @@ public final class PgNumericOperators {
             new SqlIdentifier("numeric_div", SqlParserPos.ZERO), SqlKind.OTHER_FUNCTION, NUMERIC,
             InferTypes.FIRST_KNOWN, null, ScalarFunctionImpl.create(PgNumerics.class, "divide"));
 
+    /** round(double precision): to the nearest integer, halves to even, as PostgreSQL's dround (C's rint). */
+    public static final SqlUserDefinedFunction RINT = new SqlUserDefinedFunction(
+            new SqlIdentifier("round", SqlParserPos.ZERO), SqlKind.OTHER_FUNCTION,
+            ReturnTypes.cascade(ReturnTypes.explicit(org.apache.calcite.sql.type.SqlTypeName.DOUBLE),
+                    SqlTypeTransforms.TO_NULLABLE),
+            InferTypes.FIRST_KNOWN, null, ScalarFunctionImpl.create(Math.class, "rint"));
+
     public static final SqlUserDefinedAggFunction AVG = aggregate("avg", PgNumerics.Avg.class);
     public static final SqlUserDefinedAggFunction VAR_SAMP = aggregate("var_samp", PgNumerics.VarSamp.class);
     public static final SqlUserDefinedAggFunction VAR_POP = aggregate("var_pop", PgNumerics.VarPop.class);

@@ -12,7 +12,7 @@ import org.apache.calcite.sql.type.SqlTypeUtil;
 /**
  * The result types PostgreSQL gives built-in operators where Calcite's operator definitions give others: extract is
  * numeric (PostgreSQL 14 and later), ceil, floor, round and sign of an integer or a real are double precision (they
- * exist for double precision and numeric only), and round of a numeric is a numeric of scale 0. The validator
+ * exist for double precision and numeric only), and round and sign of a numeric are numerics of scale 0. The validator
  * ({@link MeldValidator}) types the calls so, and {@link MeldConvertlets} computes them so.
  */
 final class PgResultTypes {
@@ -30,8 +30,8 @@ final class PgResultTypes {
         if (rounding(call) && (SqlTypeUtil.isIntType(type) || type.getSqlTypeName() == SqlTypeName.REAL)) {
             return types.createTypeWithNullability(types.createSqlType(SqlTypeName.DOUBLE), type.isNullable());
         }
-        if (call.getOperator() == SqlStdOperatorTable.ROUND && call.operandCount() == 1
-                && SqlTypeUtil.isDecimal(type) && !PgNumericType.is(type)) {
+        if ((call.getOperator() == SqlStdOperatorTable.ROUND || call.getOperator() == SqlStdOperatorTable.SIGN)
+                && call.operandCount() == 1 && SqlTypeUtil.isDecimal(type) && !PgNumericType.is(type)) {
             return PgNumericType.of(types, type.isNullable());
         }
         return type;

@@ -130,8 +130,12 @@ class NumericTest extends ConformanceTest {
     void roundingFunctionsHavePostgreSqlsTypes(final String protocol) throws SQLException {
         try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
             // ceil, floor, round, sign of integers and reals are double precision; round of a numeric has scale 0
-            assertEquals(List.of("3:3:-3"), rows(s, "SELECT round(2.5), round(CAST(2.567 AS NUMERIC(10, 3))), "
-                    + "round(-2.5)"));
+            assertEquals(List.of("3:3:-3:1:-1"), rows(s, "SELECT round(2.5), round(CAST(2.567 AS NUMERIC(10, 3))), "
+                    + "round(-2.5), sign(2.5), sign(CAST(-2.50 AS NUMERIC(5, 2)))"));
+            // double precision rounds halves to even (PostgreSQL's rint)
+            assertEquals(List.of("2:-2:4:2"), rows(s, "SELECT CAST(round(CAST(2.5 AS DOUBLE PRECISION)) AS INTEGER), "
+                    + "CAST(round(CAST(-2.5 AS DOUBLE PRECISION)) AS INTEGER), "
+                    + "CAST(round(CAST(3.5 AS DOUBLE PRECISION)) AS INTEGER), CAST(round(CAST(2.5 AS REAL)) AS INTEGER)"));
             try (ResultSet r = s.executeQuery("SELECT ceil(1), floor(CAST(2.5 AS REAL)), round(2), sign(-3)")) {
                 for (int i = 1; i <= 4; i++) {
                     assertEquals(java.sql.Types.DOUBLE, r.getMetaData().getColumnType(i));
