@@ -708,7 +708,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                     return count(h, engine.runDdl(state, SqlEngine.parseDdl(sql)));
                 }
                 return calcite.get();
-            });
+            }, true); // nothing of an autocommit write reaches the client before its commit: retried on 40001
         } catch (RuntimeException | Error e) {
             throw SqlErrors.toAvatica(e);
         }
@@ -724,7 +724,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                     p.clauses().enter(state, schemaOf(h.connectionId));
                 }
                 return calcite.get();
-            });
+            }, true);
         } catch (RuntimeException | Error e) {
             throw SqlErrors.toAvatica(e);
         }
