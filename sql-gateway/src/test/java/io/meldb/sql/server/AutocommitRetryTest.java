@@ -197,6 +197,48 @@ class AutocommitRetryTest {
     }
 
     @Test
+    void shouldRetryAnInsertSelectOnANewSnapshotTakingTheNextValueAndAnotherSequenceNumber() throws Exception {
+        try (Connection c = db.connectPg(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE chain (id SERIAL PRIMARY KEY, n BIGINT UNIQUE)");
+        }
+        final long ok = hammer(AutocommitRetryTest::pg, n -> c -> {
+            try (Statement st = c.createStatement()) {
+                assertEquals(1, st.executeUpdate("INSERT INTO chain (n) SELECT COALESCE(max(n), 0) + 1 FROM chain"));
+            }
+        });
+        try (Connection c = db.connectPg(); Statement st = c.createStatement();
+             ResultSet r = st.executeQuery("SELECT count(*), min(n), max(n), count(DISTINCT id) FROM chain")) {
+            assertTrue(r.next());
+            assertEquals(ok, r.getLong(1), "one row per successful statement");
+            assertEquals(1, r.getLong(2));
+            assertEquals(ok, r.getLong(3), "each insert read the rows committed before it: no n twice, none skipped");
+            assertEquals(ok, r.getLong(4));
+        }
+    }
+
+    @Test
+    void shouldRetryADeleteOnANewSnapshotSoThatEachDeletesARowOfItsOwn() throws Exception {
+        try (Connection c = db.connectPg(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE queue (id INTEGER PRIMARY KEY, v BIGINT)");
+            st.execute("INSERT INTO queue (id, v) SELECT x, x FROM generate_series(1, 2000) AS g(x)");
+        }
+        final AtomicLong deleted = new AtomicLong();
+        hammer(AutocommitRetryTest::pg, n -> c -> {
+            try (Statement st = c.createStatement()) {
+                deleted.addAndGet(st.executeUpdate("DELETE FROM queue WHERE id = (SELECT min(id) FROM queue)"));
+            }
+        });
+        try (Connection c = db.connectPg(); Statement st = c.createStatement();
+             ResultSet r = st.executeQuery("SELECT count(*), min(id) FROM queue")) {
+            assertTrue(r.next());
+            assertEquals(2000 - deleted.get(), r.getLong(1), "the counts answered are the rows deleted");
+            if (r.getLong(1) > 0) {
+                assertEquals(deleted.get() + 1, r.getLong(2), "the oldest rows went, one per statement that found one");
+            }
+        }
+    }
+
+    @Test
     void shouldNotRetryAStreamedSelectForUpdateWhoseRowsTheClientAlreadyRead() throws Exception {
         create("streamed", "v BIGINT", 1);
         try (Connection c = db.connectPg(); Statement st = c.createStatement()) {
