@@ -2,6 +2,7 @@ package io.meldb.sql.server;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -33,6 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * every statement that succeeded applied exactly once (the final value is that of the successful count; RETURNING's
  * values are each a distinct step of the chain). A streamed result that the client already read is not retried.
  */
+@Tag("slow") // 8 clients for a while; with this class the unit tier's one test JVM ran out of heap a few classes later
 class AutocommitRetryTest {
     private static final int CLIENTS = 8;
     private static final long RUN_MILLIS = 2_000;
