@@ -47,6 +47,9 @@ final class PgConnection {
             simple.copy(m);
             return;
         }
+        if (m.type() != 'S') {
+            context.retry.disarm(); // only the Sync right after it commits a statement that may run again
+        }
         try {
             switch (m.type()) {
                 case 'Q' -> simple.simpleQuery(m);
@@ -214,9 +217,10 @@ final class PgConnection {
     private void sync() {
         context.skipUntilSync = false;
         try {
-            context.block.endImplicit();
+            executor.endImplicit();
         } catch (RuntimeException | Error e) {
             context.failStatement(e);
+            context.endImplicitQuietly();
         }
         if (!context.block.explicit()) {
             portals.closeAllPortals();

@@ -29,6 +29,8 @@ final class PgContext {
     final ScheduledExecutorService timers;
     final int processId;
     final PgPortals portals;
+    /** The autocommit statement the implicit block's commit may run again (see {@link PgAutocommitRetry}). */
+    final PgAutocommitRetry retry;
     /** After an error in the extended protocol, messages are skipped until Sync. */
     boolean skipUntilSync;
     volatile boolean cancelRequested;
@@ -48,6 +50,7 @@ final class PgContext {
         this.block = new PgTransactionBlock(session.state());
         this.commands = new PgCommands(session, settings, block, output);
         this.portals = new PgPortals(session);
+        this.retry = new PgAutocommitRetry(output, session.state().autocommitRetry());
     }
 
     /** The client asked to cancel what runs now (CancelRequest), or its statement_timeout passed. */
@@ -63,6 +66,26 @@ final class PgContext {
             timedOut = true;
             cancel();
         }, timeout, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Starts statement_timeout for what is left of it since {@code startNanos}; null when there is none, and 57014
+     * (as the timeout) when none is left.
+     */
+    ScheduledFuture<?> startStatementTimer(final long startNanos) {
+        final long timeout = settings.statementTimeoutMillis();
+        if (timeout <= 0) {
+            return null;
+        }
+        final long left = timeout - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+        if (left <= 0) {
+            timedOut = true;
+            throw new io.meldb.sql.SqlStateException("57014", "canceling statement due to statement timeout");
+        }
+        return timers.schedule(() -> {
+            timedOut = true;
+            cancel();
+        }, left, TimeUnit.MILLISECONDS);
     }
 
     static void stop(final ScheduledFuture<?> timer) {

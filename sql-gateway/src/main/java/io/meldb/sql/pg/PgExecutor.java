@@ -123,6 +123,7 @@ final class PgExecutor {
             PgBackend.emptyQueryResponse(output.buffer());
             return;
         }
+        context.retry.disarm(); // another statement in the block: its commit is not retried
         if (statement.command != null) {
             if (statement.command instanceof PgCommand.Commit && asyncCommitAllowed && context.block.commitsAsync()
                     && context.session.inProcess()) {
@@ -149,7 +150,13 @@ final class PgExecutor {
             portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters.objects()), -1, null);
         }
         if (portal.result == null) {
+            // a DML statement that opens the block's update transaction may run again if meld refuses its commit
+            final boolean retryable = statement.writes() && context.block.beginsTransaction(true)
+                    && statement.prepared.ddl() == null;
             context.block.beforeStatement(statement.writes());
+            if (retryable) {
+                context.retry.arm(portal, maxRows);
+            }
             portal.result = context.session.execute(statement.prepared, portal.parameters);
         }
         final RowCursor rows = portal.result.rows();
@@ -164,6 +171,7 @@ final class PgExecutor {
             return;
         }
         if (sendRows(portal, rows, maxRows)) {
+            context.retry.disarm(); // the rest of its rows come with a later Execute
             PgBackend.portalSuspended(output.buffer());
             return;
         }
@@ -173,6 +181,38 @@ final class PgExecutor {
         portal.completedCount = portal.rowsSent;
         portals.closeCursor(portal);
         complete(portal);
+    }
+
+    /**
+     * Ends the implicit block (the end of a Query, or Sync), committing it. When meld refuses the commit (40001) of
+     * an autocommit statement nothing of which has reached the client ({@link PgAutocommitRetry}), the statement
+     * runs again, whole, on a new snapshot, its first answer replaced by the new one; a cancel or statement_timeout
+     * (counted from the statement's first start) stops the retries with 57014.
+     */
+    void endImplicit() {
+        final PgAutocommitRetry retry = context.retry;
+        ScheduledFuture<?> timer = null;
+        try {
+            while (true) {
+                try {
+                    context.block.endImplicit();
+                    return;
+                } catch (RuntimeException e) {
+                    final PgPortal portal = retry.retryAfter(e);
+                    if (portal == null) {
+                        throw e;
+                    }
+                    if (timer == null) {
+                        timer = context.startStatementTimer(retry.startNanos());
+                    }
+                    retry.prepareAttempt(() -> context.cancelRequested);
+                    executePortal(portal, retry.maxRows());
+                }
+            }
+        } finally {
+            retry.end();
+            PgContext.stop(timer);
+        }
     }
 
     /** CommandComplete of a portal that completed: its tag, and its count if it has one. */

@@ -15,6 +15,8 @@ final class PgOutput {
     private final Channel channel;
     private final Object writable = new Object();
     private ByteBuf buffer;
+    /** How many times answers were handed to the channel: what was written before a flush may have been read. */
+    private int flushes;
     /** Write tasks that ran, for the next flush on the event loop (touched only there): no allocation per flush. */
     private final ArrayDeque<WriteLater> spareTasks = new ArrayDeque<>(2);
 
@@ -64,8 +66,14 @@ final class PgOutput {
         return buffer;
     }
 
+    /** How many times {@link #flush} ran: a mark taken in the buffer holds only while this stays the same. */
+    int flushes() {
+        return flushes;
+    }
+
     /** Sends what has collected. */
     void flush() {
+        flushes++;
         final ByteBuf b = buffer;
         buffer = null;
         if (b == null || !b.isReadable()) {

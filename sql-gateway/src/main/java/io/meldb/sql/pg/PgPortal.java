@@ -26,6 +26,14 @@ final class PgPortal {
         this.resultFormats = resultFormats;
     }
 
+    /** Forgets an execution whose transaction meld refused, so that the portal runs again from the start. */
+    void restart() {
+        this.result = null;
+        this.rowsSent = 0;
+        this.completedTag = null;
+        this.completedCount = -1;
+    }
+
     /** Binds this (closed) portal object again: the connection reuses one for the unnamed portal. */
     void rebind(final PgStatement statement, final ParameterValues parameters, final short[] resultFormats) {
         this.statement = statement;

@@ -96,7 +96,7 @@ final class PgSimpleQuery {
             if (executor.runSimple(keptPortal)) {
                 return; // a COMMIT that waits for meld without a thread: its answer ends the Query
             }
-            context.block.endImplicit();
+            executor.endImplicit();
         } catch (RuntimeException | Error ex) {
             context.portals.closeCursor(keptPortal);
             context.failStatement(ex);
@@ -118,6 +118,7 @@ final class PgSimpleQuery {
             for (int i = 0; i < parts.size(); i++) {
                 final String part = parts.get(i);
                 if (PgCopy.isCopy(part)) {
+                    context.retry.disarm();
                     final PgCopy copy = PgCopy.parse(part);
                     if (copy.toStdout) {
                         copyOut.run(copy);
@@ -142,6 +143,9 @@ final class PgSimpleQuery {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
                     }
                     executor.run(portal, 0);
+                    if (i == parts.size() - 1) {
+                        executor.endImplicit(); // while the statement is open: the commit may run it again
+                    }
                 }
             }
             context.block.endImplicit();

@@ -74,6 +74,7 @@ public final class GatewayConnection implements MeldTxnContext {
     private io.meldb.sql.calcite.InsertConflicts insertConflicts;
     private io.meldb.sql.calcite.RowLocks rowLocks;
     private io.meldb.sql.catalog.TableStatistics statistics;
+    private AutocommitRetry autocommitRetry;
 
     /** {@code protocol} tags the connection in the metrics ({@link SqlMetrics#JDBC}, "pg"). */
     public GatewayConnection(final String id, final String database, final TxnRouter router,
@@ -107,6 +108,16 @@ public final class GatewayConnection implements MeldTxnContext {
     @Override
     public io.meldb.sql.catalog.TableStatistics statistics() {
         return statistics;
+    }
+
+    /** How this connection retries autocommit writes that meld refused (null: never). */
+    void autocommitRetry(final AutocommitRetry retry) {
+        this.autocommitRetry = retry;
+    }
+
+    /** How this connection retries autocommit writes that meld refused, or null. */
+    public AutocommitRetry autocommitRetry() {
+        return autocommitRetry;
     }
 
     /** Names the connection once Avatica has given it its id. */
@@ -300,9 +311,53 @@ public final class GatewayConnection implements MeldTxnContext {
      * (autocommit) or marked failed (an explicit transaction, when the error came from execution).
      */
     public <T> T runStatement(final int statementId, final StatementKind kind, final Supplier<T> body) {
+        return runStatement(statementId, kind, body, false);
+    }
+
+    /**
+     * {@link #runStatement(int, StatementKind, Supplier)}; with {@code retryCommit}, an autocommit write whose commit
+     * meld refuses (40001) runs again, whole, on a new snapshot ({@link AutocommitRetry}): for a front end that
+     * sends nothing of the statement before this returns (JDBC), and whose {@code body} may run again, its earlier
+     * result dropped. A cancel stops the retries (57014).
+     */
+    public <T> T runStatement(final int statementId, final StatementKind kind, final Supplier<T> body,
+                              final boolean retryCommit) {
+        final AutocommitRetry retry = autocommitRetry;
+        cancelled = false;
+        if (!retryCommit || retry == null || kind != StatementKind.WRITE || !autoCommit()) {
+            try {
+                return runOnce(statementId, kind, body);
+            } catch (CommitFailed e) {
+                throw (RuntimeException) e.getCause();
+            }
+        }
+        int retries = 0;
+        while (true) {
+            try {
+                return runOnce(statementId, kind, body);
+            } catch (CommitFailed e) {
+                if (!retry.retry(e.getCause(), retries)) {
+                    throw (RuntimeException) e.getCause();
+                }
+            }
+            retry.backoff(retries, this::cancelled);
+            retries++;
+        }
+    }
+
+    /** The commit of an autocommit write failed: its error, told apart from the statement's own. */
+    private static final class CommitFailed extends RuntimeException {
+        CommitFailed(final RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
+    private <T> T runOnce(final int statementId, final StatementKind kind, final Supplier<T> body) {
+        if (cancelled) {
+            throw new SqlStateException("57014", "canceling statement due to user request");
+        }
         boolean began = false;
         Throwable error = null;
-        cancelled = false;
         memory.reset();
         insertConflicts = null;
         rowLocks = null;
@@ -319,7 +374,7 @@ public final class GatewayConnection implements MeldTxnContext {
                     endStatement(statementId, kind, error, error != null && startedExecution(error));
                 } catch (RuntimeException e) {
                     if (error == null) {
-                        throw e;
+                        throw kind == StatementKind.WRITE && AutocommitRetry.isConflict(e) ? new CommitFailed(e) : e;
                     }
                     LOG.debug("ending a failed statement failed too", e);
                 }

@@ -416,8 +416,9 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
         }
         final boolean query = kind == StatementKind.READ || kind == StatementKind.WRITE;
         final String named = query ? DateTimeIdentifiers.quote(sql) : sql;
-        final StatementClauses clauses = query ? clausesOf(named) : null;
         return run(h, kind, sql, () -> {
+            // made for each attempt: the body closes them, and an autocommit write may run again (AutocommitRetry)
+            final StatementClauses clauses = query ? clausesOf(named) : null;
             final GatewayConnection state = state(h.connectionId);
             try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
                 if (clauses == null) {
@@ -708,7 +709,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                     return count(h, engine.runDdl(state, SqlEngine.parseDdl(sql)));
                 }
                 return calcite.get();
-            });
+            }, true); // nothing of an autocommit write reaches the client before its commit: retried on 40001
         } catch (RuntimeException | Error e) {
             throw SqlErrors.toAvatica(e);
         }
@@ -724,7 +725,7 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                     p.clauses().enter(state, schemaOf(h.connectionId));
                 }
                 return calcite.get();
-            });
+            }, true);
         } catch (RuntimeException | Error e) {
             throw SqlErrors.toAvatica(e);
         }

@@ -54,6 +54,7 @@ public final class SqlEngine {
 
     private final TxnRouter router;
     private final SqlMetrics metrics;
+    private final AutocommitRetry autocommitRetry;
     private final CatalogStore catalogStore = new CatalogStore();
     private final SequenceCache sequenceCache;
     private final SequenceDdl sequenceDdl = new SequenceDdl(catalogStore);
@@ -85,6 +86,12 @@ public final class SqlEngine {
         this.sequenceCache = new SequenceCache(router);
         this.router = router;
         this.metrics = metrics;
+        this.autocommitRetry = AutocommitRetry.fromSystemProperties(metrics);
+    }
+
+    /** How autocommit statements are retried after a meld conflict. */
+    public AutocommitRetry autocommitRetry() {
+        return autocommitRetry;
     }
 
     public TxnRouter router() {
@@ -110,6 +117,7 @@ public final class SqlEngine {
         final GatewayConnection state = new GatewayConnection(id, DATABASE, router, catalogStore, metrics, protocol,
                 sequenceCache);
         state.statistics(statistics);
+        state.autocommitRetry(autocommitRetry);
         return state;
     }
 

@@ -23,6 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       meld conflict, {@code rollback} when the client rolled back, {@code disconnect} when it closed the
  *       connection with the transaction open, and otherwise the failure's SQLSTATE class ({@code 23000},
  *       {@code 53000}, ...);</li>
+ *   <li>{@code meldb.sql.autocommit.retries}: autocommit statements run again because meld refused their commit
+ *       (40001) before anything of them reached the client ({@link AutocommitRetry}); each failed attempt is also
+ *       an aborted transaction ({@code reason=40001}) and a failed statement;
+ *       {@code meldb.sql.autocommit.retries.exhausted}: those whose 40001 reached the client all the same, the
+ *       retries used up;</li>
  *   <li>{@code meldb.sql.connections{protocol}}: open client connections.</li>
  * </ul>
  * The per-statement meters are registered up front and found by the kind's ordinal, so recording a statement is
@@ -40,6 +45,8 @@ public final class SqlMetrics {
     private final Counter rolledBack;
     private final Counter disconnected;
     private final Counter rowsRead;
+    private final Counter autocommitRetries;
+    private final Counter autocommitRetriesExhausted;
     private final Map<String, Counter> abortedByClass = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> connections = new ConcurrentHashMap<>();
 
@@ -67,7 +74,31 @@ public final class SqlMetrics {
         rowsRead = Counter.builder("meldb.sql.rows.read")
                 .description("rows and index entries that Calcite-planned statements read from snapshots")
                 .register(registry);
+        autocommitRetries = Counter.builder("meldb.sql.autocommit.retries")
+                .description("autocommit statements run again after meld refused their commit (40001) before "
+                        + "anything of them reached the client").register(registry);
+        autocommitRetriesExhausted = Counter.builder("meldb.sql.autocommit.retries.exhausted")
+                .description("autocommit statements whose 40001 reached the client after their retries were used up")
+                .register(registry);
         connections(JDBC);
+    }
+
+    void retriedAutocommit() {
+        autocommitRetries.increment();
+    }
+
+    void exhaustedAutocommitRetries() {
+        autocommitRetriesExhausted.increment();
+    }
+
+    /** Autocommit statements retried so far ({@link AutocommitRetry}). */
+    public double autocommitRetries() {
+        return autocommitRetries.count();
+    }
+
+    /** Autocommit statements whose retries ran out so far. */
+    public double autocommitRetriesExhausted() {
+        return autocommitRetriesExhausted.count();
     }
 
     /** Meters nobody reads: for gateways started without an endpoint (tests, benchmarks). */
