@@ -45,7 +45,8 @@ def main(conninfo):
                 assert r == 1.25 and t == datetime.time(10, 11, 12, 345000), (r, t)
                 assert z == when and z.utcoffset() is not None, z
                 assert bytes(b) == b"\x00\xff" and u == key and isinstance(u, uuid.UUID), (b, u)
-                assert j == '{"a": 1}', j
+                # a json column is json on the wire, which psycopg decodes as it does PostgreSQL's
+                assert j == {"a": 1}, j
         print("OK new types")
 
         try:
