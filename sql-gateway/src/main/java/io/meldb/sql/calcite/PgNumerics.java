@@ -121,8 +121,11 @@ public final class PgNumerics {
         return variance.sqrt(new MathContext(digits, RoundingMode.DOWN)).setScale(scale, RoundingMode.HALF_UP);
     }
 
-    /** avg over exact numbers, as a Calcite aggregate function (init, add, merge, result). */
-    public static final class Avg {
+    /**
+     * The accumulation avg, variance and stddev share, in the form Calcite's aggregate functions take (init, add,
+     * merge; each subclass adds result).
+     */
+    public abstract static class MomentsAggregate {
         public Moments init() {
             return new Moments();
         }
@@ -134,83 +137,38 @@ public final class PgNumerics {
         public Moments merge(final Moments a, final Moments b) {
             return PgNumerics.merge(a, b);
         }
+    }
 
+    /** avg over exact numbers. */
+    public static final class Avg extends MomentsAggregate {
         public BigDecimal result(final Moments m) {
             return average(m);
         }
     }
 
     /** var_samp (and variance) over exact numbers. */
-    public static final class VarSamp {
-        public Moments init() {
-            return new Moments();
-        }
-
-        public Moments add(final Moments m, final BigDecimal x) {
-            return PgNumerics.add(m, x);
-        }
-
-        public Moments merge(final Moments a, final Moments b) {
-            return PgNumerics.merge(a, b);
-        }
-
+    public static final class VarSamp extends MomentsAggregate {
         public BigDecimal result(final Moments m) {
             return spread(m, true, false);
         }
     }
 
     /** var_pop over exact numbers. */
-    public static final class VarPop {
-        public Moments init() {
-            return new Moments();
-        }
-
-        public Moments add(final Moments m, final BigDecimal x) {
-            return PgNumerics.add(m, x);
-        }
-
-        public Moments merge(final Moments a, final Moments b) {
-            return PgNumerics.merge(a, b);
-        }
-
+    public static final class VarPop extends MomentsAggregate {
         public BigDecimal result(final Moments m) {
             return spread(m, false, false);
         }
     }
 
     /** stddev_samp (and stddev) over exact numbers. */
-    public static final class StddevSamp {
-        public Moments init() {
-            return new Moments();
-        }
-
-        public Moments add(final Moments m, final BigDecimal x) {
-            return PgNumerics.add(m, x);
-        }
-
-        public Moments merge(final Moments a, final Moments b) {
-            return PgNumerics.merge(a, b);
-        }
-
+    public static final class StddevSamp extends MomentsAggregate {
         public BigDecimal result(final Moments m) {
             return spread(m, true, true);
         }
     }
 
     /** stddev_pop over exact numbers. */
-    public static final class StddevPop {
-        public Moments init() {
-            return new Moments();
-        }
-
-        public Moments add(final Moments m, final BigDecimal x) {
-            return PgNumerics.add(m, x);
-        }
-
-        public Moments merge(final Moments a, final Moments b) {
-            return PgNumerics.merge(a, b);
-        }
-
+    public static final class StddevPop extends MomentsAggregate {
         public BigDecimal result(final Moments m) {
             return spread(m, false, true);
         }
