@@ -133,10 +133,10 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         }
         final RexNode operand = cx.convertExpression(call.operand(0));
         final RexBuilder rex = cx.getRexBuilder();
-        if (validated.getSqlTypeName() == SqlTypeName.DOUBLE && !SqlTypeUtil.isApproximateNumeric(operand.getType())
-                || validated.getSqlTypeName() == SqlTypeName.DOUBLE && operand.getType().getSqlTypeName()
-                == SqlTypeName.REAL || PgNumericType.is(validated) && !PgNumericType.is(operand.getType())) {
-            final RelDataType argument = validated.getSqlTypeName() == SqlTypeName.DOUBLE
+        final boolean toDouble = validated.getSqlTypeName() == SqlTypeName.DOUBLE;
+        if (toDouble ? operand.getType().getSqlTypeName() != SqlTypeName.DOUBLE
+                : PgNumericType.is(validated) && !PgNumericType.is(operand.getType())) {
+            final RelDataType argument = toDouble
                     ? rex.getTypeFactory().createSqlType(SqlTypeName.DOUBLE)
                     : PgNumericType.of(rex.getTypeFactory(), false);
             final RexNode cast = rex.makeCast(rex.getTypeFactory().createTypeWithNullability(argument,
