@@ -28,6 +28,8 @@ final class PgAutocommitRetry {
     /** Retries so far of the statement being committed; a retry in progress keeps its start. */
     private int retries;
     private boolean retrying;
+    /** Whether this attempt holds the gateway's retry turn ({@link AutocommitRetry#enterTurn}). */
+    private boolean inTurn;
 
     PgAutocommitRetry(final PgOutput output, final AutocommitRetry policy) {
         this.output = output;
@@ -58,6 +60,7 @@ final class PgAutocommitRetry {
      * partly sent, not a conflict, retries used up). Counted by {@link AutocommitRetry#retry}.
      */
     PgPortal retryAfter(final RuntimeException error) {
+        leaveTurn();
         final PgPortal p = portal;
         if (p == null || output.flushes() != flushes || !policy.retry(error, retries)) {
             return null;
@@ -70,6 +73,7 @@ final class PgAutocommitRetry {
         policy.backoff(retries, cancelled);
         retries++;
         retrying = true;
+        inTurn = policy.enterTurn(retries, cancelled);
         output.buffer().writerIndex(mark);
         portal.restart();
     }
@@ -84,8 +88,16 @@ final class PgAutocommitRetry {
 
     /** The block's commit is over, one way or the other. */
     void end() {
+        leaveTurn();
         portal = null;
         retries = 0;
         retrying = false;
+    }
+
+    private void leaveTurn() {
+        if (inTurn) {
+            inTurn = false;
+            policy.leaveTurn();
+        }
     }
 }

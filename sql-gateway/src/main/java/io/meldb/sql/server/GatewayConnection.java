@@ -332,6 +332,7 @@ public final class GatewayConnection implements MeldTxnContext {
             }
         }
         int retries = 0;
+        boolean inTurn = false;
         while (true) {
             try {
                 return runOnce(statementId, kind, body);
@@ -339,9 +340,15 @@ public final class GatewayConnection implements MeldTxnContext {
                 if (!retry.retry(e.getCause(), retries)) {
                     throw (RuntimeException) e.getCause();
                 }
+            } finally {
+                if (inTurn) {
+                    retry.leaveTurn();
+                    inTurn = false;
+                }
             }
             retry.backoff(retries, this::cancelled);
             retries++;
+            inTurn = retry.enterTurn(retries, this::cancelled);
         }
     }
 
