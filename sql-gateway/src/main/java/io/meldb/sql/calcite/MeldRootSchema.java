@@ -39,9 +39,28 @@ public final class MeldRootSchema extends AbstractSchema {
     private final Lookup<Schema> subSchemas;
     private final Lookup<Table> tables;
 
+    /** The catalog and the value last derived from it ({@link #derived}). */
+    private volatile Object[] derived;
+
     /** The connection whose catalog this root shows. */
     public MeldTxnContext context() {
         return context;
+    }
+
+    /**
+     * {@code derive} of the catalog the connection's transaction sees now, computed again only when that catalog
+     * changed (the system catalogs' view of it, which every row of a catalog query may ask for).
+     */
+    @SuppressWarnings("unchecked")
+    public <T> T derived(final java.util.function.Function<Catalog, T> derive) {
+        final Catalog catalog = context.catalog();
+        final Object[] last = derived;
+        if (last != null && last[0] == catalog) {
+            return (T) last[1];
+        }
+        final T value = derive.apply(catalog);
+        derived = new Object[] {catalog, value};
+        return value;
     }
 
     public MeldRootSchema(final MeldTxnContext context) {
@@ -68,6 +87,7 @@ public final class MeldRootSchema extends AbstractSchema {
         PgFunctions.functions().forEach(b::put);
         GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
         JsonFunctions.functions().forEach(b::put);
+        b.putAll(io.meldb.sql.pg.catalog.PgCatalogFunctions.functions());
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();

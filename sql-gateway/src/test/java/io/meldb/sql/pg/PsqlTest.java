@@ -207,7 +207,7 @@ class PsqlTest {
                         + "at TIMESTAMP DEFAULT CURRENT_TIMESTAMP, n BIGINT GENERATED ALWAYS AS IDENTITY);",
                 "\\d dflt");
         assertTrue(out.contains(" id     | integer                        |           | not null | "
-                + "nextval('public.dflt_id_seq'::regclass)"), out);
+                + "nextval('dflt_id_seq'::regclass)"), out);
         assertTrue(out.contains(" status | character varying(8)           |           |          | 'new'"), out);
         assertTrue(out.contains(" at     | timestamp(3) without time zone |           |          | CURRENT_TIMESTAMP"),
                 out);

@@ -62,7 +62,7 @@ final class CheckConstraintRows {
             }
             final TableDef def = r.table();
             for (CheckDef c : def.checks()) {
-                out.add(new Check(r.namespace(), r, c.name(), "(" + parenthesized(c.sql()) + ")", false));
+                out.add(new Check(r.namespace(), r, c.name(), clause(c), false));
             }
             for (int i = 0; i < def.columns().size(); i++) {
                 if (PgCatalogView.notNull(def, i)) {
@@ -73,6 +73,11 @@ final class CheckConstraintRows {
         }
         out.sort(Comparator.comparing((Check c) -> c.namespace().name()).thenComparing(Check::name));
         return out;
+    }
+
+    /** A CHECK constraint's clause as pg_get_constraintdef writes it after "CHECK ": {@code ((id > 0))}. */
+    static String clause(final CheckDef c) {
+        return "(" + parenthesized(c.sql()) + ")";
     }
 
     /** {@code sql} in one pair of parentheses, as PostgreSQL deparses a comparison: {@code (id > 0)}. */

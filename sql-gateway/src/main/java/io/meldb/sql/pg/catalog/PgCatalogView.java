@@ -301,9 +301,21 @@ public final class PgCatalogView {
         return PLAIN_NAME.matcher(name).matches() ? name : '"' + name.replace("\"", "\"\"") + '"';
     }
 
-    /** A column's DEFAULT as PostgreSQL shows it ({@code nextval('t_id_seq'::regclass)}, {@code 5}), or null. */
+    /**
+     * A column's DEFAULT as PostgreSQL shows it ({@code nextval('t_id_seq'::regclass)}, {@code 5}), or null: an
+     * identity column has none (its sequence is no default in PostgreSQL: {@code atthasdef} is false), and a
+     * sequence in the search path ({@code public}) is named without its schema, as regclass's output names it.
+     */
     static String columnDefault(final ColumnDef c) {
-        return c.dflt() == null ? null : c.dflt().sql();
+        final io.meldb.sql.catalog.ColumnDefault d = c.dflt();
+        if (d == null || c.identity() != ColumnDef.Identity.NONE) {
+            return null;
+        }
+        if (d.kind() == io.meldb.sql.catalog.ColumnDefault.Kind.NEXTVAL && Catalog.PUBLIC.equals(d.sequenceSchema())
+                && d.sequence() != null) {
+            return "nextval('" + quote(d.sequence()).replace("'", "''") + "'::regclass)";
+        }
+        return d.sql();
     }
 
     /** pg_attribute.attidentity: 'a' (ALWAYS), 'd' (BY DEFAULT) or '' for a column that is no identity. */

@@ -5,7 +5,6 @@ import io.meldb.sql.calcite.MeldTxnContext;
 import io.meldb.sql.catalog.ColumnDef;
 import io.meldb.sql.codec.ColumnType;
 import io.meldb.sql.pg.PgSettings;
-import io.meldb.sql.pg.PgType;
 import io.meldb.sql.pg.catalog.PgCatalogView.Namespace;
 import io.meldb.sql.pg.catalog.PgCatalogView.Relation;
 import io.meldb.sql.pg.catalog.PsqlQueries.Attribute;
@@ -52,7 +51,7 @@ public final class SystemSchemas {
     public static final String INFORMATION_SCHEMA = "information_schema";
     public static final String PG_CATALOG = "pg_catalog";
     /** PostgreSQL's bootstrap superuser, the owner of everything. */
-    private static final int OWNER_OID = 10;
+    static final int OWNER_OID = 10;
     private static final int HEAP_AM = 2;
     private static final int BTREE_AM = 403;
     /** OID of MeldDB's one database (PostgreSQL's {@code postgres} database has it). */
@@ -460,7 +459,7 @@ public final class SystemSchemas {
                 .bool("attbyval", a -> byValue(PgTypeInfo.of(a.column().type()).typlen()))
                 .constant("attstorage", "p")
                 .bool("attnotnull", SystemSchemas::notNull)
-                .bool("atthasdef", a -> a.column().dflt() != null)
+                .bool("atthasdef", a -> PgCatalogView.columnDefault(a.column()) != null)
                 .constant("atthasmissing", false)
                 .text("attidentity", a -> PgCatalogView.attidentity(a.column()))
                 .constant("attgenerated", "")
@@ -470,24 +469,37 @@ public final class SystemSchemas {
                 .integer("attcollation", a -> collation(PgTypeInfo.of(a.column().type()).oid()))
                 .nullText("attacl")
                 .nullText("attoptions"), SystemSchemas::attributesOf));
-        t.put("pg_type", SystemTable.of(cx, SystemTable.<PgType>columns()
-                .integer("oid", PgType::oid)
-                .text("typname", PgType::typeName)
+        t.put("pg_type", SystemTable.of(cx, SystemTable.<PgTypeCatalog.TypeRow>columns()
+                .integer("oid", PgTypeCatalog.TypeRow::oid)
+                .text("typname", PgTypeCatalog.TypeRow::typname)
                 .constant("typnamespace", 11)
                 .constant("typowner", OWNER_OID)
-                .smallint("typlen", p -> (short) p.length())
-                .bool("typbyval", p -> byValue(p.length()))
-                .constant("typtype", "b")
-                .text("typcategory", SystemSchemas::category)
+                .smallint("typlen", p -> (short) p.typlen())
+                .bool("typbyval", p -> byValue(p.typlen()))
+                .text("typtype", p -> String.valueOf(p.typtype()))
+                .text("typcategory", p -> String.valueOf(p.typcategory()))
+                .bool("typispreferred", p -> switch (p.oid()) {
+                    case 16, 25, 701, 1184, 1186, 26 -> true;
+                    default -> false;
+                })
                 .constant("typisdefined", true)
                 .constant("typdelim", ",")
                 .constant("typrelid", 0)
-                .constant("typelem", 0)
+                .constant("typsubscript", "-")
+                .integer("typelem", PgTypeCatalog.TypeRow::typelem)
+                .integer("typarray", PgTypeCatalog.TypeRow::typarray)
+                .text("typinput", PgTypeCatalog.TypeRow::input)
+                .text("typoutput", PgTypeCatalog.TypeRow::output)
+                .text("typalign", p -> String.valueOf(p.typalign()))
+                .text("typstorage", p -> String.valueOf(p.typstorage()))
+                .constant("typnotnull", false)
                 .constant("typbasetype", 0)
                 .constant("typtypmod", -1)
                 .constant("typndims", 0)
                 .integer("typcollation", p -> collation(p.oid()))
-                .constant("typnotnull", false), v -> List.of(PgType.values())));
+                .nullText("typdefaultbin")
+                .nullText("typdefault")
+                .nullText("typacl"), v -> PgTypeCatalog.rows()));
         t.put("pg_index", SystemTable.of(cx, SystemTable.<Relation>columns()
                 .integer("indexrelid", Relation::oid)
                 .integer("indrelid", SystemSchemas::tableOid)
@@ -540,6 +552,7 @@ public final class SystemSchemas {
                         new Object[] {HEAP_AM, "heap", "heap_tableam_handler", "t"},
                         new Object[] {BTREE_AM, "btree", "bthandler", "i"})));
         t.putAll(PgEmptyCatalogs.tables(cx));
+        t.putAll(PgObjectCatalogs.tables(cx));
         t.putAll(PgCatalogViews.tables(cx));
         return t;
     }
@@ -585,17 +598,6 @@ public final class SystemSchemas {
         return switch (typeOid) {
             case 25, 1042, 1043, 19 -> typeOid == 19 ? 950 : 100;
             default -> 0;
-        };
-    }
-
-    private static String category(final PgType t) {
-        return switch (t) {
-            case BOOL -> "B";
-            case INT2, INT4, INT8, OID, FLOAT4, FLOAT8, NUMERIC -> "N";
-            case TEXT, NAME, BPCHAR, VARCHAR -> "S";
-            case DATE, TIME, TIMESTAMP, TIMESTAMPTZ -> "D";
-            case UNKNOWN -> "X";
-            default -> "U";
         };
     }
 }

@@ -1,0 +1,105 @@
+package io.meldb.sql.calcite;
+
+import org.apache.calcite.DataContext;
+import org.apache.calcite.adapter.enumerable.CallImplementor;
+import org.apache.calcite.linq4j.tree.Expression;
+import org.apache.calcite.linq4j.tree.Expressions;
+import org.apache.calcite.linq4j.tree.Primitive;
+import org.apache.calcite.rel.type.RelDataType;
+import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.schema.FunctionParameter;
+import org.apache.calcite.schema.ImplementableFunction;
+import org.apache.calcite.schema.ScalarFunction;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A scalar function of the schema tree whose value depends on the connection as well as its arguments (the
+ * catalog the statement's transaction sees, the session): generated code calls a public static method with the
+ * statement's {@link DataContext} first, then the arguments, each boxed to {@code Object} (the method converts
+ * them, so an int2 or an int8 argument reaches an oid parameter alike). The SQL types of the parameters are
+ * declared here; the result type is the method's (String: text, Boolean: boolean, Integer: integer, Long: bigint),
+ * always nullable (PostgreSQL's catalog functions answer NULL for an object that does not exist). The call is
+ * never folded into a constant: it reads the context.
+ */
+public final class ContextFunction implements ScalarFunction, ImplementableFunction {
+    private final Method method;
+    private final List<SqlTypeName> parameters;
+
+    private ContextFunction(final Method method, final List<SqlTypeName> parameters) {
+        this.method = method;
+        this.parameters = parameters;
+    }
+
+    /**
+     * The function {@code owner.name(DataContext, Object...)} with parameters of the SQL types given; the method
+     * must be public and static and take a {@link DataContext} and one {@code Object} per parameter.
+     */
+    public static ContextFunction of(final Class<?> owner, final String name, final SqlTypeName... parameters) {
+        for (Method m : owner.getMethods()) {
+            if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers())
+                    && m.getParameterCount() == parameters.length + 1
+                    && m.getParameterTypes()[0] == DataContext.class) {
+                return new ContextFunction(m, List.of(parameters));
+            }
+        }
+        throw new IllegalArgumentException("no public static " + owner.getSimpleName() + "." + name
+                + "(DataContext" + ", Object".repeat(parameters.length) + ")");
+    }
+
+    @Override
+    public RelDataType getReturnType(final RelDataTypeFactory typeFactory) {
+        final Class<?> r = method.getReturnType();
+        final SqlTypeName type = r == Boolean.class ? SqlTypeName.BOOLEAN : r == Integer.class ? SqlTypeName.INTEGER
+                : r == Long.class ? SqlTypeName.BIGINT : SqlTypeName.VARCHAR;
+        return typeFactory.createTypeWithNullability(typeFactory.createSqlType(type), true);
+    }
+
+    @Override
+    public List<FunctionParameter> getParameters() {
+        final List<FunctionParameter> out = new ArrayList<>();
+        for (int i = 0; i < parameters.size(); i++) {
+            final int ordinal = i;
+            out.add(new FunctionParameter() {
+                @Override
+                public int getOrdinal() {
+                    return ordinal;
+                }
+
+                @Override
+                public String getName() {
+                    return "arg" + ordinal;
+                }
+
+                @Override
+                public RelDataType getType(final RelDataTypeFactory typeFactory) {
+                    return typeFactory.createTypeWithNullability(
+                            typeFactory.createSqlType(parameters.get(ordinal)), true);
+                }
+
+                @Override
+                public boolean isOptional() {
+                    return false;
+                }
+            });
+        }
+        return out;
+    }
+
+    @Override
+    public CallImplementor getImplementor() {
+        return (translator, call, nullAs) -> {
+            final List<Expression> args = new ArrayList<>();
+            args.add(DataContext.ROOT);
+            for (Expression operand : translator.translateList(call.getOperands())) {
+                final Expression boxed = Primitive.is(operand.getType()) ? Expressions.box(operand) : operand;
+                args.add(Expressions.convert_(boxed, Object.class));
+            }
+            return Expressions.call(method, args);
+        };
+    }
+}

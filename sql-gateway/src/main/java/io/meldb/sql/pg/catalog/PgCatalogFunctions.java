@@ -1,0 +1,212 @@
+package io.meldb.sql.pg.catalog;
+
+import io.meldb.sql.SqlStateException;
+import io.meldb.sql.calcite.ContextFunction;
+import io.meldb.sql.calcite.MeldRootSchema;
+import io.meldb.sql.catalog.Catalog;
+import io.meldb.sql.catalog.SequenceDef;
+import org.apache.calcite.DataContext;
+import org.apache.calcite.schema.Function;
+import org.apache.calcite.sql.type.SqlTypeName;
+
+
+/**
+ * PostgreSQL's system information functions over MeldDB's catalog, as functions any statement can call (the
+ * catalog queries of psql, pgjdbc, SQLAlchemy, Django, pg_dump): {@code pg_table_is_visible},
+ * {@code pg_type_is_visible}, {@code format_type}, {@code pg_get_constraintdef}, {@code pg_get_indexdef},
+ * {@code pg_get_viewdef}, {@code pg_get_expr}, {@code pg_get_userbyid}, {@code obj_description},
+ * {@code col_description}, {@code shobj_description}, {@code pg_get_serial_sequence}, {@code pg_is_in_recovery},
+ * {@code pg_encoding_to_char}. Each reads the catalog as the statement's transaction sees it, through the
+ * {@link PgCatalogView} that numbers it as the system tables do ({@link SystemSchemas}), so an OID read from
+ * {@code pg_class} or {@code pg_constraint} means the same object here. As in PostgreSQL, an OID that names
+ * nothing answers NULL.
+ *
+ * <p>{@code pg_get_expr(adbin, relid)} answers its first argument: MeldDB's {@code pg_attrdef.adbin} and
+ * {@code pg_index.indpred} hold the expression's SQL text, which is what {@code pg_get_expr} makes of
+ * PostgreSQL's node trees.
+ */
+public final class PgCatalogFunctions {
+    /** The owner of every object: PostgreSQL's bootstrap superuser, OID 10. */
+    static final String OWNER = "postgres";
+
+    private PgCatalogFunctions() {
+    }
+
+    /** The functions by the name unquoted calls reach the schema with (upper case: {@code FunctionNames}). */
+    public static com.google.common.collect.Multimap<String, Function> functions() {
+        final com.google.common.collect.Multimap<String, Function> f =
+                com.google.common.collect.LinkedListMultimap.create();
+        final SqlTypeName oid = SqlTypeName.INTEGER;
+        final SqlTypeName text = SqlTypeName.VARCHAR;
+        f.put("PG_TABLE_IS_VISIBLE", ContextFunction.of(PgCatalogFunctions.class, "tableIsVisible", oid));
+        f.put("PG_TYPE_IS_VISIBLE", ContextFunction.of(PgCatalogFunctions.class, "typeIsVisible", oid));
+        f.put("FORMAT_TYPE", ContextFunction.of(PgCatalogFunctions.class, "formatType", oid, SqlTypeName.INTEGER));
+        f.put("PG_GET_CONSTRAINTDEF", ContextFunction.of(PgCatalogFunctions.class, "constraintDef", oid));
+        f.put("PG_GET_CONSTRAINTDEF", ContextFunction.of(PgCatalogFunctions.class, "constraintDefPretty", oid,
+                SqlTypeName.BOOLEAN));
+        f.put("PG_GET_INDEXDEF", ContextFunction.of(PgCatalogFunctions.class, "indexDef", oid));
+        f.put("PG_GET_VIEWDEF", ContextFunction.of(PgCatalogFunctions.class, "viewDef", oid));
+        f.put("PG_GET_EXPR", ContextFunction.of(PgCatalogFunctions.class, "expr", text, oid));
+        f.put("PG_GET_USERBYID", ContextFunction.of(PgCatalogFunctions.class, "userById", oid));
+        f.put("OBJ_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "objDescription", oid, text));
+        f.put("COL_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "colDescription", oid,
+                SqlTypeName.INTEGER));
+        f.put("SHOBJ_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "shobjDescription", oid, text));
+        f.put("PG_GET_SERIAL_SEQUENCE", ContextFunction.of(PgCatalogFunctions.class, "serialSequence", text, text));
+        f.put("PG_IS_IN_RECOVERY", ContextFunction.of(PgCatalogFunctions.class, "isInRecovery"));
+        f.put("PG_ENCODING_TO_CHAR", ContextFunction.of(PgCatalogFunctions.class, "encodingToChar",
+                SqlTypeName.INTEGER));
+        return f;
+    }
+
+    // ------------------------------------------------------------------ what generated code calls
+
+    public static Boolean tableIsVisible(final DataContext root, final Object oid) {
+        final PgCatalogView.Relation r = relation(root, oid);
+        return r == null ? null : view(root).visible(r);
+    }
+
+    public static Boolean typeIsVisible(final DataContext root, final Object oid) {
+        // every type is in pg_catalog, which is always searched
+        return oid == null || PgTypeCatalog.ofOid(toInt(oid)) == null ? null : Boolean.TRUE;
+    }
+
+    public static String formatType(final DataContext root, final Object oid, final Object typmod) {
+        return oid == null ? null : PgTypeCatalog.format(toInt(oid), typmod == null ? null : toInt(typmod));
+    }
+
+    public static String constraintDef(final DataContext root, final Object oid) {
+        return constraintDefPretty(root, oid, Boolean.FALSE);
+    }
+
+    public static String constraintDefPretty(final DataContext root, final Object oid, final Object pretty) {
+        if (oid == null) {
+            return null;
+        }
+        return PgConstraints.definition(view(root), toInt(oid), Boolean.TRUE.equals(pretty));
+    }
+
+    public static String indexDef(final DataContext root, final Object oid) {
+        final PgCatalogView.Relation r = relation(root, oid);
+        return r == null || r.kind() != 'i' ? null : PgCatalogView.indexDef(r);
+    }
+
+    public static String viewDef(final DataContext root, final Object oid) {
+        final PgCatalogView.Relation r = relation(root, oid);
+        return r == null ? null : view(root).viewDefinition(r);
+    }
+
+    public static String expr(final DataContext root, final Object expression, final Object relation) {
+        return expression == null ? null : expression.toString();
+    }
+
+    public static String userById(final DataContext root, final Object oid) {
+        if (oid == null) {
+            return null;
+        }
+        final int id = toInt(oid);
+        return id == SystemSchemas.OWNER_OID ? OWNER : "unknown (OID=" + Integer.toUnsignedString(id) + ")";
+    }
+
+    public static String objDescription(final DataContext root, final Object oid, final Object catalog) {
+        final PgCatalogView.Relation r = relation(root, oid);
+        if (r == null || catalog == null || !"pg_class".equals(catalog.toString())) {
+            return null;
+        }
+        return view(root).description(r, 0);
+    }
+
+    public static String colDescription(final DataContext root, final Object oid, final Object attnum) {
+        final PgCatalogView.Relation r = relation(root, oid);
+        if (r == null || attnum == null) {
+            return null;
+        }
+        final int n = toInt(attnum);
+        return n <= 0 || !r.hasColumns() || n > r.table().columns().size() ? null : view(root).description(r, n);
+    }
+
+    public static String shobjDescription(final DataContext root, final Object oid, final Object catalog) {
+        return null; // MeldDB keeps no comments on databases, roles or tablespaces
+    }
+
+    /**
+     * {@code pg_get_serial_sequence('t', 'id')}: the sequence a SERIAL or identity column owns, schema-qualified
+     * ({@code public.t_id_seq}), or NULL; a table that does not exist is 42P01, a column 42703, as in PostgreSQL.
+     * The table name is read as PostgreSQL reads a regclass: unquoted parts fold to lower case.
+     */
+    public static String serialSequence(final DataContext root, final Object table, final Object column) {
+        if (table == null || column == null) {
+            return null;
+        }
+        final PgCatalogView v = view(root);
+        final String[] name = RegclassName.parse(table.toString());
+        final String schema = name[0] == null ? Catalog.PUBLIC : name[0];
+        PgCatalogView.Relation found = null;
+        for (PgCatalogView.Relation r : v.relations()) {
+            if (r.hasColumns() && r.name().equals(name[1]) && r.namespace().name().equals(schema)) {
+                found = r;
+            }
+        }
+        if (found == null) {
+            throw new SqlStateException("42P01", "relation \"" + table + "\" does not exist");
+        }
+        final String col = column.toString();
+        boolean exists = false;
+        for (io.meldb.sql.catalog.ColumnDef c : found.table().columns()) {
+            exists |= c.name().equals(col);
+        }
+        if (!exists) {
+            throw new SqlStateException("42703", "column \"" + col + "\" of relation \"" + found.name()
+                    + "\" does not exist");
+        }
+        for (SequenceDef q : v.sequences()) {
+            if (found.name().equals(q.ownerTable()) && col.equals(q.ownerColumn()) && q.schema().equals(schema)) {
+                return PgCatalogView.quote(q.schema()) + "." + PgCatalogView.quote(q.name());
+            }
+        }
+        return null;
+    }
+
+    public static Boolean isInRecovery(final DataContext root) {
+        return Boolean.FALSE;
+    }
+
+    public static String encodingToChar(final DataContext root, final Object encoding) {
+        if (encoding == null) {
+            return null;
+        }
+        return switch (toInt(encoding)) {
+            case 0 -> "SQL_ASCII";
+            case 6 -> "UTF8";
+            case 8 -> "LATIN1";
+            default -> "";
+        };
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static PgCatalogView.Relation relation(final DataContext root, final Object oid) {
+        return oid == null ? null : view(root).relation(toInt(oid));
+    }
+
+    /** The catalog view of the statement's transaction, built once per catalog the connection sees. */
+    static PgCatalogView view(final DataContext root) {
+        final MeldRootSchema schema = root.getRootSchema().unwrap(MeldRootSchema.class);
+        if (schema == null) {
+            throw new SqlStateException("0A000", "the system catalogs are not available here");
+        }
+        return schema.derived(c -> PgCatalogView.of(c, PgCatalogView.DATABASE, Catalog.PUBLIC));
+    }
+
+    /** An oid, int2, int4 or int8 argument as an int (oids above 2^31 wrap, as PostgreSQL's unsigned oids do). */
+    static int toInt(final Object value) {
+        if (value instanceof Number n) {
+            return (int) n.longValue();
+        }
+        try {
+            return (int) Long.parseLong(value.toString().trim());
+        } catch (NumberFormatException e) {
+            throw new SqlStateException("22P02", "invalid input syntax for type oid: \"" + value + "\"");
+        }
+    }
+}
