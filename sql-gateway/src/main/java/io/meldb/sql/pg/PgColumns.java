@@ -45,6 +45,12 @@ public final class PgColumns {
         final int[] mods = new int[n];
         for (int i = 0; i < n; i++) {
             final ResultColumn c = columns.get(i);
+            if (c.jdbcType() == Types.ARRAY || c.jdbcType() == Types.STRUCT) {
+                // PostgreSQL would send an array (int4[], text[], ...) in its own text and binary forms, which the
+                // front end does not write yet: refused rather than answered as some other text
+                throw new io.meldb.sql.SqlStateException("0A000", "arrays and composite values are not supported "
+                        + "in results yet (column \"" + c.name() + "\")");
+            }
             names[i] = c.name();
             types[i] = type(c);
             mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON ? -1
