@@ -1,15 +1,16 @@
 package io.meldb.sql.tools;
 
+import io.meldb.process.ChildProcess;
 import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -104,21 +105,13 @@ class SqlAlchemyTest {
     private record Outcome(int exitCode, String output) {
     }
 
-    private static Outcome run(final String... command) throws IOException, InterruptedException {
-        final Process p;
+    /** Runs a command to its end; a command that cannot start is exit code -1 with the reason as its output. */
+    private static Outcome run(final String... command) {
         try {
-            p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        } catch (IOException e) {
+            final ChildProcess.Finished f = ChildProcess.run("python", List.of(command), Duration.ofSeconds(150));
+            return new Outcome(f.exitCode(), f.output());
+        } catch (java.io.UncheckedIOException e) {
             return new Outcome(-1, e.toString());
-        }
-        try {
-            final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(150, TimeUnit.SECONDS)) {
-                return new Outcome(-1, "timed out:\n" + output);
-            }
-            return new Outcome(p.exitValue(), output);
-        } finally {
-            p.destroyForcibly();
         }
     }
 }
