@@ -3,7 +3,9 @@ package io.meldb.sql;
 /**
  * An error the gateway reports to the SQL client with a given SQLState (constraint violations, unknown objects,
  * unsupported features, ...). Thrown from code that Calcite calls, so it is unchecked; the JDBC layer turns it
- * into a {@link java.sql.SQLException} with the same state.
+ * into a {@link java.sql.SQLException} with the same state. Besides its message it may carry PostgreSQL's DETAIL
+ * and the schema, table, column, type or constraint it is about ({@link ErrorFields}), which the PostgreSQL front
+ * end sends as ErrorResponse fields.
  */
 public class SqlStateException extends RuntimeException {
     private final String sqlState;
