@@ -1,5 +1,6 @@
 package io.meldb.sql.catalog;
 
+import io.meldb.sql.ErrorFields;
 import io.meldb.sql.SqlStateException;
 import io.meldb.txn.api.TxnSession;
 
@@ -203,7 +204,8 @@ public final class AlterTableDdl {
             new TableStore(def).forEachRow(txn, (Object[] row) -> {
                 if (!expression.passes(row)) {
                     throw new SqlStateException("23514", "check constraint \"" + checkName + "\" of relation \""
-                            + def.name() + "\" is violated by some row");
+                            + def.name() + "\" is violated by some row", null,
+                            ErrorFields.constraint(def.schema(), def.name(), checkName), null);
                 }
             });
         }
@@ -261,8 +263,9 @@ public final class AlterTableDdl {
                 def.hiddenRowId(), def.checks(), def.foreignKeys(), def.layout());
     }
 
-    private static SqlStateException containsNulls(final TableDef def, final String column) {
+    /** A column made NOT NULL (or part of a primary key) over rows that hold NULL in it, as PostgreSQL says it. */
+    static SqlStateException containsNulls(final TableDef def, final String column) {
         return new SqlStateException("23502", "column \"" + column + "\" of relation \"" + def.name()
-                + "\" contains null values");
+                + "\" contains null values", null, ErrorFields.column(def.schema(), def.name(), column), null);
     }
 }

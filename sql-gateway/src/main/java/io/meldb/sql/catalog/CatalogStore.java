@@ -427,8 +427,7 @@ public final class CatalogStore {
             final Object[] row = from.decodeRow(kv.key(), kv.value());
             for (int c : pk) {
                 if (row[c] == null) {
-                    throw new SqlStateException("23502", "column \"" + def.columns().get(c).name() + "\" of table \""
-                            + table + "\" contains null values: it cannot be in the primary key");
+                    throw AlterTableDdl.containsNulls(def, def.columns().get(c).name());
                 }
             }
             from.deleteAt(txn, kv.key(), row);
@@ -438,8 +437,7 @@ public final class CatalogStore {
                 if (!e.sqlState().equals("23505")) {
                     throw e;
                 }
-                throw new SqlStateException("23505", "could not create primary key \""
-                        + (constraint != null ? constraint : table + "_pkey") + "\": " + e.getMessage(), e);
+                throw UniqueViolation.duplicated(def, constraint != null ? constraint : table + "_pkey", pk, row);
             }
         });
         putTable(txn, keyed);

@@ -1,10 +1,13 @@
 package io.meldb.sql.catalog;
 
+import io.meldb.sql.ErrorFields;
 import io.meldb.sql.SqlStateException;
 
 /**
  * The errors of a FOREIGN KEY constraint, worded as PostgreSQL words them (SQLState 23503 with a DETAIL naming the
- * key), so that clients and ORMs that parse them find the constraint and the tables where they expect them.
+ * key), so that clients and ORMs that parse them find the constraint and the tables where they expect them. As in
+ * PostgreSQL (ri_triggers.c), the error's schema and table fields name the referencing (child) table, whichever
+ * side's change violated the constraint.
  */
 final class ForeignKeyViolation {
     private ForeignKeyViolation() {
@@ -14,8 +17,8 @@ final class ForeignKeyViolation {
     static SqlStateException missingParent(final TableDef child, final ForeignKeyDef fk, final TableDef parent,
                                            final Object[] row) {
         return new SqlStateException("23503", "insert or update on table \"" + child.name() + "\" violates foreign "
-                + "key constraint \"" + fk.name() + "\"", "Key " + key(child, fk.columns(), row)
-                + " is not present in table \"" + parent.name() + "\".", null);
+                + "key constraint \"" + fk.name() + "\"", "Key " + UniqueViolation.key(child, fk.columns(), row)
+                + " is not present in table \"" + parent.name() + "\".", fields(child, fk), null);
     }
 
     /** A parent row deleted, or re-keyed, while children reference it (NO ACTION, RESTRICT). */
@@ -23,22 +26,11 @@ final class ForeignKeyViolation {
                                              final Object[] parentRow) {
         return new SqlStateException("23503", "update or delete on table \"" + parent.name() + "\" violates foreign "
                 + "key constraint \"" + fk.name() + "\" on table \"" + child.name() + "\"", "Key "
-                + key(parent, fk.parentColumns(), parentRow) + " is still referenced from table \"" + child.name()
-                + "\".", null);
+                + UniqueViolation.key(parent, fk.parentColumns(), parentRow) + " is still referenced from table \""
+                + child.name() + "\".", fields(child, fk), null);
     }
 
-    /** {@code (a, b)=(1, x)}: the columns and the row's values in them. */
-    static String key(final TableDef table, final int[] columns, final Object[] row) {
-        final StringBuilder names = new StringBuilder("(");
-        final StringBuilder values = new StringBuilder("(");
-        for (int i = 0; i < columns.length; i++) {
-            if (i > 0) {
-                names.append(", ");
-                values.append(", ");
-            }
-            names.append(table.columns().get(columns[i]).name());
-            values.append(UniqueViolation.text(table.columns().get(columns[i]).type().type(), row[columns[i]]));
-        }
-        return names.append(")=").append(values).append(')').toString();
+    private static ErrorFields fields(final TableDef child, final ForeignKeyDef fk) {
+        return ErrorFields.constraint(child.schema(), child.name(), fk.name());
     }
 }

@@ -1,5 +1,6 @@
 package io.meldb.sql.catalog;
 
+import io.meldb.sql.ErrorFields;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.codec.ByteReader;
 import io.meldb.sql.codec.ByteWriter;
@@ -227,13 +228,15 @@ public final class TableStore {
         for (int i = 0; i < out.length; i++) {
             if (out[i] == null && !def.columns().get(i).nullable()) {
                 throw new SqlStateException("23502", "null value in column \"" + def.columns().get(i).name()
-                        + "\" of relation \"" + def.name() + "\" violates not-null constraint");
+                        + "\" of relation \"" + def.name() + "\" violates not-null constraint", null,
+                        ErrorFields.column(def.schema(), def.name(), def.columns().get(i).name()), null);
             }
         }
         for (int i = 0; i < checks.length; i++) {
             if (!checks[i].passes(out)) {
                 throw new SqlStateException("23514", "new row for relation \"" + def.name() + "\" violates check "
-                        + "constraint \"" + def.checks().get(i).name() + "\"");
+                        + "constraint \"" + def.checks().get(i).name() + "\"", null,
+                        ErrorFields.constraint(def.schema(), def.name(), def.checks().get(i).name()), null);
             }
         }
         return out;
@@ -263,7 +266,7 @@ public final class TableStore {
         } else {
             key = primaryKey(checked);
             if (txn.get(key) != null) {
-                throw duplicateKey(checked);
+                throw UniqueViolation.ofPrimaryKey(def, checked);
             }
         }
         checkUnique(txn, key, checked, null);
@@ -309,7 +312,7 @@ public final class TableStore {
         final boolean keyChanged = !Arrays.equals(oldKey, newKey);
         if (keyChanged) {
             if (txn.get(newKey) != null) {
-                throw duplicateKey(checked);
+                throw UniqueViolation.ofPrimaryKey(def, checked);
             }
         }
         checkUnique(txn, newKey, checked, oldRow);
@@ -395,17 +398,5 @@ public final class TableStore {
             from = batch.get(batch.size() - 1).key();
             inclusive = false;
         }
-    }
-
-    private SqlStateException duplicateKey(final Object[] row) {
-        final StringBuilder key = new StringBuilder();
-        for (int c : def.primaryKey()) {
-            if (key.length() > 0) {
-                key.append(", ");
-            }
-            key.append(def.columns().get(c).name()).append('=').append(row[c]);
-        }
-        return new SqlStateException("23505", "duplicate key value violates primary key of table \"" + def.name()
-                + "\": (" + key + ") already exists");
     }
 }

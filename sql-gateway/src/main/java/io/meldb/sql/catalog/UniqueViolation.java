@@ -1,5 +1,6 @@
 package io.meldb.sql.catalog;
 
+import io.meldb.sql.ErrorFields;
 import io.meldb.sql.SqlStateException;
 import io.meldb.sql.codec.SqlType;
 
@@ -10,8 +11,9 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 /**
- * The errors of a unique index, worded as PostgreSQL words them (SQLState 23505 with a DETAIL naming the key), so
- * that clients and ORMs that parse them find the constraint's name where they expect it.
+ * The errors of a unique index or a primary key, worded as PostgreSQL words them (SQLState 23505 with a DETAIL
+ * naming the key, and the schema, table and constraint in the error's fields), so that clients and ORMs that parse
+ * them find the constraint's name where they expect it. A primary key is the unique constraint {@code <table>_pkey}.
  */
 public final class UniqueViolation {
     private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("HH:mm:ss");
@@ -21,22 +23,45 @@ public final class UniqueViolation {
 
     /** A row whose value is already held: {@code duplicate key value violates unique constraint "name"}. */
     public static SqlStateException of(final TableDef table, final IndexDef index, final Object[] row) {
-        return new SqlStateException("23505", "duplicate key value violates unique constraint \"" + index.name()
-                + "\"", "Key " + key(table, index, row) + " already exists.", null);
+        return exists(table, index.name(), index.columns(), row);
+    }
+
+    /** A row whose primary key is already held: the constraint is {@code <table>_pkey}, as PostgreSQL names it. */
+    public static SqlStateException ofPrimaryKey(final TableDef table, final Object[] row) {
+        return exists(table, primaryKeyName(table), table.primaryKey(), row);
     }
 
     /** CREATE UNIQUE INDEX (or ADD UNIQUE) over rows that already hold a value twice. */
     public static SqlStateException duplicated(final TableDef table, final IndexDef index, final Object[] row) {
-        return new SqlStateException("23505", "could not create unique index \"" + index.name() + "\"",
-                "Key " + key(table, index, row) + " is duplicated.", null);
+        return duplicated(table, index.name(), index.columns(), row);
     }
 
-    /** {@code (a, b)=(1, x)}: the index's columns and the row's values in them. */
-    static String key(final TableDef table, final IndexDef index, final Object[] row) {
+    /** ADD PRIMARY KEY (or a unique index) named {@code constraint} over rows that hold a key twice. */
+    public static SqlStateException duplicated(final TableDef table, final String constraint, final int[] columns,
+                                               final Object[] row) {
+        return new SqlStateException("23505", "could not create unique index \"" + constraint + "\"",
+                "Key " + key(table, columns, row) + " is duplicated.",
+                ErrorFields.constraint(table.schema(), table.name(), constraint), null);
+    }
+
+    /** The name PostgreSQL gives a table's primary key by default. */
+    public static String primaryKeyName(final TableDef table) {
+        return table.name() + "_pkey";
+    }
+
+    private static SqlStateException exists(final TableDef table, final String constraint, final int[] columns,
+                                            final Object[] row) {
+        return new SqlStateException("23505", "duplicate key value violates unique constraint \"" + constraint
+                + "\"", "Key " + key(table, columns, row) + " already exists.",
+                ErrorFields.constraint(table.schema(), table.name(), constraint), null);
+    }
+
+    /** {@code (a, b)=(1, x)}: the columns and the row's values in them. */
+    static String key(final TableDef table, final int[] columns, final Object[] row) {
         final StringBuilder names = new StringBuilder("(");
         final StringBuilder values = new StringBuilder("(");
-        for (int i = 0; i < index.columns().length; i++) {
-            final int c = index.columns()[i];
+        for (int i = 0; i < columns.length; i++) {
+            final int c = columns[i];
             if (i > 0) {
                 names.append(", ");
                 values.append(", ");

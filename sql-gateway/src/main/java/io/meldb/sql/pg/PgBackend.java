@@ -1,5 +1,6 @@
 package io.meldb.sql.pg;
 
+import io.meldb.sql.ErrorFields;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 
@@ -155,6 +156,16 @@ public final class PgBackend {
     /** ErrorResponse (or NoticeResponse with type 'N'), with the fields clients show. */
     public static void error(final ByteBuf out, final char type, final String severity, final String sqlState,
                              final String message, final String detail, final String hint) {
+        error(out, type, severity, sqlState, message, detail, hint, ErrorFields.NONE);
+    }
+
+    /**
+     * ErrorResponse (or NoticeResponse), with the fields naming the object the error is about after the text
+     * fields, in the order PostgreSQL's elog.c sends them: S V C M D H, then s t c d n.
+     */
+    public static void error(final ByteBuf out, final char type, final String severity, final String sqlState,
+                             final String message, final String detail, final String hint,
+                             final ErrorFields fields) {
         final int at = begin(out, type);
         out.writeByte('S');
         cstring(out, severity);
@@ -172,8 +183,20 @@ public final class PgBackend {
             out.writeByte('H');
             cstring(out, hint);
         }
+        field(out, 's', fields.schema());
+        field(out, 't', fields.table());
+        field(out, 'c', fields.column());
+        field(out, 'd', fields.datatype());
+        field(out, 'n', fields.constraint());
         out.writeByte(0);
         end(out, at);
+    }
+
+    private static void field(final ByteBuf out, final char code, final String value) {
+        if (value != null) {
+            out.writeByte(code);
+            cstring(out, value);
+        }
     }
 
     /** CopyInResponse: the client may now send CopyData in text format for {@code columns} columns. */

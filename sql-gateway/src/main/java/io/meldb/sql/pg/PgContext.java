@@ -117,7 +117,7 @@ final class PgContext {
         } catch (RuntimeException | Error again) {
             LOG.debug("failing the transaction block failed too", again);
         }
-        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), d.detail(), null);
+        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), d.detail(), null, d.fields());
     }
 
     /** Ends the implicit transaction of a simple query that failed, and its portals. */

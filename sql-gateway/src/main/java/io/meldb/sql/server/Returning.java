@@ -22,8 +22,9 @@ import java.util.List;
 /**
  * {@code INSERT | UPDATE | DELETE ... RETURNING items} (PostgreSQL; what pgjdbc sends for getGeneratedKeys): the
  * statement runs without its RETURNING clause while the rows it writes are captured (as stored: after defaults,
- * sequences and coercion; for DELETE the removed rows), and the clause picks their columns. Items are {@code *} and
- * column names, each with an optional alias; anything else is 0A000.
+ * sequences and coercion; for DELETE the removed rows), and the clause picks their columns. Items are {@code *},
+ * column names and qualified ones ({@code t.col}, {@code schema.t.col}, {@code t.*}: resolved against the written
+ * table, {@link ReturningTarget}), each column with an optional alias; anything else is 0A000.
  *
  * @param sql      the statement without its RETURNING clause
  * @param tableId  the table written
@@ -60,6 +61,16 @@ public record Returning(String sql, int tableId, int[] columns, List<ResultColum
 
     /** The statement's RETURNING, or null when it has none. */
     public static Returning of(final String sql, final Catalog catalog, final String database, final String schema) {
+        return of(sql, catalog, database, schema, null);
+    }
+
+    /**
+     * The statement's RETURNING, or null when it has none; {@code targetAlias} is the alias of the written table
+     * when a clause reader took it out of the statement (INSERT's {@code AS alias} with ON CONFLICT), else null
+     * (UPDATE's and DELETE's alias is read from the statement).
+     */
+    public static Returning of(final String sql, final Catalog catalog, final String database, final String schema,
+                               final String targetAlias) {
         final String first = SqlLexer.firstKeyword(sql);
         if (!first.equals("INSERT") && !first.equals("UPDATE") && !first.equals("DELETE")) {
             return null;
@@ -70,23 +81,39 @@ public record Returning(String sql, int tableId, int[] columns, List<ResultColum
             return null;
         }
         final String dml = sql.substring(0, tokens.get(at).position());
-        final TableDef table = target(dml, catalog, database, schema);
+        final ReturningTarget target = target(dml, catalog, database, schema, targetAlias);
+        final TableDef table = target.table();
         final int[] columns;
         final List<ResultColumn> result = new ArrayList<>();
         final List<Integer> picked = new ArrayList<>();
         int i = at + 1;
         while (true) {
             final SqlLexer.Token t = tokens.get(i++);
-            if (t.kind() == SqlLexer.Kind.SYMBOL && t.text().equals("*")) {
+            // a name and the names after it, each after a dot: a column reference, or a qualified star
+            final List<String> names = new ArrayList<>();
+            boolean star = symbol(t, "*");
+            if (t.kind() == SqlLexer.Kind.WORD) {
+                names.add(t.name());
+                while (symbol(tokens.get(i), ".") && !star) {
+                    final SqlLexer.Token part = tokens.get(i + 1);
+                    if (part.kind() == SqlLexer.Kind.WORD) {
+                        names.add(part.name());
+                    } else if (symbol(part, "*")) {
+                        star = true;
+                    } else {
+                        throw unsupported(part);
+                    }
+                    i += 2;
+                }
+            }
+            if (star) {
+                target.star(names);
                 for (int c = 0; c < table.columns().size(); c++) {
                     picked.add(c);
                     result.add(column(table.columns().get(c), null));
                 }
-            } else if (t.kind() == SqlLexer.Kind.WORD) {
-                final int c = table.columnIndex(t.name());
-                if (c < 0) {
-                    throw new SqlStateException("42703", "column \"" + t.name() + "\" does not exist");
-                }
+            } else if (!names.isEmpty()) {
+                final int c = target.column(names);
                 String alias = null;
                 if (tokens.get(i).is("AS")) {
                     i++;
@@ -136,8 +163,13 @@ public record Returning(String sql, int tableId, int[] columns, List<ResultColum
         };
     }
 
-    private static TableDef target(final String dml, final Catalog catalog, final String database,
-                                   final String schema) {
+    private static boolean symbol(final SqlLexer.Token t, final String symbol) {
+        return t.kind() == SqlLexer.Kind.SYMBOL && t.text().equals(symbol);
+    }
+
+    /** The written table and its alias: from the parsed statement (UPDATE, DELETE) or {@code targetAlias}. */
+    private static ReturningTarget target(final String dml, final Catalog catalog, final String database,
+                                          final String schema, final String targetAlias) {
         final SqlNode node;
         try {
             node = MeldLex.parser(dml).parseStmt();
@@ -156,7 +188,9 @@ public record Returning(String sql, int tableId, int[] columns, List<ResultColum
             throw new SqlStateException("42P01", "relation \"" + id.names.get(id.names.size() - 1)
                     + "\" does not exist");
         }
-        return def;
+        final SqlIdentifier alias = node instanceof SqlUpdate u ? u.getAlias()
+                : node instanceof SqlDelete d ? d.getAlias() : null;
+        return new ReturningTarget(def, alias != null ? alias.getSimple() : targetAlias, catalog, database, schema);
     }
 
     private static ResultColumn column(final ColumnDef c, final String label) {

@@ -1,5 +1,6 @@
 package io.meldb.sql.server;
 
+import io.meldb.sql.ErrorFields;
 import io.meldb.sql.SqlStateException;
 import io.meldb.txn.api.TxnError;
 import io.meldb.txn.api.TxnException;
@@ -36,8 +37,19 @@ public final class SqlErrors {
     private SqlErrors() {
     }
 
-    /** The SQLState, message and (when the failure has one) PostgreSQL DETAIL of a failure. */
-    public record Described(String sqlState, String message, String detail) {
+    /**
+     * The SQLState, message, (when the failure has one) PostgreSQL DETAIL of a failure, and the schema, table,
+     * column, type or constraint it is about ({@link ErrorFields#NONE} for none).
+     */
+    public record Described(String sqlState, String message, String detail, ErrorFields fields) {
+        public Described {
+            fields = fields == null ? ErrorFields.NONE : fields;
+        }
+
+        public Described(final String sqlState, final String message, final String detail) {
+            this(sqlState, message, detail, ErrorFields.NONE);
+        }
+
         public Described(final String sqlState, final String message) {
             this(sqlState, message, null);
         }
@@ -83,7 +95,7 @@ public final class SqlErrors {
             return e;
         }
         final Described d = describe(t);
-        return new SqlStateException(d.sqlState(), d.message(), d.detail(), t);
+        return new SqlStateException(d.sqlState(), d.message(), d.detail(), d.fields(), t);
     }
 
     public static SQLException toSql(final Throwable t) {
@@ -94,7 +106,7 @@ public final class SqlErrors {
     public static Described describe(final Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SqlStateException e) {
-                return new Described(e.sqlState(), e.getMessage(), e.detail());
+                return new Described(e.sqlState(), e.getMessage(), e.detail(), e.fields());
             }
             if (c instanceof TxnException e) {
                 return fromTxn(e);

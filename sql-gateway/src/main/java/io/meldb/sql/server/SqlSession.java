@@ -174,7 +174,8 @@ public final class SqlSession implements AutoCloseable {
                 final StatementClauses clauses = StatementClauses.of(named);
                 final String planned = clauses == null ? named : clauses.sql();
                 final Returning returning = kind == StatementKind.WRITE
-                        ? Returning.of(planned, state.catalog(), SqlEngine.DATABASE, schema) : null;
+                        ? Returning.of(planned, state.catalog(), SqlEngine.DATABASE, schema,
+                        clauses == null ? null : clauses.targetAlias()) : null;
                 final FastPlan fast = fastPath && clauses == null && returning == null
                         ? FastPlanner.plan(named, state.catalog(), SqlEngine.DATABASE, schema) : null;
                 if (fast != null && fast.reads() == (kind == StatementKind.READ)) {

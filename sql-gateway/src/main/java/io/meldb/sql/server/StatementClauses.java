@@ -43,6 +43,11 @@ public final class StatementClauses implements AutoCloseable {
         return locking != null;
     }
 
+    /** The alias of the INSERT's target that the ON CONFLICT clause's reader took out of the statement, or null. */
+    public String targetAlias() {
+        return onConflict == null ? null : onConflict.alias();
+    }
+
     /** The statement as Calcite plans it: without the clauses. */
     public String sql() {
         return sql;

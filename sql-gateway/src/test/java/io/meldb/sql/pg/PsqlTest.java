@@ -186,6 +186,29 @@ class PsqlTest {
     }
 
     @Test
+    void shouldShowTheSchemaTableColumnAndConstraintOfAViolationInVerboseErrors() throws Exception {
+        final String out = runPsql(
+                "\\set VERBOSITY verbose",
+                "CREATE TABLE verr (id INTEGER PRIMARY KEY, code VARCHAR(5) NOT NULL UNIQUE);",
+                "INSERT INTO verr VALUES (1, 'a');",
+                "INSERT INTO verr VALUES (2, 'a');",
+                "INSERT INTO verr VALUES (3, NULL);",
+                "DROP TABLE verr;");
+        // as psql prints PostgreSQL 15's answers to the same statements (less its LOCATION line)
+        assertTrue(out.contains(String.join("\n",
+                "ERROR:  23505: duplicate key value violates unique constraint \"verr_code_key\"",
+                "DETAIL:  Key (code)=(a) already exists.",
+                "SCHEMA NAME:  public",
+                "TABLE NAME:  verr",
+                "CONSTRAINT NAME:  verr_code_key")), out);
+        assertTrue(out.contains(String.join("\n",
+                "ERROR:  23502: null value in column \"code\" of relation \"verr\" violates not-null constraint",
+                "SCHEMA NAME:  public",
+                "TABLE NAME:  verr",
+                "COLUMN NAME:  code")), out);
+    }
+
+    @Test
     void shouldFindRelationsByPatternAndSchema() throws Exception {
         final String out = runPsql(
                 "CREATE SCHEMA IF NOT EXISTS other;",

@@ -178,8 +178,8 @@ class PgbenchDdlTest {
             final SQLException dup = assertThrows(SQLException.class,
                     () -> s.execute("ALTER TABLE tellers ADD CONSTRAINT tellers_pk PRIMARY KEY (tid)"));
             assertEquals("23505", dup.getSQLState());
-            assertTrue(dup.getMessage().contains("tellers_pk") && dup.getMessage().contains("tid=1"),
-                    dup.getMessage());
+            // PostgreSQL's words (the key is in its DETAIL, which MeldDB's JDBC front end does not carry)
+            assertTrue(dup.getMessage().contains("could not create unique index \"tellers_pk\""), dup.getMessage());
             s.execute("ALTER TABLE tellers ADD PRIMARY KEY (tid, bid)");
             assertEquals(List.of("1:1", "1:2", "2:1"), column(s.executeQuery("SELECT * FROM tellers")));
 
