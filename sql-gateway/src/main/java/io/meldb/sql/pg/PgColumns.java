@@ -45,14 +45,13 @@ public final class PgColumns {
         final int[] mods = new int[n];
         for (int i = 0; i < n; i++) {
             final ResultColumn c = columns.get(i);
-            if (c.jdbcType() == Types.ARRAY || c.jdbcType() == Types.STRUCT) {
-                // PostgreSQL would send an array (int4[], text[], ...) in its own text and binary forms, which the
-                // front end does not write yet: refused rather than answered as some other text
-                throw new io.meldb.sql.SqlStateException("0A000", "arrays and composite values are not supported "
-                        + "in results yet (column \"" + c.name() + "\")");
-            }
             names[i] = c.name();
-            types[i] = type(c);
+            types[i] = c.jdbcType() == Types.ARRAY ? arrayType(c) : type(c);
+            if (types[i] == null || c.jdbcType() == Types.STRUCT) {
+                // a row, an array of rows, of arrays, of dates or times: not sent yet
+                throw new io.meldb.sql.SqlStateException("0A000", "a result column of this type is not supported "
+                        + "yet: composite values and arrays of arrays, dates or times (column \"" + c.name() + "\")");
+            }
             mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON ? -1
                     : c.origin() != null && c.origin().type().isString()
                     ? stringTypeModifier(c.origin()) : typeModifier(c.jdbcType(), c.precision(), c.scale());
@@ -89,6 +88,22 @@ public final class PgColumns {
             return PgType.TEXT;
         }
         return PgType.ofJdbc(c.jdbcType());
+    }
+
+    /**
+     * The PostgreSQL array type of an array column, from its element type as {@link #type} would send the element
+     * (a computed string element is text, so {@code ARRAY['a', 'b']} is text[]), or null for elements MeldDB sends
+     * no arrays of.
+     */
+    private static PgType arrayType(final ResultColumn c) {
+        final int e = c.elementJdbcType();
+        final PgType element = switch (e) {
+            case Types.VARCHAR, Types.CHAR -> PgType.TEXT;
+            // Avatica's array accessor cannot read back dates and times (nor nested arrays) from Calcite's arrays
+            case Types.DATE, Types.TIME, Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE, Types.OTHER -> null;
+            default -> PgType.ofJdbc(e);
+        };
+        return element == null ? null : PgType.arrayOf(element);
     }
 
     /** A varchar(n) or char(n) column's atttypmod, n + 4; -1 for varchar without a length. */

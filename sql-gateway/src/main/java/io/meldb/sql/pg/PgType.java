@@ -27,7 +27,25 @@ public enum PgType {
     TIMESTAMPTZ(1184, 8, "timestamptz"),
     NUMERIC(1700, -1, "numeric"),
     JSON(114, -1, "json"),
-    UUID(2950, 16, "uuid");
+    UUID(2950, 16, "uuid"),
+    // one-dimensional or nested arrays of the types above, sent in PostgreSQL's array forms (PgArrays)
+    BOOL_ARRAY(1000, -1, "_bool"),
+    BYTEA_ARRAY(1001, -1, "_bytea"),
+    INT2_ARRAY(1005, -1, "_int2"),
+    INT4_ARRAY(1007, -1, "_int4"),
+    TEXT_ARRAY(1009, -1, "_text"),
+    BPCHAR_ARRAY(1014, -1, "_bpchar"),
+    VARCHAR_ARRAY(1015, -1, "_varchar"),
+    INT8_ARRAY(1016, -1, "_int8"),
+    FLOAT4_ARRAY(1021, -1, "_float4"),
+    FLOAT8_ARRAY(1022, -1, "_float8"),
+    TIMESTAMP_ARRAY(1115, -1, "_timestamp"),
+    DATE_ARRAY(1182, -1, "_date"),
+    TIME_ARRAY(1183, -1, "_time"),
+    TIMESTAMPTZ_ARRAY(1185, -1, "_timestamptz"),
+    JSON_ARRAY(199, -1, "_json"),
+    NUMERIC_ARRAY(1231, -1, "_numeric"),
+    UUID_ARRAY(2951, -1, "_uuid");
 
     private final int oid;
     private final int length;
@@ -52,12 +70,49 @@ public enum PgType {
         return typeName;
     }
 
+    /** The element type of an array type, or null for a type that is no array. */
+    public PgType element() {
+        return switch (this) {
+            case BOOL_ARRAY -> BOOL;
+            case BYTEA_ARRAY -> BYTEA;
+            case INT2_ARRAY -> INT2;
+            case INT4_ARRAY -> INT4;
+            case TEXT_ARRAY -> TEXT;
+            case BPCHAR_ARRAY -> BPCHAR;
+            case VARCHAR_ARRAY -> VARCHAR;
+            case INT8_ARRAY -> INT8;
+            case FLOAT4_ARRAY -> FLOAT4;
+            case FLOAT8_ARRAY -> FLOAT8;
+            case TIMESTAMP_ARRAY -> TIMESTAMP;
+            case DATE_ARRAY -> DATE;
+            case TIME_ARRAY -> TIME;
+            case TIMESTAMPTZ_ARRAY -> TIMESTAMPTZ;
+            case JSON_ARRAY -> JSON;
+            case NUMERIC_ARRAY -> NUMERIC;
+            case UUID_ARRAY -> UUID;
+            default -> null;
+        };
+    }
+
+    /** The array type of {@code element}, or null when MeldDB sends no arrays of it. */
+    public static PgType arrayOf(final PgType element) {
+        for (PgType t : ALL) {
+            if (t.element() == element) {
+                return t;
+            }
+        }
+        return null;
+    }
+
     private static final PgType[] ALL = values();
 
-    /** The type of an OID, or null when MeldDB has no such type. */
+    /**
+     * The type of an OID, or null when MeldDB has no such type; array types are not answered here (parameters
+     * of array types are not taken yet).
+     */
     public static PgType ofOid(final int oid) {
         for (PgType t : ALL) {
-            if (t.oid == oid) {
+            if (t.oid == oid && t.element() == null) {
                 return t;
             }
         }

@@ -82,6 +82,10 @@ public final class PgValues {
             out.writeInt(-1);
             return;
         }
+        if (type.element() != null) {
+            PgArrays.write(out, type, v, binary, zone);
+            return;
+        }
         switch (type) {
             case BOOL -> {
                 final boolean b = (Boolean) v;

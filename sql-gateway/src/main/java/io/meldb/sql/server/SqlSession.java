@@ -491,7 +491,8 @@ public final class SqlSession implements AutoCloseable {
                     final int jdbcType = "TIMESTAMP_WITH_LOCAL_TIME_ZONE".equals(md.getColumnTypeName(i))
                             ? java.sql.Types.TIMESTAMP_WITH_TIMEZONE : md.getColumnType(i);
                     out.add(new ResultColumn(md.getColumnLabel(i), jdbcType, md.getPrecision(i), md.getScale(i),
-                            origins == null ? null : origins.get(i - 1)));
+                            origins == null ? null : origins.get(i - 1), jdbcType == java.sql.Types.ARRAY
+                            ? ResultColumns.arrayElement(md.getColumnTypeName(i)) : java.sql.Types.NULL));
                 }
                 return out;
             } catch (SQLException e) {
