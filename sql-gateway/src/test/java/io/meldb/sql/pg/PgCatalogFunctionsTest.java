@@ -123,6 +123,19 @@ class PgCatalogFunctionsTest {
     }
 
     @Test
+    void shouldListConstrainedColumnsInConkeyAndReferencedOnesInConfkey() throws SQLException {
+        assertEquals(List.of("author_name_key|{2}|null", "book_author_id_check|{2}|null",
+                        "book_author_id_fkey|{2}|{1}", "book_pkey|{1}|null"),
+                rows("SELECT conname, conkey, confkey FROM pg_constraint WHERE conname LIKE 'book%' "
+                        + "OR conname = 'author_name_key' ORDER BY conname"));
+        // SQLAlchemy's get_unique_constraints
+        assertEquals(List.of("author_name_key|2|name"),
+                rows("SELECT cons.conname AS name, a.attnum AS col_num, a.attname AS col_name "
+                        + "FROM pg_catalog.pg_constraint cons JOIN pg_attribute a ON cons.conrelid = a.attrelid "
+                        + "AND a.attnum = ANY(cons.conkey) WHERE cons.contype = 'u'"));
+    }
+
+    @Test
     void shouldShowColumnDefaultsThroughPgAttrdefAndPgGetExpr() throws SQLException {
         assertEquals(List.of("id|nextval('author_id_seq'::regclass)", "active|true"),
                 rows("SELECT a.attname, (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid) "

@@ -48,6 +48,8 @@ final class PgObjectCatalogs {
                 .constant("conislocal", true)
                 .constant("coninhcount", 0)
                 .constant("connoinherit", false)
+                .smallintArray("conkey", PgConstraints.Row::conkey)
+                .smallintArray("confkey", PgConstraints.Row::confkey)
                 .nullableText("conbin", c -> c.contype() == 'c' ? c.definition() : null), PgConstraints::rows));
         t.put("pg_attrdef", SystemTable.of(cx, SystemTable.<AttrDef>columns()
                 .integer("oid", d -> ATTRDEF_OIDS + 1000 * d.table().table().id() + d.attnum())

@@ -89,6 +89,11 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
             return add(name, SqlTypeName.INTEGER, false, t -> value);
         }
 
+        /** An int2[] column (a list of Short values): pg_constraint's conkey, confkey. */
+        Builder<T> smallintArray(final String name, final Function<T, Object> value) {
+            return add(name, SqlTypeName.ARRAY, true, value);
+        }
+
         /** An int2 column (Short values). */
         Builder<T> smallint(final String name, final Function<T, Object> value) {
             return add(name, SqlTypeName.SMALLINT, false, value);
@@ -122,8 +127,10 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
     public RelDataType getRowType(final RelDataTypeFactory typeFactory) {
         final RelDataTypeFactory.Builder b = typeFactory.builder();
         for (Column<T> c : columns) {
-            b.add(c.name(), typeFactory.createTypeWithNullability(
-                    typeFactory.createSqlType(c.type()), c.nullable()));
+            final RelDataType type = c.type() == SqlTypeName.ARRAY
+                    ? typeFactory.createArrayType(typeFactory.createSqlType(SqlTypeName.SMALLINT), -1)
+                    : typeFactory.createSqlType(c.type());
+            b.add(c.name(), typeFactory.createTypeWithNullability(type, c.nullable()));
         }
         return b.build();
     }
