@@ -136,6 +136,22 @@ class PgCatalogFunctionsTest {
     }
 
     @Test
+    void shouldListSequencesInPgClassPgSequenceAndTheirOwnersInPgDepend() throws SQLException {
+        assertEquals(List.of("author_id_seq|S|23|1|1|2147483647|1|1|f", "book_id_seq|S|23|1|1|2147483647|1|1|f"),
+                rows("SELECT c.relname, c.relkind, s.seqtypid, s.seqstart, s.seqincrement, s.seqmax, s.seqmin, "
+                        + "s.seqcache, s.seqcycle FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid "
+                        + "ORDER BY 1"));
+        assertEquals(List.of("a|author|id", "a|book|id"),
+                rows("SELECT d.deptype, t.relname, a.attname FROM pg_depend d JOIN pg_class s ON s.oid = d.objid "
+                        + "JOIN pg_class t ON t.oid = d.refobjid JOIN pg_attribute a ON a.attrelid = t.oid "
+                        + "AND a.attnum = d.refobjsubid WHERE s.relkind = 'S' ORDER BY 2"));
+        assertEquals(List.of("public|author_id_seq|postgres|integer|1|1|2147483647|1|f|1",
+                        "public|book_id_seq|postgres|integer|1|1|2147483647|1|f|1"),
+                rows("SELECT schemaname, sequencename, sequenceowner, data_type, start_value, min_value, max_value, "
+                        + "increment_by, cycle, cache_size FROM pg_sequences ORDER BY 2"));
+    }
+
+    @Test
     void shouldShowColumnDefaultsThroughPgAttrdefAndPgGetExpr() throws SQLException {
         assertEquals(List.of("id|nextval('author_id_seq'::regclass)", "active|true"),
                 rows("SELECT a.attname, (SELECT pg_catalog.pg_get_expr(d.adbin, d.adrelid) "

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * the primary key is an index named {@code <table>_pkey}. Names are MeldDB's as stored (unquoted identifiers
  * upper case). OIDs follow from catalog ids, so they stay the same while a table exists: a table's is
  * {@code 16384 + 2 * id}, its primary key's one more, a secondary index's {@code 16384 + 2 * index id} (tables
- * and indexes share one id sequence). PUBLIC is namespace 2200 as in PostgreSQL.
+ * and indexes share one id sequence), a sequence's {@code 1200000000 + id} (kind 'S', in pg_class only). PUBLIC is
+ * namespace 2200 as in PostgreSQL.
  */
 public final class PgCatalogView {
     /** The name PostgreSQL clients see for MeldDB's one database. */
@@ -107,6 +108,8 @@ public final class PgCatalogView {
     }
 
     private static final int FOREIGN_KEY_OIDS = 1_000_000_000;
+    /** A sequence's OID is this plus its catalog id. */
+    private static final int SEQUENCE_OIDS = 1_200_000_000;
 
     private final List<ForeignKey> foreignKeys = new ArrayList<>();
 
@@ -132,6 +135,9 @@ public final class PgCatalogView {
     private final Map<Integer, Relation> byOid = new HashMap<>();
 
     private final List<io.meldb.sql.catalog.SequenceDef> sequences = new ArrayList<>();
+    /** The sequences as relations of kind 'S' (in pg_class, not in {@link #relations()}), and their definitions. */
+    private final List<Relation> sequenceRelations = new ArrayList<>();
+    private final Map<Integer, io.meldb.sql.catalog.SequenceDef> sequenceOf = new HashMap<>();
     private final Map<Integer, io.meldb.sql.catalog.ViewDef> views = new HashMap<>();
     private Catalog catalog;
 
@@ -159,6 +165,15 @@ public final class PgCatalogView {
         for (io.meldb.sql.catalog.SequenceDef q : catalog.sequences()) {
             if (q.db().equals(Catalog.DATABASE)) {
                 v.sequences.add(q);
+            }
+        }
+        for (io.meldb.sql.catalog.SequenceDef q : v.sequences) {
+            final Namespace n = byName.get(q.schema());
+            if (n != null) {
+                final Relation r = new Relation(SEQUENCE_OIDS + q.id(), n, q.name(), 'S', null, false, new int[0]);
+                v.sequenceRelations.add(r);
+                v.sequenceOf.put(r.oid(), q);
+                v.byOid.put(r.oid(), r);
             }
         }
         v.namespaces.add(new Namespace(11, "pg_catalog"));
@@ -230,9 +245,27 @@ public final class PgCatalogView {
         return Collections.unmodifiableList(namespaces);
     }
 
-    /** Tables and indexes sorted by schema and name. */
+    /** Tables, views and indexes sorted by schema and name. */
     List<Relation> relations() {
         return Collections.unmodifiableList(relations);
+    }
+
+    /** pg_class's rows: the {@link #relations()}, then the sequences (kind 'S'). */
+    List<Relation> classes() {
+        final List<Relation> out = new ArrayList<>(relations.size() + sequenceRelations.size());
+        out.addAll(relations);
+        out.addAll(sequenceRelations);
+        return out;
+    }
+
+    /** The sequences as pg_class relations of kind 'S', by schema and name. */
+    List<Relation> sequenceRelations() {
+        return Collections.unmodifiableList(sequenceRelations);
+    }
+
+    /** The definition of a sequence relation. */
+    io.meldb.sql.catalog.SequenceDef sequence(final Relation r) {
+        return sequenceOf.get(r.oid());
     }
 
     /** pg_get_viewdef: the query of a view, or null for another relation. */

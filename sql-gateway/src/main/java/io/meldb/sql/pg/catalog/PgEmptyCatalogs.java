@@ -8,9 +8,7 @@ import java.util.Map;
 
 /**
  * pg_catalog tables of things MeldDB does not have, present with their columns and no rows so that the catalog
- * queries of tools still run: {@code pg_depend} (MeldDB has no extensions or dependency records; Flyway's
- * "is the schema empty" query leaves out objects that belong to an extension through it) and {@code pg_proc}
- * (no user-defined functions or procedures).
+ * queries of tools still run: {@code pg_proc} (no user-defined functions or procedures).
  */
 final class PgEmptyCatalogs {
     private PgEmptyCatalogs() {
@@ -18,14 +16,6 @@ final class PgEmptyCatalogs {
 
     static Map<String, Table> tables(final MeldTxnContext cx) {
         final Map<String, Table> t = new LinkedHashMap<>();
-        t.put("pg_depend", SystemTable.empty(cx, SystemTable.columns()
-                .integer("classid", r -> 0)
-                .integer("objid", r -> 0)
-                .integer("objsubid", r -> 0)
-                .integer("refclassid", r -> 0)
-                .integer("refobjid", r -> 0)
-                .integer("refobjsubid", r -> 0)
-                .text("deptype", r -> "")));
         t.put("pg_proc", SystemTable.empty(cx, SystemTable.columns()
                 .integer("oid", r -> 0)
                 .text("proname", r -> "")

@@ -418,7 +418,7 @@ public final class SystemSchemas {
                 .constant("reltype", 0)
                 .constant("reloftype", 0)
                 .constant("relowner", OWNER_OID)
-                .integer("relam", r -> r.isTable() ? HEAP_AM : r.isView() ? 0 : BTREE_AM)
+                .integer("relam", r -> r.isTable() ? HEAP_AM : r.kind() == 'i' ? BTREE_AM : 0)
                 .integer("relfilenode", Relation::oid)
                 .constant("reltablespace", 0)
                 .constant("relpages", 0)
@@ -430,7 +430,7 @@ public final class SystemSchemas {
                 .constant("relpersistence", "p")
                 .text("relkind", r -> String.valueOf(r.kind()))
                 .smallint("relnatts", r -> (short) (r.hasColumns() ? r.table().columns().size()
-                        : r.keyColumns().length))
+                        : r.kind() == 'S' ? 3 : r.keyColumns().length))
                 .smallint("relchecks", r -> (short) 0)
                 .constant("relhasrules", false)
                 .constant("relhastriggers", false)
@@ -442,7 +442,7 @@ public final class SystemSchemas {
                 .constant("relispartition", false)
                 .constant("relrewrite", 0)
                 .nullText("relacl")
-                .nullText("reloptions"), v -> v.relations()));
+                .nullText("reloptions"), PgCatalogView::classes));
         t.put("pg_description", SystemTable.of(cx, SystemTable.<Description>columns()
                 .integer("objoid", Description::objoid)
                 .constant("classoid", PG_CLASS_OID)

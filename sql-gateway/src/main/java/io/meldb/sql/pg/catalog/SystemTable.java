@@ -94,6 +94,11 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
             return add(name, SqlTypeName.ARRAY, true, value);
         }
 
+        /** An int8 column (Long values). */
+        Builder<T> bigint(final String name, final Function<T, Object> value) {
+            return add(name, SqlTypeName.BIGINT, false, value);
+        }
+
         /** An int2 column (Short values). */
         Builder<T> smallint(final String name, final Function<T, Object> value) {
             return add(name, SqlTypeName.SMALLINT, false, value);
