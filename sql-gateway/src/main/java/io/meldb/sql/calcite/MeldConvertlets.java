@@ -34,12 +34,43 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         final RexNode a = cx.convertExpression(call.operand(0));
         final RexNode b = cx.convertExpression(call.operand(1));
         if (!numericOperands(a.getType(), b.getType())) {
-            final SqlRexConvertlet standard = StandardConvertletTable.INSTANCE.get(call);
-            return standard.convertCall(cx, call);
+            return MeldConvertlets.FLOAT_ARITHMETIC.convertCall(cx, call);
         }
         final RexBuilder rex = cx.getRexBuilder();
         final RelDataType numeric = PgNumericType.of(rex.getTypeFactory(), false);
         return rex.makeCall(PgNumericOperators.DIVIDE, toNumeric(rex, numeric, a), toNumeric(rex, numeric, b));
+    };
+
+    /**
+     * {@code + - * /} as Calcite converts them, except that double precision arithmetic runs through
+     * {@link PgFloatArithmetic}'s checked operators (22003 on overflow, 22012 on division by zero).
+     */
+    private static final SqlRexConvertlet FLOAT_ARITHMETIC = (cx, call) -> {
+        final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        if (!(standard instanceof org.apache.calcite.rex.RexCall c) || c.getOperands().size() != 2
+                || standard.getType().getSqlTypeName() != SqlTypeName.DOUBLE
+                || !SqlTypeUtil.isNumeric(c.getOperands().get(0).getType())
+                || !SqlTypeUtil.isNumeric(c.getOperands().get(1).getType())) {
+            return standard;
+        }
+        final org.apache.calcite.sql.SqlOperator checked = switch (c.getKind()) {
+            case PLUS -> PgFloatArithmetic.PLUS;
+            case MINUS -> PgFloatArithmetic.MINUS;
+            case TIMES -> PgFloatArithmetic.TIMES;
+            case DIVIDE -> PgFloatArithmetic.DIVIDE;
+            default -> null;
+        };
+        if (checked == null) {
+            return standard;
+        }
+        final RexBuilder rex = cx.getRexBuilder();
+        // Calcite's arithmetic mixes types (double + decimal); the checked operators take two doubles
+        final java.util.List<RexNode> operands = new java.util.ArrayList<>(2);
+        for (RexNode o : c.getOperands()) {
+            operands.add(o.getType().getSqlTypeName() == SqlTypeName.DOUBLE ? o : rex.makeCast(rex.getTypeFactory()
+                    .createTypeWithNullability(standard.getType(), o.getType().isNullable()), o));
+        }
+        return rex.makeCast(standard.getType(), rex.makeCall(checked, operands), true, false);
     };
 
     /**
@@ -216,6 +247,12 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
                 || to.getSqlTypeName() == SqlTypeName.BOOLEAN && noBooleanCast(from)) {
             throw new SqlStateException("42846", "cannot cast type " + pgName(from) + " to " + pgName(to));
         }
+        if (SqlTypeUtil.isApproximateNumeric(from)) {
+            final RexNode floatCast = fromFloat(cx.getRexBuilder(), operand, to);
+            if (floatCast != null) {
+                return floatCast;
+            }
+        }
         if (SqlTypeUtil.isBinary(to) && SqlTypeUtil.isCharacter(from)) {
             final RexBuilder rex = cx.getRexBuilder();
             return rex.makeCast(to, rex.makeCall(PgBytea.INPUT, operand), true, false);
@@ -230,6 +267,37 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
             return rex.makeCast(to, rex.makeCall(PgScalars.UUID_IN, operand));
         }
         return converted;
+    };
+
+    /**
+     * A cast of a floating-point value to an integer or numeric type as PostgreSQL makes it ({@link PgFloatCasts}),
+     * or null for other targets.
+     */
+    private static RexNode fromFloat(final RexBuilder rex, final RexNode operand, final RelDataType to) {
+        final org.apache.calcite.sql.SqlOperator op = switch (to.getSqlTypeName()) {
+            case SMALLINT, TINYINT -> PgFloatCasts.TO_INT2;
+            case INTEGER -> PgFloatCasts.TO_INT4;
+            case BIGINT -> PgFloatCasts.TO_INT8;
+            case DECIMAL -> operand.getType().getSqlTypeName() == SqlTypeName.REAL ? PgFloatCasts.FLOAT4_TO_NUMERIC
+                    : PgFloatCasts.FLOAT8_TO_NUMERIC;
+            default -> null;
+        };
+        if (op == null) {
+            return null;
+        }
+        return rex.makeCast(to, rex.makeCall(op, operand));
+    }
+
+    /** sqrt of double precision: 2201F for a negative number, as PostgreSQL's dsqrt. */
+    private static final SqlRexConvertlet SQRT = (cx, call) -> {
+        final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        final RexNode operand = cx.convertExpression(call.operand(0));
+        if (standard.getType().getSqlTypeName() != SqlTypeName.DOUBLE
+                || !SqlTypeUtil.isApproximateNumeric(operand.getType())) {
+            return standard;
+        }
+        final RexBuilder rex = cx.getRexBuilder();
+        return rex.makeCast(standard.getType(), rex.makeCall(PgFloatArithmetic.SQRT, operand), true, false);
     };
 
     /** {@code %} and {@code mod}: PostgreSQL has them for exact numbers only (42883 for a floating-point one). */
@@ -372,6 +440,13 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
     public @Nullable SqlRexConvertlet get(final SqlCall call) {
         if (call.getKind() == SqlKind.DIVIDE && call.operandCount() == 2) {
             return DIVIDE;
+        }
+        if ((call.getKind() == SqlKind.PLUS || call.getKind() == SqlKind.MINUS || call.getKind() == SqlKind.TIMES)
+                && call.operandCount() == 2) {
+            return FLOAT_ARITHMETIC;
+        }
+        if (call.getOperator() == SqlStdOperatorTable.SQRT && call.operandCount() == 1) {
+            return SQRT;
         }
         if (call.getOperator() == SqlStdOperatorTable.POWER) {
             return POWER;
