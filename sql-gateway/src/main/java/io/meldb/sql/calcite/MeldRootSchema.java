@@ -68,6 +68,7 @@ public final class MeldRootSchema extends AbstractSchema {
         PgFunctions.functions().forEach(b::put);
         GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
         JsonFunctions.functions().forEach(b::put);
+        BackendSignals.functions().forEach(b::put);
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();
