@@ -32,7 +32,8 @@ import java.util.function.BooleanSupplier;
  *       planning that attempts more than {@link #MAX_RULE_ATTEMPTS} rules fails with 54001 instead of running
  *       on.</li>
  *   <li>A sort over a key-range scan that already returns its order is dropped ({@link KeyOrderedSorts}).</li>
- *   <li>The inputs that operators keep in memory are charged to the statement's budget ({@link MeldBudget}).</li>
+ *   <li>Every operator's input checks the statement's cancel flag at every row, and the inputs that operators keep
+ *       in memory are charged to the statement's budget ({@link MeldBudget}).</li>
  *   <li>MeldDB's own rules (key ranges, lookup joins, large VALUES, table modify) are registered here, for every
  *       statement, not only those that read a table.</li>
  * </ul>

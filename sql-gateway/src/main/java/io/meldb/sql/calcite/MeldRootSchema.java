@@ -88,6 +88,7 @@ public final class MeldRootSchema extends AbstractSchema {
         GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
         JsonFunctions.functions().forEach(b::put);
         b.putAll(io.meldb.sql.pg.catalog.PgCatalogFunctions.functions());
+        BackendSignals.functions().forEach(b::put);
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));
         return b.build();

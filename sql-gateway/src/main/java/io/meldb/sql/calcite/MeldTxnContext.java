@@ -40,7 +40,15 @@ public interface MeldTxnContext {
         return null;
     }
 
-    /** Whether the running statement was asked to stop (a cancel request, a timeout): scans check it per row. */
+    /** The PostgreSQL front end's sessions, for pg_cancel_backend and pg_terminate_backend. */
+    default Backends backends() {
+        return Backends.NONE;
+    }
+
+    /**
+     * Whether the running statement was asked to stop (a cancel request, a timeout, its client went away): scans
+     * and every operator's input ({@link MeldBudget}) check it per row.
+     */
     default boolean cancelled() {
         return false;
     }

@@ -40,9 +40,10 @@ public final class StatementMemory {
         used = 0;
     }
 
-    /** Charges one row that an operator keeps; 53200 when the budget is spent. */
-    public void charge(final Object row) {
-        used += rowBytes(row);
+    /** Charges one row that an operator keeps and answers its estimate; 53200 when the budget is spent. */
+    public long charge(final Object row) {
+        final long bytes = rowBytes(row);
+        used += bytes;
         if (limit > 0 && used > limit) {
             final long over = used;
             used = 0;
@@ -51,6 +52,12 @@ public final class StatementMemory {
                     + over / (1024 * 1024) + " MB so far); raise meldb.statement_memory or make the query "
                     + "keep fewer rows");
         }
+        return bytes;
+    }
+
+    /** Gives back what rows no longer kept were charged (a recursive union's working table of an earlier step). */
+    public void release(final long bytes) {
+        used = Math.max(0, used - bytes);
     }
 
     /** An estimate of the heap a kept row takes, with the hash or list entry that holds it. */

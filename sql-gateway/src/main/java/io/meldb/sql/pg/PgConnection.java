@@ -141,6 +141,11 @@ final class PgConnection {
         context.cancel();
     }
 
+    /** The session ends (the client went away, or {@code terminate}: pg_terminate_backend). */
+    void end(final boolean terminate) {
+        context.end(terminate);
+    }
+
     /** The channel closed: rolls back whatever is open and releases the session. */
     void closed() {
         simple.close();

@@ -31,6 +31,8 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final int PAUSE_AT = 1024;
     private static final int RESUME_AT = 256;
     private static final Object CLOSED = new Object();
+    /** pg_terminate_backend: ends the session once what runs has stopped. */
+    private static final Object TERMINATE = new Object();
 
     private final PgServer server;
     private final int secret;
@@ -82,7 +84,7 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
     public void channelInactive(final ChannelHandlerContext ctx) {
         final PgConnection c = connection;
         if (c != null) {
-            c.cancel(); // a statement whose client went away stops
+            c.end(false); // a statement whose client went away stops, and so do those still waiting
         }
         inbox.add(CLOSED);
         waiting.incrementAndGet();
@@ -128,6 +130,32 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * pg_terminate_backend: the running statement stops and its error is FATAL 57P01; a session that runs nothing
+     * gets it next. Answers false when the session is not open yet.
+     */
+    boolean terminate() {
+        final PgConnection c = connection;
+        if (c == null) {
+            return false;
+        }
+        c.end(true);
+        inbox.add(TERMINATE);
+        waiting.incrementAndGet();
+        schedule();
+        return true;
+    }
+
+    /** pg_cancel_backend: as a CancelRequest, without the secret. */
+    boolean cancel() {
+        final PgConnection c = connection;
+        if (c == null) {
+            return false;
+        }
+        c.cancel();
+        return true;
+    }
+
     void closeChannel() {
         if (channel != null) {
             channel.close();
@@ -169,6 +197,12 @@ final class PgConnectionHandler extends ChannelInboundHandlerAdapter {
     private boolean process(final Object m) {
         if (m == CLOSED) {
             finish();
+            return false;
+        }
+        if (m == TERMINATE) {
+            if (!done) {
+                fatal(PgContext.terminating().getCause());
+            }
             return false;
         }
         final PgMessage message = (PgMessage) m;

@@ -34,6 +34,8 @@ final class PgContext {
     /** After an error in the extended protocol, messages are skipped until Sync. */
     boolean skipUntilSync;
     volatile boolean cancelRequested;
+    /** Set by pg_terminate_backend: the running statement's error ends the session (FATAL 57P01). */
+    volatile boolean terminated;
     /** Set when statement_timeout cancelled the running statement. */
     volatile boolean timedOut;
     /** Ends the session when it sits idle inside a transaction block (idle_in_transaction_session_timeout). */
@@ -57,6 +59,16 @@ final class PgContext {
     void cancel() {
         cancelRequested = true;
         session.cancel();
+    }
+
+    /**
+     * The session ends (its client went away, or pg_terminate_backend): stops the running statement and every
+     * later one until the session is closed.
+     */
+    void end(final boolean terminate) {
+        terminated |= terminate;
+        cancelRequested = true;
+        session.end();
     }
 
     /** Starts statement_timeout for the statement about to run; null when there is none. Stop it with {@link #stop}. */
@@ -101,6 +113,9 @@ final class PgContext {
 
     /** Sends the error of a failed statement and fails the transaction block it ran in. */
     void failStatement(final Throwable e) {
+        if (terminated) {
+            throw terminating();
+        }
         SqlErrors.Described d = SqlErrors.describe(e);
         if (d.sqlState().equals("57014") && timedOut) {
             d = new SqlErrors.Described("57014", "canceling statement due to statement timeout");
@@ -118,6 +133,12 @@ final class PgContext {
             LOG.debug("failing the transaction block failed too", again);
         }
         PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), d.detail(), null, d.fields());
+    }
+
+    /** What ends a terminated session: FATAL 57P01, as PostgreSQL sends it (the handler closes the connection). */
+    static PgFatalException terminating() {
+        return new PgFatalException(new io.meldb.sql.SqlStateException("57P01",
+                "terminating connection due to administrator command"));
     }
 
     /** Ends the implicit transaction of a simple query that failed, and its portals. */

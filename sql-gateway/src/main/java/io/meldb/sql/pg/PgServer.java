@@ -97,6 +97,7 @@ public final class PgServer implements AutoCloseable {
     /** Starts serving; throws when the port cannot be bound. */
     public static PgServer start(final SqlEngine engine, final PgServerConfig config) {
         final PgServer server = new PgServer(engine, config);
+        engine.backends(server.backends());
         LOG.info("PostgreSQL protocol on {}:{}", config.host(), server.port());
         return server;
     }
@@ -162,6 +163,28 @@ public final class PgServer implements AutoCloseable {
         if (h != null) {
             h.cancel(secret);
         }
+    }
+
+    /** The sessions by process id, for pg_cancel_backend and pg_terminate_backend. */
+    io.meldb.sql.calcite.Backends backends() {
+        return new io.meldb.sql.calcite.Backends() {
+            @Override
+            public boolean cancel(final long processId) {
+                final PgConnectionHandler h = handler(processId);
+                return h != null && h.cancel();
+            }
+
+            @Override
+            public boolean terminate(final long processId) {
+                final PgConnectionHandler h = handler(processId);
+                return h != null && h.terminate();
+            }
+        };
+    }
+
+    private PgConnectionHandler handler(final long processId) {
+        return processId < Integer.MIN_VALUE || processId > Integer.MAX_VALUE ? null
+                : byProcessId.get((int) processId);
     }
 
     /** Connections open now. */

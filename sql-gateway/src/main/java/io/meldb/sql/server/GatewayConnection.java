@@ -323,7 +323,7 @@ public final class GatewayConnection implements MeldTxnContext {
     public <T> T runStatement(final int statementId, final StatementKind kind, final Supplier<T> body,
                               final boolean retryCommit) {
         final AutocommitRetry retry = autocommitRetry;
-        cancelled = false;
+        cancelled = ended; // a session whose client is gone runs nothing more
         if (!retryCommit || retry == null || kind != StatementKind.WRITE || !autoCommit()) {
             try {
                 return runOnce(statementId, kind, body);
@@ -666,17 +666,46 @@ public final class GatewayConnection implements MeldTxnContext {
         return txn;
     }
 
-    /** Set by another thread to stop the running statement; cleared when the next one starts. */
+    /**
+     * Set by another thread to stop the running statement; cleared when the next one starts, unless the session
+     * is ending ({@link #end}).
+     */
     private volatile boolean cancelled;
+    /** The session is ending (its client went away, pg_terminate_backend): every statement stops. */
+    private volatile boolean ended;
 
-    /** Asks the running statement to stop (its scans end with 57014 at their next row). */
+    /**
+     * Asks the running statement to stop: it ends with 57014 at its next input row of any operator, rule attempt
+     * of the planner or row sent.
+     */
     public void cancel() {
+        cancelled = true;
+    }
+
+    /**
+     * The session is ending: stops the running statement, and any that starts later (a message that was waiting
+     * when the client went away), until the session is closed.
+     */
+    public void end() {
+        ended = true;
         cancelled = true;
     }
 
     /** A new statement begins (planning comes before {@link #runStatement}): an earlier cancel no longer counts. */
     public void clearCancel() {
-        cancelled = false;
+        cancelled = ended;
+    }
+
+    /** The PostgreSQL front end's sessions (pg_cancel_backend, pg_terminate_backend). */
+    private volatile io.meldb.sql.calcite.Backends backends = io.meldb.sql.calcite.Backends.NONE;
+
+    public void backends(final io.meldb.sql.calcite.Backends b) {
+        backends = b;
+    }
+
+    @Override
+    public io.meldb.sql.calcite.Backends backends() {
+        return backends;
     }
 
     /** The running statement's memory budget (limit set per connection; usage reset per statement). */

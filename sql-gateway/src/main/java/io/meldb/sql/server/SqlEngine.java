@@ -118,7 +118,15 @@ public final class SqlEngine {
                 sequenceCache);
         state.statistics(statistics);
         state.autocommitRetry(autocommitRetry);
+        state.backends(backends);
         return state;
+    }
+
+    /** The PostgreSQL front end's sessions, which pg_cancel_backend and pg_terminate_backend signal. */
+    private volatile io.meldb.sql.calcite.Backends backends = io.meldb.sql.calcite.Backends.NONE;
+
+    public void backends(final io.meldb.sql.calcite.Backends b) {
+        backends = b;
     }
 
     /** A Calcite connection whose schema tree is the catalog as {@code state}'s transaction sees it. */

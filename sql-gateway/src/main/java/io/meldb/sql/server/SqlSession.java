@@ -373,9 +373,17 @@ public final class SqlSession implements AutoCloseable {
     public record CopyTarget(int tableId, int[] columns, int[] jdbcTypes) {
     }
 
-    /** Stops the statement that runs now, from any thread: its scans end at their next row with 57014. */
+    /**
+     * Stops the statement that runs now, from any thread: it ends with 57014 at the next row any of its operators
+     * reads (or the planner's next rule attempts).
+     */
     public void cancel() {
         state.cancel();
+    }
+
+    /** The session ends (its client went away, or it is terminated): stops what runs now and whatever follows. */
+    public void end() {
+        state.end();
     }
 
     /** A query's cursor is done: closes it and releases its snapshot. */
