@@ -47,6 +47,29 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
      */
     private static final SqlRexConvertlet FLOAT_ARITHMETIC = (cx, call) -> {
         final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+        final RelDataType validated = cx.getValidator().getValidatedNodeTypeIfKnown(call);
+        if (validated != null && validated.getSqlTypeName() == SqlTypeName.TIMESTAMP
+                && standard instanceof org.apache.calcite.rex.RexCall dated && dated.getOperands().size() == 2
+                && dated.getOperands().stream().anyMatch(o -> o.getType().getSqlTypeName() == SqlTypeName.DATE)
+                && dated.getOperands().stream().anyMatch(o -> SqlTypeUtil.isInterval(o.getType()))) {
+            // date ± interval: the date as a timestamp at midnight, so that the result is a timestamp
+            final RexBuilder rex = cx.getRexBuilder();
+            final java.util.List<RexNode> operands = new java.util.ArrayList<>();
+            for (RexNode o : dated.getOperands()) {
+                if (o.getType().getSqlTypeName() == SqlTypeName.DATE) {
+                    operands.add(rex.makeCast(rex.getTypeFactory().createTypeWithNullability(
+                            rex.getTypeFactory().createSqlType(SqlTypeName.TIMESTAMP, 3), o.getType().isNullable()), o));
+                } else {
+                    // date - interval is the timestamp plus the negated interval
+                    operands.add(call.getKind() == SqlKind.MINUS
+                            ? rex.makeCall(SqlStdOperatorTable.UNARY_MINUS, o) : o);
+                }
+            }
+            final RelDataType timestamp = rex.getTypeFactory().createTypeWithNullability(
+                    rex.getTypeFactory().createSqlType(SqlTypeName.TIMESTAMP, 3), standard.getType().isNullable());
+            return rex.makeCast(validated, rex.makeCall(timestamp, SqlStdOperatorTable.DATETIME_PLUS, operands),
+                    true, false);
+        }
         if (!(standard instanceof org.apache.calcite.rex.RexCall c) || c.getOperands().size() != 2
                 || standard.getType().getSqlTypeName() != SqlTypeName.DOUBLE
                 || !SqlTypeUtil.isNumeric(c.getOperands().get(0).getType())
@@ -97,11 +120,24 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
     private static final SqlRexConvertlet EXTRACT = (cx, call) -> {
         final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
         final RelDataType validated = cx.getValidator().getValidatedNodeTypeIfKnown(call);
-        if (validated == null || !PgNumericType.is(validated)
-                || !(call.operand(0) instanceof org.apache.calcite.sql.SqlIntervalQualifier unit)
+        if (validated == null || !(call.operand(0) instanceof org.apache.calcite.sql.SqlIntervalQualifier unit)
                 || unit.timeUnitRange == null) {
             return standard;
         }
+        if (PgResultTypes.datePart(call) && validated.getSqlTypeName() == SqlTypeName.DOUBLE) {
+            // date_part: extract's value as double precision
+            final RexNode numeric = extractNumeric(cx, standard, call, unit);
+            return cx.getRexBuilder().makeCast(validated, numeric, true, false);
+        }
+        if (!PgNumericType.is(validated)) {
+            return standard;
+        }
+        return extractNumeric(cx, standard, call, unit);
+    };
+
+    /** extract's numeric value of a call whose Calcite conversion is {@code standard}. */
+    private static RexNode extractNumeric(final org.apache.calcite.sql2rel.SqlRexContext cx, final RexNode standard,
+                                          final SqlCall call, final org.apache.calcite.sql.SqlIntervalQualifier unit) {
         final RexBuilder rex = cx.getRexBuilder();
         final RelDataType numeric = PgNumericType.of(rex.getTypeFactory(), standard.getType().isNullable());
         final RexNode operand = cx.convertExpression(call.operand(1));
@@ -147,7 +183,7 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
             default:
                 return rex.makeCast(numeric, standard, true, false);
         }
-    };
+    }
 
     private static RexNode decimal(final RexBuilder rex, final String value) {
         return rex.makeExactLiteral(new java.math.BigDecimal(value));

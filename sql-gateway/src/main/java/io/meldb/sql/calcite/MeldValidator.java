@@ -11,7 +11,8 @@ import org.apache.calcite.sql.validate.SqlValidatorScope;
 /**
  * Calcite's validator with PostgreSQL's result types for the built-in operators whose Calcite definitions type
  * them otherwise ({@link PgResultTypes}): an expression's type is decided here, before conversion, so every
- * expression above it (and the statement's result columns) sees PostgreSQL's type.
+ * expression above it (and the statement's result columns) sees PostgreSQL's type. A date plus or minus an
+ * interval is a timestamp.
  */
 final class MeldValidator extends CalciteSqlValidator {
     MeldValidator(final SqlOperatorTable opTab, final CalciteCatalogReader catalogReader,
@@ -22,7 +23,12 @@ final class MeldValidator extends CalciteSqlValidator {
     @Override
     public RelDataType deriveType(final SqlValidatorScope scope, final SqlNode expr) {
         final RelDataType type = super.deriveType(scope, expr);
-        final RelDataType pg = PgResultTypes.of(typeFactory, expr, type);
+        RelDataType pg = PgResultTypes.of(typeFactory, expr, type);
+        if (pg == type && PgResultTypes.dateAndInterval(expr, type, this::getValidatedNodeTypeIfKnown)) {
+            // date ± interval is a timestamp in PostgreSQL (date_pl_interval), a date in Calcite
+            pg = typeFactory.createTypeWithNullability(
+                    typeFactory.createSqlType(org.apache.calcite.sql.type.SqlTypeName.TIMESTAMP), type.isNullable());
+        }
         if (pg != type) {
             setValidatedNodeType(expr, pg);
         }

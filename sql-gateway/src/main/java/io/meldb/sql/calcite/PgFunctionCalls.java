@@ -155,7 +155,24 @@ final class PgFunctionCalls {
         final java.math.BigDecimal value = n.getValueAs(java.math.BigDecimal.class);
         final SqlParserPos pos = number.getParserPosition();
         return SqlLiteral.createInterval(value.signum() < 0 ? -1 : 1, value.abs().toPlainString(),
-                new SqlIntervalQualifier(TimeUnit.DAY, null, pos), pos);
+                new IntegerDays(pos), pos);
+    }
+
+    /**
+     * The day qualifier of an interval that stands for an integer number of days ({@code date + 1}): PostgreSQL's
+     * {@code date + integer} is a date, its {@code date + interval} a timestamp ({@link PgResultTypes}).
+     */
+    static final class IntegerDays extends SqlIntervalQualifier {
+        IntegerDays(final SqlParserPos pos) {
+            super(TimeUnit.DAY, null, pos);
+        }
+    }
+
+    /** Whether {@code node} is the interval {@code date + integer} put in place of the integer. */
+    static boolean isIntegerDays(final SqlNode node) {
+        return node instanceof org.apache.calcite.sql.SqlIntervalLiteral l
+                && l.getValue() instanceof org.apache.calcite.sql.SqlIntervalLiteral.IntervalValue v
+                && v.getIntervalQualifier() instanceof IntegerDays;
     }
 
     /** Replaces the {@code now()} calls among {@code list}'s items. */

@@ -24,6 +24,9 @@ final class PgResultTypes {
         if (!(node instanceof SqlCall call)) {
             return type;
         }
+        if (call.getKind() == SqlKind.EXTRACT && datePart(call) && SqlTypeUtil.isNumeric(type)) {
+            return types.createTypeWithNullability(types.createSqlType(SqlTypeName.DOUBLE), type.isNullable());
+        }
         if (call.getKind() == SqlKind.EXTRACT && SqlTypeUtil.isExactNumeric(type) && !SqlTypeUtil.isDecimal(type)) {
             return PgNumericType.of(types, type.isNullable());
         }
@@ -35,6 +38,30 @@ final class PgResultTypes {
             return PgNumericType.of(types, type.isNullable());
         }
         return type;
+    }
+
+    /**
+     * Whether {@code node} is a date plus or minus an interval, which Calcite types as a date ({@code type}) and
+     * PostgreSQL as a timestamp; {@code typeOf} answers the operands' validated types.
+     */
+    static boolean dateAndInterval(final SqlNode node, final RelDataType type,
+                                   final java.util.function.Function<SqlNode, RelDataType> typeOf) {
+        if (!(node instanceof SqlCall call) || type.getSqlTypeName() != SqlTypeName.DATE || call.operandCount() != 2
+                || call.getKind() != SqlKind.PLUS && call.getKind() != SqlKind.MINUS) {
+            return false;
+        }
+        for (SqlNode operand : call.getOperandList()) {
+            final RelDataType t = typeOf.apply(operand);
+            if (t != null && SqlTypeUtil.isInterval(t) && !PgFunctionCalls.isIntegerDays(operand)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** date_part(field, source): extract's value, but double precision (extract itself is numeric). */
+    static boolean datePart(final SqlCall call) {
+        return call.getOperator().getName().equalsIgnoreCase("DATE_PART");
     }
 
     /** ceil, floor, round or sign of one argument. */
