@@ -12,12 +12,20 @@ import org.apache.calcite.sql.validate.SqlValidatorScope;
  * Calcite's validator with PostgreSQL's result types for the built-in operators whose Calcite definitions type
  * them otherwise ({@link PgResultTypes}): an expression's type is decided here, before conversion, so every
  * expression above it (and the statement's result columns) sees PostgreSQL's type. A date plus or minus an
- * interval is a timestamp.
+ * interval is a timestamp. The select items' declared string types are recorded for the result's description
+ * ({@link DeclaredTypes}).
  */
 final class MeldValidator extends CalciteSqlValidator {
     MeldValidator(final SqlOperatorTable opTab, final CalciteCatalogReader catalogReader,
             final JavaTypeFactory typeFactory, final Config config) {
         super(opTab, catalogReader, typeFactory, config);
+    }
+
+    @Override
+    public SqlNode validate(final SqlNode topNode) {
+        final SqlNode validated = super.validate(topNode);
+        DeclaredTypes.record(validated);
+        return validated;
     }
 
     @Override

@@ -186,12 +186,14 @@ public final class SqlSession implements AutoCloseable {
                 state.clearCancel();
                 PreparedStatement ps = null;
                 try (Hook.Closeable program = SqlEngine.withMeldProgram(state::cancelled)) {
+                    io.meldb.sql.calcite.DeclaredTypes.take();
                     ps = calcite.prepareStatement(returning != null ? returning.sql() : planned);
+                    final List<io.meldb.sql.codec.ColumnType> declared = io.meldb.sql.calcite.DeclaredTypes.take();
                     if (clauses != null) {
                         clauses.prepare(state.catalog(), schema, calcite);
                     }
                     return new PreparedSql(sql, kind, ps, null, null, returning, clauses, null,
-                            returning == null && kind == StatementKind.READ ? origins(ps) : null);
+                            returning == null && kind == StatementKind.READ ? origins(ps, declared) : null);
                 } catch (SQLException e) {
                     closeQuietly(ps, clauses);
                     throw SqlErrors.toSqlState(e);
@@ -417,9 +419,12 @@ public final class SqlSession implements AutoCloseable {
 
     /**
      * For each result column of a prepared query, the type of the table column it reads unchanged, or null (a
-     * computed value, a view's column): Calcite names the origin, the catalog knows its type.
+     * computed value, a view's column): Calcite names the origin, the catalog knows its type; a value cast to
+     * varchar(n) or char(n) has that type ({@code declared}, from the validator).
      */
-    private List<io.meldb.sql.codec.ColumnType> origins(final PreparedStatement ps) throws SQLException {
+    private List<io.meldb.sql.codec.ColumnType> origins(final PreparedStatement ps,
+                                                        final List<io.meldb.sql.codec.ColumnType> declared)
+            throws SQLException {
         final ResultSetMetaData md = ps.getMetaData();
         final List<io.meldb.sql.codec.ColumnType> out = new ArrayList<>(md.getColumnCount());
         for (int i = 1; i <= md.getColumnCount(); i++) {
@@ -430,7 +435,9 @@ public final class SqlSession implements AutoCloseable {
                     : state.catalog().table(SqlEngine.DATABASE, schemaName == null || schemaName.isEmpty() ? schema
                     : schemaName, table);
             final int index = def == null ? -1 : def.columnIndex(column);
-            out.add(index < 0 ? null : def.columns().get(index).type());
+            final io.meldb.sql.codec.ColumnType cast = declared != null && declared.size() == md.getColumnCount()
+                    ? declared.get(i - 1) : null;
+            out.add(cast != null ? cast : index < 0 ? null : def.columns().get(index).type());
         }
         return out;
     }
