@@ -47,3 +47,77 @@ void InfixCast(List<Object> list, ExprContext exprContext, Span s) :
         list.add(cast);
     }
 }
+
+/**
+ * One item of a select list, with its alias: this replaces Calcite's AddSelectItem (generate.xml renames that one
+ * out of the way). After AS the alias is a column label, which may be any keyword, as PostgreSQL's ColLabel:
+ * {@code SELECT x AS default}, {@code AS from}, {@code AS order} (SQLAlchemy's reflection sends {@code ... AS
+ * DEFAULT}). Without AS it is a name, as in Calcite's grammar. Calcite's {@code AS MEASURE}, which PostgreSQL has
+ * not, is left out: {@code AS measure} is a label.
+ */
+void AddSelectItem(List<SqlNode> list) :
+{
+    final SqlNode e;
+    final SqlIdentifier id;
+}
+{
+    e = SelectExpression()
+    (
+        <AS> id = ColumnLabel() {
+            list.add(SqlStdOperatorTable.AS.createCall(span().end(e), e, id));
+        }
+    |
+        (
+            id = SimpleIdentifier()
+        |
+            // Mute the warning about ambiguity between alias and continued
+            // string literal (as Calcite's AddSelectItem does).
+            LOOKAHEAD(1)
+            id = SimpleIdentifierFromStringLiteral()
+        ) {
+            list.add(SqlStdOperatorTable.AS.createCall(span().end(e), e, id));
+        }
+    |
+        { list.add(e); }
+    )
+}
+
+/**
+ * PostgreSQL's ColLabel: a name, a string where the conformance allows one, or any keyword (folded as an unquoted
+ * name: {@code AS DEFAULT} labels the column {@code default}).
+ */
+SqlIdentifier ColumnLabel() :
+{
+    final SqlIdentifier id;
+}
+{
+    (
+        id = SimpleIdentifier()
+    |
+        LOOKAHEAD(1)
+        id = SimpleIdentifierFromStringLiteral()
+    |
+        ReservedKeyword() {
+            id = new SqlIdentifier(unquotedIdentifier(), getPos());
+        }
+    )
+    {
+        return id;
+    }
+}
+
+/** One of the keywords that are no name (config.fmpp's columnLabelKeywords). */
+void ReservedKeyword() :
+{
+}
+{
+    (
+<#list parser.columnLabelKeywords as keyword>
+<#if keyword?index == 0>
+        <${keyword}>
+<#else>
+    |   <${keyword}>
+</#if>
+</#list>
+    )
+}

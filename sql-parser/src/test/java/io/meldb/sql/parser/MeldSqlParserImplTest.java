@@ -3,15 +3,24 @@ package io.meldb.sql.parser;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlKind;
 import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.dialect.CalciteSqlDialect;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.calcite.sql.validate.SqlConformanceEnum;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The PostgreSQL forms MeldSqlParserImpl reads beyond Calcite's default grammar, each as the tree it parses to
@@ -92,9 +101,55 @@ class MeldSqlParserImplTest {
         assertEquals("SELECT \"a$b\", \"_x\", \"été\" FROM \"t\"", unparse("SELECT a$b, _x, été FROM t"));
     }
 
+    /** The aliases of a SELECT's items, "-" for an item without one. */
+    static List<String> aliases(final String sql) throws SqlParseException {
+        final List<String> aliases = new ArrayList<>();
+        for (SqlNode item : ((SqlSelect) SqlParser.create(sql, CONFIG).parseQuery()).getSelectList()) {
+            aliases.add(item.getKind() == SqlKind.AS ? ((SqlIdentifier) ((SqlCall) item).operand(1)).getSimple() : "-");
+        }
+        return aliases;
+    }
+
+    @Test
+    void anyKeywordIsAColumnLabelAfterAs() throws SqlParseException {
+        assertEquals(List.of("default", "from", "From", "user", "order", "select", "as", "null", "measure", "x"),
+                aliases("SELECT 1 AS default, 2 AS from, 3 AS \"From\", 4 AS user, 5 AS order, 6 AS SELECT, "
+                        + "7 AS as, 8 AS null, 9 AS measure, 10 AS x FROM t AS u WHERE true"));
+        // SQLAlchemy's reflection of a column's default (PGDialect.get_columns)
+        assertEquals(List.of("-", "default"), aliases("SELECT a.attname, (SELECT pg_catalog.pg_get_expr(d.adbin, "
+                + "d.adrelid) FROM pg_catalog.pg_attrdef d WHERE d.adrelid = a.attrelid AND d.adnum = a.attnum AND "
+                + "a.atthasdef) AS DEFAULT FROM pg_catalog.pg_attribute a"));
+        // without AS an alias is a name, as before (PostgreSQL also takes most keywords there: not yet)
+        assertEquals(List.of("value", "-"), aliases("SELECT 1 value, 2 FROM t"));
+        assertThrows(SqlParseException.class, () -> parse("SELECT 1 default"));
+    }
+
+    /** Every keyword of the parser, reserved or not, is a label: config.fmpp's columnLabelKeywords is complete. */
+    @Test
+    void everyKeywordIsAColumnLabel() throws SqlParseException {
+        final SqlAbstractParserImpl.Metadata metadata = SqlParser.create("", CONFIG).getMetadata();
+        int keywords = 0;
+        final List<String> notLabels = new ArrayList<>();
+        for (String token : metadata.getTokens()) {
+            if (metadata.isKeyword(token) && token.matches("[A-Z][A-Z0-9_]*")) {
+                keywords++;
+                try {
+                    if (!aliases("SELECT 1 AS " + token + " FROM t").equals(List.of(token.toLowerCase(Locale.ROOT)))) {
+                        notLabels.add(token);
+                    }
+                } catch (SqlParseException e) {
+                    notLabels.add(token);
+                }
+            }
+        }
+        assertEquals(List.of(), notLabels);
+        assertTrue(keywords > 300, "keywords: " + keywords);
+    }
+
     @Test
     void reservedWordsStayReserved() {
         assertThrows(SqlParseException.class, () -> parse("SELECT from FROM t"));
+        assertThrows(SqlParseException.class, () -> parse("SELECT 1 AS - FROM t"));
         assertThrows(SqlParseException.class, () -> parse("SELECT 1 FROM t inner JOIN u ON true AS x"));
     }
 }
