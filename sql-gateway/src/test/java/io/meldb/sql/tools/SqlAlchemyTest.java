@@ -26,8 +26,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (pg_class with pg_table_is_visible), reflection, ORM-core CRUD with RETURNING, a unique violation whose
  * diagnostics name the constraint, a rolled-back transaction. Each step's value must be what PostgreSQL 15 answers
  * ({@link #POSTGRES}, recorded from the same script against PostgreSQL 15). The steps MeldDB cannot do yet
- * ({@link #NOT_YET}: reflection queries that need arrays, set-returning functions in the select list and keywords as
- * column aliases) must still fail, so that the list shrinks when they start working.
+ * ({@link #NOT_YET}: reflection queries that need arrays, set-returning functions in the select list and catalog
+ * tables MeldDB lacks, such as pg_sequence for get_columns, whose {@code AS DEFAULT} MeldDB's parser reads since issue
+ * 35) must still fail, so that the list shrinks when they start working.
  */
 @Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
