@@ -37,14 +37,15 @@ class ModuleLayeringTest {
             Map.entry("txn-api", Set.of("meld-core")),
             Map.entry("txn-client", Set.of("txn-api", "meld-core", "wire")),
             Map.entry("txn-server", Set.of("txn-client", "txn-api", "meld-core", "log-client", "wire")),
-            Map.entry("sql-gateway", Set.of("txn-client", "txn-api", "meld-core", "wire")),
-            Map.entry("jdbc-driver", Set.of("sql-gateway", "txn-client", "txn-api", "meld-core", "wire")),
-            Map.entry("launcher", Set.of("process", "sql-gateway", "txn-server", "txn-client", "txn-api", "meld-core",
-                    "log-server", "log-client", "wire")),
-            Map.entry("deploy", Set.of("process", "launcher", "sql-gateway", "txn-server", "txn-client", "txn-api",
+            Map.entry("sql-parser", Set.of()),
+            Map.entry("sql-gateway", Set.of("sql-parser", "txn-client", "txn-api", "meld-core", "wire")),
+            Map.entry("jdbc-driver", Set.of("sql-gateway", "sql-parser", "txn-client", "txn-api", "meld-core", "wire")),
+            Map.entry("launcher", Set.of("process", "sql-gateway", "sql-parser", "txn-server", "txn-client", "txn-api",
                     "meld-core", "log-server", "log-client", "wire")),
-            Map.entry("benchmarks", Set.of("process", "launcher", "sql-gateway", "txn-server", "txn-client", "txn-api",
-                    "meld-core", "log-server", "log-client", "wire"))));
+            Map.entry("deploy", Set.of("process", "launcher", "sql-gateway", "sql-parser", "txn-server", "txn-client",
+                    "txn-api", "meld-core", "log-server", "log-client", "wire")),
+            Map.entry("benchmarks", Set.of("process", "launcher", "sql-gateway", "sql-parser", "txn-server",
+                    "txn-client", "txn-api", "meld-core", "log-server", "log-client", "wire"))));
     /** Known exceptions, each a debt with its way out: a dependency allowed only in the classes named. None today. */
     private static final Map<String, Set<String>> ALLOWED_ONLY_IN = Map.of();
 

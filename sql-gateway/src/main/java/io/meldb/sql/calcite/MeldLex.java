@@ -1,5 +1,6 @@
 package io.meldb.sql.calcite;
 
+import io.meldb.sql.parser.MeldSqlParserImpl;
 import org.apache.calcite.avatica.util.Casing;
 import org.apache.calcite.avatica.util.Quoting;
 import org.apache.calcite.config.CalciteConnectionProperty;
@@ -11,17 +12,18 @@ import java.util.Properties;
  * PostgreSQL's identifier rule, in one place for every parser of the gateway: unquoted identifiers fold to lower
  * case, quoted ones keep their case, and names then match exactly. Calcite's connections ({@link #apply}), the
  * fast path's and the front ends' own parses ({@link #PARSER}) and MeldDB's DDL lexer all fold the same way, so a
- * name means the same table or column whichever of them reads it.
+ * name means the same table or column whichever of them reads it. The parser is MeldDB's own, {@link
+ * MeldSqlParserImpl} (module sql-parser, issue 35).
  */
 public final class MeldLex {
-    /** Calcite's parser configured as every connection's is. */
+    /** MeldDB's parser configured as every connection's is. */
     public static final SqlParser.Config PARSER = SqlParser.config()
             .withQuoting(Quoting.DOUBLE_QUOTE)
             .withUnquotedCasing(Casing.TO_LOWER)
             .withQuotedCasing(Casing.UNCHANGED)
             .withCaseSensitive(true)
             .withConformance(org.apache.calcite.sql.validate.SqlConformanceEnum.LENIENT)
-            .withParserFactory(org.apache.calcite.sql.parser.babel.SqlBabelParserImpl.FACTORY);
+            .withParserFactory(MeldSqlParserImpl.FACTORY);
 
     private MeldLex() {
     }
@@ -34,7 +36,7 @@ public final class MeldLex {
         calcite.setProperty(CalciteConnectionProperty.CASE_SENSITIVE.camelName(), "true");
         calcite.setProperty(CalciteConnectionProperty.CONFORMANCE.camelName(), "LENIENT");
         calcite.setProperty(CalciteConnectionProperty.PARSER_FACTORY.camelName(),
-                org.apache.calcite.sql.parser.babel.SqlBabelParserImpl.class.getName() + "#FACTORY");
+                MeldSqlParserImpl.class.getName() + "#FACTORY");
     }
 
     /** Calcite's parser over {@code sql}, configured as {@link #PARSER}. */

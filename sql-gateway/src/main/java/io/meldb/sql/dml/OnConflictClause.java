@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * PostgreSQL's {@code INSERT INTO t [AS alias] ... ON CONFLICT [(cols) | ON CONSTRAINT name] DO NOTHING | DO UPDATE
- * SET c = expr, ... [WHERE cond]}, which Calcite's parser does not read (nor its Babel parser): {@link #split} takes
+ * SET c = expr, ... [WHERE cond]}, which MeldDB's parser (sql-parser) does not read yet: {@link #split} takes
  * the target's alias and the ON CONFLICT clause out of the statement, leaving an INSERT (with its RETURNING clause,
  * if any) that the ordinary write path plans; {@link Upsert} carries the clause out row by row.
  *

@@ -12,10 +12,11 @@ import java.util.Locale;
 
 /**
  * Quotes {@code date}, {@code time} and {@code timestamp} where a query uses them as column names, which PostgreSQL
- * allows unquoted and Calcite's parsers (Babel's too) do not: {@code SELECT date FROM orders WHERE date > DATE
- * '2024-01-01'} reaches Calcite as {@code SELECT "date" FROM orders WHERE "date" > DATE '2024-01-01'}. The word stays
- * a keyword where it starts a literal ({@code DATE '...'}), a type with a precision or zone ({@code TIMESTAMP(3)},
- * {@code TIMESTAMP WITH TIME ZONE}, {@code AT TIME ZONE}) or a CAST's target type; everywhere else it is a name.
+ * allows unquoted and Calcite's parsers (MeldDB's too, so far) do not: {@code SELECT date FROM orders WHERE date >
+ * DATE '2024-01-01'} reaches Calcite as {@code SELECT "date" FROM orders WHERE "date" > DATE '2024-01-01'}. The word
+ * stays a keyword where it starts a literal ({@code DATE '...'}), a type with a precision or zone ({@code
+ * TIMESTAMP(3)}, {@code TIMESTAMP WITH TIME ZONE}, {@code AT TIME ZONE}) or a CAST's target type; everywhere else it is
+ * a name.
  * String literals, quoted identifiers and comments are left as they are.
  */
 final class DateTimeIdentifiers {

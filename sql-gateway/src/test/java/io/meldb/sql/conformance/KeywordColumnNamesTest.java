@@ -5,19 +5,24 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 import static io.meldb.sql.conformance.Conformance.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Column names that PostgreSQL accepts unquoted because they are not reserved there (value, year, month, at,
  * position, result, count, type, status, ...) work unquoted in every statement, as in PostgreSQL: Calcite's default
- * parser reserves many of them, so MeldDB parses with Calcite's Babel parser, which does not. The same words keep
- * working as what they are elsewhere (EXTRACT(YEAR FROM ...), DATE literals, COUNT(*), VALUES). {@code date},
- * {@code time} and {@code timestamp}, which Babel still reserves, are quoted by the gateway where they are names.
+ * parser reserves many of them, MeldDB's own (module sql-parser) does not. The same words keep working as what they
+ * are elsewhere (EXTRACT(YEAR FROM ...), DATE literals, COUNT(*), VALUES). {@code date}, {@code time} and {@code
+ * timestamp}, which that parser still reserves, are quoted by the gateway where they are names. After AS any keyword
+ * labels a column, reserved or not, as PostgreSQL's ColLabel.
  */
 class KeywordColumnNamesTest extends ConformanceTest {
 
@@ -74,6 +79,33 @@ class KeywordColumnNamesTest extends ConformanceTest {
             }
             assertEquals(List.of("2024"), rows(s, "SELECT EXTRACT(YEAR FROM timestamp) FROM " + t
                     + " WHERE timestamp IS NOT NULL ORDER BY date"));
+        }
+    }
+
+    /**
+     * {@code SELECT ... AS default}, {@code AS from}, {@code AS user}, {@code AS order}: PostgreSQL 15 takes any
+     * keyword as a column label after AS and names the column with it folded to lower case. SQLAlchemy's reflection
+     * of a column's default labels a scalar sub-query {@code AS DEFAULT}.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {Conformance.PG, Conformance.MELD})
+    void anyKeywordLabelsAColumnAfterAs(final String protocol) throws SQLException {
+        final String t = "kwl_" + protocol;
+        try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + t + " (id INTEGER PRIMARY KEY, value INTEGER)");
+            s.executeUpdate("INSERT INTO " + t + " VALUES (1, 10), (2, 20)");
+            try (ResultSet r = s.executeQuery("SELECT id AS default, value AS from, 3 AS user, 'x' AS ORDER, "
+                    + "(SELECT MAX(value) FROM " + t + ") AS DEFAULT FROM " + t + " WHERE id = 1")) {
+                final ResultSetMetaData m = r.getMetaData();
+                final List<String> labels = new ArrayList<>();
+                for (int i = 1; i <= m.getColumnCount(); i++) {
+                    labels.add(m.getColumnLabel(i));
+                }
+                assertEquals(List.of("default", "from", "user", "order", "default"), labels);
+                assertTrue(r.next());
+                assertEquals(List.of("1", "10", "3", "x", "20"), List.of(r.getString(1), r.getString(2),
+                        r.getString(3), r.getString(4), r.getString(5)));
+            }
         }
     }
 }

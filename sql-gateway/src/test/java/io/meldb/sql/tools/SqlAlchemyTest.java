@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (pg_class with pg_table_is_visible), reflection, ORM-core CRUD with RETURNING, a unique violation whose
  * diagnostics name the constraint, a rolled-back transaction. Each step's value must be what PostgreSQL 15 answers
  * ({@link #POSTGRES}, recorded from the same script against PostgreSQL 15). The steps MeldDB cannot do yet
- * ({@link #NOT_YET}: reflection queries that need int2vector, regclass, set-returning functions in the select list
- * and keywords as column aliases) must still fail, so that the list shrinks when they start working.
+ * ({@link #NOT_YET}: reflection queries that need int2vector, regclass, json_build_object and set-returning
+ * functions in the select list) must still fail, so that the list shrinks when they start working.
  */
 @Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
