@@ -22,7 +22,8 @@ import java.util.List;
  * catalog the statement's transaction sees, the session): generated code calls a public static method with the
  * statement's {@link DataContext} first, then the arguments, each boxed to {@code Object} (the method converts
  * them, so an int2 or an int8 argument reaches an oid parameter alike). The SQL types of the parameters are
- * declared here; the result type is the method's (String: text, Boolean: boolean, Integer: integer, Long: bigint),
+ * declared here; the result type is the method's (String: text, Boolean: boolean, Integer: integer, Long: bigint,
+ * a List of strings: text[]),
  * always nullable (PostgreSQL's catalog functions answer NULL for an object that does not exist). The call is
  * never folded into a constant: it reads the context.
  */
@@ -54,6 +55,11 @@ public final class ContextFunction implements ScalarFunction, ImplementableFunct
     @Override
     public RelDataType getReturnType(final RelDataTypeFactory typeFactory) {
         final Class<?> r = method.getReturnType();
+        if (java.util.List.class.isAssignableFrom(r)) {
+            // a list of names: an array of text (name[] in PostgreSQL)
+            return typeFactory.createTypeWithNullability(typeFactory.createArrayType(
+                    typeFactory.createSqlType(SqlTypeName.VARCHAR), -1), true);
+        }
         final SqlTypeName type = r == Boolean.class ? SqlTypeName.BOOLEAN : r == Integer.class ? SqlTypeName.INTEGER
                 : r == Long.class ? SqlTypeName.BIGINT : SqlTypeName.VARCHAR;
         return typeFactory.createTypeWithNullability(typeFactory.createSqlType(type), true);

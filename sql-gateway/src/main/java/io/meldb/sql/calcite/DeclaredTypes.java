@@ -17,7 +17,8 @@ import java.util.List;
 /**
  * The string types a query's result columns are declared with where Calcite's types cannot tell: PostgreSQL types
  * a computed string as text, but a value cast to {@code varchar(n)} or {@code char(n)} as that type
- * ({@code SELECT CAST(x AS varchar(3))} is a varchar column with typmod 7); to Calcite both are VARCHAR or CHAR.
+ * ({@code SELECT CAST(x AS varchar(3))} is a varchar column with typmod 7), and one cast to json or jsonb (or
+ * taken from such a value with {@code ->}) as json; to Calcite all are VARCHAR or CHAR.
  * The validator ({@link MeldValidator}) records, for each select item of the statement it validated last on this
  * thread, the type of an outermost CAST to a character type, or null; the statement that prepared it takes the
  * list ({@link #take()}) to describe its columns.
@@ -57,9 +58,21 @@ public final class DeclaredTypes {
         if (node instanceof SqlCall as && as.getKind() == SqlKind.AS) {
             node = as.operand(0);
         }
+        if (node instanceof SqlCall call && call.operandCount() == 2
+                && call.getOperator().getName().toLowerCase(java.util.Locale.ROOT).matches("json_(field|element)")) {
+            // j -> 'k', j -> 2: json of json, jsonb of jsonb (->> is text)
+            return declared(call.operand(0));
+        }
         if (!(node instanceof SqlCall cast) || cast.getKind() != SqlKind.CAST || cast.operandCount() != 2
-                || !(cast.operand(1) instanceof SqlDataTypeSpec spec)
-                || !(spec.getTypeNameSpec() instanceof SqlBasicTypeNameSpec basic)) {
+                || !(cast.operand(1) instanceof SqlDataTypeSpec spec)) {
+            return null;
+        }
+        if (spec.getTypeNameSpec() instanceof org.apache.calcite.sql.SqlUserDefinedTypeNameSpec user) {
+            final String type = user.getTypeName().getSimple().toLowerCase(java.util.Locale.ROOT);
+            return type.equals("json") ? new ColumnType(SqlType.JSON, 0, 0)
+                    : type.equals("jsonb") ? new ColumnType(SqlType.JSON, 0, ColumnType.JSONB_FLAG) : null;
+        }
+        if (!(spec.getTypeNameSpec() instanceof SqlBasicTypeNameSpec basic)) {
             return null;
         }
         final SqlTypeName name = SqlTypeName.get(basic.getTypeName().getSimple().toUpperCase(java.util.Locale.ROOT));

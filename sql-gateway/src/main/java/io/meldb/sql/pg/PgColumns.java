@@ -52,7 +52,7 @@ public final class PgColumns {
                 throw new io.meldb.sql.SqlStateException("0A000", "a result column of this type is not supported "
                         + "yet: composite values and arrays of arrays, dates or times (column \"" + c.name() + "\")");
             }
-            mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON ? -1
+            mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON || types[i] == PgType.JSONB ? -1
                     : c.origin() != null && c.origin().type().isString()
                     ? stringTypeModifier(c.origin()) : typeModifier(c.jdbcType(), c.precision(), c.scale());
         }
@@ -78,7 +78,8 @@ public final class PgColumns {
                 case CHAR:
                     return PgType.BPCHAR;
                 case JSON:
-                    // jsonb too, until pg_type can answer the catalog query drivers send for jsonb's OID (3802)
+                    // jsonb too: pgjdbc looks up an OID it does not know (jsonb's 3802) with a catalog query that
+                    // needs regproc, array_upper and array subscripts, which MeldDB cannot run yet
                     return PgType.JSON;
                 default:
                     break;

@@ -137,6 +137,12 @@ public final class PgParameters {
             }
             case BYTEA:
                 return ByteBufUtil.getBytes(b);
+            case JSONB:
+                // jsonb_recv: version 1, then the text
+                if (n < 1 || b.getByte(b.readerIndex()) != 1) {
+                    throw new SqlStateException("22P03", "unsupported jsonb version number");
+                }
+                return b.toString(b.readerIndex() + 1, n - 1, StandardCharsets.UTF_8);
             case UUID:
                 expectLength(type, n, 16);
                 return new java.util.UUID(b.getLong(b.readerIndex()), b.getLong(b.readerIndex() + 8)).toString();

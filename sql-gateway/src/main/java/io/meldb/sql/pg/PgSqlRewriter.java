@@ -190,10 +190,11 @@ final class PgSqlRewriter {
                         }
                         break;
                     }
-                    case "JSON":
-                        // checked as PostgreSQL's json_in checks it; the value is its text (MeldDB keeps JSON so)
+                    case "JSON", "JSONB":
+                        // checked as PostgreSQL's json_in checks it; the value is its text (MeldDB keeps JSON so),
+                        // cast to the type name the planner reads as text and the result keeps (DeclaredTypes)
                         io.meldb.sql.codec.ColumnType.of(io.meldb.sql.codec.SqlType.JSON).coerce(text);
-                        return "CAST(" + operand + " AS VARCHAR)";
+                        return "CAST(" + operand + " AS " + type.toLowerCase(Locale.ROOT) + ")";
                     case "TIMESTAMP":
                         return "TIMESTAMP '" + PgValues.timestampText(((java.sql.Timestamp) PgParameters.convertText(
                                 text, java.sql.Types.TIMESTAMP)).toLocalDateTime()) + "'";
@@ -201,14 +202,14 @@ final class PgSqlRewriter {
                         break;
                 }
             } catch (io.meldb.sql.SqlStateException e) {
-                if (type.equals("JSON") || type.equals("INTERVAL")) {
+                if (type.startsWith("JSON") || type.equals("INTERVAL")) {
                     throw e; // no CAST would: JSON is text to the planner, and an interval's text is not Calcite's
                 }
             } catch (RuntimeException e) {
                 // not a valid literal: the CAST reports it
             }
         }
-        return "CAST(" + operand + " AS " + (type.equals("JSON") ? "VARCHAR" : type) + ")";
+        return "CAST(" + operand + " AS " + (type.startsWith("JSON") ? type.toLowerCase(Locale.ROOT) : type) + ")";
     }
 
     /** Reads the parameter {@code $n} at {@code at} into {@code parameterOf} (0-based); answers where it ended. */
@@ -339,7 +340,8 @@ final class PgSqlRewriter {
             case "timestamp", "timestamp without time zone", "timestamptz", "timestamp with time zone" ->
                     "TIMESTAMP";
             case "bytea" -> "VARBINARY";
-            case "json", "jsonb" -> "JSON";
+            case "json" -> "JSON";
+            case "jsonb" -> "JSONB";
             default -> name.toUpperCase(Locale.ROOT) + args;
         };
     }

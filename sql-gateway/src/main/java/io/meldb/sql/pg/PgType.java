@@ -28,6 +28,8 @@ public enum PgType {
     NUMERIC(1700, -1, "numeric"),
     JSON(114, -1, "json"),
     UUID(2950, 16, "uuid"),
+    /** Kept as its text, like json; its binary form is that text after a version byte (1). */
+    JSONB(3802, -1, "jsonb"),
     // one-dimensional or nested arrays of the types above, sent in PostgreSQL's array forms (PgArrays)
     BOOL_ARRAY(1000, -1, "_bool"),
     BYTEA_ARRAY(1001, -1, "_bytea"),
@@ -45,7 +47,8 @@ public enum PgType {
     TIMESTAMPTZ_ARRAY(1185, -1, "_timestamptz"),
     JSON_ARRAY(199, -1, "_json"),
     NUMERIC_ARRAY(1231, -1, "_numeric"),
-    UUID_ARRAY(2951, -1, "_uuid");
+    UUID_ARRAY(2951, -1, "_uuid"),
+    JSONB_ARRAY(3807, -1, "_jsonb");
 
     private final int oid;
     private final int length;
@@ -90,6 +93,7 @@ public enum PgType {
             case JSON_ARRAY -> JSON;
             case NUMERIC_ARRAY -> NUMERIC;
             case UUID_ARRAY -> UUID;
+            case JSONB_ARRAY -> JSONB;
             default -> null;
         };
     }

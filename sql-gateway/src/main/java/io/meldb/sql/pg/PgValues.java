@@ -154,6 +154,18 @@ public final class PgValues {
                     writeText(out, u.toString());
                 }
             }
+            case JSONB -> {
+                final String s = v.toString();
+                if (binary) {
+                    // jsonb_send: a version byte, then the text
+                    checkFieldLength(out, s);
+                    final int at = out.writerIndex();
+                    out.writeInt(0).writeByte(1);
+                    out.setInt(at, 1 + ByteBufUtil.writeUtf8(out, s));
+                } else {
+                    writeText(out, s);
+                }
+            }
             case BYTEA -> {
                 final byte[] b = v instanceof org.apache.calcite.avatica.util.ByteString s ? s.getBytes() : (byte[]) v;
                 if (binary) {

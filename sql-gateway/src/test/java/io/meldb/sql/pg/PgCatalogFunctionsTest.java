@@ -177,6 +177,11 @@ class PgCatalogFunctionsTest {
         assertEquals(List.of("postgres|f|UTF8|postgres|t"),
                 rows("SELECT pg_get_userbyid(10), pg_is_in_recovery(), pg_encoding_to_char(6), r.rolname, "
                         + "r.rolsuper FROM pg_roles r WHERE r.oid = 10"));
+        assertEquals(List.of("{pg_catalog,public}|{public}"), rows("SELECT current_schemas(true), current_schemas(false)"));
+        // pgjdbc's lookup of a type OID it does not know
+        assertEquals(List.of("t|pg_catalog|jsonb"), rows("SELECT n.nspname = ANY(current_schemas(true)), n.nspname, "
+                + "t.typname FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON t.typnamespace = n.oid "
+                + "WHERE t.oid = 3802"));
         assertEquals(List.of(), rows("SELECT enumlabel FROM pg_enum"));
         assertEquals(List.of(), rows("SELECT rngtypid FROM pg_catalog.pg_range"));
     }
