@@ -20,36 +20,48 @@ import java.util.List;
 /**
  * A scalar function of the schema tree whose value depends on the connection as well as its arguments (the
  * catalog the statement's transaction sees, the session): generated code calls a public static method with the
- * statement's {@link DataContext} first, then the arguments, each boxed to {@code Object} (the method converts
- * them, so an int2 or an int8 argument reaches an oid parameter alike). The SQL types of the parameters are
- * declared here; the result type is the method's (String: text, Boolean: boolean, Integer: integer, Long: bigint,
- * a List of strings: text[]),
- * always nullable (PostgreSQL's catalog functions answer NULL for an object that does not exist). The call is
- * never folded into a constant: it reads the context.
+ * statement's {@link DataContext} first, then the arguments, each converted to the method's parameter type (an
+ * {@code Object} parameter takes the value boxed, so an int2 or an int8 argument reaches an oid parameter alike).
+ * The SQL types of the parameters are declared here; the result type is the method's (String: text, Boolean:
+ * boolean, Integer: integer, Long or long: bigint, a List of strings: text[]), nullable unless the method returns a
+ * primitive (PostgreSQL's catalog functions answer NULL for an object that does not exist). The call is never
+ * folded into a constant: it reads the context. The catalog functions ({@code PgCatalogFunctions}) and the
+ * sequence functions ({@link SequenceFunction}) are such functions.
  */
-public final class ContextFunction implements ScalarFunction, ImplementableFunction {
+public class ContextFunction implements ScalarFunction, ImplementableFunction {
     private final Method method;
     private final List<SqlTypeName> parameters;
+
+    protected ContextFunction(final Class<?> owner, final String name, final SqlTypeName... parameters) {
+        this(method(owner, name, parameters.length), List.of(parameters));
+    }
 
     private ContextFunction(final Method method, final List<SqlTypeName> parameters) {
         this.method = method;
         this.parameters = parameters;
     }
 
+    private static Method method(final Class<?> owner, final String name, final int arity) {
+        for (Method m : owner.getMethods()) {
+            if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers())
+                    && m.getParameterCount() == arity + 1 && m.getParameterTypes()[0] == DataContext.class) {
+                return m;
+            }
+        }
+        throw new IllegalArgumentException("no public static " + owner.getSimpleName() + "." + name
+                + "(DataContext and " + arity + " more)");
+    }
+
     /**
      * The function {@code owner.name(DataContext, Object...)} with parameters of the SQL types given; the method
      * must be public and static and take a {@link DataContext} and one {@code Object} per parameter.
      */
+    /**
+     * The function {@code owner.name(DataContext, ...)} with parameters of the SQL types given; the method must be
+     * public and static and take a {@link DataContext} and one value per parameter.
+     */
     public static ContextFunction of(final Class<?> owner, final String name, final SqlTypeName... parameters) {
-        for (Method m : owner.getMethods()) {
-            if (m.getName().equals(name) && Modifier.isStatic(m.getModifiers())
-                    && m.getParameterCount() == parameters.length + 1
-                    && m.getParameterTypes()[0] == DataContext.class) {
-                return new ContextFunction(m, List.of(parameters));
-            }
-        }
-        throw new IllegalArgumentException("no public static " + owner.getSimpleName() + "." + name
-                + "(DataContext" + ", Object".repeat(parameters.length) + ")");
+        return new ContextFunction(method(owner, name, parameters.length), List.of(parameters));
     }
 
     @Override
@@ -60,9 +72,10 @@ public final class ContextFunction implements ScalarFunction, ImplementableFunct
             return typeFactory.createTypeWithNullability(typeFactory.createArrayType(
                     typeFactory.createSqlType(SqlTypeName.VARCHAR), -1), true);
         }
-        final SqlTypeName type = r == Boolean.class ? SqlTypeName.BOOLEAN : r == Integer.class ? SqlTypeName.INTEGER
-                : r == Long.class ? SqlTypeName.BIGINT : SqlTypeName.VARCHAR;
-        return typeFactory.createTypeWithNullability(typeFactory.createSqlType(type), true);
+        final SqlTypeName type = r == Boolean.class || r == boolean.class ? SqlTypeName.BOOLEAN
+                : r == Integer.class || r == int.class ? SqlTypeName.INTEGER
+                : r == Long.class || r == long.class ? SqlTypeName.BIGINT : SqlTypeName.VARCHAR;
+        return typeFactory.createTypeWithNullability(typeFactory.createSqlType(type), !r.isPrimitive());
     }
 
     @Override
@@ -101,9 +114,16 @@ public final class ContextFunction implements ScalarFunction, ImplementableFunct
         return (translator, call, nullAs) -> {
             final List<Expression> args = new ArrayList<>();
             args.add(DataContext.ROOT);
-            for (Expression operand : translator.translateList(call.getOperands())) {
-                final Expression boxed = Primitive.is(operand.getType()) ? Expressions.box(operand) : operand;
-                args.add(Expressions.convert_(boxed, Object.class));
+            final Class<?>[] types = method.getParameterTypes();
+            final List<Expression> operands = translator.translateList(call.getOperands());
+            for (int i = 0; i < operands.size(); i++) {
+                final Expression operand = operands.get(i);
+                if (types[i + 1] == Object.class) {
+                    final Expression boxed = Primitive.is(operand.getType()) ? Expressions.box(operand) : operand;
+                    args.add(Expressions.convert_(boxed, Object.class));
+                } else {
+                    args.add(Expressions.convert_(operand, types[i + 1]));
+                }
             }
             return Expressions.call(method, args);
         };
