@@ -58,6 +58,10 @@ public final class DeclaredTypes {
         if (node instanceof SqlCall as && as.getKind() == SqlKind.AS) {
             node = as.operand(0);
         }
+        if (node instanceof SqlCall built && built.getOperator().getName().toLowerCase(java.util.Locale.ROOT)
+                .matches("json_build_(object|array)")) {
+            return new ColumnType(SqlType.JSON, 0, 0);
+        }
         if (node instanceof SqlCall call && call.operandCount() == 2
                 && call.getOperator().getName().toLowerCase(java.util.Locale.ROOT).matches("json_(field|element)")) {
             // j -> 'k', j -> 2: json of json, jsonb of jsonb (->> is text)

@@ -275,6 +275,10 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         if (booleanText != null) {
             return booleanText;
         }
+        final RexNode catalogCast = CatalogCasts.convert(cx, call);
+        if (catalogCast != null) {
+            return catalogCast;
+        }
         final RexNode converted = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
         final RexNode operand = cx.convertExpression(call.operand(0));
         final RelDataType from = operand.getType();

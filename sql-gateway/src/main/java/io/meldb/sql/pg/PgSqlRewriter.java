@@ -331,7 +331,9 @@ final class PgSqlRewriter {
             case "float4", "real" -> "REAL";
             case "float8", "double precision", "float" -> "DOUBLE";
             case "numeric", "decimal" -> "DECIMAL" + args;
-            case "text", "unknown", "name", "regclass", "regtype", "regproc" -> "VARCHAR";
+            case "text", "unknown", "name", "regproc" -> "VARCHAR";
+            case "regclass" -> "regclass";
+            case "regtype" -> "regtype";
             case "varchar", "character varying" -> "VARCHAR" + args;
             case "bpchar", "char", "character" -> "CHAR" + args;
             case "bool", "boolean" -> "BOOLEAN";

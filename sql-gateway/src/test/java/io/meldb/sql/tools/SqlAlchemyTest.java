@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * (pg_class with pg_table_is_visible), reflection, ORM-core CRUD with RETURNING, a unique violation whose
  * diagnostics name the constraint, a rolled-back transaction. Each step's value must be what PostgreSQL 15 answers
  * ({@link #POSTGRES}, recorded from the same script against PostgreSQL 15). The steps MeldDB cannot do yet
- * ({@link #NOT_YET}: reflection queries that need int2vector, regclass, json_build_object and set-returning
- * functions in the select list) must still fail, so that the list shrinks when they start working.
+ * ({@link #NOT_YET}: reflection queries that need int2vector and set-returning functions in the select list)
+ * must still fail, so that the list shrinks when they start working.
  */
 @Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -62,7 +62,7 @@ class SqlAlchemyTest {
     }
 
     /** Steps that fail on MeldDB today (docs/status.md). */
-    private static final Set<String> NOT_YET = Set.of("get_columns", "get_pk_constraint", "get_indexes");
+    private static final Set<String> NOT_YET = Set.of("get_pk_constraint", "get_indexes");
 
     @Test
     void shouldRunSqlAlchemysEverydayPathAsAgainstPostgres() throws Exception {

@@ -56,6 +56,10 @@ public final class PgCatalogFunctions {
         f.put("PG_GET_SERIAL_SEQUENCE", ContextFunction.of(PgCatalogFunctions.class, "serialSequence", text, text));
         f.put("CURRENT_SCHEMAS", ContextFunction.of(PgCatalogFunctions.class, "currentSchemas",
                 SqlTypeName.BOOLEAN));
+        f.put("REGCLASS_OF_OID", ContextFunction.of(PgCatalogFunctions.class, "regclassOfOid", oid));
+        f.put("REGCLASS_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regclassOfName", text));
+        f.put("OID_OF_REGCLASS", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegclass", text));
+        f.put("REGTYPE_OF_OID", ContextFunction.of(PgCatalogFunctions.class, "regtypeOfOid", oid));
         f.put("PG_IS_IN_RECOVERY", ContextFunction.of(PgCatalogFunctions.class, "isInRecovery"));
         f.put("PG_ENCODING_TO_CHAR", ContextFunction.of(PgCatalogFunctions.class, "encodingToChar",
                 SqlTypeName.INTEGER));
@@ -180,6 +184,57 @@ public final class PgCatalogFunctions {
         }
         return Boolean.TRUE.equals(implicit) ? java.util.List.of(SystemSchemas.PG_CATALOG, Catalog.PUBLIC)
                 : java.util.List.of(Catalog.PUBLIC);
+    }
+
+    /**
+     * {@code oid::regclass}: the relation's name as regclass prints it (schema-qualified when its schema is not in
+     * the search path), or the number itself for an OID that names no relation, as PostgreSQL prints it.
+     */
+    public static String regclassOfOid(final DataContext root, final Object oid) {
+        if (oid == null) {
+            return null;
+        }
+        final PgCatalogView v = view(root);
+        final PgCatalogView.Relation r = v.relation(toInt(oid));
+        if (r == null) {
+            return Integer.toUnsignedString(toInt(oid));
+        }
+        return (v.visible(r) ? "" : PgCatalogView.quote(r.namespace().name()) + ".") + PgCatalogView.quote(r.name());
+    }
+
+    /** {@code 'name'::regclass}: the relation a name finds (42P01 when none), printed as regclass prints it. */
+    public static String regclassOfName(final DataContext root, final Object name) {
+        return name == null ? null : regclassOfOid(root, relationOid(root, name.toString()));
+    }
+
+    /** {@code 'name'::regclass::oid}: the OID of the relation a name finds (42P01 when none). */
+    public static Integer oidOfRegclass(final DataContext root, final Object name) {
+        return name == null ? null : relationOid(root, name.toString());
+    }
+
+    /** {@code oid::regtype}: the type's name as format_type spells it, or the number for an unknown OID. */
+    public static String regtypeOfOid(final DataContext root, final Object oid) {
+        if (oid == null) {
+            return null;
+        }
+        final int id = toInt(oid);
+        return PgTypeCatalog.ofOid(id) == null ? Integer.toUnsignedString(id) : PgTypeCatalog.format(id, null);
+    }
+
+    /** The OID of the relation {@code text} names (a number is taken as the OID itself), or 42P01. */
+    private static int relationOid(final DataContext root, final String text) {
+        final String t = text.trim();
+        if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) {
+            return (int) Long.parseLong(t);
+        }
+        final String[] name = RegclassName.parse(t);
+        final PgCatalogView v = view(root);
+        for (PgCatalogView.Relation r : v.classes()) {
+            if (r.name().equals(name[1]) && (name[0] == null ? v.visible(r) : r.namespace().name().equals(name[0]))) {
+                return r.oid();
+            }
+        }
+        throw new SqlStateException("42P01", "relation \"" + t + "\" does not exist");
     }
 
     public static Boolean isInRecovery(final DataContext root) {
