@@ -120,8 +120,8 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
     private static final SqlRexConvertlet EXTRACT = (cx, call) -> {
         final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
         final RelDataType validated = cx.getValidator().getValidatedNodeTypeIfKnown(call);
-        if (validated == null || !(call.operand(0) instanceof org.apache.calcite.sql.SqlIntervalQualifier unit)
-                || unit.timeUnitRange == null) {
+        final org.apache.calcite.avatica.util.TimeUnitRange unit = extractUnit(call.operand(0));
+        if (validated == null || unit == null) {
             return standard;
         }
         if (PgResultTypes.datePart(call) && validated.getSqlTypeName() == SqlTypeName.DOUBLE) {
@@ -135,16 +135,39 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         return extractNumeric(cx, standard, call, unit);
     };
 
+    /**
+     * The field extract or date_part reads: {@code extract(second FROM ...)}'s keyword, or date_part's text literal
+     * ({@code date_part('second', ...)}, also plural as PostgreSQL takes it); null for anything else.
+     */
+    private static org.apache.calcite.avatica.util.TimeUnitRange extractUnit(final SqlNode unit) {
+        if (unit instanceof org.apache.calcite.sql.SqlIntervalQualifier q) {
+            return q.timeUnitRange;
+        }
+        if (unit instanceof org.apache.calcite.sql.SqlLiteral literal
+                && literal.getValue() instanceof org.apache.calcite.util.NlsString text) {
+            String name = text.getValue().trim().toUpperCase(java.util.Locale.ROOT);
+            if (name.endsWith("S") && !name.equals("EPOCH")) {
+                name = name.substring(0, name.length() - 1);
+            }
+            try {
+                return org.apache.calcite.avatica.util.TimeUnitRange.valueOf(name);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
     /** extract's numeric value of a call whose Calcite conversion is {@code standard}. */
     private static RexNode extractNumeric(final org.apache.calcite.sql2rel.SqlRexContext cx, final RexNode standard,
-                                          final SqlCall call, final org.apache.calcite.sql.SqlIntervalQualifier unit) {
+                                          final SqlCall call, final org.apache.calcite.avatica.util.TimeUnitRange unit) {
         final RexBuilder rex = cx.getRexBuilder();
         final RelDataType numeric = PgNumericType.of(rex.getTypeFactory(), standard.getType().isNullable());
         final RexNode operand = cx.convertExpression(call.operand(1));
         final SqlTypeName source = operand.getType().getSqlTypeName();
         final boolean clock = source == SqlTypeName.TIMESTAMP || source == SqlTypeName.TIME
                 || source == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE;
-        final org.apache.calcite.avatica.util.TimeUnitRange range = unit.timeUnitRange;
+        final org.apache.calcite.avatica.util.TimeUnitRange range = unit;
         if (!clock || range.endUnit != null) {
             return rex.makeCast(numeric, standard, true, false);
         }

@@ -24,6 +24,9 @@ class DateArithmeticTest extends ConformanceTest {
             assertEquals(List.of("2024-02-29 00:00:00:2024-02-29 00:00:00:2024-03-29 22:00:00:2024-04-01"),
                     rows(s, "SELECT DATE '2024-01-31' + INTERVAL '1' MONTH, DATE '2024-03-31' - INTERVAL '1' MONTH, "
                             + "DATE '2024-03-31' - INTERVAL '1 day 2 hours', DATE '2024-03-31' + 1"));
+            assertEquals(List.of("1.5:2:86401.5"), rows(s, "SELECT date_part('second', TIMESTAMP '1970-01-02 "
+                    + "00:00:01.5'), date_part('month', DATE '2024-02-28'), date_part('epoch', TIMESTAMP '1970-01-02 "
+                    + "00:00:01.5')"));
             try (ResultSet r = s.executeQuery("SELECT DATE '2024-01-31' + INTERVAL '1' MONTH, DATE '2024-03-31' + 1, "
                     + "date_part('month', DATE '2024-02-28'), extract(month FROM DATE '2024-02-28')")) {
                 assertEquals("timestamp", r.getMetaData().getColumnTypeName(1));
