@@ -27,7 +27,8 @@ import java.util.Locale;
  * OID that names nothing), {@code 'name'::regclass} the name of the relation it finds (42P01 when none), and a
  * regclass cast on to {@code oid} or an integer the relation's OID ({@code 'rr'::regclass::oid}), all read from the
  * catalog as the statement sees it ({@link PgCatalogFunctions}); {@code oid::regtype} is the type's name as
- * {@code format_type} spells it. A text cast to regtype is refused (0A000).
+ * {@code format_type} spells it, {@code 'int4'::regtype} the name of the type a name finds (42704 when none). An oid
+ * compared with a regclass or regtype value is compared with the OID it names ({@link #comparison}).
  */
 final class CatalogCasts {
     private CatalogCasts() {
@@ -45,25 +46,56 @@ final class CatalogCasts {
                 return rex.makeCast(validated, call(rex, to.equals("regclass") ? "REGCLASS_OF_OID"
                         : "REGTYPE_OF_OID", SqlTypeName.VARCHAR, operand), true, false);
             }
-            if (SqlTypeUtil.isCharacter(from) && to.equals("regclass")) {
-                return rex.makeCast(validated, call(rex, "REGCLASS_OF_NAME", SqlTypeName.VARCHAR, operand), true,
-                        false);
+            if (SqlTypeUtil.isCharacter(from)) {
+                return rex.makeCast(validated, call(rex, to.equals("regclass") ? "REGCLASS_OF_NAME"
+                        : "REGTYPE_OF_NAME", SqlTypeName.VARCHAR, operand), true, false);
             }
             throw new SqlStateException("0A000", "cannot cast " + from.getSqlTypeName().getName().toLowerCase(
                     Locale.ROOT) + " to " + to + " in MeldDB yet");
         }
-        final SqlNode inner = cast.operand(0);
-        if (inner instanceof SqlCall innerCast && innerCast.getKind() == SqlKind.CAST
-                && innerCast.operandCount() == 2 && "regclass".equals(userType(innerCast.operand(1)))
-                && cast.operand(1) instanceof SqlDataTypeSpec spec) {
-            final RelDataType target = cx.getValidator().getValidatedNodeType(cast);
-            if (SqlTypeUtil.isExactNumeric(target)) {
-                // regclass to oid: the OID of the relation the regclass value names
-                return rex.makeCast(target, call(rex, "OID_OF_REGCLASS", SqlTypeName.INTEGER,
-                        cx.convertExpression(innerCast)), true, false);
+        if (!(cast.operand(0) instanceof SqlCall inner && inner.getKind() == SqlKind.CAST
+                && inner.operandCount() == 2 && userType(inner.operand(1)) != null)) {
+            return null; // (casts the planner makes itself, in window aggregates, were never validated)
+        }
+        final RelDataType target = cx.getValidator().getValidatedNodeTypeIfKnown(cast);
+        final RexNode oid = target != null && SqlTypeUtil.isExactNumeric(target) ? oid(cx, inner) : null;
+        // regclass or regtype to oid: the OID of the object the value names
+        return oid == null ? null : rex.makeCast(target, oid, true, false);
+    }
+
+    /**
+     * The OID {@code node} stands for when it is a cast to regclass or regtype (whose values are names), else null:
+     * {@code 'rr'::regclass} compared with or cast to an oid is the relation's OID.
+     */
+    static RexNode oid(final SqlRexContext cx, final SqlNode node) {
+        if (node instanceof SqlCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2) {
+            final String type = userType(c.operand(1));
+            if ("regclass".equals(type) || "regtype".equals(type)) {
+                return call(cx.getRexBuilder(), type.equals("regclass") ? "OID_OF_REGCLASS" : "OID_OF_REGTYPE",
+                        SqlTypeName.INTEGER, cx.convertExpression(c));
             }
         }
         return null;
+    }
+
+    /**
+     * A comparison of an oid with a regclass or regtype value ({@code c.oid = 't'::regclass}, as tools write it):
+     * compared as OIDs, not as text; null when neither side is such a value.
+     */
+    static RexNode comparison(final SqlRexContext cx, final SqlCall call) {
+        final SqlNode a = MeldConvertlets.written(call.operand(0));
+        final SqlNode b = MeldConvertlets.written(call.operand(1));
+        final RexNode oidA = oid(cx, a);
+        final RexNode oidB = oid(cx, b);
+        if (oidA == null && oidB == null) {
+            return null;
+        }
+        final RexNode left = oidA != null ? oidA : cx.convertExpression(a);
+        final RexNode right = oidB != null ? oidB : cx.convertExpression(b);
+        if (!SqlTypeUtil.isNumeric(left.getType()) || !SqlTypeUtil.isNumeric(right.getType())) {
+            return null;
+        }
+        return cx.getRexBuilder().makeCall(call.getOperator(), left, right);
     }
 
     /** The lower-case name of a user-defined type a cast names, or null. */

@@ -351,6 +351,12 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         return rex.makeCast(to, rex.makeCall(op, operand));
     }
 
+    /** A comparison with a regclass or regtype value compares OIDs ({@link CatalogCasts#comparison}). */
+    private static final SqlRexConvertlet REGCLASS_COMPARISON = (cx, call) -> {
+        final RexNode byOid = CatalogCasts.comparison(cx, call);
+        return byOid != null ? byOid : StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
+    };
+
     /** sqrt of double precision: 2201F for a negative number, as PostgreSQL's dsqrt. */
     private static final SqlRexConvertlet SQRT = (cx, call) -> {
         final RexNode standard = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
@@ -381,7 +387,7 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
      * coercion cast has no position of its own: none, or its operand's), so that a signature is judged on the
      * types written.
      */
-    private static SqlNode written(final SqlNode operand) {
+    static SqlNode written(final SqlNode operand) {
         SqlNode node = operand;
         while (node instanceof SqlCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2
                 && (c.getParserPosition().equals(org.apache.calcite.sql.parser.SqlParserPos.ZERO)
@@ -510,6 +516,12 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         }
         if (call.getOperator() == SqlStdOperatorTable.SQRT && call.operandCount() == 1) {
             return SQRT;
+        }
+        if (call.operandCount() == 2 && switch (call.getKind()) {
+            case EQUALS, NOT_EQUALS, LESS_THAN, LESS_THAN_OR_EQUAL, GREATER_THAN, GREATER_THAN_OR_EQUAL -> true;
+            default -> false;
+        }) {
+            return REGCLASS_COMPARISON;
         }
         if (call.getOperator() == SqlStdOperatorTable.POWER) {
             return POWER;

@@ -12,7 +12,8 @@ import static io.meldb.sql.conformance.Conformance.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * regclass and regtype casts read from the catalog, and json_build_object/json_build_array, over the PostgreSQL
+ * regclass and regtype casts read from the catalog (and oids compared with them as OIDs), and
+ * json_build_object/json_build_array, over the PostgreSQL
  * protocol, with the values PostgreSQL 15 answered for the same statements.
  */
 class CatalogCastsAndJsonBuildTest extends ConformanceTest {
@@ -33,6 +34,15 @@ class CatalogCastsAndJsonBuildTest extends ConformanceTest {
             assertEquals(List.of("integer:character varying"), rows(s, "SELECT 23::regtype::text, "
                     + "1043::regtype::text"));
             assertEquals("42P01", failure(s, "SELECT 'rc_nosuch'::regclass").getSQLState());
+            // an oid compared with a regclass or regtype compares OIDs, as catalog queries of tools write it
+            assertEquals(List.of("rc_t"), rows(s, "SELECT relname FROM pg_class c WHERE c.oid = 'rc_t'::regclass"));
+            assertEquals(List.of("1"), rows(s, "SELECT count(*) FROM pg_attribute a "
+                    + "WHERE a.attrelid = 'public.rc_t'::regclass"));
+            // psycopg's TypeInfo.fetch
+            assertEquals(List.of("jsonb:3802:3807:jsonb"), rows(s, "SELECT typname AS name, oid, typarray AS array_oid, "
+                    + "oid::regtype::text AS regtype FROM pg_type t WHERE t.oid = 'jsonb'::regtype ORDER BY t.oid"));
+            assertEquals(List.of("integer:1043"), rows(s, "SELECT 'int4'::regtype, 'character varying'::regtype::oid"));
+            assertEquals("42704", failure(s, "SELECT 'nosuchtype'::regtype").getSQLState());
         }
     }
 

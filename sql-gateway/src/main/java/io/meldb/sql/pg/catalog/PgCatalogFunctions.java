@@ -60,6 +60,8 @@ public final class PgCatalogFunctions {
         f.put("REGCLASS_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regclassOfName", text));
         f.put("OID_OF_REGCLASS", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegclass", text));
         f.put("REGTYPE_OF_OID", ContextFunction.of(PgCatalogFunctions.class, "regtypeOfOid", oid));
+        f.put("REGTYPE_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regtypeOfName", text));
+        f.put("OID_OF_REGTYPE", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegtype", text));
         f.put("PG_IS_IN_RECOVERY", ContextFunction.of(PgCatalogFunctions.class, "isInRecovery"));
         f.put("PG_ENCODING_TO_CHAR", ContextFunction.of(PgCatalogFunctions.class, "encodingToChar",
                 SqlTypeName.INTEGER));
@@ -219,6 +221,16 @@ public final class PgCatalogFunctions {
         }
         final int id = toInt(oid);
         return PgTypeCatalog.ofOid(id) == null ? Integer.toUnsignedString(id) : PgTypeCatalog.format(id, null);
+    }
+
+    /** {@code 'name'::regtype}: the type a name finds (42704 when none), printed as format_type spells it. */
+    public static String regtypeOfName(final DataContext root, final Object name) {
+        return name == null ? null : regtypeOfOid(root, PgTypeCatalog.oidOf(name.toString()));
+    }
+
+    /** {@code 'name'::regtype::oid}, and a regtype compared with an oid: the OID of the type a name finds. */
+    public static Integer oidOfRegtype(final DataContext root, final Object name) {
+        return name == null ? null : PgTypeCatalog.oidOf(name.toString());
     }
 
     /** The OID of the relation {@code text} names (a number is taken as the OID itself), or 42P01. */

@@ -99,6 +99,40 @@ final class PgTypeCatalog {
     }
 
     /**
+     * The OID of the type a name finds, as regtype's input reads it: a number is the OID itself, otherwise the
+     * pg_type name ({@code int4}, {@code _int4}, {@code pg_catalog.jsonb}) or the SQL name ({@code integer},
+     * {@code character varying}, {@code integer[]}, {@code int}); 42704 when no type has it.
+     */
+    static int oidOf(final String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) {
+            return (int) Long.parseLong(t);
+        }
+        if (t.startsWith("pg_catalog.")) {
+            t = t.substring("pg_catalog.".length());
+        }
+        if (t.endsWith("[]")) {
+            final TypeRow element = BY_OID.get(oidOf(t.substring(0, t.length() - 2)));
+            if (element != null && element.typarray() != 0) {
+                return element.typarray();
+            }
+        }
+        final String name = switch (t) {
+            case "int" -> "integer";
+            case "float" -> "double precision";
+            case "decimal" -> "numeric";
+            case "varchar" -> "character varying";
+            default -> t;
+        };
+        for (TypeRow r : ROWS) {
+            if (r.typname().equals(name) || name.equals(r.sqlName()) || name.equals("\"" + r.typname() + "\"")) {
+                return r.oid();
+            }
+        }
+        throw new io.meldb.sql.SqlStateException("42704", "type \"" + text.trim() + "\" does not exist");
+    }
+
+    /**
      * PostgreSQL's {@code format_type(type, typmod)}: the type's SQL name with its modifier ({@code character
      * varying(10)} for varchar and typmod 14, {@code numeric(10,2)}, {@code timestamp(3) with time zone}), an
      * array's element type followed by {@code []}, {@code ???} for an OID that is no type. A null typmod means
