@@ -82,31 +82,34 @@ public class ContextFunction implements ScalarFunction, ImplementableFunction {
     public List<FunctionParameter> getParameters() {
         final List<FunctionParameter> out = new ArrayList<>();
         for (int i = 0; i < parameters.size(); i++) {
-            final int ordinal = i;
-            out.add(new FunctionParameter() {
-                @Override
-                public int getOrdinal() {
-                    return ordinal;
-                }
-
-                @Override
-                public String getName() {
-                    return "arg" + ordinal;
-                }
-
-                @Override
-                public RelDataType getType(final RelDataTypeFactory typeFactory) {
-                    return typeFactory.createTypeWithNullability(
-                            typeFactory.createSqlType(parameters.get(ordinal)), true);
-                }
-
-                @Override
-                public boolean isOptional() {
-                    return false;
-                }
-            });
+            out.add(parameter(i, parameters.get(i)));
         }
         return out;
+    }
+
+    /** Parameter {@code ordinal} of a schema function: a nullable value of {@code type}, never optional. */
+    static FunctionParameter parameter(final int ordinal, final SqlTypeName type) {
+        return new FunctionParameter() {
+            @Override
+            public int getOrdinal() {
+                return ordinal;
+            }
+
+            @Override
+            public String getName() {
+                return "arg" + ordinal;
+            }
+
+            @Override
+            public RelDataType getType(final RelDataTypeFactory typeFactory) {
+                return typeFactory.createTypeWithNullability(typeFactory.createSqlType(type), true);
+            }
+
+            @Override
+            public boolean isOptional() {
+                return false;
+            }
+        };
     }
 
     @Override

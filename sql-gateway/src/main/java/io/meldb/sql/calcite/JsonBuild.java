@@ -64,28 +64,7 @@ public final class JsonBuild implements ScalarFunction, ImplementableFunction {
     public List<FunctionParameter> getParameters() {
         final List<FunctionParameter> out = new ArrayList<>();
         for (int i = 0; i < arity; i++) {
-            final int ordinal = i;
-            out.add(new FunctionParameter() {
-                @Override
-                public int getOrdinal() {
-                    return ordinal;
-                }
-
-                @Override
-                public String getName() {
-                    return "arg" + ordinal;
-                }
-
-                @Override
-                public RelDataType getType(final RelDataTypeFactory typeFactory) {
-                    return typeFactory.createTypeWithNullability(typeFactory.createSqlType(SqlTypeName.ANY), true);
-                }
-
-                @Override
-                public boolean isOptional() {
-                    return false;
-                }
-            });
+            out.add(ContextFunction.parameter(i, SqlTypeName.ANY));
         }
         return out;
     }
