@@ -43,6 +43,8 @@ class CatalogCastsAndJsonBuildTest extends ConformanceTest {
                     + "oid::regtype::text AS regtype FROM pg_type t WHERE t.oid = 'jsonb'::regtype ORDER BY t.oid"));
             assertEquals(List.of("integer:1043"), rows(s, "SELECT 'int4'::regtype, 'character varying'::regtype::oid"));
             assertEquals("42704", failure(s, "SELECT 'nosuchtype'::regtype").getSQLState());
+            assertEquals(List.of("jsonb"), rows(s, "SELECT 'pg_catalog.jsonb'::regtype"));
+            assertEquals("42704", failure(s, "SELECT 'public.jsonb'::regtype").getSQLState());
         }
     }
 

@@ -108,8 +108,13 @@ final class PgTypeCatalog {
         if (!t.isEmpty() && t.chars().allMatch(Character::isDigit)) {
             return (int) Long.parseLong(t);
         }
-        if (t.startsWith("pg_catalog.")) {
-            t = t.substring("pg_catalog.".length());
+        if (t.indexOf('.') >= 0 && t.indexOf(' ') < 0 && !t.endsWith("[]")) {
+            // a qualified name, read as a regclass name is: every type is in pg_catalog
+            final String[] name = RegclassName.parse(text);
+            if (name[0] != null && !name[0].equals(SystemSchemas.PG_CATALOG)) {
+                throw new io.meldb.sql.SqlStateException("42704", "type \"" + text.trim() + "\" does not exist");
+            }
+            t = name[1];
         }
         if (t.endsWith("[]")) {
             final TypeRow element = BY_OID.get(oidOf(t.substring(0, t.length() - 2)));
