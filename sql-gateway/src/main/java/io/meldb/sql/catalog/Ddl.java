@@ -56,7 +56,7 @@ public sealed interface Ddl {
      * primary key.
      */
     record ForeignKey(String name, List<String> columns, TableName parent, List<String> parentColumns,
-                      ForeignKeyDef.Action onDelete, ForeignKeyDef.Action onUpdate) {
+                      ForeignKeyDef.Action onDelete, ForeignKeyDef.Action onUpdate, ForeignKeyDef.Timing timing) {
         public ForeignKey {
             columns = List.copyOf(columns);
             parentColumns = List.copyOf(parentColumns);

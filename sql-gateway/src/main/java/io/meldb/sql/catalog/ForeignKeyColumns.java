@@ -94,7 +94,7 @@ final class ForeignKeyColumns {
 
     private static ForeignKeyDef shifted(final ForeignKeyDef fk, final int[] columns, final int[] parentColumns) {
         return new ForeignKeyDef(fk.name(), columns, fk.parentId(), parentColumns, fk.onDelete(), fk.onUpdate(),
-                fk.indexId());
+                fk.indexId(), fk.timing());
     }
 
     private static int[] shift(final int[] columns, final int dropped) {

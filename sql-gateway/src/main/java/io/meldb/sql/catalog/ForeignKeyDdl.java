@@ -250,7 +250,8 @@ public final class ForeignKeyDdl {
             indexes.add(new IndexDef(name, indexId, columns, false, false, true));
         }
         final List<ForeignKeyDef> fks = new ArrayList<>(child.foreignKeys());
-        fks.add(new ForeignKeyDef(name, columns, parent.id(), parentColumns, fk.onDelete(), fk.onUpdate(), indexId));
+        fks.add(new ForeignKeyDef(name, columns, parent.id(), parentColumns, fk.onDelete(), fk.onUpdate(), indexId,
+                fk.timing()));
         return child.withForeignKeys(fks, indexes);
     }
 

@@ -7,8 +7,8 @@ import java.util.List;
 /**
  * Reads the {@code REFERENCES} clause of a FOREIGN KEY for {@link DdlParser} and {@link AlterTableParser}: the
  * parent table, its columns (none: its primary key), {@code MATCH SIMPLE}, {@code ON DELETE} / {@code ON UPDATE}
- * actions and {@code NOT DEFERRABLE}. {@code MATCH FULL}/{@code PARTIAL} and deferrable constraints are refused
- * with 0A000 naming them: MeldDB checks MATCH SIMPLE at every row it writes.
+ * actions and {@code [NOT] DEFERRABLE [INITIALLY DEFERRED|IMMEDIATE]} (a deferred constraint's checks wait for
+ * COMMIT: {@link DeferredConstraints}). {@code MATCH FULL}/{@code PARTIAL} are refused with 0A000 naming them.
  */
 final class ForeignKeyParser {
     private ForeignKeyParser() {
@@ -27,6 +27,8 @@ final class ForeignKeyParser {
         final List<String> parentColumns = opensList(c) ? c.identifierList() : List.of();
         ForeignKeyDef.Action onDelete = null;
         ForeignKeyDef.Action onUpdate = null;
+        Boolean deferrable = null;
+        Boolean initiallyDeferred = null;
         while (true) {
             if (c.acceptWord("MATCH")) {
                 if (!c.acceptWord("SIMPLE")) {
@@ -43,16 +45,42 @@ final class ForeignKeyParser {
             } else if (c.peek().is("NOT") && c.tokens.size() > c.pos + 1
                     && c.tokens.get(c.pos + 1).is("DEFERRABLE")) {
                 c.pos += 2;
-            } else if (c.peek().is("DEFERRABLE") || c.peek().is("INITIALLY")) {
-                throw new SqlStateException("0A000", "deferrable FOREIGN KEY constraints are not supported (MeldDB "
-                        + "checks every row as it is written)");
+                deferrable = clause(deferrable, "DEFERRABLE/NOT DEFERRABLE", false);
+            } else if (c.acceptWord("DEFERRABLE")) {
+                deferrable = clause(deferrable, "DEFERRABLE/NOT DEFERRABLE", true);
+            } else if (c.acceptWord("INITIALLY")) {
+                final boolean deferred = c.acceptWord("DEFERRED");
+                if (!deferred) {
+                    c.expectWord("IMMEDIATE");
+                }
+                initiallyDeferred = clause(initiallyDeferred, "INITIALLY IMMEDIATE/DEFERRED", deferred);
             } else {
                 break;
             }
         }
         return new Ddl.ForeignKey(name, columns, new Ddl.TableName(parent[0], parent[1]), parentColumns,
                 onDelete == null ? ForeignKeyDef.Action.NO_ACTION : onDelete,
-                onUpdate == null ? ForeignKeyDef.Action.NO_ACTION : onUpdate);
+                onUpdate == null ? ForeignKeyDef.Action.NO_ACTION : onUpdate, timing(deferrable, initiallyDeferred));
+    }
+
+    /** PostgreSQL's rules: INITIALLY DEFERRED implies DEFERRABLE and contradicts NOT DEFERRABLE (42601). */
+    private static ForeignKeyDef.Timing timing(final Boolean deferrable, final Boolean initiallyDeferred) {
+        if (Boolean.TRUE.equals(initiallyDeferred)) {
+            if (Boolean.FALSE.equals(deferrable)) {
+                throw new SqlStateException("42601", "constraint declared INITIALLY DEFERRED must be DEFERRABLE");
+            }
+            return ForeignKeyDef.Timing.INITIALLY_DEFERRED;
+        }
+        return Boolean.TRUE.equals(deferrable) ? ForeignKeyDef.Timing.INITIALLY_IMMEDIATE
+                : ForeignKeyDef.Timing.NOT_DEFERRABLE;
+    }
+
+    /** PostgreSQL: "multiple DEFERRABLE/NOT DEFERRABLE clauses not allowed" (42601). */
+    private static boolean clause(final Boolean before, final String what, final boolean value) {
+        if (before != null) {
+            throw new SqlStateException("42601", "multiple " + what + " clauses not allowed");
+        }
+        return value;
     }
 
     private static ForeignKeyDef.Action once(final ForeignKeyDef.Action before, final String clause,

@@ -30,6 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * equivalent of PostgreSQL's {@code FOR KEY SHARE}): the child insert depends on the parent key, the parent delete on
  * the range of its children, and whichever commits second aborts. Two child inserts under one parent write
  * different keys and depend on a key neither writes, so they do not conflict with each other.
+ *
+ * <p>The NO ACTION checks of a constraint deferred in the transaction wait for COMMIT in its
+ * {@link DeferredConstraints}, as {@link ChildCheck}s and {@link ParentCheck}s that read again what they check.
  */
 public final class ForeignKeys {
     /** A constraint seen from its parent: the child table that holds it. */
@@ -71,16 +74,17 @@ public final class ForeignKeys {
         return stores.computeIfAbsent(def.id(), id -> new TableStore(def, this));
     }
 
-    void afterInsert(final TxnSession txn, final TableDef def, final Object[] row) {
+    void afterInsert(final TxnSession txn, final TableDef def, final byte[] key, final Object[] row) {
         for (ForeignKeyDef fk : def.foreignKeys()) {
-            checkParent(txn, def, fk, row);
+            checkParent(txn, def, fk, key, row);
         }
     }
 
-    void afterUpdate(final TxnSession txn, final TableDef def, final Object[] oldRow, final Object[] newRow) {
+    void afterUpdate(final TxnSession txn, final TableDef def, final Object[] oldRow, final byte[] newKey,
+                     final Object[] newRow) {
         for (ForeignKeyDef fk : def.foreignKeys()) {
             if (changed(fk.columns(), oldRow, newRow)) {
-                checkParent(txn, def, fk, newRow);
+                checkParent(txn, def, fk, newKey, newRow);
             }
         }
         for (Reference r : referencing(def.id())) {
@@ -105,13 +109,27 @@ public final class ForeignKeys {
         return false;
     }
 
-    /** 23503 unless the parent key {@code row} references exists (nothing to check when one column is NULL). */
-    private void checkParent(final TxnSession txn, final TableDef child, final ForeignKeyDef fk, final Object[] row) {
+    /**
+     * 23503 unless the parent key {@code row} (stored at {@code key}) references exists (nothing to check when one
+     * column is NULL); at COMMIT when the constraint is deferred.
+     */
+    private void checkParent(final TxnSession txn, final TableDef child, final ForeignKeyDef fk, final byte[] key,
+                             final Object[] row) {
         for (int c : fk.columns()) {
             if (row[c] == null) {
                 return;
             }
         }
+        final DeferredConstraints deferred = fk.timing().deferrable() ? DeferredConstraints.of(txn) : null;
+        if (deferred != null && deferred.deferred(child.id(), fk)) {
+            deferred.defer(new ChildCheck(child, fk, key, row));
+            return;
+        }
+        checkParentNow(txn, child, fk, row);
+    }
+
+    private void checkParentNow(final TxnSession txn, final TableDef child, final ForeignKeyDef fk,
+                                final Object[] row) {
         final TableDef parent = catalog.tableById(fk.parentId());
         final byte[] key = parentKey(parent, fk, row);
         if (txn.isolation() == IsolationLevel.SNAPSHOT) {
@@ -190,6 +208,13 @@ public final class ForeignKeys {
             }
         }
         final TableDef child = catalog.tableById(r.child().id());
+        final ForeignKeyDef.Action action = newRow == null ? fk.onDelete() : fk.onUpdate();
+        final DeferredConstraints deferred = action == ForeignKeyDef.Action.NO_ACTION && fk.timing().deferrable()
+                ? DeferredConstraints.of(txn) : null;
+        if (deferred != null && deferred.deferred(child.id(), fk)) {
+            deferred.defer(new ParentCheck(parent, child, fk, values));
+            return;
+        }
         final TableStore children = store(child);
         final List<Object[]> found = new ArrayList<>();
         final List<byte[]> keys = new ArrayList<>();
@@ -200,7 +225,6 @@ public final class ForeignKeys {
         if (found.isEmpty()) {
             return;
         }
-        final ForeignKeyDef.Action action = newRow == null ? fk.onDelete() : fk.onUpdate();
         switch (action) {
             case NO_ACTION, RESTRICT, SET_DEFAULT -> throw ForeignKeyViolation.stillReferenced(parent, fk, child,
                     oldRow);
@@ -262,6 +286,101 @@ public final class ForeignKeys {
                 if (payload != null) {
                     action.accept(rowKey, children.decodeRow(rowKey, payload));
                 }
+            }
+        }
+    }
+
+    /**
+     * A deferred child-side check: the row written at {@code key} must find its parent at COMMIT, unless it has been
+     * deleted or its referencing columns changed since (the change queued its own check).
+     */
+    private final class ChildCheck implements DeferredConstraints.Check {
+        private final TableDef child;
+        private final ForeignKeyDef fk;
+        private final byte[] key;
+        private final Object[] row;
+
+        ChildCheck(final TableDef child, final ForeignKeyDef fk, final byte[] key, final Object[] row) {
+            this.child = child;
+            this.fk = fk;
+            this.key = key;
+            this.row = row;
+        }
+
+        @Override
+        public int tableId() {
+            return child.id();
+        }
+
+        @Override
+        public ForeignKeyDef constraint() {
+            return fk;
+        }
+
+        @Override
+        public void run(final TxnSession txn) {
+            final byte[] payload = txn.get(key);
+            if (payload == null) {
+                return;
+            }
+            final Object[] now = store(child).decodeRow(key, payload);
+            for (int c : fk.columns()) {
+                if (!java.util.Objects.equals(now[c], row[c])) {
+                    return;
+                }
+            }
+            checkParentNow(txn, child, fk, now);
+        }
+    }
+
+    /**
+     * A deferred parent-side NO ACTION check: at COMMIT, a referenced key {@code values} deleted or changed must be
+     * back in the parent, or no child may reference it.
+     */
+    private final class ParentCheck implements DeferredConstraints.Check {
+        private final TableDef parent;
+        private final TableDef child;
+        private final ForeignKeyDef fk;
+        private final Object[] values;
+
+        ParentCheck(final TableDef parent, final TableDef child, final ForeignKeyDef fk, final Object[] values) {
+            this.parent = parent;
+            this.child = child;
+            this.fk = fk;
+            this.values = values;
+        }
+
+        @Override
+        public int tableId() {
+            return child.id();
+        }
+
+        @Override
+        public ForeignKeyDef constraint() {
+            return fk;
+        }
+
+        @Override
+        public void run(final TxnSession txn) {
+            final Object[] childRow = new Object[child.columns().size()];
+            for (int i = 0; i < values.length; i++) {
+                childRow[fk.columns()[i]] = values[i];
+            }
+            final byte[] parentKey = parentKey(parent, fk, childRow);
+            if (txn.isolation() == IsolationLevel.SNAPSHOT) {
+                txn.dependOn(parentKey, true, parentKey, true);
+            }
+            if (txn.get(parentKey) != null) {
+                return;
+            }
+            final boolean[] referenced = new boolean[1];
+            forEachChild(txn, store(child), fk, values, (key, row) -> referenced[0] = true);
+            if (referenced[0]) {
+                final Object[] oldRow = new Object[parent.columns().size()];
+                for (int i = 0; i < values.length; i++) {
+                    oldRow[fk.parentColumns()[i]] = values[i];
+                }
+                throw ForeignKeyViolation.stillReferenced(parent, fk, child, oldRow);
             }
         }
     }

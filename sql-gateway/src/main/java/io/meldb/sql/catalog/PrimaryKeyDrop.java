@@ -43,7 +43,7 @@ final class PrimaryKeyDrop {
             final int indexId = CatalogStore.nextId(txn);
             indexes.add(new IndexDef(fk.name(), indexId, fk.columns(), false, false, true));
             foreignKeys.add(new ForeignKeyDef(fk.name(), fk.columns(), fk.parentId(), fk.parentColumns(),
-                    fk.onDelete(), fk.onUpdate(), indexId));
+                    fk.onDelete(), fk.onUpdate(), indexId, fk.timing()));
         }
         final TableDef hidden = new TableDef(def.db(), def.schema(), def.name(), def.id(), def.columns(), new int[0],
                 indexes, true, def.checks(), foreignKeys, null);

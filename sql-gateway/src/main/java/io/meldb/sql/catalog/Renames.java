@@ -102,8 +102,7 @@ final class Renames {
         }
         final List<ForeignKeyDef> foreignKeys = new ArrayList<>();
         for (ForeignKeyDef f : def.foreignKeys()) {
-            foreignKeys.add(f.name().equals(from) ? new ForeignKeyDef(to, f.columns(), f.parentId(),
-                    f.parentColumns(), f.onDelete(), f.onUpdate(), f.indexId()) : f);
+            foreignKeys.add(f.name().equals(from) ? f.renamed(to) : f);
         }
         return new TableDef(def.db(), def.schema(), def.name(), def.id(), def.columns(), def.primaryKey(), indexes,
                 def.hiddenRowId(), checks, foreignKeys, def.layout());

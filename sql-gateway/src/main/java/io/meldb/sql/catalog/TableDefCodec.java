@@ -14,7 +14,7 @@ import java.util.List;
  * The payload of a catalog entry: a {@link TableDef} in a small versioned binary form.
  *
  * <pre>
- * version(1)=1..4  db schema name (strings)  id(4)
+ * version(1)=1..6  db schema name (strings)  id(4)
  * ncolumns(varint) { name  type ordinal(1)  precision(varint)  scale(varint)  nullable(1) }
  * npk(varint) { column(varint) }
  * nindexes(varint) { name  id(4)  ncols(varint) { column(varint) }
@@ -28,13 +28,14 @@ import java.util.List;
  *                 nchecks(varint) { name  sql }
  * version 5:    nforeignkeys(varint) { name  ncols(varint) { column(varint) }  parent id(4)
  *                                      ncols(varint) { parent column(varint) }  on delete(1)  on update(1)
- *                                      index id(4) (0: the primary key) }
+ *                                      index id(4) (0: the primary key)
+ *                                      version 6: timing(1) ({@link ForeignKeyDef.Timing}) }
  * string = length(varint) UTF-8; bytes = length(varint) then the bytes
  * </pre>
  * A definition is written in the oldest version that holds it (version 1 without flags, defaults or checks,
  * version 4 only for a table with a unique index,
- * version 5 only for one with a foreign key), so gateways of a previous version still read every table that
- * needs nothing newer; all four versions are read.
+ * version 5 only for one with a foreign key, version 6 for a deferrable one), so gateways of a previous version
+ * still read every table that needs nothing newer; all versions are read.
  */
 public final class TableDefCodec {
     private static final int VERSION_1 = 1;
@@ -42,6 +43,8 @@ public final class TableDefCodec {
     private static final int VERSION_3 = 3;
     private static final int VERSION_4 = 4;
     private static final int VERSION_5 = 5;
+    /** Version 5 with each foreign key's {@link ForeignKeyDef.Timing} after its index id. */
+    private static final int VERSION_6 = 6;
     private static final int FLAG_HIDDEN_ROW_ID = 1;
     /**
      * The rows follow a {@link RowLayout} stored beside the definition (ALTER TABLE changed a column): a gateway
@@ -59,11 +62,12 @@ public final class TableDefCodec {
         final ByteWriter out = new ByteWriter(128);
         final int flags = (t.hiddenRowId() ? FLAG_HIDDEN_ROW_ID : 0)
                 | (t.layout().isCompact(t.columns(), t.primaryKey()) ? 0 : FLAG_ROW_LAYOUT);
-        final boolean v5 = !t.foreignKeys().isEmpty();
+        final boolean v6 = t.foreignKeys().stream().anyMatch(fk -> fk.timing().deferrable());
+        final boolean v5 = v6 || !t.foreignKeys().isEmpty();
         final boolean v4 = v5 || t.indexes().stream().anyMatch(IndexDef::unique);
         final boolean v3 = v4 || !t.checks().isEmpty()
                 || t.columns().stream().anyMatch(c -> c.dflt() != null || c.identity() != ColumnDef.Identity.NONE);
-        out.write(v5 ? VERSION_5 : v4 ? VERSION_4 : v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
+        out.write(v6 ? VERSION_6 : v5 ? VERSION_5 : v4 ? VERSION_4 : v3 ? VERSION_3 : flags == 0 ? VERSION_1 : VERSION_2);
         string(out, t.db());
         string(out, t.schema());
         string(out, t.name());
@@ -122,6 +126,9 @@ public final class TableDefCodec {
                 out.write(fk.onDelete().ordinal());
                 out.write(fk.onUpdate().ordinal());
                 out.writeInt(fk.indexId());
+                if (v6) {
+                    out.write(fk.timing().ordinal());
+                }
             }
         }
         return out.toByteArray();
@@ -130,7 +137,7 @@ public final class TableDefCodec {
     public static TableDef decode(final byte[] bytes) {
         final ByteReader in = new ByteReader(bytes, 0);
         final int version = in.read();
-        if (version < VERSION_1 || version > VERSION_5) {
+        if (version < VERSION_1 || version > VERSION_6) {
             throw new IllegalArgumentException("unknown table definition version " + version);
         }
         final String db = string(in);
@@ -206,7 +213,10 @@ public final class TableDefCodec {
                 final int[] pcols = ints(in);
                 final ForeignKeyDef.Action onDelete = ForeignKeyDef.Action.values()[in.read()];
                 final ForeignKeyDef.Action onUpdate = ForeignKeyDef.Action.values()[in.read()];
-                foreignKeys.add(new ForeignKeyDef(fname, fcols, parentId, pcols, onDelete, onUpdate, in.readInt()));
+                final int indexId = in.readInt();
+                final ForeignKeyDef.Timing timing = version >= VERSION_6
+                        ? ForeignKeyDef.Timing.values()[in.read()] : ForeignKeyDef.Timing.NOT_DEFERRABLE;
+                foreignKeys.add(new ForeignKeyDef(fname, fcols, parentId, pcols, onDelete, onUpdate, indexId, timing));
             }
         }
         return new TableDef(db, schema, name, id, columns, pk, indexes, (flags & FLAG_HIDDEN_ROW_ID) != 0, checks,

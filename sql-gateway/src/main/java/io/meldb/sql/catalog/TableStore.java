@@ -275,7 +275,7 @@ public final class TableStore {
             txn.put(indexKey(index, key, checked), indexPayload(index, key, checked));
         }
         if (foreignKeys != null) {
-            foreignKeys.afterInsert(txn, def, checked);
+            foreignKeys.afterInsert(txn, def, key, checked);
         }
         return checked;
     }
@@ -331,7 +331,7 @@ public final class TableStore {
             }
         }
         if (foreignKeys != null) {
-            foreignKeys.afterUpdate(txn, def, oldRow, checked);
+            foreignKeys.afterUpdate(txn, def, oldRow, newKey, checked);
         }
         return checked;
     }

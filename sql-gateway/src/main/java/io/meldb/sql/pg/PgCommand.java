@@ -38,6 +38,10 @@ public sealed interface PgCommand {
     record ReleaseSavepoint(String name) implements PgCommand {
     }
 
+    /** SET CONSTRAINTS {ALL | names} {DEFERRED | IMMEDIATE}. */
+    record SetConstraints(io.meldb.sql.server.SetConstraintsStatement statement) implements PgCommand {
+    }
+
     /** SET TRANSACTION (this transaction) or SET SESSION CHARACTERISTICS AS TRANSACTION (the session's). */
     record SetTransaction(boolean session, String isolation, Boolean readOnly) implements PgCommand {
     }
@@ -124,7 +128,11 @@ public sealed interface PgCommand {
                 c.end();
                 yield new Rollback();
             }
-            case "SET" -> set(c);
+            case "SET" -> {
+                final io.meldb.sql.server.SetConstraintsStatement constraints =
+                        io.meldb.sql.server.SetConstraintsStatement.parse(sql);
+                yield constraints != null ? new SetConstraints(constraints) : set(c);
+            }
             case "SHOW" -> {
                 if (c.accept("TRANSACTION")) {
                     c.expect("ISOLATION");

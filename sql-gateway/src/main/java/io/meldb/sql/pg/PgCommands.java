@@ -68,6 +68,12 @@ final class PgCommands {
             session.state().rollbackToSavepoint(sp.name());
         } else if (command instanceof PgCommand.ReleaseSavepoint sp) {
             session.state().releaseSavepoint(sp.name());
+        } else if (command instanceof PgCommand.SetConstraints s) {
+            if (!block.explicit()) {
+                warning("25P01", "SET CONSTRAINTS can only be used in transaction blocks");
+            } else {
+                s.statement().apply(session.state());
+            }
         } else if (command instanceof PgCommand.SetTransaction s) {
             if (!s.session() && !block.explicit()) {
                 warning("25P01", "SET TRANSACTION can only be used in transaction blocks");

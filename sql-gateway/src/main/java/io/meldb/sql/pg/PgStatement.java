@@ -142,6 +142,9 @@ final class PgStatement implements AutoCloseable {
         if (command instanceof PgCommand.SetConfig) {
             return "SELECT 1";
         }
+        if (command instanceof PgCommand.SetConstraints) {
+            return "SET CONSTRAINTS";
+        }
         if (command instanceof PgCommand.SetTransaction || command instanceof PgCommand.Set) {
             return "SET";
         }

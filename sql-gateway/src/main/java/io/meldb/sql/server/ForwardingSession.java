@@ -14,11 +14,17 @@ import java.util.concurrent.CompletableFuture;
  * ({@link ResolvingSession}, {@link SavepointSession}), which override only what they add. Every method forwards,
  * the allocation-free reads included, so a decorator never falls back to a slower default of {@link TxnSession}.
  */
-abstract class ForwardingSession implements TxnSession {
+abstract class ForwardingSession implements TxnSession, io.meldb.sql.catalog.DeferredConstraints.Owner {
     protected final TxnSession session;
 
     ForwardingSession(final TxnSession session) {
         this.session = session;
+    }
+
+    /** The deferred constraints of the transaction this one decorates ({@link DeferringSession}), or null. */
+    @Override
+    public io.meldb.sql.catalog.DeferredConstraints deferredConstraints() {
+        return io.meldb.sql.catalog.DeferredConstraints.of(session);
     }
 
     @Override

@@ -216,7 +216,8 @@ public final class GatewayConnection implements MeldTxnContext {
 
     private TxnSession begin(final IsolationLevel isolation, final boolean readOnly, final int restarts) {
         try {
-            return router.begin(isolation, readOnly, restarts);
+            final TxnSession session = router.begin(isolation, readOnly, restarts);
+            return readOnly ? session : new DeferringSession(session);
         } catch (TxnException e) {
             throw SqlErrors.atBegin(e);
         }
@@ -248,6 +249,45 @@ public final class GatewayConnection implements MeldTxnContext {
             txn = new SavepointSession(txn);
         }
         ((SavepointSession) txn).savepoint(name);
+    }
+
+    /**
+     * SET CONSTRAINTS {ALL | names} {DEFERRED | IMMEDIATE} in a transaction block ({@code names} null for ALL, each
+     * {@code [schema.]name}, unqualified ones resolved in the connection's schema): IMMEDIATE runs the pending deferred checks
+     * of those constraints now, and their failure (23503) fails the transaction as a failed statement's would.
+     * Nothing to do in autocommit mode (PostgreSQL only warns).
+     */
+    public synchronized void setConstraints(final java.util.List<String[]> names, final boolean deferred) {
+        if (autoCommit) {
+            return;
+        }
+        if (txnFailed) {
+            throw failedTransaction();
+        }
+        if (txn == null) {
+            txn = begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
+        }
+        final java.util.List<io.meldb.sql.catalog.DeferredConstraints.Named> named = names == null ? null
+                : io.meldb.sql.catalog.DeferredConstraints.resolve(catalog(), database, names,
+                java.util.List.of(sequences.schema()));
+        final io.meldb.sql.catalog.DeferredConstraints state = io.meldb.sql.catalog.DeferredConstraints.of(txn);
+        if (state == null) {
+            return; // a read-only transaction writes nothing to check
+        }
+        try {
+            if (named == null) {
+                state.setAll(deferred, txn);
+            } else {
+                state.set(named, deferred, txn);
+            }
+        } catch (RuntimeException e) {
+            txnFailed = true;
+            if (!hasSavepoints()) {
+                abortTransaction();
+                aborted(SqlErrors.describe(e).sqlState());
+            }
+            throw e;
+        }
     }
 
     /**

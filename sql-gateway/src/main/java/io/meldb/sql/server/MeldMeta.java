@@ -403,6 +403,11 @@ public final class MeldMeta extends JdbcMeta implements io.meldb.sql.jdbc.Inline
                 savepoint.apply(state(h.connectionId));
                 return count(h, 0);
             }
+            final SetConstraintsStatement constraints = SetConstraintsStatement.parse(sql);
+            if (constraints != null) {
+                constraints.apply(state(h.connectionId));
+                return count(h, 0);
+            }
             if (kind == StatementKind.WRITE && Returning.present(sql)) {
                 return returning(h, sql);
             }

@@ -36,6 +36,11 @@ final class SessionSequences implements SequenceAccess {
         schema = newSchema;
     }
 
+    /** The schema unqualified names resolve in. */
+    String schema() {
+        return schema;
+    }
+
     @Override
     public long nextval(final String name) {
         final Resolved r = resolveCached(name);

@@ -17,7 +17,22 @@ import java.util.List;
  */
 final class ConstraintRows {
     /** One constraint: {@code nullsDistinct} is "YES" for a UNIQUE constraint, null for the others. */
-    record Constraint(Namespace namespace, String name, TableDef table, String type, String nullsDistinct) {
+    record Constraint(Namespace namespace, String name, TableDef table, String type, String nullsDistinct,
+                      io.meldb.sql.catalog.ForeignKeyDef.Timing timing) {
+        Constraint(final Namespace namespace, final String name, final TableDef table, final String type,
+                   final String nullsDistinct) {
+            this(namespace, name, table, type, nullsDistinct, io.meldb.sql.catalog.ForeignKeyDef.Timing.NOT_DEFERRABLE);
+        }
+
+        /** information_schema's is_deferrable. */
+        String isDeferrable() {
+            return timing.deferrable() ? "YES" : "NO";
+        }
+
+        /** information_schema's initially_deferred. */
+        String initiallyDeferred() {
+            return timing == io.meldb.sql.catalog.ForeignKeyDef.Timing.INITIALLY_DEFERRED ? "YES" : "NO";
+        }
     }
 
     /**
@@ -41,7 +56,8 @@ final class ConstraintRows {
                     r.primary() ? null : "YES"));
         }
         for (ForeignKey fk : v.foreignKeys()) {
-            out.add(new Constraint(fk.namespace(), fk.name(), fk.table().table(), "FOREIGN KEY", null));
+            out.add(new Constraint(fk.namespace(), fk.name(), fk.table().table(), "FOREIGN KEY", null,
+                    fk.def().timing()));
         }
         for (CheckConstraintRows.Check c : CheckConstraintRows.checks(v)) {
             out.add(new Constraint(c.namespace(), c.name(), c.table().table(), "CHECK", null));

@@ -80,7 +80,10 @@ public final class PgCatalogView {
             return table.namespace();
         }
 
-        /** pg_get_constraintdef: {@code FOREIGN KEY (pid) REFERENCES p(id) ON UPDATE ... ON DELETE CASCADE}. */
+        /**
+         * pg_get_constraintdef: {@code FOREIGN KEY (pid) REFERENCES p(id) ON UPDATE ... ON DELETE CASCADE
+         * [DEFERRABLE [INITIALLY DEFERRED]]}.
+         */
         String definition() {
             final StringBuilder b = new StringBuilder("FOREIGN KEY (").append(columnList(table.table(), def.columns()))
                     .append(") REFERENCES ");
@@ -95,7 +98,7 @@ public final class PgCatalogView {
             if (def.onDelete() != ForeignKeyDef.Action.NO_ACTION) {
                 b.append(" ON DELETE ").append(def.onDelete().sql());
             }
-            return b.toString();
+            return b.append(def.timing().sql()).toString();
         }
 
         private static String columnList(final TableDef t, final int[] columns) {

@@ -1,6 +1,7 @@
 package io.meldb.sql.pg.catalog;
 
 import io.meldb.sql.catalog.CheckDef;
+import io.meldb.sql.catalog.ForeignKeyDef;
 import io.meldb.sql.pg.catalog.PgCatalogView.ForeignKey;
 import io.meldb.sql.pg.catalog.PgCatalogView.Relation;
 
@@ -23,7 +24,14 @@ final class PgConstraints {
     /** One pg_constraint row; {@code definition} is what pg_get_constraintdef answers. */
     record Row(int oid, String name, PgCatalogView.Namespace namespace, char contype, int conrelid, int conindid,
                int confrelid, char confupdtype, char confdeltype, char confmatchtype, String definition,
-               List<Short> conkey, List<Short> confkey) {
+               List<Short> conkey, List<Short> confkey, ForeignKeyDef.Timing timing) {
+        boolean deferrable() {
+            return timing.deferrable();
+        }
+
+        boolean deferred() {
+            return timing == ForeignKeyDef.Timing.INITIALLY_DEFERRED;
+        }
     }
 
     /** Column positions (0-based) as attnums: an int2[] value. */
@@ -44,13 +52,14 @@ final class PgConstraints {
         for (Relation key : SystemSchemas.keyConstraintsOf(v)) {
             out.add(new Row(key.oid(), key.name(), key.namespace(), key.contype().charAt(0),
                     v.tableOf(key).oid(), key.oid(), 0, ' ', ' ', ' ', key.constraintDef(),
-                    attnums(key.keyColumns()), null));
+                    attnums(key.keyColumns()), null, ForeignKeyDef.Timing.NOT_DEFERRABLE));
         }
         for (ForeignKey fk : v.foreignKeys()) {
             out.add(new Row(fk.oid(), fk.name(), fk.namespace(), 'f', fk.table().oid(),
                     fk.parentKey() == null ? 0 : fk.parentKey().oid(), fk.parent().oid(),
                     fk.def().onUpdate().code().charAt(0), fk.def().onDelete().code().charAt(0), 's',
-                    fk.definition(), attnums(fk.def().columns()), attnums(fk.def().parentColumns())));
+                    fk.definition(), attnums(fk.def().columns()), attnums(fk.def().parentColumns()),
+                    fk.def().timing()));
         }
         for (Relation r : v.relations()) {
             if (!r.isTable()) {
@@ -60,7 +69,7 @@ final class PgConstraints {
             for (int k = 0; k < checks.size(); k++) {
                 out.add(new Row(CHECK_OIDS + 1000 * r.table().id() + k, checks.get(k).name(), r.namespace(), 'c',
                         r.oid(), 0, 0, ' ', ' ', ' ', "CHECK " + CheckConstraintRows.clause(checks.get(k)),
-                        checkColumns(r, checks.get(k)), null));
+                        checkColumns(r, checks.get(k)), null, ForeignKeyDef.Timing.NOT_DEFERRABLE));
             }
         }
         out.sort(Comparator.comparing((Row c) -> c.namespace().name()).thenComparing(Row::name));

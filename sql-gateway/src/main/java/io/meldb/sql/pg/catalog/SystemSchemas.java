@@ -211,8 +211,8 @@ public final class SystemSchemas {
                 .text("table_schema", r -> r.namespace().name())
                 .text("table_name", r -> r.table().name())
                 .text("constraint_type", ConstraintRows.Constraint::type)
-                .constant("is_deferrable", "NO")
-                .constant("initially_deferred", "NO")
+                .text("is_deferrable", ConstraintRows.Constraint::isDeferrable)
+                .text("initially_deferred", ConstraintRows.Constraint::initiallyDeferred)
                 .constant("enforced", "YES")
                 .nullableText("nulls_distinct", ConstraintRows.Constraint::nullsDistinct),
                 v -> ConstraintRows.constraints(v, keyConstraintsOf(v))));
