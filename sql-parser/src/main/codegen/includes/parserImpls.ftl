@@ -49,6 +49,28 @@ void InfixCast(List<Object> list, ExprContext exprContext, Span s) :
 }
 
 /**
+ * PostgreSQL's JSON operators {@code j -> k} and {@code j ->> k} ({@link JsonAccessOperator}: their precedence and
+ * the functions they call). {@code ->} is Calcite's LAMBDA token; a lambda never follows an operand, so here it is
+ * the operator.
+ */
+void JsonAccess(List<Object> list, ExprContext exprContext, Span s) :
+{
+    final SqlOperator op;
+}
+{
+    (
+        <LAMBDA> { op = JsonAccessOperator.GET; }
+    |
+        <JSON_GET_TEXT> { op = JsonAccessOperator.GET_TEXT; }
+    )
+    {
+        checkNonQueryExpression(exprContext);
+        list.add(new SqlParserUtil.ToTreeListItem(op, getPos()));
+    }
+    AddExpression2b(list, ExprContext.ACCEPT_SUB_QUERY)
+}
+
+/**
  * One item of a select list, with its alias: this replaces Calcite's AddSelectItem (generate.xml renames that one
  * out of the way). After AS the alias is a column label, which may be any keyword, as PostgreSQL's ColLabel:
  * {@code SELECT x AS default}, {@code AS from}, {@code AS order} (SQLAlchemy's reflection sends {@code ... AS

@@ -14,7 +14,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * PostgreSQL's JSON operators, as the functions the PostgreSQL front end rewrites them to: {@code j -> 'key'}
+ * PostgreSQL's JSON operators, as the functions the parser reads them as ({@code io.meldb.sql.parser
+ * .JsonAccessOperator}): {@code j -> 'key'}
  * ({@code json_field}), {@code j ->> 'key'} ({@code json_field_text}), {@code j -> n} ({@code json_element}) and
  * {@code j ->> n} ({@code json_element_text}). A JSON value in MeldDB is its text as written, so {@code ->} answers
  * the member's text as written (as PostgreSQL's json does), {@code ->>} a string member unquoted, a JSON null as
@@ -32,6 +33,8 @@ public final class JsonFunctions {
     static Map<String, Function> functions() {
         return Map.of("json_field", ScalarFunctionImpl.create(JsonFunctions.class, "field"),
                 "json_field_text", ScalarFunctionImpl.create(JsonFunctions.class, "fieldText"),
+                "json_get", ScalarFunctionImpl.create(JsonFunctions.class, "get"),
+                "json_get_text", ScalarFunctionImpl.create(JsonFunctions.class, "getText"),
                 "json_element", ScalarFunctionImpl.create(JsonFunctions.class, "element"),
                 "json_element_text", ScalarFunctionImpl.create(JsonFunctions.class, "elementText"));
     }
@@ -42,6 +45,28 @@ public final class JsonFunctions {
 
     public static String fieldText(final String json, final String key) {
         return json == null || key == null ? null : member(json, key, -1, true);
+    }
+
+    /**
+     * {@code j -> k} for a key that is an expression: an integer (smallint, integer, bigint) is an index, as
+     * PostgreSQL picks {@code json_array_element} for an integer operand, anything else a key by its text.
+     */
+    public static String get(final String json, final Object key) {
+        return json == null || key == null ? null : key instanceof Number n ? member(json, null, index(n), false)
+                : member(json, key.toString(), -1, false);
+    }
+
+    /** {@code j ->> k} for a key that is an expression (as {@link #get}). */
+    public static String getText(final String json, final Object key) {
+        return json == null || key == null ? null : key instanceof Number n ? member(json, null, index(n), true)
+                : member(json, key.toString(), -1, true);
+    }
+
+    private static int index(final Number n) {
+        if (n instanceof java.math.BigDecimal || n instanceof Double || n instanceof Float) {
+            throw new SqlStateException("42883", "operator does not exist: json -> numeric");
+        }
+        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, n.longValue()));
     }
 
     public static String element(final String json, final Integer index) {

@@ -30,18 +30,23 @@ final class KeyOrderedSorts {
 
     /** The program step: the chosen plan without the sorts its scans make redundant. */
     static Program program() {
-        return (planner, rel, traits, materializations, lattices) -> strip(rel);
+        return (planner, rel, traits, materializations, lattices) -> strip(rel, false);
     }
 
-    private static RelNode strip(final RelNode rel) {
-        if (rel instanceof EnumerableSort sort && sort.offset == null && sort.fetch == null
+    /**
+     * {@code rel} without its redundant sorts; {@code keep} when its parent needs it to carry its collation as a
+     * trait (a merge join checks that its inputs do, and a scan has none), so the sort stays.
+     */
+    private static RelNode strip(final RelNode rel, final boolean keep) {
+        if (!keep && rel instanceof EnumerableSort sort && sort.offset == null && sort.fetch == null
                 && sort.getInput() instanceof MeldTableScan scan && inKeyOrder(scan, sort.getCollation())) {
             return scan;
         }
+        final boolean inputsKeep = rel instanceof org.apache.calcite.adapter.enumerable.EnumerableMergeJoin;
         final List<RelNode> inputs = new ArrayList<>(rel.getInputs().size());
         boolean changed = false;
         for (RelNode input : rel.getInputs()) {
-            final RelNode next = strip(input);
+            final RelNode next = strip(input, inputsKeep);
             changed |= next != input;
             inputs.add(next);
         }

@@ -12,7 +12,8 @@ import org.apache.calcite.sql.validate.SqlValidatorScope;
  * Calcite's validator with PostgreSQL's result types for the built-in operators whose Calcite definitions type
  * them otherwise ({@link PgResultTypes}): an expression's type is decided here, before conversion, so every
  * expression above it (and the statement's result columns) sees PostgreSQL's type. A date plus or minus an
- * interval is a timestamp. The select items' declared string types are recorded for the result's description
+ * interval is a timestamp. A GROUP BY of a table's primary key lets the table's other columns be selected
+ * ({@link FunctionalDependencies}). The select items' declared string types are recorded for the result's description
  * ({@link DeclaredTypes}).
  */
 final class MeldValidator extends CalciteSqlValidator {
@@ -23,6 +24,7 @@ final class MeldValidator extends CalciteSqlValidator {
 
     @Override
     public SqlNode validate(final SqlNode topNode) {
+        FunctionalDependencies.extendGroupBy(topNode, getCatalogReader());
         final SqlNode validated = super.validate(topNode);
         DeclaredTypes.record(validated);
         return validated;

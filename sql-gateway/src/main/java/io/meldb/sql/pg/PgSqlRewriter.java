@@ -12,8 +12,7 @@ import java.util.Locale;
  * cast operator {@code expr::type} becomes {@code CAST(expr AS type)} with PostgreSQL's type names (int4, float8,
  * text, bool, ...) translated (json and jsonb are text, a literal checked as JSON); typed literals
  * ({@code TIMESTAMP '2024-01-01 10:00'}) take PostgreSQL's forms; interval literals become the standard's
- * ({@link PgIntervals}); the JSON operators {@code ->} and {@code ->>} become calls of
- * {@link io.meldb.sql.calcite.JsonFunctions}. String literals, quoted identifiers and comments are otherwise left
+ * ({@link PgIntervals}). String literals, quoted identifiers and comments are otherwise left
  * as they are.
  */
 final class PgSqlRewriter {
@@ -37,7 +36,7 @@ final class PgSqlRewriter {
             sql = EXPLAIN.matcher(sql).replaceFirst("EXPLAIN PLAN FOR ");
         }
         sql = PgIntervals.rewrite(sql);
-        if (sql.indexOf('$') < 0 && !sql.contains("::") && !sql.contains("->") && !TYPED_LITERAL.matcher(sql).find()) {
+        if (sql.indexOf('$') < 0 && !sql.contains("::") && !TYPED_LITERAL.matcher(sql).find()) {
             return new Rewritten(sql, new int[0], 0);
         }
         final StringBuilder out = new StringBuilder(sql.length() + 16);
@@ -87,42 +86,6 @@ final class PgSqlRewriter {
                 out.setLength(operandStart);
                 out.append(datetimeLiteral(operand, type));
                 i = end[0];
-            } else if (c == '-' && i + 1 < n && sql.charAt(i + 1) == '>' && operandStart >= 0) {
-                // PostgreSQL's JSON operators: j -> 'key', j ->> 'key', j -> 2, j ->> $1 (JsonFunctions)
-                final boolean asText = i + 2 < n && sql.charAt(i + 2) == '>';
-                int j = i + (asText ? 3 : 2);
-                while (j < n && Character.isWhitespace(sql.charAt(j))) {
-                    j++;
-                }
-                int keyEnd = j;
-                final boolean byIndex;
-                if (j < n && sql.charAt(j) == '\'') {
-                    keyEnd = PgSqlSplitter.skipQuoted(sql, j, '\'', false);
-                    byIndex = false;
-                } else if (j < n && sql.charAt(j) == '$' && j + 1 < n && Character.isDigit(sql.charAt(j + 1))) {
-                    keyEnd = parameter(sql, j, parameterOf);
-                    byIndex = false;
-                } else {
-                    if (keyEnd < n && sql.charAt(keyEnd) == '-') {
-                        keyEnd++;
-                    }
-                    while (keyEnd < n && Character.isDigit(sql.charAt(keyEnd))) {
-                        keyEnd++;
-                    }
-                    byIndex = true;
-                    if (keyEnd == j || sql.charAt(keyEnd - 1) == '-') {
-                        throw new io.meldb.sql.SqlStateException("42601", "syntax error at or near \""
-                                + (asText ? "->>" : "->") + "\": MeldDB reads a quoted key, an integer index or a "
-                                + "parameter after it");
-                    }
-                }
-                // Calcite infers no type for a parameter of a function of its schema: text, as PostgreSQL infers
-                final String key = sql.charAt(j) == '$' ? "CAST(? AS VARCHAR)" : sql.substring(j, keyEnd);
-                final String operand = out.substring(operandStart);
-                out.setLength(operandStart);
-                out.append("json_").append(byIndex ? "element" : "field").append(asText ? "_text(" : "(")
-                        .append(operand).append(", ").append(key).append(')');
-                i = keyEnd;
             } else if (c == '(') {
                 // a function call's parentheses belong to the name before them
                 opens.push(operandStart >= 0 && out.length() > operandStart ? operandStart : out.length());

@@ -79,6 +79,20 @@ class MeldSqlParserImplTest {
     }
 
     @Test
+    void jsonOperatorsCallTheirFunctionsWithPostgresPrecedence() throws SqlParseException {
+        assertEquals("json_field(d, 'k')", tree("d -> 'k'"));
+        assertEquals("json_field_text(d, 'k')", tree("d ->> 'k'"));
+        assertEquals("json_element(d, 0)", tree("d->0"));
+        assertEquals("json_element_text(d, -1)", tree("d ->> -1"));
+        assertEquals("json_field_text(json_field(t.d, 'a'), 'b')", tree("t.d -> 'a' ->> 'b'"));
+        assertEquals("=(json_field(t.d, 'k'), '\"x\"')", tree("(t.d -> 'k') = '\"x\"'"));
+        assertEquals("=(json_field(d, 'k'), 'x')", tree("d -> 'k' = 'x'"), "looser than =, as in PostgreSQL");
+        assertEquals("json_get_text(d, +(1, 2))", tree("d ->> 1 + 2"), "looser than +");
+        assertEquals("json_get(d, id)", tree("d -> id"), "an expression picks key or index by its type");
+        assertEquals("json_field(d, CAST(?, VARCHAR))", tree("d -> ?"), "a parameter key is text");
+    }
+
+    @Test
     void postgresqlRegularExpressionOperators() throws SqlParseException {
         assertEquals("\"s\" ~ 'a.*'", expression("s ~ 'a.*'"));
         assertEquals("\"s\" ~* 'a.*'", expression("s ~* 'a.*'"));
