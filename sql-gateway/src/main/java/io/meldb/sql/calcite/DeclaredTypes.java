@@ -63,7 +63,7 @@ public final class DeclaredTypes {
             return new ColumnType(SqlType.JSON, 0, 0);
         }
         if (node instanceof SqlCall call && call.operandCount() == 2
-                && call.getOperator().getName().toLowerCase(java.util.Locale.ROOT).matches("json_(field|element)")) {
+                && call.getOperator().getName().toLowerCase(java.util.Locale.ROOT).matches("json_(field|element|get)")) {
             // j -> 'k', j -> 2: json of json, jsonb of jsonb (->> is text)
             return declared(call.operand(0));
         }

@@ -56,6 +56,9 @@ final class ExtendedTypes {
             case TEXT -> value instanceof String s ? s : text(value, type);
             case JSON -> {
                 final String s = value instanceof String str ? str : text(value, type);
+                if (type.scale() == ColumnType.JSONB_FLAG) {
+                    yield JsonbText.normalize(s);
+                }
                 JsonText.check(s);
                 yield s;
             }

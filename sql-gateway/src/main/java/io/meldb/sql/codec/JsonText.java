@@ -1,8 +1,8 @@
 package io.meldb.sql.codec;
 
 /**
- * Checks that a JSON or JSONB value is one JSON text (RFC 8259) before it is stored; MeldDB keeps the text as
- * written. A value that does not parse is 22P02, as PostgreSQL's {@code json_in} answers.
+ * Checks that a JSON or JSONB value is one JSON text (RFC 8259) before it is stored; MeldDB keeps a json value's
+ * text as written (a jsonb value's as {@link JsonbText} prints it). A value that does not parse is 22P02, as PostgreSQL's {@code json_in} answers.
  */
 final class JsonText {
     /** Deeper nesting is refused rather than risking the stack (PostgreSQL's limit is the stack depth). */

@@ -78,9 +78,7 @@ public final class PgColumns {
                 case CHAR:
                     return PgType.BPCHAR;
                 case JSON:
-                    // jsonb too: pgjdbc looks up an OID it does not know (jsonb's 3802) with a catalog query that
-                    // needs regproc, array_upper and array subscripts, which MeldDB cannot run yet
-                    return PgType.JSON;
+                    return origin.scale() == io.meldb.sql.codec.ColumnType.JSONB_FLAG ? PgType.JSONB : PgType.JSON;
                 default:
                     break;
             }

@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * PostgreSQL's {@code ->} and {@code ->>} read by the parser as operators, wherever an operand may stand: on a
  * table-qualified column, chained, in parentheses compared with a JSON text (Django's key lookups), with a
- * negative index, with a parameter as the key, and binding looser than {@code +} and tighter than {@code =}.
+ * negative index, with a parameter as the key, and binding looser than {@code +} and tighter than {@code =}. A
+ * jsonb column holds PostgreSQL's canonical text and is sent as jsonb.
  */
 class JsonOperatorTest extends ConformanceTest {
     @ParameterizedTest
@@ -34,6 +35,14 @@ class JsonOperatorTest extends ConformanceTest {
             assertEquals(List.of("1:2:5:[1, 2]"), rows(s, "SELECT id, data->'k'->>-1, data -> 'o' ->> 'x', "
                     + t + ".data -> 'k' FROM " + t + " WHERE data -> 'k' IS NOT NULL"));
             assertEquals(List.of("2"), rows(s, "SELECT id FROM " + t + " WHERE data -> 'k' IS NULL"));
+            // jsonb is stored in PostgreSQL's canonical text, and a jsonb column is typed jsonb
+            try (ResultSet r = s.executeQuery("SELECT data FROM " + t + " WHERE id = 1")) {
+                assertTrue(r.next());
+                assertEquals("{\"k\": [1, 2], \"o\": {\"x\": 5}, \"tag\": \"math\"}", r.getString(1));
+                if (protocol.equals(Conformance.PG)) {
+                    assertEquals("jsonb", r.getMetaData().getColumnTypeName(1));
+                }
+            }
             try (PreparedStatement ps = c.prepareStatement("SELECT data ->> ? FROM " + t + " WHERE id = ?")) {
                 ps.setString(1, "tag");
                 ps.setInt(2, 2);

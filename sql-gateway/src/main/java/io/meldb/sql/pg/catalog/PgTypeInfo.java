@@ -32,7 +32,7 @@ record PgTypeInfo(int oid, String typname, int typlen, int typmod, String format
             case UUID -> new PgTypeInfo(2950, "uuid", 16, -1, "uuid");
             // kept as written, as PostgreSQL's json is
             // a JSONB column is named so, with json's OID: MeldDB keeps both as text, and its pg_type has no jsonb
-            case JSON -> t.scale() == ColumnType.JSONB_FLAG ? new PgTypeInfo(114, "jsonb", -1, -1, "jsonb")
+            case JSON -> t.scale() == ColumnType.JSONB_FLAG ? new PgTypeInfo(3802, "jsonb", -1, -1, "jsonb")
                     : new PgTypeInfo(114, "json", -1, -1, "json");
         };
     }
