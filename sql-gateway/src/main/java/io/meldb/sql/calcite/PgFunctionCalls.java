@@ -30,7 +30,7 @@ import java.util.Set;
 final class PgFunctionCalls {
     /** Functions PostgreSQL has whose argument or result types MeldDB lacks. */
     private static final Set<String> UNSUPPORTED = Set.of("array_agg", "array_length", "array_to_string",
-            "string_to_array", "unnest", "age", "justify_interval", "make_interval");
+            "string_to_array", "age", "justify_interval", "make_interval");
 
     private PgFunctionCalls() {
     }

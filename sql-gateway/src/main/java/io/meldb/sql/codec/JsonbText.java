@@ -16,10 +16,10 @@ import java.util.Map;
  * A jsonb value in PostgreSQL's canonical text, as {@code jsonb_out} prints it: an object's keys unique (the last
  * of duplicates wins) and ordered shorter first, then by their UTF-8 bytes; {@code ", "} between members and
  * elements and {@code ": "} after a key; strings decoded and escaped again as {@code escape_json} does (only
- * {@code "}, {@code \}, the short escapes and other control characters as {@code \u00XX}); numbers as numeric
+ * {@code "}, {@code \}, the short escapes and other control characters as a six-character escape with four hex digits); numbers as numeric
  * prints them ({@code 1e2} is {@code 100}, {@code 1.50} stays); no other whitespace. MeldDB stores a jsonb column's
  * value so, which makes its text, {@code ->} and comparisons PostgreSQL's. The input is checked first
- * ({@link JsonText}, 22P02); {@code \u0000} is 22P05, as jsonb cannot hold it.
+ * ({@link JsonText}, 22P02); the escape of character 0 is 22P05, as jsonb cannot hold it.
  */
 final class JsonbText {
     private static final JsonFactory FACTORY = new JsonFactory();
