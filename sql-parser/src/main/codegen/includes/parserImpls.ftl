@@ -71,6 +71,34 @@ void JsonAccess(List<Object> list, ExprContext exprContext, Span s) :
 }
 
 /**
+ * PostgreSQL's jsonb operators {@code ?}, {@code ?|}, {@code ?&}, {@code @>} and its converse ("is contained by") ({@link FunctionOperator}:
+ * their precedence and functions). {@code ?} is Calcite's HOOK, a dynamic parameter where an operand may stand;
+ * after an operand no parameter may follow, so there it is the operator.
+ */
+void JsonbOperator(List<Object> list, ExprContext exprContext, Span s) :
+{
+    final SqlOperator op;
+}
+{
+    (
+        <HOOK> { op = FunctionOperator.JSONB_EXISTS; }
+    |
+        <JSONB_EXISTS_ANY> { op = FunctionOperator.JSONB_EXISTS_ANY; }
+    |
+        <JSONB_EXISTS_ALL> { op = FunctionOperator.JSONB_EXISTS_ALL; }
+    |
+        <JSONB_CONTAINS> { op = FunctionOperator.JSONB_CONTAINS; }
+    |
+        <JSONB_CONTAINED> { op = FunctionOperator.JSONB_CONTAINED; }
+    )
+    {
+        checkNonQueryExpression(exprContext);
+        list.add(new SqlParserUtil.ToTreeListItem(op, getPos()));
+    }
+    AddExpression2b(list, ExprContext.ACCEPT_SUB_QUERY)
+}
+
+/**
  * One item of a select list, with its alias: this replaces Calcite's AddSelectItem (generate.xml renames that one
  * out of the way). After AS the alias is a column label, which may be any keyword, as PostgreSQL's ColLabel:
  * {@code SELECT x AS default}, {@code AS from}, {@code AS order} (SQLAlchemy's reflection sends {@code ... AS

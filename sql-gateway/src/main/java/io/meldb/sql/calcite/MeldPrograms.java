@@ -72,13 +72,29 @@ public final class MeldPrograms {
                 Programs.decorrelate(),
                 NumericAggregates.program(),
                 Programs.measure(DefaultRelMetadataProvider.INSTANCE),
-                Programs.trim(),
+                trim(),
                 joinOrder(),
                 volcano(cancelled),
                 Programs.calc(DefaultRelMetadataProvider.INSTANCE),
                 KeyOrderedSorts.program(),
                 MeldBudget.program(),
                 analyze == null ? Programs.sequence() : MeldAnalyze.program(analyze));
+    }
+
+    /**
+     * Calcite's field trimming, which only makes a plan narrower: where Calcite's trimmer fails on a plan (it loses
+     * a correlation variable's field when a query has an ARRAY subquery beside another correlated subquery, as
+     * Django's constraint introspection has), the plan goes on untrimmed, which answers the same.
+     */
+    private static Program trim() {
+        final Program trim = Programs.trim();
+        return (planner, rel, traits, materializations, lattices) -> {
+            try {
+                return trim.run(planner, rel, traits, materializations, lattices);
+            } catch (org.apache.calcite.util.mapping.Mappings.NoElementException e) {
+                return rel;
+            }
+        };
     }
 
     /**

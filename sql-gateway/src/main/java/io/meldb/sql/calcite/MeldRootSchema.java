@@ -87,6 +87,7 @@ public final class MeldRootSchema extends AbstractSchema {
         PgFunctions.functions().forEach(b::put);
         GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
         JsonFunctions.functions().forEach(b::put);
+        JsonbFunctions.functions().forEach(b::put);
         JsonBuild.objects().forEach(f -> b.put("JSON_BUILD_OBJECT", f));
         JsonBuild.arrays().forEach(f -> b.put("JSON_BUILD_ARRAY", f));
         b.putAll(io.meldb.sql.pg.catalog.PgCatalogFunctions.functions());

@@ -43,6 +43,15 @@ class JsonOperatorTest extends ConformanceTest {
                     assertEquals("jsonb", r.getMetaData().getColumnTypeName(1));
                 }
             }
+            // jsonb's ?, ?|, ?&, @> and <@ (Django's has_key, has_any_keys, has_keys, contains, contained_by)
+            assertEquals(List.of("1"), rows(s, "SELECT id FROM " + t + " WHERE data ? 'k'"));
+            assertEquals(List.of("1", "2"), rows(s, "SELECT id FROM " + t + " WHERE data ?| ARRAY['k', 'tag'] ORDER BY id"));
+            assertEquals(List.of("1"), rows(s, "SELECT id FROM " + t + " WHERE data ?& ARRAY['k', 'tag']"));
+            assertEquals(List.of("1"), rows(s, "SELECT id FROM " + t + " WHERE data @> '{\"k\": [2], \"o\": {}}'"));
+            assertEquals(List.of("2"), rows(s, "SELECT id FROM " + t + " WHERE data <@ '{\"tag\": \"post\", \"x\": 1}'"));
+            assertEquals(List.of("1:0:1"), rows(s, "SELECT CASE WHEN '[1, 2.0]'::jsonb @> '2' THEN 1 ELSE 0 END, "
+                    + "CASE WHEN '{\"a\": [1]}'::jsonb @> '[1]' THEN 1 ELSE 0 END, "
+                    + "CASE WHEN '[\"a\"]'::jsonb ? 'a' THEN 1 ELSE 0 END"));
             try (PreparedStatement ps = c.prepareStatement("SELECT data ->> ? FROM " + t + " WHERE id = ?")) {
                 ps.setString(1, "tag");
                 ps.setInt(2, 2);

@@ -34,13 +34,10 @@ public final class JsonAccessOperator extends SqlBinaryOperator {
     /** {@code ->>}. */
     public static final JsonAccessOperator GET_TEXT = new JsonAccessOperator("->>", true);
 
-    /** Between LIKE (32) and {@code +} (40), as PostgreSQL ranks its other operators (Calcite wants it even). */
-    private static final int PRECEDENCE = 36;
-
     private final boolean asText;
 
     private JsonAccessOperator(final String name, final boolean asText) {
-        super(name, SqlKind.OTHER, PRECEDENCE, true, null, null, null);
+        super(name, SqlKind.OTHER, FunctionOperator.PRECEDENCE, true, null, null, null);
         this.asText = asText;
     }
 

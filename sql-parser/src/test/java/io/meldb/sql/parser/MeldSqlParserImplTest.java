@@ -89,6 +89,11 @@ class MeldSqlParserImplTest {
         assertEquals("=(json_field(d, 'k'), 'x')", tree("d -> 'k' = 'x'"), "looser than =, as in PostgreSQL");
         assertEquals("json_get_text(d, +(1, 2))", tree("d ->> 1 + 2"), "looser than +");
         assertEquals("json_get(d, id)", tree("d -> id"), "an expression picks key or index by its type");
+        assertEquals("jsonb_exists(t.d, 'k')", tree("t.d ? 'k'"));
+        assertEquals("jsonb_exists(d, ?)", tree("d ? ?"), "the operator, then a parameter");
+        assertEquals("AND(jsonb_exists_any(d, ARRAY('a', 'b')), jsonb_exists_all(d, ARRAY('c')))",
+                tree("d ?| ARRAY['a', 'b'] AND d ?& ARRAY['c']"));
+        assertEquals("=(jsonb_contains(d, '{}'), jsonb_contained(d, e))", tree("d @> '{}' = d <@ e"));
         assertEquals("json_field(d, CAST(?, VARCHAR))", tree("d -> ?"), "a parameter key is text");
     }
 
