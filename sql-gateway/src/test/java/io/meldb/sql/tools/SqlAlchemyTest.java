@@ -1,24 +1,16 @@
 package io.meldb.sql.tools;
 
-import io.meldb.process.ChildProcess;
 import io.meldb.sql.server.EmbeddedGateway;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * SQLAlchemy 1.4 over psycopg2 (Debian's python3-sqlalchemy and python3-psycopg2), unchanged, through its everyday
@@ -32,8 +24,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("process")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SqlAlchemyTest {
-    private static final String PYTHON = System.getenv().getOrDefault("MELDB_PYTHON", "python3");
-
     /** What each step answers against PostgreSQL 15. */
     private static final Map<String, String> POSTGRES = new LinkedHashMap<>();
 
@@ -66,51 +56,11 @@ class SqlAlchemyTest {
 
     @Test
     void shouldRunSqlAlchemysEverydayPathAsAgainstPostgres() throws Exception {
-        final boolean installed = run(PYTHON, "-c", "import sqlalchemy, psycopg2").exitCode == 0;
-        // CI installs them (.ci/run): there a missing client fails the test instead of skipping it
-        assertTrue(installed || System.getenv("CI") == null, PYTHON + " with sqlalchemy and psycopg2 is missing");
-        assumeTrue(installed, PYTHON + " with sqlalchemy and psycopg2 is missing");
-        final Path script = Files.createTempFile("sqlalchemy_client", ".py");
-        try (InputStream in = SqlAlchemyTest.class.getResourceAsStream("/tools/sqlalchemy_client.py");
-             EmbeddedGateway db = new EmbeddedGateway()) {
-            Files.write(script, in.readAllBytes());
+        PythonClient.requireModules("sqlalchemy, psycopg2");
+        try (EmbeddedGateway db = new EmbeddedGateway()) {
             final String url = db.gateway.pgUrl().replace("postgresql://", "postgresql+psycopg2://");
-            final Outcome outcome = run(PYTHON, script.toString(), url);
-            assertEquals(0, outcome.exitCode, outcome.output);
-            final Map<String, String> seen = new LinkedHashMap<>();
-            for (String line : outcome.output.split("\n")) {
-                for (String step : POSTGRES.keySet()) {
-                    if (line.startsWith("OK " + step + " ") || line.equals("OK " + step)) {
-                        seen.put(step, "OK " + line.substring(("OK " + step).length()).trim());
-                    } else if (line.startsWith("FAIL " + step + " ")) {
-                        seen.put(step, line);
-                    }
-                }
-            }
-            for (Map.Entry<String, String> e : POSTGRES.entrySet()) {
-                final String got = seen.get(e.getKey());
-                if (NOT_YET.contains(e.getKey())) {
-                    assertTrue(got != null && got.startsWith("FAIL"), () -> "step '" + e.getKey()
-                            + "' now runs: take it off NOT_YET if it answers as PostgreSQL does:\n" + outcome.output);
-                } else {
-                    assertEquals("OK " + e.getValue(), got, () -> "step '" + e.getKey() + "':\n" + outcome.output);
-                }
-            }
-        } finally {
-            Files.deleteIfExists(script);
-        }
-    }
-
-    private record Outcome(int exitCode, String output) {
-    }
-
-    /** Runs a command to its end; a command that cannot start is exit code -1 with the reason as its output. */
-    private static Outcome run(final String... command) {
-        try {
-            final ChildProcess.Finished f = ChildProcess.run("python", List.of(command), Duration.ofSeconds(150));
-            return new Outcome(f.exitCode(), f.output());
-        } catch (java.io.UncheckedIOException e) {
-            return new Outcome(-1, e.toString());
+            PythonClient.assertSteps(POSTGRES, NOT_YET,
+                    PythonClient.steps("sqlalchemy_client.py", List.of(url), POSTGRES.keySet()));
         }
     }
 }
