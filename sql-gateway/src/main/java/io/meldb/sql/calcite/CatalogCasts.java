@@ -28,7 +28,9 @@ import java.util.Locale;
  * regclass cast on to {@code oid} or an integer the relation's OID ({@code 'rr'::regclass::oid}), all read from the
  * catalog as the statement sees it ({@link PgCatalogFunctions}); {@code oid::regtype} is the type's name as
  * {@code format_type} spells it, {@code 'int4'::regtype} the name of the type a name finds (42704 when none). An oid
- * compared with a regclass or regtype value is compared with the OID it names ({@link #comparison}).
+ * compared with a regclass or regtype value is compared with the OID it names ({@link #comparison}). A
+ * {@code regproc} is a function's name ({@code 'pg_catalog.array_in'::regproc} is {@code array_in}, as
+ * pg_type's typinput holds it).
  */
 final class CatalogCasts {
     private CatalogCasts() {
@@ -38,6 +40,15 @@ final class CatalogCasts {
     static RexNode convert(final SqlRexContext cx, final SqlCall cast) {
         final String to = userType(cast.operand(1));
         final RexBuilder rex = cx.getRexBuilder();
+        if ("regproc".equals(to)) {
+            final RexNode operand = cx.convertExpression(cast.operand(0));
+            if (!SqlTypeUtil.isCharacter(operand.getType())) {
+                throw new SqlStateException("0A000", "cannot cast " + operand.getType().getSqlTypeName().getName()
+                        .toLowerCase(Locale.ROOT) + " to regproc in MeldDB yet (only a function's name)");
+            }
+            return rex.makeCast(cx.getValidator().getValidatedNodeType(cast), call(rex, "REGPROC_OF_NAME",
+                    SqlTypeName.VARCHAR, operand), true, false);
+        }
         if (to != null && (to.equals("regclass") || to.equals("regtype"))) {
             final RexNode operand = cx.convertExpression(cast.operand(0));
             final RelDataType from = operand.getType();

@@ -24,7 +24,8 @@ public final class FunctionNames {
     public static final Set<String> OWN = Set.of("nextval", "currval", "setval", "date_trunc", "left", "right",
             "gen_random_uuid", "uuid_generate_v4", GenerateSeries.NAME, "json_field", "json_field_text",
             "json_element", "json_element_text", "json_get", "json_get_text",
-            "jsonb_exists", "jsonb_exists_any", "jsonb_exists_all", "jsonb_contains", "jsonb_contained");
+            "jsonb_exists", "jsonb_exists_any", "jsonb_exists_all", "jsonb_contains", "jsonb_contained",
+            "array_lower", "array_upper", "array_length");
 
     private static final Consumer<Object[]> HOOK = args -> fold((SqlNode) args[1]);
 

@@ -66,6 +66,7 @@ public final class MeldPrograms {
                 .accept(new BooleanLiterals())
                 .accept(new RealLiterals())
                 .accept(new PgSignatures())
+                .accept(new ArraySubscripts())
                 .accept(new ConvertToChecked(rel.getCluster().getRexBuilder(), true));
         return Programs.sequence(rewrite,
                 Programs.subQuery(DefaultRelMetadataProvider.INSTANCE),

@@ -88,6 +88,7 @@ public final class MeldRootSchema extends AbstractSchema {
         GenerateSeries.functions().forEach(f -> b.put(GenerateSeries.NAME, f));
         JsonFunctions.functions().forEach(b::put);
         JsonbFunctions.functions().forEach(b::put);
+        PgArrayFunctions.functions().forEach(b::put);
         JsonBuild.objects().forEach(f -> b.put("JSON_BUILD_OBJECT", f));
         JsonBuild.arrays().forEach(f -> b.put("JSON_BUILD_ARRAY", f));
         b.putAll(io.meldb.sql.pg.catalog.PgCatalogFunctions.functions());
@@ -105,8 +106,8 @@ public final class MeldRootSchema extends AbstractSchema {
     protected Map<String, org.apache.calcite.rel.type.RelProtoDataType> getTypeMap() {
         final org.apache.calcite.rel.type.RelProtoDataType text =
                 f -> f.createSqlType(org.apache.calcite.sql.type.SqlTypeName.VARCHAR);
-        // regclass and regtype values are the names they print as (casts to and from them: MeldConvertlets)
-        return Map.of("json", text, "jsonb", text, "regclass", text, "regtype", text);
+        // regclass, regtype and regproc values are the names they print as (casts to and from them: MeldConvertlets)
+        return Map.of("json", text, "jsonb", text, "regclass", text, "regtype", text, "regproc", text);
     }
 
     @Override

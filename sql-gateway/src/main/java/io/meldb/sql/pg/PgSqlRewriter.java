@@ -294,7 +294,8 @@ final class PgSqlRewriter {
             case "float4", "real" -> "REAL";
             case "float8", "double precision", "float" -> "DOUBLE";
             case "numeric", "decimal" -> "DECIMAL" + args;
-            case "text", "unknown", "name", "regproc" -> "VARCHAR";
+            case "text", "unknown", "name" -> "VARCHAR";
+            case "regproc" -> "regproc";
             case "regclass" -> "regclass";
             case "regtype" -> "regtype";
             case "varchar", "character varying" -> "VARCHAR" + args;

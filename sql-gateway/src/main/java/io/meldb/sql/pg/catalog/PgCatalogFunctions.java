@@ -62,6 +62,7 @@ public final class PgCatalogFunctions {
         f.put("REGTYPE_OF_OID", ContextFunction.of(PgCatalogFunctions.class, "regtypeOfOid", oid));
         f.put("REGTYPE_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regtypeOfName", text));
         f.put("OID_OF_REGTYPE", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegtype", text));
+        f.put("REGPROC_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regprocOfName", text));
         f.put("PG_IS_IN_RECOVERY", ContextFunction.of(PgCatalogFunctions.class, "isInRecovery"));
         f.put("PG_ENCODING_TO_CHAR", ContextFunction.of(PgCatalogFunctions.class, "encodingToChar",
                 SqlTypeName.INTEGER));
@@ -226,6 +227,21 @@ public final class PgCatalogFunctions {
     /** {@code 'name'::regtype}: the type a name finds (42704 when none), printed as format_type spells it. */
     public static String regtypeOfName(final DataContext root, final Object name) {
         return name == null ? null : regtypeOfOid(root, PgTypeCatalog.oidOf(name.toString()));
+    }
+
+    /**
+     * {@code 'name'::regproc}: the function's name as a regproc prints (no schema: MeldDB's functions are all in
+     * pg_catalog, which is always searched); a schema other than pg_catalog is 42883, as no function is there.
+     */
+    public static String regprocOfName(final DataContext root, final Object name) {
+        if (name == null) {
+            return null;
+        }
+        final String[] parsed = RegclassName.parse(name.toString());
+        if (parsed[0] != null && !parsed[0].equals("pg_catalog")) {
+            throw new SqlStateException("42883", "function \"" + name + "\" does not exist");
+        }
+        return parsed[1];
     }
 
     /** {@code 'name'::regtype::oid}, and a regtype compared with an oid: the OID of the type a name finds. */

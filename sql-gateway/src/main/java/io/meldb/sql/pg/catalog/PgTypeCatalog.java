@@ -22,14 +22,20 @@ final class PgTypeCatalog {
             return typcategory == 'A' && typname.startsWith("_");
         }
 
+        /** typinput, as PostgreSQL names the function: {@code int4in}, but {@code numeric_in}, {@code jsonb_in}. */
         String input() {
-            return isArray() ? "array_in" : typname + "in";
+            return isArray() ? "array_in" : typname + (UNDERSCORED.contains(typname) ? "_in" : "in");
         }
 
+        /** typoutput: {@code int4out}, {@code numeric_out}, ... */
         String output() {
-            return isArray() ? "array_out" : typname + "out";
+            return isArray() ? "array_out" : typname + (UNDERSCORED.contains(typname) ? "_out" : "out");
         }
     }
+
+    /** The types whose input and output functions PostgreSQL names with an underscore ({@code date_in}). */
+    private static final java.util.Set<String> UNDERSCORED = java.util.Set.of("date", "time", "timestamp",
+            "timestamptz", "interval", "numeric", "uuid", "json", "jsonb", "record", "void");
 
     private static final List<TypeRow> ROWS;
     private static final Map<Integer, TypeRow> BY_OID = new HashMap<>();
