@@ -110,7 +110,7 @@ final class CatalogCasts {
     }
 
     /** The lower-case name of a user-defined type a cast names, or null. */
-    private static String userType(final SqlNode node) {
+    static String userType(final SqlNode node) {
         return node instanceof SqlDataTypeSpec spec && spec.getTypeNameSpec() instanceof SqlUserDefinedTypeNameSpec u
                 ? u.getTypeName().getSimple().toLowerCase(Locale.ROOT) : null;
     }

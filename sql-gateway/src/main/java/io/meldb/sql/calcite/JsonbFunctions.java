@@ -42,6 +42,28 @@ public final class JsonbFunctions {
                 "jsonb_contained", ScalarFunctionImpl.create(JsonbFunctions.class, "contained"));
     }
 
+    /** {@code x::jsonb}: the text as jsonb prints it (JsonbText), so that a jsonb value reads as PostgreSQL's. */
+    public static String in(final String text) {
+        return text == null ? null : io.meldb.sql.codec.JsonbText.normalize(text);
+    }
+
+    private static final org.apache.calcite.sql.validate.SqlUserDefinedFunction JSONB_IN =
+            new org.apache.calcite.sql.validate.SqlUserDefinedFunction(new org.apache.calcite.sql.SqlIdentifier(
+                    "jsonb_in", org.apache.calcite.sql.parser.SqlParserPos.ZERO),
+                    org.apache.calcite.sql.SqlKind.OTHER_FUNCTION, org.apache.calcite.sql.type.ReturnTypes.ARG0,
+                    org.apache.calcite.sql.type.InferTypes.FIRST_KNOWN, null,
+                    ScalarFunctionImpl.create(JsonbFunctions.class, "in"));
+
+    /** The conversion of a cast to jsonb: the cast to text (the planner's type of jsonb), then {@link #in}. */
+    static org.apache.calcite.rex.RexNode cast(final org.apache.calcite.sql2rel.SqlRexContext cx,
+                                              final org.apache.calcite.sql.SqlCall cast) {
+        final org.apache.calcite.rex.RexBuilder rex = cx.getRexBuilder();
+        final org.apache.calcite.rel.type.RelDataType type = cx.getValidator().getValidatedNodeType(cast);
+        final org.apache.calcite.rex.RexNode text = rex.makeCast(type, cx.convertExpression(cast.operand(0)),
+                true, false);
+        return rex.makeCall(type, JSONB_IN, java.util.List.of(text));
+    }
+
     public static Boolean exists(final String json, final String key) {
         return json == null || key == null ? null : has(parse(json), key);
     }

@@ -302,6 +302,9 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
         if (catalogCast != null) {
             return catalogCast;
         }
+        if ("jsonb".equals(CatalogCasts.userType(call.operand(1)))) {
+            return JsonbFunctions.cast(cx, call);
+        }
         final RexNode converted = StandardConvertletTable.INSTANCE.get(call).convertCall(cx, call);
         final RexNode operand = cx.convertExpression(call.operand(0));
         final RelDataType from = operand.getType();

@@ -21,7 +21,7 @@ import java.util.Map;
  * value so, which makes its text, {@code ->} and comparisons PostgreSQL's. The input is checked first
  * ({@link JsonText}, 22P02); the escape of character 0 is 22P05, as jsonb cannot hold it.
  */
-final class JsonbText {
+public final class JsonbText {
     private static final JsonFactory FACTORY = new JsonFactory();
     /** jsonb's key order: length first, then bytes (PostgreSQL's lengthCompareJsonbString). */
     private static final Comparator<String> KEY_ORDER = (a, b) -> {
@@ -33,7 +33,8 @@ final class JsonbText {
     private JsonbText() {
     }
 
-    static String normalize(final String text) {
+    /** {@code text} as PostgreSQL's jsonb prints it; 22P02 when it is no JSON. */
+    public static String normalize(final String text) {
         JsonText.check(text);
         try (JsonParser p = FACTORY.createParser(text)) {
             p.nextToken();

@@ -43,6 +43,8 @@ class JsonOperatorTest extends ConformanceTest {
                     assertEquals("jsonb", r.getMetaData().getColumnTypeName(1));
                 }
             }
+            assertEquals(List.of("{\"a\": 2, \"b\": 3}:100"), rows(s, "SELECT '{\"b\": 1, \"a\": 2, \"b\": 3}'::jsonb, "
+                    + "CAST('{\"a2\": 1e2}' AS jsonb) -> 'a2'"), "a cast to jsonb makes jsonb's text");
             // jsonb's ?, ?|, ?&, @> and <@ (Django's has_key, has_any_keys, has_keys, contains, contained_by)
             assertEquals(List.of("1"), rows(s, "SELECT id FROM " + t + " WHERE data ? 'k'"));
             assertEquals(List.of("1", "2"), rows(s, "SELECT id FROM " + t + " WHERE data ?| ARRAY['k', 'tag'] ORDER BY id"));
