@@ -14,12 +14,31 @@ import org.apache.calcite.sql.validate.SqlValidatorScope;
  * expression above it (and the statement's result columns) sees PostgreSQL's type. A date plus or minus an
  * interval is a timestamp. A GROUP BY of a table's primary key lets the table's other columns be selected
  * ({@link FunctionalDependencies}). The select items' declared string types are recorded for the result's description
- * ({@link DeclaredTypes}).
+ * ({@link DeclaredTypes}); so is the type name of each {@code pg_typeof} argument ({@link PgTypeOf}), where its
+ * scope can tell the table column it reads. A scalar function in FROM becomes the query of its one value before
+ * validation ({@link FunctionsInFrom}).
  */
 final class MeldValidator extends CalciteSqlValidator {
     MeldValidator(final SqlOperatorTable opTab, final CalciteCatalogReader catalogReader,
             final JavaTypeFactory typeFactory, final Config config) {
         super(opTab, catalogReader, typeFactory, config);
+    }
+
+    /** The type names of the pg_typeof calls validated, by call ({@link PgTypeOf}). */
+    private final java.util.Map<SqlNode, String> typeNames = new java.util.IdentityHashMap<>();
+
+    /** The type name that validation found for a pg_typeof call, or null. */
+    String typeNameOf(final SqlNode call) {
+        return typeNames.get(call);
+    }
+
+    /** A scalar function in FROM is a table of its one value ({@link FunctionsInFrom}), before anything else. */
+    @Override
+    protected SqlNode performUnconditionalRewrites(final SqlNode node, final boolean underFrom) {
+        if (node instanceof org.apache.calcite.sql.SqlSelect select) {
+            FunctionsInFrom.rewrite(select, getOperatorTable(), getCatalogReader().nameMatcher());
+        }
+        return super.performUnconditionalRewrites(node, underFrom);
     }
 
     @Override
@@ -33,7 +52,17 @@ final class MeldValidator extends CalciteSqlValidator {
     @Override
     public RelDataType deriveType(final SqlValidatorScope scope, final SqlNode expr) {
         final RelDataType type = super.deriveType(scope, expr);
+        if (expr instanceof org.apache.calcite.sql.SqlCall call && call.getOperator() == PgTypeOf.OPERATOR
+                && call.operandCount() == 1) {
+            final SqlNode operand = call.operand(0);
+            final RelDataType operandType = getValidatedNodeTypeIfKnown(operand);
+            typeNames.put(call, PgTypeOf.of(operand, operandType != null ? operandType
+                    : super.deriveType(scope, operand), scope));
+        }
         RelDataType pg = PgResultTypes.of(typeFactory, expr, type);
+        if (expr instanceof org.apache.calcite.sql.SqlCall call) {
+            pg = PgNameType.of(typeFactory, call, pg);
+        }
         if (pg == type && PgResultTypes.dateAndInterval(expr, type, this::getValidatedNodeTypeIfKnown)) {
             // date ± interval is a timestamp in PostgreSQL (date_pl_interval), a date in Calcite
             pg = typeFactory.createTypeWithNullability(

@@ -49,14 +49,6 @@ public sealed interface PgCommand {
     record Set(String name, String value) implements PgCommand {
     }
 
-    /** {@code SELECT [pg_catalog.]set_config('name', 'value', is_local)}: SET that answers the new value. */
-    record SetConfig(String name, String value) implements PgCommand {
-    }
-
-    /** The whole of a {@code SELECT set_config(...)} statement, as pg_dump and tools send it. */
-    java.util.regex.Pattern SET_CONFIG = java.util.regex.Pattern.compile("(?is)^\\s*SELECT\\s+(?:pg_catalog\\s*\\.\\s*)?"
-            + "set_config\\s*\\(\\s*'((?:[^']|'')*)'\\s*,\\s*'((?:[^']|'')*)'\\s*,\\s*(?:true|false)\\s*\\)\\s*;?\\s*$");
-
     /**
      * SET ROLE name, SET ROLE NONE and RESET ROLE ({@code role} null). MeldDB has no roles or privileges: the role
      * can only be the session's user, which makes the statement a no-op (what tools such as Flyway send to restore
@@ -84,13 +76,6 @@ public sealed interface PgCommand {
     /** The command of {@code sql}, or null when the SQL engine runs it. */
     static PgCommand parse(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
-        if (first.equals("SELECT")) {
-            // a Matcher only for the rare statement that names set_config: every SELECT passes here
-            final boolean named = sql.length() < 512 && (sql.contains("set_config") || sql.contains("SET_CONFIG"));
-            final java.util.regex.Matcher m = named ? SET_CONFIG.matcher(sql) : null;
-            return m != null && m.matches() ? new SetConfig(m.group(1).replace("''", "'"), m.group(2).replace("''", "'"))
-                    : null;
-        }
         switch (first) {
             case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SET", "SHOW", "RESET", "DISCARD",
                  "VACUUM", "CHECKPOINT", "DEALLOCATE", "SAVEPOINT", "RELEASE", "LISTEN",

@@ -30,9 +30,6 @@ final class PgCommands {
 
     /** The columns a command answers (SHOW), or none. */
     PgColumns columns(final PgCommand command) {
-        if (command instanceof PgCommand.SetConfig) {
-            return PgColumns.text(List.of("set_config"));
-        }
         if (command instanceof PgCommand.Show s) {
             if (s.name().equalsIgnoreCase("all")) {
                 return PgColumns.text(List.of("name", "setting", "description"));
@@ -81,9 +78,6 @@ final class PgCommands {
             block.characteristics(s.session(), s.isolation(), s.readOnly());
         } else if (command instanceof PgCommand.Set s) {
             set(s.name(), s.value());
-        } else if (command instanceof PgCommand.SetConfig s) {
-            set(s.name(), s.value());
-            row(out, settings.get(s.name()));
         } else if (command instanceof PgCommand.Show s) {
             show(s.name());
         } else if (command instanceof PgCommand.Reset r) {
@@ -109,8 +103,11 @@ final class PgCommands {
         return completed;
     }
 
-    /** SET name TO value (null = DEFAULT): stored, applied where it changes MeldDB, reported if PostgreSQL does. */
-    void set(final String name, final String value) {
+    /**
+     * SET name TO value (null = DEFAULT): stored, applied where it changes MeldDB, reported if PostgreSQL does.
+     * Answers the parameter's canonical name.
+     */
+    String set(final String name, final String value) {
         final String key = value == null ? settings.reset(name) : settings.set(name, value);
         final String now = settings.get(key);
         switch (key) {
@@ -129,6 +126,12 @@ final class PgCommands {
         if (PgSettings.REPORTED.contains(key)) {
             PgBackend.parameterStatus(output.buffer(), key, now);
         }
+        return key;
+    }
+
+    /** A parameter's value as SHOW and current_setting answer it; 42704 for a parameter the session lacks. */
+    String value(final String name) {
+        return current(name, settings.get(name));
     }
 
     private void show(final String name) {
@@ -139,7 +142,7 @@ final class PgCommands {
             }
             return;
         }
-        row(out, current(name, settings.get(name)));
+        row(out, value(name));
     }
 
     /** The transaction characteristics are the open transaction's, whatever SET last stored. */
