@@ -32,13 +32,49 @@ final class MeldValidator extends CalciteSqlValidator {
         return typeNames.get(call);
     }
 
-    /** A scalar function in FROM is a table of its one value ({@link FunctionsInFrom}), before anything else. */
+    /**
+     * Before anything else: a scalar function in FROM is a table of its one value ({@link FunctionsInFrom}), and a
+     * call of one of MeldDB's overloaded schema functions names the overload of its argument count.
+     */
     @Override
     protected SqlNode performUnconditionalRewrites(final SqlNode node, final boolean underFrom) {
         if (node instanceof org.apache.calcite.sql.SqlSelect select) {
             FunctionsInFrom.rewrite(select, getOperatorTable(), getCatalogReader().nameMatcher());
         }
+        if (node instanceof org.apache.calcite.sql.SqlBasicCall call
+                && call.getOperator() instanceof org.apache.calcite.sql.SqlUnresolvedFunction function) {
+            resolveByArity(call, function);
+        }
         return super.performUnconditionalRewrites(node, underFrom);
+    }
+
+    /**
+     * Resolves {@code call} now when the function's overloads are all schema functions and one alone takes as many
+     * arguments as it has ({@code current_setting(name)} and {@code current_setting(name, missing_ok)}): Calcite
+     * resolves a function before validating its arguments only when it has one overload, and a parameter
+     * ({@code current_setting($1)}) takes its type from the function it is an argument of.
+     */
+    private void resolveByArity(final org.apache.calcite.sql.SqlBasicCall call,
+                                final org.apache.calcite.sql.SqlUnresolvedFunction function) {
+        final java.util.List<org.apache.calcite.sql.SqlOperator> overloads = new java.util.ArrayList<>();
+        getOperatorTable().lookupOperatorOverloads(function.getNameAsId(), function.getFunctionType(),
+                org.apache.calcite.sql.SqlSyntax.FUNCTION, overloads, getCatalogReader().nameMatcher());
+        org.apache.calcite.sql.SqlOperator only = null;
+        for (org.apache.calcite.sql.SqlOperator op : overloads) {
+            if (!(op instanceof org.apache.calcite.sql.validate.SqlUserDefinedFunction udf)
+                    || udf.getFunctionType().isTableFunction()) {
+                return;
+            }
+            if (udf.getFunction().getParameters().size() == call.operandCount()) {
+                if (only != null) {
+                    return;
+                }
+                only = op;
+            }
+        }
+        if (only != null && overloads.size() > 1) {
+            call.setOperator(only);
+        }
     }
 
     @Override
