@@ -46,7 +46,8 @@ public sealed interface PgCommand {
     record SetTransaction(boolean session, String isolation, Boolean readOnly) implements PgCommand {
     }
 
-    record Set(String name, String value) implements PgCommand {
+    /** SET [SESSION | LOCAL] name TO value; {@code local}: SET LOCAL, for the rest of the transaction only. */
+    record Set(String name, String value, boolean local) implements PgCommand {
     }
 
     /**
@@ -167,6 +168,7 @@ public sealed interface PgCommand {
         if (c.accept("TRANSACTION")) {
             return characteristics(false, c);
         }
+        boolean local = false;
         if (c.accept("SESSION")) {
             if (c.accept("CHARACTERISTICS")) {
                 c.expect("AS");
@@ -174,26 +176,26 @@ public sealed interface PgCommand {
                 return characteristics(true, c);
             }
         } else {
-            c.accept("LOCAL");
+            local = c.accept("LOCAL");
         }
         if (c.accept("TIME")) {
             c.expect("ZONE");
-            return new Set("TimeZone", c.value());
+            return new Set("TimeZone", c.value(), local);
         }
         if (c.accept("NAMES")) {
-            return new Set("client_encoding", c.value());
+            return new Set("client_encoding", c.value(), local);
         }
         if (c.accept("ROLE")) {
             return new SetRole(c.accept("NONE") ? null : c.value());
         }
         if (c.accept("SCHEMA")) {
-            return new Set("search_path", c.value());
+            return new Set("search_path", c.value(), local);
         }
         final String name = c.name();
         if (!c.accept("TO") && !c.acceptSymbol("=")) {
             throw new SqlStateException("42601", "syntax error in SET: expected TO or = after " + name);
         }
-        return new Set(name, c.value());
+        return new Set(name, c.value(), local);
     }
 
     private static Begin begin(final String tag, final Cursor c) {

@@ -7,8 +7,9 @@ import io.meldb.sql.calcite.SessionParameters;
  * One PostgreSQL session as the SQL functions about the session see it ({@link SessionParameters}): its user
  * (session_authorization), its process id, and its {@link PgSettings}, read as SHOW reads them and written as SET
  * writes them ({@link PgCommands#set}: applied where a setting changes what MeldDB does, reported with
- * ParameterStatus where PostgreSQL reports it). {@code set_config(name, value, true)} is SET LOCAL, which MeldDB
- * runs as SET.
+ * ParameterStatus where PostgreSQL reports it). {@code set_config(name, value, true)} is SET LOCAL: the value lasts
+ * until the transaction the statement runs in ends, an explicit block's or the statement's own implicit one
+ * ({@link PgSettingChanges}).
  */
 final class PgSessionParameters implements SessionParameters {
     private final PgSettings settings;
@@ -45,6 +46,6 @@ final class PgSessionParameters implements SessionParameters {
 
     @Override
     public String set(final String name, final String value, final boolean local) {
-        return commands.value(commands.set(name, value));
+        return commands.value(commands.set(name, value, local));
     }
 }

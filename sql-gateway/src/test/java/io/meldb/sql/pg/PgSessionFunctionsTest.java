@@ -265,6 +265,52 @@ class PgSessionFunctionsTest {
     }
 
     @Test
+    void shouldKeepALocalSettingUntilItsTransactionEnds() throws SQLException {
+        for (String mode : MODES) {
+            try (Connection c = db.connectPg(mode); Statement s = c.createStatement()) {
+                s.execute("SET application_name = 'before'");
+                // outside a block, set_config(..., true) lasts for its statement's own transaction
+                assertEquals(List.of("inside", "inside"), row(c, "SELECT set_config('application_name', 'inside', "
+                        + "true), current_setting('application_name')"));
+                assertEquals("before", one(c, "SHOW application_name"), mode);
+                // SET LOCAL outside a block: a warning, and no effect
+                s.execute("SET LOCAL application_name = 'ignored'");
+                assertEquals("25P01", s.getWarnings().getSQLState());
+                assertEquals("before", one(c, "SHOW application_name"));
+
+                c.setAutoCommit(false);
+                assertEquals("local", one(c, "SELECT set_config('application_name', 'local', true)"));
+                s.execute("SET LOCAL search_path TO sess_other");
+                assertEquals(List.of("local", "sess_other", "from sess_other"), row(c, "SELECT "
+                        + "current_setting('application_name'), current_schema, other FROM sess_t"));
+                c.commit();
+                assertEquals(List.of("before", "public", "x"), row(c, "SELECT current_setting('application_name'), "
+                        + "current_schema, t FROM sess_t"), mode);
+                assertEquals("before", c.getClientInfo("ApplicationName"), "reported when it is undone");
+                c.commit();
+
+                // SET stays when its transaction commits, and is undone when it rolls back
+                s.execute("SET application_name = 'committed'");
+                c.commit();
+                assertEquals("committed", one(c, "SHOW application_name"));
+                c.commit();
+                assertEquals("rolled back", one(c, "SELECT set_config('application_name', 'rolled back', false)"));
+                s.execute("SET search_path TO sess_other, public");
+                c.rollback();
+                assertEquals(List.of("committed", "public"), row(c, "SELECT current_setting('application_name'), "
+                        + "current_schema"), mode);
+                c.commit();
+                // a SET after a SET LOCAL of the same setting is what stays
+                s.execute("SET LOCAL application_name = 'local again'");
+                s.execute("SET application_name = 'after local'");
+                c.commit();
+                assertEquals("after local", one(c, "SHOW application_name"));
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    @Test
     void shouldNameTheTypeOfAValueWithPgTypeof() throws SQLException {
         for (String mode : MODES) {
             try (Connection c = db.connectPg(mode); Statement s = c.createStatement();
