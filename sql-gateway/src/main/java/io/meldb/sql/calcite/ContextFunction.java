@@ -7,6 +7,7 @@ import org.apache.calcite.linq4j.tree.Expressions;
 import org.apache.calcite.linq4j.tree.Primitive;
 import org.apache.calcite.rel.type.RelDataType;
 import org.apache.calcite.rel.type.RelDataTypeFactory;
+import org.apache.calcite.rel.type.RelProtoDataType;
 import org.apache.calcite.schema.FunctionParameter;
 import org.apache.calcite.schema.ImplementableFunction;
 import org.apache.calcite.schema.ScalarFunction;
@@ -24,21 +25,26 @@ import java.util.List;
  * {@code Object} parameter takes the value boxed, so an int2 or an int8 argument reaches an oid parameter alike).
  * The SQL types of the parameters are declared here; the result type is the method's (String: text, Boolean:
  * boolean, Integer: integer, Long or long: bigint, a List of strings: text[]), nullable unless the method returns a
- * primitive (PostgreSQL's catalog functions answer NULL for an object that does not exist). The call is never
+ * primitive (PostgreSQL's catalog functions answer NULL for an object that does not exist), or one given
+ * explicitly ({@link #returning}: PostgreSQL's name, {@link PgNameType}). The call is never
  * folded into a constant: it reads the context. The catalog functions ({@code PgCatalogFunctions}) and the
  * sequence functions ({@link SequenceFunction}) are such functions.
  */
 public class ContextFunction implements ScalarFunction, ImplementableFunction {
     private final Method method;
     private final List<SqlTypeName> parameters;
+    /** The result type when the method's return type does not say it (PostgreSQL's name), or null. */
+    private final RelProtoDataType returnType;
 
     protected ContextFunction(final Class<?> owner, final String name, final SqlTypeName... parameters) {
-        this(method(owner, name, parameters.length), List.of(parameters));
+        this(method(owner, name, parameters.length), List.of(parameters), null);
     }
 
-    private ContextFunction(final Method method, final List<SqlTypeName> parameters) {
+    private ContextFunction(final Method method, final List<SqlTypeName> parameters,
+                            final RelProtoDataType returnType) {
         this.method = method;
         this.parameters = parameters;
+        this.returnType = returnType;
     }
 
     private static Method method(final Class<?> owner, final String name, final int arity) {
@@ -53,19 +59,27 @@ public class ContextFunction implements ScalarFunction, ImplementableFunction {
     }
 
     /**
-     * The function {@code owner.name(DataContext, Object...)} with parameters of the SQL types given; the method
-     * must be public and static and take a {@link DataContext} and one {@code Object} per parameter.
-     */
-    /**
      * The function {@code owner.name(DataContext, ...)} with parameters of the SQL types given; the method must be
      * public and static and take a {@link DataContext} and one value per parameter.
      */
     public static ContextFunction of(final Class<?> owner, final String name, final SqlTypeName... parameters) {
-        return new ContextFunction(method(owner, name, parameters.length), List.of(parameters));
+        return new ContextFunction(method(owner, name, parameters.length), List.of(parameters), null);
+    }
+
+    /**
+     * {@link #of}, answering values of {@code returnType} (a type the method's Java return type cannot tell, such
+     * as PostgreSQL's name, {@link PgNameType}).
+     */
+    public static ContextFunction returning(final RelProtoDataType returnType, final Class<?> owner,
+                                            final String name, final SqlTypeName... parameters) {
+        return new ContextFunction(method(owner, name, parameters.length), List.of(parameters), returnType);
     }
 
     @Override
     public RelDataType getReturnType(final RelDataTypeFactory typeFactory) {
+        if (returnType != null) {
+            return returnType.apply(typeFactory);
+        }
         final Class<?> r = method.getReturnType();
         if (java.util.List.class.isAssignableFrom(r)) {
             // a list of names: an array of text (name[] in PostgreSQL)

@@ -53,7 +53,11 @@ public final class DeclaredTypes {
         LAST.set(out);
     }
 
-    private static ColumnType declared(final SqlNode item) {
+    /**
+     * The declared type of the value of {@code item} (a select item, or any expression): a cast's to a string
+     * type, json or jsonb, or a json value's; null when its Calcite type tells.
+     */
+    static ColumnType declared(final SqlNode item) {
         SqlNode node = item;
         if (node instanceof SqlCall as && as.getKind() == SqlKind.AS) {
             node = as.operand(0);

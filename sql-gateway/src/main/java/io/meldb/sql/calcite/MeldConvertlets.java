@@ -25,7 +25,8 @@ import org.checkerframework.checker.nullness.qual.Nullable;
  * both are exact numbers and one is a decimal becomes {@link PgNumericOperators#DIVIDE} over numerics (Calcite
  * divides to 16 significant digits, PostgreSQL to at least 16 and the operands' scales: {@code 1/3.0} is
  * 0.33333333333333333333). It happens here, before planning, so that constant folding computes PostgreSQL's value
- * too. Everything else converts as Calcite's standard table converts it.
+ * too. {@code pg_typeof(x)} is the name of x's type ({@link PgTypeOf}). Everything else converts as Calcite's
+ * standard table converts it.
  */
 public final class MeldConvertlets implements SqlRexConvertletTable {
     public static final MeldConvertlets INSTANCE = new MeldConvertlets();
@@ -510,6 +511,28 @@ public final class MeldConvertlets implements SqlRexConvertletTable {
 
     @Override
     public @Nullable SqlRexConvertlet get(final SqlCall call) {
+        final SqlRexConvertlet convertlet = convertlet(call);
+        return convertlet == null ? null : (cx, c) -> nameAsValidated(cx, c, convertlet.convertCall(cx, c));
+    }
+
+    /**
+     * {@code converted} as the validator typed {@code call}: where a name became text ({@link PgNameType#of}), the
+     * conversion, typed by Calcite's rules, is cast to text.
+     */
+    private static RexNode nameAsValidated(final org.apache.calcite.sql2rel.SqlRexContext cx, final SqlCall call,
+                                           final RexNode converted) {
+        if (!PgNameType.is(converted.getType())) {
+            return converted;
+        }
+        final RelDataType validated = cx.getValidator().getValidatedNodeTypeIfKnown(call);
+        return validated == null || PgNameType.is(validated) || validated.getSqlTypeName() != SqlTypeName.VARCHAR
+                ? converted : cx.getRexBuilder().makeCast(validated, converted, true, false);
+    }
+
+    private @Nullable SqlRexConvertlet convertlet(final SqlCall call) {
+        if (call.getOperator() == PgTypeOf.OPERATOR) {
+            return PgTypeOf.CONVERTLET;
+        }
         if (call.getKind() == SqlKind.DIVIDE && call.operandCount() == 2) {
             return DIVIDE;
         }

@@ -24,8 +24,9 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 
 /**
- * Calcite's statement preparation with MeldDB's validator ({@link MeldValidator}: PostgreSQL's result types) and
- * conversion of SQL into expressions ({@link MeldConvertlets}: PostgreSQL's values for them).
+ * Calcite's statement preparation with MeldDB's validator ({@link MeldValidator}: PostgreSQL's result types), its
+ * operators ahead of Calcite's libraries ({@link PgOperatorTable}) and conversion of SQL into expressions
+ * ({@link MeldConvertlets}: PostgreSQL's values for them).
  */
 public final class MeldPrepare extends CalcitePrepareImpl {
     @Override
@@ -58,7 +59,8 @@ public final class MeldPrepare extends CalcitePrepareImpl {
                 final UnaryOperator<SqlValidator.Config> configTransform) {
             // as Calcite's own (CalcitePrepareImpl.createSqlValidator), with MeldValidator
             final CalciteConnectionConfig config = context.config();
-            final SqlOperatorTable opTab = SqlOperatorTables.chain(List.of(
+            // MeldDB's operators first: they stand in for Calcite's of the same names (PgOperatorTable)
+            final SqlOperatorTable opTab = SqlOperatorTables.chain(List.of(PgOperatorTable.INSTANCE,
                     config.fun(SqlOperatorTable.class, SqlStdOperatorTable.instance()), catalogReader));
             return new MeldValidator(opTab, (CalciteCatalogReader) catalogReader, context.getTypeFactory(),
                     configTransform.apply(SqlValidator.Config.DEFAULT

@@ -74,7 +74,8 @@ public final class MeldRootSchema extends AbstractSchema {
     /**
      * MeldDB's own functions: the sequence functions by their lower-case names ({@link FunctionNames#OWN}), the
      * PostgreSQL functions Calcite lacks ({@link PgFunctions}) by lower-case ones, the advisory lock functions
-     * ({@link AdvisoryLocks}) by upper-case ones.
+     * ({@link AdvisoryLocks}), the system catalog and the session functions ({@link SessionFunctions}) by
+     * upper-case ones.
      */
     @Override
     protected com.google.common.collect.Multimap<String, org.apache.calcite.schema.Function> getFunctionMultimap() {
@@ -92,6 +93,7 @@ public final class MeldRootSchema extends AbstractSchema {
         JsonBuild.objects().forEach(f -> b.put("JSON_BUILD_OBJECT", f));
         JsonBuild.arrays().forEach(f -> b.put("JSON_BUILD_ARRAY", f));
         b.putAll(io.meldb.sql.pg.catalog.PgCatalogFunctions.functions());
+        b.putAll(SessionFunctions.functions());
         BackendSignals.functions().forEach(b::put);
         AdvisoryLocks.functions().forEach((nameAndArity, f) ->
                 b.put(nameAndArity.substring(0, nameAndArity.indexOf('/')), f));

@@ -40,6 +40,11 @@ public interface MeldTxnContext {
         return null;
     }
 
+    /** The PostgreSQL session of this connection (its user, process id and settings), for the session functions. */
+    default SessionParameters sessionParameters() {
+        return SessionParameters.NONE;
+    }
+
     /** The PostgreSQL front end's sessions, for pg_cancel_backend and pg_terminate_backend. */
     default Backends backends() {
         return Backends.NONE;

@@ -52,7 +52,8 @@ public final class PgColumns {
                 throw new io.meldb.sql.SqlStateException("0A000", "a result column of this type is not supported "
                         + "yet: composite values and arrays of arrays, dates or times (column \"" + c.name() + "\")");
             }
-            mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON || types[i] == PgType.JSONB ? -1
+            mods[i] = types[i] == PgType.TEXT || types[i] == PgType.JSON || types[i] == PgType.JSONB
+                    || types[i] == PgType.NAME ? -1
                     : c.origin() != null && c.origin().type().isString()
                     ? stringTypeModifier(c.origin()) : typeModifier(c.jdbcType(), c.precision(), c.scale());
         }
@@ -61,8 +62,8 @@ public final class PgColumns {
 
     /**
      * The PostgreSQL type of a result column: a table column's own (text, varchar(n), char(n), json, which
-     * Calcite types alike); a computed string is text, as PostgreSQL types string expressions and literals; any
-     * other by its JDBC type.
+     * Calcite types alike); a computed string is text, as PostgreSQL types string expressions and literals, except
+     * PostgreSQL's name ({@link io.meldb.sql.calcite.PgNameType}); any other by its JDBC type.
      */
     private static PgType type(final ResultColumn c) {
         if (c.jdbcType() == Types.VARCHAR && c.precision() == io.meldb.sql.codec.SqlType.UUID_MARKER_LENGTH) {
@@ -82,6 +83,9 @@ public final class PgColumns {
                 default:
                     break;
             }
+        }
+        if (c.jdbcType() == Types.VARCHAR && c.precision() == io.meldb.sql.calcite.PgNameType.LENGTH) {
+            return PgType.NAME; // current_user, current_schema, ...: PostgreSQL's name
         }
         if (c.jdbcType() == Types.VARCHAR || c.jdbcType() == Types.CHAR) {
             return PgType.TEXT;

@@ -46,16 +46,9 @@ public sealed interface PgCommand {
     record SetTransaction(boolean session, String isolation, Boolean readOnly) implements PgCommand {
     }
 
-    record Set(String name, String value) implements PgCommand {
+    /** SET [SESSION | LOCAL] name TO value; {@code local}: SET LOCAL, for the rest of the transaction only. */
+    record Set(String name, String value, boolean local) implements PgCommand {
     }
-
-    /** {@code SELECT [pg_catalog.]set_config('name', 'value', is_local)}: SET that answers the new value. */
-    record SetConfig(String name, String value) implements PgCommand {
-    }
-
-    /** The whole of a {@code SELECT set_config(...)} statement, as pg_dump and tools send it. */
-    java.util.regex.Pattern SET_CONFIG = java.util.regex.Pattern.compile("(?is)^\\s*SELECT\\s+(?:pg_catalog\\s*\\.\\s*)?"
-            + "set_config\\s*\\(\\s*'((?:[^']|'')*)'\\s*,\\s*'((?:[^']|'')*)'\\s*,\\s*(?:true|false)\\s*\\)\\s*;?\\s*$");
 
     /**
      * SET ROLE name, SET ROLE NONE and RESET ROLE ({@code role} null). MeldDB has no roles or privileges: the role
@@ -84,13 +77,6 @@ public sealed interface PgCommand {
     /** The command of {@code sql}, or null when the SQL engine runs it. */
     static PgCommand parse(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
-        if (first.equals("SELECT")) {
-            // a Matcher only for the rare statement that names set_config: every SELECT passes here
-            final boolean named = sql.length() < 512 && (sql.contains("set_config") || sql.contains("SET_CONFIG"));
-            final java.util.regex.Matcher m = named ? SET_CONFIG.matcher(sql) : null;
-            return m != null && m.matches() ? new SetConfig(m.group(1).replace("''", "'"), m.group(2).replace("''", "'"))
-                    : null;
-        }
         switch (first) {
             case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SET", "SHOW", "RESET", "DISCARD",
                  "VACUUM", "CHECKPOINT", "DEALLOCATE", "SAVEPOINT", "RELEASE", "LISTEN",
@@ -182,6 +168,7 @@ public sealed interface PgCommand {
         if (c.accept("TRANSACTION")) {
             return characteristics(false, c);
         }
+        boolean local = false;
         if (c.accept("SESSION")) {
             if (c.accept("CHARACTERISTICS")) {
                 c.expect("AS");
@@ -189,26 +176,26 @@ public sealed interface PgCommand {
                 return characteristics(true, c);
             }
         } else {
-            c.accept("LOCAL");
+            local = c.accept("LOCAL");
         }
         if (c.accept("TIME")) {
             c.expect("ZONE");
-            return new Set("TimeZone", c.value());
+            return new Set("TimeZone", c.value(), local);
         }
         if (c.accept("NAMES")) {
-            return new Set("client_encoding", c.value());
+            return new Set("client_encoding", c.value(), local);
         }
         if (c.accept("ROLE")) {
             return new SetRole(c.accept("NONE") ? null : c.value());
         }
         if (c.accept("SCHEMA")) {
-            return new Set("search_path", c.value());
+            return new Set("search_path", c.value(), local);
         }
         final String name = c.name();
         if (!c.accept("TO") && !c.acceptSymbol("=")) {
             throw new SqlStateException("42601", "syntax error in SET: expected TO or = after " + name);
         }
-        return new Set(name, c.value());
+        return new Set(name, c.value(), local);
     }
 
     private static Begin begin(final String tag, final Cursor c) {

@@ -19,6 +19,8 @@ final class PgCommands {
     private final PgSettings settings;
     private final PgTransactionBlock block;
     private final PgOutput output;
+    /** The settings the open transaction changed, undone when it ends. */
+    private final PgSettingChanges changes = new PgSettingChanges();
 
     PgCommands(final SqlSession session, final PgSettings settings, final PgTransactionBlock block,
                final PgOutput output) {
@@ -26,13 +28,11 @@ final class PgCommands {
         this.settings = settings;
         this.block = block;
         this.output = output;
+        block.onEnd(this::transactionEnded);
     }
 
     /** The columns a command answers (SHOW), or none. */
     PgColumns columns(final PgCommand command) {
-        if (command instanceof PgCommand.SetConfig) {
-            return PgColumns.text(List.of("set_config"));
-        }
         if (command instanceof PgCommand.Show s) {
             if (s.name().equalsIgnoreCase("all")) {
                 return PgColumns.text(List.of("name", "setting", "description"));
@@ -80,21 +80,23 @@ final class PgCommands {
             }
             block.characteristics(s.session(), s.isolation(), s.readOnly());
         } else if (command instanceof PgCommand.Set s) {
-            set(s.name(), s.value());
-        } else if (command instanceof PgCommand.SetConfig s) {
-            set(s.name(), s.value());
-            row(out, settings.get(s.name()));
+            if (s.local() && !block.explicit()) {
+                // as PostgreSQL: outside a transaction block SET LOCAL would end with the statement
+                warning("25P01", "SET LOCAL can only be used in transaction blocks");
+            } else {
+                set(s.name(), s.value(), s.local());
+            }
         } else if (command instanceof PgCommand.Show s) {
             show(s.name());
         } else if (command instanceof PgCommand.Reset r) {
             if (r.name() == null) {
                 for (String name : List.copyOf(settings.all().keySet())) {
                     if (!PgSettings.REPORTED.contains(name) || name.equals("application_name")) {
-                        set(name, null);
+                        set(name, null, false);
                     }
                 }
             } else {
-                set(r.name(), null);
+                set(r.name(), null, false);
             }
         } else if (command instanceof PgCommand.SetRole r) {
             final String user = settings.get("session_authorization");
@@ -109,8 +111,50 @@ final class PgCommands {
         return completed;
     }
 
-    /** SET name TO value (null = DEFAULT): stored, applied where it changes MeldDB, reported if PostgreSQL does. */
-    void set(final String name, final String value) {
+    /**
+     * SET name TO value (null = DEFAULT), SET LOCAL with {@code local}: as {@link #set(String, String)}, and
+     * inside a transaction remembered, to be undone when it ends ({@link PgSettingChanges}). Answers the
+     * parameter's canonical name.
+     */
+    String set(final String name, final String value, final boolean local) {
+        if (!block.open()) {
+            return set(name, value);
+        }
+        final String before = find(name);
+        final String key = set(name, value);
+        if (!TRANSACTION_SCOPED.contains(key)) {
+            changes.changed(key, before, settings.get(key), local);
+        }
+        return key;
+    }
+
+    /** The settings of the transaction itself, which the block sets and resets ({@link PgTransactionBlock}). */
+    private static final java.util.Set<String> TRANSACTION_SCOPED = java.util.Set.of("transaction_isolation",
+            "transaction_read_only", "transaction_deferrable");
+
+    /** The block ended: the settings it changed take the values it leaves them ({@link PgSettingChanges}). */
+    private void transactionEnded(final boolean committed) {
+        changes.end(committed).forEach((name, value) -> {
+            if (!java.util.Objects.equals(find(name), value)) {
+                set(name, value);
+            }
+        });
+    }
+
+    /** The stored value of a setting, or null when the session has none of that name. */
+    private String find(final String name) {
+        try {
+            return settings.get(name);
+        } catch (SqlStateException e) {
+            return null;
+        }
+    }
+
+    /**
+     * SET name TO value (null = DEFAULT) for the session: stored, applied where it changes MeldDB, reported if
+     * PostgreSQL does. Answers the parameter's canonical name.
+     */
+    private String set(final String name, final String value) {
         final String key = value == null ? settings.reset(name) : settings.set(name, value);
         final String now = settings.get(key);
         switch (key) {
@@ -129,6 +173,12 @@ final class PgCommands {
         if (PgSettings.REPORTED.contains(key)) {
             PgBackend.parameterStatus(output.buffer(), key, now);
         }
+        return key;
+    }
+
+    /** A parameter's value as SHOW and current_setting answer it; 42704 for a parameter the session lacks. */
+    String value(final String name) {
+        return current(name, settings.get(name));
     }
 
     private void show(final String name) {
@@ -139,7 +189,7 @@ final class PgCommands {
             }
             return;
         }
-        row(out, current(name, settings.get(name)));
+        row(out, value(name));
     }
 
     /** The transaction characteristics are the open transaction's, whatever SET last stored. */

@@ -51,6 +51,8 @@ final class PgContext {
         this.processId = processId;
         this.block = new PgTransactionBlock(session.state());
         this.commands = new PgCommands(session, settings, block, output);
+        // what current_user, current_setting, set_config, pg_backend_pid() ... read and write
+        session.state().sessionParameters(new PgSessionParameters(settings, commands, processId));
         this.portals = new PgPortals(session);
         this.retry = new PgAutocommitRetry(output, session.state().autocommitRetry());
     }

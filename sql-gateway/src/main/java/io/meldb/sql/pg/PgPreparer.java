@@ -24,8 +24,7 @@ final class PgPreparer {
 
     /**
      * Prepares one statement: a command of the protocol layer, a system catalog query of psql or pgjdbc
-     * ({@link PgMetaQueries}), or the SQL engine's prepared statement (with PostgreSQL's session functions,
-     * {@link PgSessionFunctions}, replaced by their values).
+     * ({@link PgMetaQueries}), or the SQL engine's prepared statement.
      */
     private PgStatement prepare(final String sql, final int[] declared) {
         final SqlSession session = context.session;
@@ -43,9 +42,7 @@ final class PgPreparer {
             LOG.debug("answering {} from the catalog", meta.family());
             return PgStatement.meta(sql, meta, declared);
         }
-        final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(PgSessionFunctions.rewrite(sql,
-                new PgSessionFunctions.Values(context.settings.get("session_authorization"), context.currentSchema(),
-                        context.processId)));
+        final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
         final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
         try {
             return new PgStatement(session::release, sql, null, prepared, declared,

@@ -139,9 +139,6 @@ final class PgStatement implements AutoCloseable {
         if (command instanceof PgCommand.ReleaseSavepoint) {
             return "RELEASE";
         }
-        if (command instanceof PgCommand.SetConfig) {
-            return "SELECT 1";
-        }
         if (command instanceof PgCommand.SetConstraints) {
             return "SET CONSTRAINTS";
         }

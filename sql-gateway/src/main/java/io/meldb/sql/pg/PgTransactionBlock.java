@@ -24,6 +24,8 @@ final class PgTransactionBlock {
     /** The characteristics of the open transaction. */
     private String isolation = "serializable";
     private boolean readOnly;
+    /** Told when a block ends, whether it committed (the settings it changed: {@link PgSettingChanges}). */
+    private java.util.function.Consumer<Boolean> ended = committed -> { };
 
     PgTransactionBlock(final GatewayConnection state) {
         this.state = state;
@@ -40,6 +42,16 @@ final class PgTransactionBlock {
 
     boolean explicit() {
         return explicit;
+    }
+
+    /** Whether a block, explicit or implicit, is open: a transaction that will commit or roll back. */
+    boolean open() {
+        return explicit || implicit;
+    }
+
+    /** {@code listener} is told the end of every block, with whether it committed. */
+    void onEnd(final java.util.function.Consumer<Boolean> listener) {
+        this.ended = listener;
     }
 
     /** Whether ending the implicit block commits writes, and so waits for meld. */
@@ -90,15 +102,17 @@ final class PgTransactionBlock {
             return;
         }
         implicit = false;
+        boolean committed = false;
         try {
             if (state.failed()) {
                 state.rollback();
             } else {
                 state.commit();
+                committed = true;
             }
         } finally {
             state.setAutoCommit(true);
-            restoreSession();
+            restoreSession(committed);
         }
     }
 
@@ -129,14 +143,16 @@ final class PgTransactionBlock {
             return null;
         }
         final boolean failed = state.failed();
+        boolean committed = false;
         try {
             if (failed) {
                 state.rollback();
             } else {
                 state.commit();
+                committed = true;
             }
         } finally {
-            endExplicit();
+            endExplicit(committed);
         }
         return failed ? "ROLLBACK" : "COMMIT";
     }
@@ -157,7 +173,7 @@ final class PgTransactionBlock {
         try {
             return state.commitAsync();
         } finally {
-            endExplicit();
+            endExplicit(true); // its settings stay, as if it commits; meld's answer comes later
         }
     }
 
@@ -168,14 +184,14 @@ final class PgTransactionBlock {
                 implicit = false;
                 state.rollback();
                 state.setAutoCommit(true);
-                restoreSession();
+                restoreSession(false);
             }
             return false;
         }
         try {
             state.rollback();
         } finally {
-            endExplicit();
+            endExplicit(false);
         }
         return true;
     }
@@ -205,16 +221,17 @@ final class PgTransactionBlock {
         implicit = false;
     }
 
-    private void endExplicit() {
+    private void endExplicit(final boolean committed) {
         explicit = false;
         state.setAutoCommit(true);
-        restoreSession();
+        restoreSession(committed);
     }
 
-    private void restoreSession() {
+    private void restoreSession(final boolean committed) {
         isolation = sessionIsolation;
         readOnly = sessionReadOnly;
         apply();
+        ended.accept(committed);
     }
 
     /** SERIALIZABLE is meld's serializable; the weaker levels run as snapshot isolation, as over JDBC. */

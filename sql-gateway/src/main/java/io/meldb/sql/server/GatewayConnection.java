@@ -736,6 +736,20 @@ public final class GatewayConnection implements MeldTxnContext {
         cancelled = ended;
     }
 
+    /** The PostgreSQL session of this connection; none for a JDBC connection. */
+    private volatile io.meldb.sql.calcite.SessionParameters sessionParameters =
+            io.meldb.sql.calcite.SessionParameters.NONE;
+
+    /** The PostgreSQL front end gives the connection its session (user, process id, settings). */
+    public void sessionParameters(final io.meldb.sql.calcite.SessionParameters parameters) {
+        sessionParameters = parameters;
+    }
+
+    @Override
+    public io.meldb.sql.calcite.SessionParameters sessionParameters() {
+        return sessionParameters;
+    }
+
     /** The PostgreSQL front end's sessions (pg_cancel_backend, pg_terminate_backend). */
     private volatile io.meldb.sql.calcite.Backends backends = io.meldb.sql.calcite.Backends.NONE;
 

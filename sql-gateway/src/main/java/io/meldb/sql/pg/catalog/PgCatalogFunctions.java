@@ -15,8 +15,7 @@ import org.apache.calcite.sql.type.SqlTypeName;
  * catalog queries of psql, pgjdbc, SQLAlchemy, Django, pg_dump): {@code pg_table_is_visible},
  * {@code pg_type_is_visible}, {@code format_type}, {@code pg_get_constraintdef}, {@code pg_get_indexdef},
  * {@code pg_get_viewdef}, {@code pg_get_expr}, {@code pg_get_userbyid}, {@code obj_description},
- * {@code col_description}, {@code shobj_description}, {@code pg_get_serial_sequence}, {@code current_schemas},
- * {@code pg_is_in_recovery},
+ * {@code col_description}, {@code shobj_description}, {@code pg_get_serial_sequence}, {@code pg_is_in_recovery},
  * {@code pg_encoding_to_char}. Each reads the catalog as the statement's transaction sees it, through the
  * {@link PgCatalogView} that numbers it as the system tables do ({@link SystemSchemas}), so an OID read from
  * {@code pg_class} or {@code pg_constraint} means the same object here. As in PostgreSQL, an OID that names
@@ -54,8 +53,6 @@ public final class PgCatalogFunctions {
                 SqlTypeName.INTEGER));
         f.put("SHOBJ_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "shobjDescription", oid, text));
         f.put("PG_GET_SERIAL_SEQUENCE", ContextFunction.of(PgCatalogFunctions.class, "serialSequence", text, text));
-        f.put("CURRENT_SCHEMAS", ContextFunction.of(PgCatalogFunctions.class, "currentSchemas",
-                SqlTypeName.BOOLEAN));
         f.put("REGCLASS_OF_OID", ContextFunction.of(PgCatalogFunctions.class, "regclassOfOid", oid));
         f.put("REGCLASS_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regclassOfName", text));
         f.put("OID_OF_REGCLASS", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegclass", text));
@@ -175,18 +172,6 @@ public final class PgCatalogFunctions {
             }
         }
         return null;
-    }
-
-    /**
-     * {@code current_schemas(include_implicit)}: the schemas of the search path, {@code public}; with true also the
-     * implicitly searched {@code pg_catalog} first, as PostgreSQL lists it.
-     */
-    public static java.util.List<String> currentSchemas(final DataContext root, final Object implicit) {
-        if (implicit == null) {
-            return null;
-        }
-        return Boolean.TRUE.equals(implicit) ? java.util.List.of(SystemSchemas.PG_CATALOG, Catalog.PUBLIC)
-                : java.util.List.of(Catalog.PUBLIC);
     }
 
     /**
