@@ -164,9 +164,20 @@ class FunctionLibraryTest extends ConformanceTest {
         try (Connection c = Conformance.connect(db, protocol); Statement s = c.createStatement()) {
             assertState("42883", s, "SELECT no_such_function(1)");
             assertState("42883", s, "SELECT length(1, 2, 3)");
-            assertState("0A000", s, "SELECT array_agg(x) FROM (VALUES (1), (2)) AS t(x)");
+            assertState("0A000", s, "SELECT string_to_array('a,b', ',')");
             assertState("0A000", s, "SELECT age(TIMESTAMP '2024-03-15 00:00:00', TIMESTAMP '2023-01-10 00:00:00')");
             assertEquals(List.of("1"), Conformance.rows(s, "SELECT 1"));
+        }
+    }
+
+    /** Over the PostgreSQL protocol: array results over MeldDB's JDBC driver are not built yet (docs/status.md). */
+    @org.junit.jupiter.api.Test
+    void arrayAggCollectsInItsOrder() throws SQLException {
+        try (Connection c = Conformance.connect(db, Conformance.PG); Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT array_agg(x ORDER BY x DESC) FROM (VALUES (1), (3), (2)) "
+                     + "AS t(x)")) {
+            org.junit.jupiter.api.Assertions.assertTrue(r.next());
+            assertEquals(List.of(3, 2, 1), List.of((Object[]) r.getArray(1).getArray()));
         }
     }
 }
