@@ -95,13 +95,15 @@ public final class PgColumns {
 
     /**
      * The PostgreSQL array type of an array column, from its element type as {@link #type} would send the element
-     * (a computed string element is text, so {@code ARRAY['a', 'b']} is text[]), or null for elements MeldDB sends
+     * (a computed string element is text, so {@code ARRAY['a', 'b']} is text[]; {@code array_agg(attname)} is
+     * name[], as a name's is), or null for elements MeldDB sends
      * no arrays of.
      */
     private static PgType arrayType(final ResultColumn c) {
         final int e = c.elementJdbcType();
         final PgType element = switch (e) {
-            case Types.VARCHAR, Types.CHAR -> PgType.TEXT;
+            case Types.VARCHAR, Types.CHAR -> c.precision() == io.meldb.sql.calcite.PgNameType.LENGTH ? PgType.NAME
+                    : PgType.TEXT;
             // Avatica's array accessor cannot read back dates and times (nor nested arrays) from Calcite's arrays
             case Types.DATE, Types.TIME, Types.TIMESTAMP, Types.TIMESTAMP_WITH_TIMEZONE, Types.OTHER -> null;
             default -> PgType.ofJdbc(e);

@@ -36,6 +36,7 @@ public enum PgType {
     INT2_ARRAY(1005, -1, "_int2"),
     INT4_ARRAY(1007, -1, "_int4"),
     TEXT_ARRAY(1009, -1, "_text"),
+    NAME_ARRAY(1003, -1, "_name"),
     BPCHAR_ARRAY(1014, -1, "_bpchar"),
     VARCHAR_ARRAY(1015, -1, "_varchar"),
     INT8_ARRAY(1016, -1, "_int8"),
@@ -81,6 +82,7 @@ public enum PgType {
             case INT2_ARRAY -> INT2;
             case INT4_ARRAY -> INT4;
             case TEXT_ARRAY -> TEXT;
+            case NAME_ARRAY -> NAME;
             case BPCHAR_ARRAY -> BPCHAR;
             case VARCHAR_ARRAY -> VARCHAR;
             case INT8_ARRAY -> INT8;

@@ -15,6 +15,13 @@ final class ResultColumns {
      * {@link java.sql.Types#OTHER} when it is not a plain SQL type (a row, a map, an array: Avatica cannot read
      * the elements of an array of arrays back).
      */
+    /** The precision of an array type's element ({@code VARCHAR(63) ARRAY}: 63), or -1 when it has none. */
+    static int arrayElementPrecision(final String typeName) {
+        final java.util.regex.Matcher m = java.util.regex.Pattern.compile("^[A-Z_ ]+\\((\\d+)\\)")
+                .matcher(typeName.toUpperCase(Locale.ROOT).trim());
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    }
+
     static int arrayElement(final String typeName) {
         String t = typeName.toUpperCase(Locale.ROOT).replace(" NOT NULL", "").trim();
         if (!t.endsWith(" ARRAY")) {

@@ -505,7 +505,10 @@ public final class SqlSession implements AutoCloseable {
                     // Calcite reports TIMESTAMP WITH LOCAL TIME ZONE as plain TIMESTAMP; its name tells them apart
                     final int jdbcType = "TIMESTAMP_WITH_LOCAL_TIME_ZONE".equals(md.getColumnTypeName(i))
                             ? java.sql.Types.TIMESTAMP_WITH_TIMEZONE : md.getColumnType(i);
-                    out.add(new ResultColumn(md.getColumnLabel(i), jdbcType, md.getPrecision(i), md.getScale(i),
+                    // an array's precision is its element's: a name[] is an array of VARCHAR(63)
+                    final int precision = jdbcType == java.sql.Types.ARRAY
+                            ? ResultColumns.arrayElementPrecision(md.getColumnTypeName(i)) : md.getPrecision(i);
+                    out.add(new ResultColumn(md.getColumnLabel(i), jdbcType, precision, md.getScale(i),
                             origins == null ? null : origins.get(i - 1), jdbcType == java.sql.Types.ARRAY
                             ? ResultColumns.arrayElement(md.getColumnTypeName(i)) : java.sql.Types.NULL));
                 }

@@ -11,8 +11,9 @@ import java.util.Map;
 
 /**
  * pg_catalog's views over relations that scripts and tools query by name rather than through pg_class:
- * {@code pg_tables} (the tables, with their owner) and {@code pg_indexes} (each index with its definition as
- * {@code pg_get_indexdef} gives it), from the same relations as pg_class.
+ * {@code pg_tables} (the tables, with their owner), {@code pg_indexes} (each index with its definition as
+ * {@code pg_get_indexdef} gives it) and {@code pg_statio_all_tables}/{@code pg_statio_user_tables} (the tables,
+ * their I/O counters NULL: Sequelize joins them for column comments), from the same relations as pg_class.
  */
 final class PgCatalogViews {
     /** A relation with the name of the user who owns it (the connection's user owns everything in MeldDB). */
@@ -39,6 +40,18 @@ final class PgCatalogViews {
                 .text("indexname", o -> o.relation().name())
                 .nullText("tablespace")
                 .text("indexdef", o -> PgCatalogView.indexDef(o.relation())), v -> of(v, 'i')));
+        for (String statio : List.of("pg_statio_all_tables", "pg_statio_user_tables")) {
+            // the tables' block I/O counters: MeldDB reads no heap blocks, so each counter is NULL (unknown)
+            SystemTable.Builder<Owned> b = SystemTable.<Owned>columns()
+                    .integer("relid", o -> o.relation().oid())
+                    .text("schemaname", o -> o.relation().namespace().name())
+                    .text("relname", o -> o.relation().name());
+            for (String counter : List.of("heap_blks_read", "heap_blks_hit", "idx_blks_read", "idx_blks_hit",
+                    "toast_blks_read", "toast_blks_hit", "tidx_blks_read", "tidx_blks_hit")) {
+                b = b.nullBigint(counter);
+            }
+            t.put(statio, SystemTable.of(cx, b, v -> of(v, 'r')));
+        }
         return t;
     }
 

@@ -28,6 +28,14 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
     record Column<T>(String name, SqlTypeName type, boolean nullable, Function<T, Object> value) {
     }
 
+    /** The columns typed name, by PostgreSQL's catalogs: relname, attname, nspname, typname, ... */
+    private static final java.util.Set<String> NAME_COLUMNS = java.util.Set.of("relname", "nspname", "attname",
+            "typname", "conname", "proname", "rolname", "usename", "datname", "amname", "collname", "extname",
+            "tgname", "spcname", "schemaname", "tablename", "indexname", "sequencename", "viewname", "tableowner",
+            "viewowner", "sequenceowner", "indexrelname", "seqrelname", "enumlabel", "lanname", "srvname",
+            "evtname", "polname", "pubname", "rulename", "stxname", "oprname", "cfgname", "opcname", "opfname",
+            "datcollate", "datctype");
+
     private final MeldTxnContext context;
     private final List<Column<T>> columns;
     private final Function<PgCatalogView, List<T>> rows;
@@ -95,6 +103,11 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
         }
 
         /** An int8 column (Long values). */
+        /** A bigint column that is always NULL (a counter MeldDB does not keep). */
+        Builder<T> nullBigint(final String name) {
+            return add(name, SqlTypeName.BIGINT, true, t -> null);
+        }
+
         Builder<T> bigint(final String name, final Function<T, Object> value) {
             return add(name, SqlTypeName.BIGINT, false, value);
         }
@@ -134,10 +147,21 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
         for (Column<T> c : columns) {
             final RelDataType type = c.type() == SqlTypeName.ARRAY
                     ? typeFactory.createArrayType(typeFactory.createSqlType(SqlTypeName.SMALLINT), -1)
+                    : c.type() == SqlTypeName.VARCHAR && isName(c.name())
+                    ? typeFactory.createSqlType(SqlTypeName.VARCHAR, io.meldb.sql.calcite.PgNameType.LENGTH)
                     : typeFactory.createSqlType(c.type());
             b.add(c.name(), typeFactory.createTypeWithNullability(type, c.nullable()));
         }
         return b.build();
+    }
+
+    /**
+     * Whether a column of this table is of PostgreSQL's name type, as the same column of PostgreSQL's catalog is
+     * ({@code pg_class.relname}, {@code pg_attribute.attname}, ...): clients that read an array of names (Sequelize's
+     * {@code array_agg(a.attname)}) expect name[], which drivers leave as text.
+     */
+    private boolean isName(final String column) {
+        return NAME_COLUMNS.contains(column);
     }
 
     @Override
