@@ -114,6 +114,8 @@ final class PgSimpleQuery {
             context.readyForQuery();
             return;
         }
+        context.multiStatementQuery = parts.size() > 1;
+        context.queryText = sql;
         try {
             for (int i = 0; i < parts.size(); i++) {
                 final String part = parts.get(i);
@@ -138,7 +140,7 @@ final class PgSimpleQuery {
                 try (PgStatement statement = shaped != null ? shaped.statement()
                         : preparer.prepareTimed(part, new int[0])) {
                     final PgPortal portal = new PgPortal(statement,
-                            shaped != null ? shaped.values() : new ParameterValues(), PgBind.NO_FORMATS);
+                            shaped != null ? shaped.values() : new ParameterValues(), statement.simpleFormats);
                     if (statement.columns.size() > 0) {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
                     }
@@ -152,6 +154,9 @@ final class PgSimpleQuery {
         } catch (RuntimeException | Error e) {
             context.failStatement(e);
             context.endImplicitQuietly();
+        } finally {
+            context.multiStatementQuery = false;
+            context.queryText = null;
         }
         context.readyForQuery();
     }

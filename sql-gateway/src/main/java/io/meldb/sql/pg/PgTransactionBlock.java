@@ -11,9 +11,26 @@ import java.sql.Connection;
  * read-only (a snapshot that never touches the log); should a write follow in the same block, the read part
  * commits first and the write runs in an update transaction of its own. Any error inside a block fails it: the
  * rest of an implicit block is skipped, and an explicit one answers 25P02 until ROLLBACK (the status byte 'E').
+ * The connection's SQL cursors ({@link Cursors}) hear of every write and of every end of a block.
  */
 final class PgTransactionBlock {
+    /** What becomes of the connection's SQL cursors as its transactions write and end ({@link PgCursors}). */
+    interface Cursors {
+        /** A statement that writes is about to run: cursors that read the transaction read the rest of their rows. */
+        void beforeWrite();
+
+        /** Whether cursors were declared in the open transaction (COMMIT has to see to them). */
+        boolean ofTransaction();
+
+        /** The block is about to commit: WITH HOLD cursors read the rest of their rows (an error rolls it back). */
+        void beforeCommit();
+
+        /** The block ended, committed or rolled back: the cursors of its transaction go, or are held. */
+        void ended(boolean committed);
+    }
+
     private final GatewayConnection state;
+    private final Cursors cursors;
     private boolean explicit;
     private boolean implicit;
     private boolean implicitReadOnly;
@@ -25,8 +42,9 @@ final class PgTransactionBlock {
     private String isolation = "serializable";
     private boolean readOnly;
 
-    PgTransactionBlock(final GatewayConnection state) {
+    PgTransactionBlock(final GatewayConnection state, final Cursors cursors) {
         this.state = state;
+        this.cursors = cursors;
         apply();
     }
 
@@ -62,6 +80,9 @@ final class PgTransactionBlock {
 
     /** Before a statement of the SQL engine runs: opens the implicit block, or widens a read-only one. */
     void beforeStatement(final boolean writes) {
+        if (writes) {
+            cursors.beforeWrite();
+        }
         if (explicit) {
             return;
         }
@@ -91,14 +112,38 @@ final class PgTransactionBlock {
         }
         implicit = false;
         try {
-            if (state.failed()) {
-                state.rollback();
-            } else {
-                state.commit();
-            }
+            end(state.failed());
         } finally {
             state.setAutoCommit(true);
             restoreSession();
+        }
+    }
+
+    /**
+     * Ends the transaction: rolls it back, or commits it with its cursors first seen to (a commit that fails, by
+     * a cursor's error or meld's 40001, rolls back and throws).
+     */
+    private void end(final boolean rollback) {
+        if (rollback) {
+            try {
+                state.rollback();
+            } finally {
+                cursors.ended(false);
+            }
+            return;
+        }
+        boolean committed = false;
+        try {
+            try {
+                cursors.beforeCommit();
+            } catch (RuntimeException | Error e) {
+                state.rollback();
+                throw e;
+            }
+            state.commit();
+            committed = true;
+        } finally {
+            cursors.ended(committed);
         }
     }
 
@@ -108,6 +153,7 @@ final class PgTransactionBlock {
             return false;
         }
         if (implicit && implicitReadOnly && !Boolean.TRUE.equals(readOnlyMode)) {
+            cursors.beforeWrite(); // their cursors stop reading the transaction
             state.commit(); // statements before BEGIN in the same block only read
         }
         implicit = false;
@@ -130,11 +176,7 @@ final class PgTransactionBlock {
         }
         final boolean failed = state.failed();
         try {
-            if (failed) {
-                state.rollback();
-            } else {
-                state.commit();
-            }
+            end(failed);
         } finally {
             endExplicit();
         }
@@ -143,10 +185,10 @@ final class PgTransactionBlock {
 
     /**
      * Whether COMMIT may end this block without waiting ({@link #commitAsync}): an explicit block whose
-     * statements all succeeded.
+     * statements all succeeded and that declared no cursor (a WITH HOLD one reads its rows at COMMIT).
      */
     boolean commitsAsync() {
-        return explicit && !state.failed();
+        return explicit && !state.failed() && !cursors.ofTransaction();
     }
 
     /**
@@ -157,6 +199,7 @@ final class PgTransactionBlock {
         try {
             return state.commitAsync();
         } finally {
+            cursors.ended(true); // none was declared in it (commitsAsync): held ones are unaffected
             endExplicit();
         }
     }
@@ -166,14 +209,17 @@ final class PgTransactionBlock {
         if (!explicit) {
             if (implicit) {
                 implicit = false;
-                state.rollback();
-                state.setAutoCommit(true);
-                restoreSession();
+                try {
+                    end(true);
+                } finally {
+                    state.setAutoCommit(true);
+                    restoreSession();
+                }
             }
             return false;
         }
         try {
-            state.rollback();
+            end(true);
         } finally {
             endExplicit();
         }

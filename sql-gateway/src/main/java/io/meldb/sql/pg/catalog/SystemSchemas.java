@@ -554,6 +554,7 @@ public final class SystemSchemas {
         t.putAll(PgEmptyCatalogs.tables(cx));
         t.putAll(PgObjectCatalogs.tables(cx));
         t.putAll(PgCatalogViews.tables(cx));
+        t.putAll(PgSessionViews.tables(cx));
         return t;
     }
 

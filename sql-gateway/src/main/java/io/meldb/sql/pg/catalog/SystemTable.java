@@ -108,6 +108,11 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
             return add(name, SqlTypeName.BOOLEAN, false, value);
         }
 
+        /** A timestamptz column (the UTC instant in milliseconds, as a Long: MeldDB's TIMESTAMPTZ). */
+        Builder<T> timestamptz(final String name, final Function<T, Object> value) {
+            return add(name, SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, false, value);
+        }
+
         Builder<T> constant(final String name, final boolean value) {
             return add(name, SqlTypeName.BOOLEAN, false, t -> value);
         }
@@ -134,6 +139,7 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
         for (Column<T> c : columns) {
             final RelDataType type = c.type() == SqlTypeName.ARRAY
                     ? typeFactory.createArrayType(typeFactory.createSqlType(SqlTypeName.SMALLINT), -1)
+                    : c.type() == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE ? typeFactory.createSqlType(c.type(), 3)
                     : typeFactory.createSqlType(c.type());
             b.add(c.name(), typeFactory.createTypeWithNullability(type, c.nullable()));
         }
