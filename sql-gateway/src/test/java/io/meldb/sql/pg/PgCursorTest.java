@@ -386,6 +386,11 @@ class PgCursorTest {
             // a FETCH under an Execute row limit: suspended, then the rest, tagged FETCH with the whole count
             assertEquals(List.of("C DECLARE CURSOR"), w.query("DECLARE x CURSOR FOR SELECT id FROM cur_t ORDER BY id"));
             assertEquals(List.of("T id", "D 1", "D 2", "s"), w.extended("FETCH 3 FROM x", 2, (short) 0));
+            assertEquals(List.of("3"), w.closePortal("e"), "Close of a cursor's name closes it");
+            assertEquals(List.of("E 34000"), w.query("FETCH NEXT FROM e"));
+            assertEquals(List.of("C ROLLBACK"), w.query("ROLLBACK"));
+            assertEquals(List.of("C BEGIN"), w.query("BEGIN"));
+            assertEquals(List.of("C DECLARE CURSOR"), w.query("DECLARE x CURSOR FOR SELECT id FROM cur_t ORDER BY id"));
             assertEquals(List.of("C CLOSE CURSOR ALL"), w.query("CLOSE ALL"));
             assertEquals(List.of("E 34000"), w.query("FETCH NEXT FROM x"));
             assertEquals(List.of("C ROLLBACK"), w.query("ROLLBACK"));
@@ -395,6 +400,20 @@ class PgCursorTest {
                     "DECLARE q CURSOR FOR SELECT v FROM cur_t WHERE id = $1", 0, (short) 0, "4"));
             assertEquals(List.of("T v", "D v4", "C FETCH 1"), w.extended("FETCH ALL FROM q", 0, (short) 0));
             assertEquals(List.of("C COMMIT"), w.query("COMMIT"));
+        }
+    }
+
+    @Test
+    void shouldCloseEveryCursorOnDiscardAll() throws SQLException {
+        try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
+            s.execute("DECLARE d CURSOR WITH HOLD FOR SELECT id FROM cur_t ORDER BY id");
+            c.setAutoCommit(false);
+            assertEquals("25001", sqlState(s, "DISCARD ALL"), "not in a transaction block");
+            c.rollback();
+            c.setAutoCommit(true);
+            assertEquals("1", run(s, "FETCH NEXT FROM d"));
+            s.execute("DISCARD ALL");
+            assertEquals("34000", sqlState(s, "FETCH NEXT FROM d"));
         }
     }
 

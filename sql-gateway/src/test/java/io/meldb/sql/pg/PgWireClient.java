@@ -15,7 +15,7 @@ import java.util.List;
  * PortalSuspended. Each answer up to ReadyForQuery comes back as a transcript, one line per message: {@code T a,b}
  * (RowDescription; {@code T a,b binary} when a column is binary), {@code D 1|x} (DataRow: text values, binary ones
  * in hex, NULL as {@code null}), {@code C tag}, {@code E sqlstate}, {@code n} (NoData), {@code s}
- * (PortalSuspended). ParseComplete, BindComplete, CloseComplete and notices are left out.
+ * (PortalSuspended), {@code 3} (CloseComplete). ParseComplete, BindComplete and notices are left out.
  */
 final class PgWireClient implements AutoCloseable {
     private final Socket socket;
@@ -99,6 +99,18 @@ final class PgWireClient implements AutoCloseable {
         return readUntilReady();
     }
 
+    /** Close of the portal {@code name} (a SQL cursor's name reaches the cursor), then Sync. */
+    List<String> closePortal(final String name) throws IOException {
+        final ByteArrayOutputStream body = new ByteArrayOutputStream();
+        final DataOutputStream b = new DataOutputStream(body);
+        b.writeByte('P');
+        cstring(b, name);
+        send('C', body.toByteArray());
+        send('S', new byte[0]);
+        out.flush();
+        return readUntilReady();
+    }
+
     private void describePortalMessage(final String name) throws IOException {
         final ByteArrayOutputStream body = new ByteArrayOutputStream();
         final DataOutputStream b = new DataOutputStream(body);
@@ -173,6 +185,7 @@ final class PgWireClient implements AutoCloseable {
                 case 'E' -> transcript.add("E " + errorCode(body));
                 case 'n' -> transcript.add("n");
                 case 's' -> transcript.add("s");
+                case '3' -> transcript.add("3");
                 default -> {
                     // ParseComplete, BindComplete, CloseComplete, notices, ParameterStatus, BackendKeyData, auth
                 }
