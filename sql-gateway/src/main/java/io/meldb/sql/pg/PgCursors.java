@@ -113,6 +113,19 @@ final class PgCursors implements PgTransactionBlock.Cursors, io.meldb.sql.calcit
     }
 
     @Override
+    public void readPartCommitted() {
+        if (byName.isEmpty()) {
+            return;
+        }
+        for (PgCursor c : byName.values()) {
+            if (c.ofTransaction && c.holdable && !c.failed && !c.rows.reading()) {
+                c.ofTransaction = false;
+                c.level = 0;
+            }
+        }
+    }
+
+    @Override
     public void ended(final boolean committed) {
         savepoints.clear();
         if (byName.isEmpty()) {

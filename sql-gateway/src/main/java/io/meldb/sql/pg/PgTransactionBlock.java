@@ -25,6 +25,12 @@ final class PgTransactionBlock {
         /** The block is about to commit: WITH HOLD cursors read the rest of their rows (an error rolls it back). */
         void beforeCommit();
 
+        /**
+         * The read-only part of an implicit block committed before a write ({@link #beforeWrite} came first): the
+         * WITH HOLD cursors it declared are held, whatever becomes of the rest of the block.
+         */
+        void readPartCommitted();
+
         /** The block ended, committed or rolled back: the cursors of its transaction go, or are held. */
         void ended(boolean committed);
     }
@@ -93,6 +99,7 @@ final class PgTransactionBlock {
             state.setReadOnly(readOnly || implicitReadOnly);
         } else if (writes && implicitReadOnly) {
             state.commit(); // the read-only part ends; the write gets an update transaction
+            cursors.readPartCommitted();
             implicitReadOnly = false;
             state.setReadOnly(readOnly);
         }
@@ -155,6 +162,7 @@ final class PgTransactionBlock {
         if (implicit && implicitReadOnly && !Boolean.TRUE.equals(readOnlyMode)) {
             cursors.beforeWrite(); // their cursors stop reading the transaction
             state.commit(); // statements before BEGIN in the same block only read
+            cursors.readPartCommitted();
         }
         implicit = false;
         explicit = true;

@@ -372,6 +372,15 @@ class PgCursorTest {
             assertEquals(List.of("C DECLARE CURSOR", "T id", "D 1", "D 2", "C FETCH 2", "C MOVE 2", "T id", "D 5",
                     "C FETCH 1", "C CLOSE CURSOR"), w.query("DECLARE c CURSOR FOR SELECT id FROM cur_t ORDER BY id; "
                     + "FETCH 2 FROM c; MOVE 2 IN c; FETCH ALL FROM c; CLOSE c"));
+            // a write after DECLARE in the same Query: the cursor has read its rows first, and does not see it
+            assertEquals(List.of("C CREATE TABLE"), w.query("CREATE TABLE cur_m (id INTEGER PRIMARY KEY)"));
+            assertEquals(List.of("C DECLARE CURSOR", "C DECLARE CURSOR", "C INSERT 0 1", "T id", "D 1", "C FETCH 1",
+                    "T id", "C FETCH 0"), w.query("DECLARE m CURSOR FOR SELECT id FROM cur_m; DECLARE mh CURSOR WITH "
+                    + "HOLD FOR SELECT id FROM cur_t WHERE id < 3 ORDER BY id; INSERT INTO cur_m VALUES (1); "
+                    + "FETCH 1 FROM mh; FETCH ALL FROM m"));
+            assertEquals(List.of("E 34000"), w.query("FETCH ALL FROM m"), "ended with its Query");
+            assertEquals(List.of("T id", "D 2", "C FETCH 1"), w.query("FETCH ALL FROM mh"), "held");
+            assertEquals(List.of("C CLOSE CURSOR"), w.query("CLOSE mh"));
             assertEquals(List.of("C BEGIN"), w.query("BEGIN"));
             assertEquals(List.of("C DECLARE CURSOR"), w.query("DECLARE b BINARY CURSOR FOR SELECT id, v FROM cur_t "
                     + "WHERE id = 2"));
