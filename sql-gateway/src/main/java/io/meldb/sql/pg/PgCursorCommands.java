@@ -49,10 +49,7 @@ final class PgCursorCommands {
         } else if (command instanceof PgCursorCommand.Fetch f) {
             final PgCursor cursor = context.cursors.find(f.name());
             if (!f.move() && maxRows > 0) {
-                final List<Object[]> rows = new ArrayList<>();
-                final int width = cursor.columns.size();
-                move(cursor, f, row -> rows.add(PgRowList.copy(row, width)));
-                portal.result = new SqlSession.Result(0, new PgRowList(rows), -1, null);
+                portal.result = new SqlSession.Result(0, new PgRowList(collect(cursor, f)), -1, null);
                 return null;
             }
             final short[] formats = portal.resultFormats;
@@ -167,6 +164,28 @@ final class PgCursorCommands {
             }
             throw e;
         }
+    }
+
+    /**
+     * The rows of a FETCH, held for Executes with a row limit to send (PostgreSQL's utility portal holds them too),
+     * within the session's memory budget (53200 past it).
+     */
+    private List<Object[]> collect(final PgCursor cursor, final PgCursorCommand.Fetch f) {
+        final List<Object[]> rows = new ArrayList<>();
+        final int width = cursor.columns.size();
+        final long limit = context.session.state().memory().limit();
+        final long[] bytes = {0};
+        move(cursor, f, row -> {
+            final Object[] copy = PgRowList.copy(row, width);
+            bytes[0] += io.meldb.sql.calcite.StatementMemory.rowBytes(copy);
+            if (limit > 0 && bytes[0] > limit) {
+                throw new SqlStateException("53200", "out of memory: the rows of this FETCH from cursor \""
+                        + cursor.name + "\" pass the memory budget of " + limit / (1024 * 1024) + " MB (an Execute "
+                        + "with a row limit holds them); fetch fewer rows at a time, or raise meldb.statement_memory");
+            }
+            rows.add(copy);
+        });
+        return rows;
     }
 
     /** FETCH or MOVE on {@code cursor}; a failure leaves it failed, as PostgreSQL fails the portal. */

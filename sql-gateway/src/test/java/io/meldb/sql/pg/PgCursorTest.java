@@ -473,6 +473,18 @@ class PgCursorTest {
             }
             assertEquals(2000, n);
             c.rollback();
+            // under an Execute row limit a FETCH's rows are held until sent: within the budget too
+            s.execute("DECLARE limited CURSOR FOR SELECT id, v FROM cur_big");
+            s.setFetchSize(10);
+            assertEquals("53200", assertThrows(SQLException.class, () -> {
+                try (ResultSet r = s.executeQuery("FETCH ALL FROM limited")) {
+                    while (r.next()) {
+                        r.getInt(1);
+                    }
+                }
+            }).getSQLState());
+            s.setFetchSize(0);
+            c.rollback();
             // WITH HOLD reads its rest at COMMIT: past the budget, the COMMIT fails and the cursor is gone
             s.execute("DECLARE held CURSOR WITH HOLD FOR SELECT id, v FROM cur_big");
             assertEquals("53200", assertThrows(SQLException.class, c::commit).getSQLState());
