@@ -9,8 +9,9 @@ import java.time.OffsetDateTime;
  * One SQL cursor (DECLARE ... CURSOR): what pg_cursors shows of it, its rows ({@link PgCursorRows}), and its position,
  * moved by FETCH and MOVE exactly as PostgreSQL 15's pquery.c moves a portal (DoPortalRunFetch, PortalRunSelect,
  * DoPortalRewind): the same counts, the same end states, and 55000 "cursor can only scan forward" wherever
- * PostgreSQL refuses a NO SCROLL cursor. A cursor declared with neither SCROLL nor NO SCROLL is forward-only here;
- * PostgreSQL makes one scrollable when its plan can run backwards.
+ * PostgreSQL refuses a NO SCROLL cursor. A cursor declared with neither SCROLL nor NO SCROLL is forward-only here,
+ * where PostgreSQL makes one scrollable when its plan can run backwards (most plans): moving it back is 0A000, a
+ * feature MeldDB lacks, rather than PostgreSQL's answer.
  */
 final class PgCursor {
     final String name;
@@ -19,6 +20,8 @@ final class PgCursor {
     final boolean holdable;
     final boolean binary;
     final boolean scrollable;
+    /** Declared NO SCROLL (rather than with neither SCROLL nor NO SCROLL). */
+    private final boolean noScroll;
     final OffsetDateTime created;
     /** The query's result columns. */
     final PgColumns columns;
@@ -35,12 +38,13 @@ final class PgCursor {
     private long position;
 
     PgCursor(final String name, final String statement, final boolean holdable, final boolean binary,
-             final boolean scrollable, final PgColumns columns, final PgCursorRows rows) {
+             final Boolean scroll, final PgColumns columns, final PgCursorRows rows) {
         this.name = name;
         this.statement = statement;
         this.holdable = holdable;
         this.binary = binary;
-        this.scrollable = scrollable;
+        this.scrollable = Boolean.TRUE.equals(scroll);
+        this.noScroll = Boolean.FALSE.equals(scroll);
         this.created = OffsetDateTime.now();
         this.columns = columns;
         this.rows = rows;
@@ -199,8 +203,14 @@ final class PgCursor {
         position = 0;
     }
 
-    private static SqlStateException scanForwardOnly() {
-        return new SqlStateException("55000", "cursor can only scan forward")
-                .withHint("Declare it with SCROLL option to enable backward scan.");
+    /**
+     * PostgreSQL's error for a NO SCROLL cursor; for one declared with neither, 0A000: PostgreSQL would have moved
+     * it back if its plan could run backwards, MeldDB keeps rows for going back only when told SCROLL.
+     */
+    private SqlStateException scanForwardOnly() {
+        final SqlStateException e = noScroll ? new SqlStateException("55000", "cursor can only scan forward")
+                : new SqlStateException("0A000", "cursor can only scan forward: moving backward in a cursor declared "
+                        + "without SCROLL is not supported");
+        return e.withHint("Declare it with SCROLL option to enable backward scan.");
     }
 }

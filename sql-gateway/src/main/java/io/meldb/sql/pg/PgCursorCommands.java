@@ -151,8 +151,8 @@ final class PgCursorCommands {
                 rows.materialize(); // its rows are marked written now, by the statement that read them
             }
             final String text = context.queryText != null ? context.queryText : portal.statement.sql;
-            context.cursors.add(new PgCursor(d.name(), text, d.hold(), d.binary(),
-                    Boolean.TRUE.equals(d.scroll()), query.columns, rows));
+            context.cursors.add(new PgCursor(d.name(), text, d.hold(), d.binary(), d.scroll(), query.columns,
+                    rows));
         } catch (RuntimeException | Error e) {
             if (rows != null) {
                 rows.close();

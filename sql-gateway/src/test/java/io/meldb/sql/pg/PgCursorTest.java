@@ -169,8 +169,10 @@ class PgCursorTest {
     @Test
     void shouldMoveAForwardOnlyCursorForwardAndRefuseBackwardAsPostgres() throws SQLException {
         for (String declare : new String[] {"DECLARE c NO SCROLL CURSOR FOR SELECT id FROM cur_t ORDER BY id",
-            // neither SCROLL nor NO SCROLL: forward-only in MeldDB (PostgreSQL scrolls one whose plan can run back)
+            // neither SCROLL nor NO SCROLL: forward-only in MeldDB, where PostgreSQL scrolls one whose plan can run
+            // back; there MeldDB answers 0A000 (not supported) instead of PostgreSQL's 55000 for NO SCROLL
             "DECLARE c CURSOR FOR SELECT id FROM cur_t ORDER BY id"}) {
+            final boolean noScroll = declare.contains("NO SCROLL");
             try (Connection c = db.connectPg(); Statement s = c.createStatement()) {
                 c.setAutoCommit(false);
                 for (String[] step : FORWARD_ONLY) {
@@ -186,7 +188,8 @@ class PgCursorTest {
                         // the transaction failed: nothing runs until ROLLBACK, which drops the cursor
                         assertEquals("25P02", sqlState(s, "FETCH NEXT FROM c"));
                     }
-                    assertEquals(step[2], got, declare + ": " + step[0] + "; " + step[1]);
+                    final String expected = step[2].equals("55000") && !noScroll ? "0A000" : step[2];
+                    assertEquals(expected, got, declare + ": " + step[0] + "; " + step[1]);
                     c.rollback();
                 }
                 assertEquals("34000", sqlState(s, "FETCH NEXT FROM c"), "rolled back with its transaction");

@@ -53,10 +53,10 @@ class PgPythonCursorsTest {
 
     /**
      * Where MeldDB answers otherwise, on purpose (docs/sql.md): a cursor declared without SCROLL is forward-only, so
-     * moving it back is 55000 (PostgreSQL scrolls one whose plan can run backwards).
+     * moving it back is 0A000 (PostgreSQL scrolls one whose plan can run backwards).
      */
     private static final Map<String, String> MELDB_DIFFERS = Map.of(
-            "psycopg2 scroll back on a default cursor", "error 55000");
+            "psycopg2 scroll back on a default cursor", "error 0A000");
 
     @Test
     void shouldServeTheServerSideCursorsOfPsycopg2AndPsycopg3AsPostgres() throws Exception {
