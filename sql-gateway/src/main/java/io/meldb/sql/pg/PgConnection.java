@@ -110,7 +110,8 @@ final class PgConnection {
                 // every statement as one: on a worker each would cost two thread hand-offs
                 return simple.runsInline(m);
             case 'S':
-                return !context.block.commitPending();
+                // not when ending the block reads rows: a WITH HOLD cursor declared in it reads the rest at COMMIT
+                return !context.block.commitPending() && !context.cursors.ofTransaction();
             case 'E': {
                 final String name = m.peekEmptyCString() ? "" : m.peekCString();
                 final PgPortal portal = name == null ? null : context.portals.portal(name);
@@ -126,14 +127,17 @@ final class PgConnection {
                     return false; // DECLARE runs its query, FETCH reads rows
                 }
                 if (statement.command != null) {
-                    // a read-write COMMIT of an explicit block runs here too, without waiting (commitAsync)
-                    return !(statement.command instanceof PgCommand.Commit) || txn == null || txn.readOnly()
-                            || context.block.commitsAsync();
+                    // a read-write COMMIT of an explicit block runs here too, without waiting (commitAsync); not one
+                    // whose WITH HOLD cursors read the rest of their rows
+                    return !(statement.command instanceof PgCommand.Commit) || !context.cursors.ofTransaction()
+                            && (txn == null || txn.readOnly() || context.block.commitsAsync());
                 }
                 // a statement that begins the transaction runs here too when beginning it cannot wait
+                // (not a write while cursors read the transaction: they read the rest of their rows first)
                 return statement.prepared != null && statement.prepared.fast() != null && portal.result == null
                         && (txn != null && !context.block.beginsTransaction(statement.writes())
-                            || context.session.beginsWithoutWaiting());
+                            || context.session.beginsWithoutWaiting())
+                        && !(statement.writes() && context.cursors.reading());
             }
             default:
                 return false;

@@ -87,6 +87,19 @@ final class PgCursors implements PgTransactionBlock.Cursors, io.meldb.sql.calcit
         }
     }
 
+    /** Whether a cursor still reads the transaction (a write would make it read the rest of its rows). */
+    boolean reading() {
+        if (byName.isEmpty()) {
+            return false;
+        }
+        for (PgCursor c : byName.values()) {
+            if (c.rows.reading()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public boolean ofTransaction() {
         if (byName.isEmpty()) {

@@ -59,6 +59,7 @@ final class PgSimpleQuery {
             final io.meldb.txn.api.TxnSession txn = context.session.state().currentTransaction();
             inline = (block.explicit() || !writes)
                     && (txn != null && !block.beginsTransaction(writes) || context.session.beginsWithoutWaiting())
+                    && !(writes && context.cursors.reading()) // cursors would read the rest of their rows first
                     && kept.valid(e);
         }
         if (inline) {
