@@ -30,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PgCursorTest {
     private static EmbeddedGateway db;
 
-    /** A SCROLL cursor over ids 1..5 moved by each statement in turn, and what PostgreSQL 15 answers (rows, or MOVE n). */
+    /** A SCROLL cursor over ids 1..5 moved by each statement in turn, and PostgreSQL 15's answer (rows, or MOVE n). */
     private static final String[][] SCROLL_STEPS = {
         {"FETCH NEXT FROM c", "1"},
         {"FETCH c", "2"},

@@ -72,7 +72,7 @@ class PgPythonCursorsTest {
             assertEquals(0, outcome.exitCode, outcome.output);
             final Map<String, String> seen = new LinkedHashMap<>();
             for (String line : outcome.output.split("\n")) {
-                String found = null; // the longest step name the line starts with ("autocommit withhold", not "autocommit")
+                String found = null; // the longest step the line names ("autocommit withhold", not "autocommit")
                 for (String step : POSTGRES.keySet()) {
                     if ((line.startsWith("OK " + step + " ") || line.equals("OK " + step))
                             && (found == null || step.length() > found.length())) {
