@@ -13,6 +13,8 @@ public class SqlStateException extends RuntimeException {
     private final String detail;
     /** The schema, table, column, type or constraint the error is about (never null). */
     private final ErrorFields fields;
+    /** PostgreSQL's HINT: what to do about it, or null. */
+    private String hint;
 
     public SqlStateException(final String sqlState, final String message) {
         this(sqlState, message, null, ErrorFields.NONE, null);
@@ -35,6 +37,17 @@ public class SqlStateException extends RuntimeException {
         this.sqlState = sqlState;
         this.detail = detail;
         this.fields = fields == null ? ErrorFields.NONE : fields;
+    }
+
+    /** Adds PostgreSQL's HINT field (what to do about the error) and answers this exception. */
+    public SqlStateException withHint(final String text) {
+        this.hint = text;
+        return this;
+    }
+
+    /** The HINT line for front ends that carry one (PostgreSQL's protocol), or null. */
+    public String hint() {
+        return hint;
     }
 
     /** The schema, table, column, type or constraint the error is about ({@link ErrorFields#NONE} for none). */

@@ -45,6 +45,11 @@ public interface MeldTxnContext {
         return SessionParameters.NONE;
     }
 
+    /** The session's SQL cursors, for pg_cursors. */
+    default OpenCursors openCursors() {
+        return OpenCursors.NONE;
+    }
+
     /** The PostgreSQL front end's sessions, for pg_cancel_backend and pg_terminate_backend. */
     default Backends backends() {
         return Backends.NONE;

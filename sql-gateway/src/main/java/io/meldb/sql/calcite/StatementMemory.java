@@ -61,7 +61,7 @@ public final class StatementMemory {
     }
 
     /** An estimate of the heap a kept row takes, with the hash or list entry that holds it. */
-    static long rowBytes(final Object row) {
+    public static long rowBytes(final Object row) {
         if (row instanceof Object[] values) {
             long bytes = 48 + 16 + 8L * values.length;
             for (Object v : values) {

@@ -14,7 +14,7 @@ final class PgBind {
     /** No formats, and one format for all: text or binary (shared; never written to). */
     static final short[] NO_FORMATS = {};
     private static final short[] ALL_TEXT = {0};
-    private static final short[] ALL_BINARY = {1};
+    static final short[] ALL_BINARY = {1};
 
     private final PgPortals portals;
     private final PgOutput output;

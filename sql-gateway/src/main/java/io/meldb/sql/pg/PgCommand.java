@@ -12,8 +12,9 @@ import java.util.Locale;
  * The statements the PostgreSQL front end carries out itself rather than hand to the SQL engine: transaction
  * control (BEGIN, START TRANSACTION, COMMIT, END, ROLLBACK, ABORT, SET TRANSACTION), session parameters (SET,
  * SHOW, RESET, DISCARD), statements that have no meaning for MeldDB and are accepted as they are (VACUUM,
- * CHECKPOINT, DEALLOCATE; ANALYZE is the SQL engine's, see TableStatistics), savepoints, and ones it refuses with
- * 0A000 (LISTEN/NOTIFY, SQL-level PREPARE, LOCK TABLE).
+ * CHECKPOINT, DEALLOCATE; ANALYZE is the SQL engine's, see TableStatistics), savepoints, SQL cursors (DECLARE,
+ * FETCH, MOVE, CLOSE: {@link PgCursorCommand}), and ones it refuses with 0A000 (LISTEN/NOTIFY, SQL-level PREPARE,
+ * LOCK TABLE).
  */
 public sealed interface PgCommand {
     /** BEGIN / START TRANSACTION with optional characteristics (null = the session's). */
@@ -70,6 +71,10 @@ public sealed interface PgCommand {
     record NoOp(String tag) implements PgCommand {
     }
 
+    /** DECLARE, FETCH, MOVE or CLOSE: a SQL cursor's statement ({@link PgCursorCommands} runs it). */
+    record OnCursor(PgCursorCommand command) implements PgCommand {
+    }
+
     /** Answers the command tag, or SQLState 0A000 for {@link Unsupported}. */
     record Unsupported(String feature) implements PgCommand {
     }
@@ -78,6 +83,8 @@ public sealed interface PgCommand {
     static PgCommand parse(final String sql) {
         final String first = SqlLexer.firstKeyword(sql);
         switch (first) {
+            case "DECLARE", "FETCH", "MOVE", "CLOSE":
+                return new OnCursor(PgCursorCommand.parse(sql, first));
             case "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SET", "SHOW", "RESET", "DISCARD",
                  "VACUUM", "CHECKPOINT", "DEALLOCATE", "SAVEPOINT", "RELEASE", "LISTEN",
                  "UNLISTEN", "NOTIFY", "PREPARE", "LOCK", "CLUSTER", "REINDEX":
@@ -257,6 +264,20 @@ public sealed interface PgCommand {
 
         Token next() {
             return tokens.get(at++);
+        }
+
+        Token peek() {
+            return tokens.get(at);
+        }
+
+        /** The token {@code ahead} places after the next one (the END token once past the end). */
+        Token peekAt(final int ahead) {
+            return tokens.get(Math.min(at + ahead, tokens.size() - 1));
+        }
+
+        /** The token the last {@link #next} or accept took. */
+        Token previous() {
+            return tokens.get(at - 1);
         }
 
         boolean atEnd() {

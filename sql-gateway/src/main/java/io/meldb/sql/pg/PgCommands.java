@@ -11,7 +11,8 @@ import java.util.Map;
 /**
  * Carries out the {@link PgCommand}s: transaction control on the connection's {@link PgTransactionBlock},
  * session parameters in its {@link PgSettings} (and the ones that change what MeldDB does: search_path, the
- * transaction characteristics), and the statements accepted without effect. Writes each command's rows,
+ * transaction characteristics), and the statements accepted without effect. Savepoints and DISCARD ALL reach the
+ * connection's SQL cursors ({@link PgCursors}) too. Writes each command's rows,
  * warnings (as PostgreSQL gives them: BEGIN inside a block, COMMIT outside one) and CommandComplete.
  */
 final class PgCommands {
@@ -21,14 +22,16 @@ final class PgCommands {
     private final PgOutput output;
     /** The settings the open transaction changed, undone when it ends. */
     private final PgSettingChanges changes = new PgSettingChanges();
+    private final PgCursors cursors;
 
     PgCommands(final SqlSession session, final PgSettings settings, final PgTransactionBlock block,
-               final PgOutput output) {
+               final PgOutput output, final PgCursors cursors) {
         this.session = session;
         this.settings = settings;
         this.block = block;
         this.output = output;
         block.onEnd(this::transactionEnded);
+        this.cursors = cursors;
     }
 
     /** The columns a command answers (SHOW), or none. */
@@ -64,10 +67,13 @@ final class PgCommands {
             }
         } else if (command instanceof PgCommand.Savepoint sp) {
             session.state().savepoint(sp.name());
+            cursors.savepoint(sp.name());
         } else if (command instanceof PgCommand.RollbackToSavepoint sp) {
             session.state().rollbackToSavepoint(sp.name());
+            cursors.rollbackTo(sp.name());
         } else if (command instanceof PgCommand.ReleaseSavepoint sp) {
             session.state().releaseSavepoint(sp.name());
+            cursors.release(sp.name());
         } else if (command instanceof PgCommand.SetConstraints s) {
             if (!block.explicit()) {
                 warning("25P01", "SET CONSTRAINTS can only be used in transaction blocks");
@@ -89,6 +95,12 @@ final class PgCommands {
         } else if (command instanceof PgCommand.Show s) {
             show(s.name());
         } else if (command instanceof PgCommand.Reset r) {
+            if (r.tag().equals("DISCARD ALL")) {
+                if (block.explicit()) {
+                    throw new SqlStateException("25001", "DISCARD ALL cannot run inside a transaction block");
+                }
+                cursors.closeAll(); // DISCARD ALL closes every cursor (CLOSE ALL) too
+            }
             if (r.name() == null) {
                 for (String name : List.copyOf(settings.all().keySet())) {
                     if (!PgSettings.REPORTED.contains(name) || name.equals("application_name")) {

@@ -13,7 +13,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * One PostgreSQL client connection after its start-up: takes each message to the role that answers it, the way
  * Netty gives each protocol role its own handler (PostgreSQL docs, "Message Flow"): the simple query protocol and
  * COPY ({@link PgSimpleQuery}), Parse, Describe and Sync here, Bind ({@link PgBind}), Execute and the running of
- * portals ({@link PgExecutor}), named statements and portals and Close ({@link PgPortals}), errors and
+ * portals ({@link PgExecutor}), named statements and portals and Close ({@link PgPortals}), SQL cursors ({@link
+ * PgCursors}: a Describe or Execute of a cursor's name reaches it, as PostgreSQL's cursors are portals), errors and
  * ReadyForQuery ({@link PgContext}). Messages arrive in order on one worker at a time (see {@link
  * PgConnectionHandler}); answers collect in one buffer that goes out at Sync, Flush, the end of a Query, or when it
  * grows large. After an error in the extended protocol, messages are skipped until Sync.
@@ -34,7 +35,7 @@ final class PgConnection {
         this.output = output;
         this.preparer = new PgPreparer(context);
         this.bind = new PgBind(portals, output);
-        this.executor = new PgExecutor(context);
+        this.executor = new PgExecutor(context, preparer);
         this.simple = new PgSimpleQuery(context, preparer, executor);
     }
 
@@ -97,7 +98,9 @@ final class PgConnection {
                 // a driver's BEGIN and COMMIT, parsed anew for every transaction, need no planning
                 final String sql = m.peekSecondCString();
                 try {
-                    return sql != null && sql.length() < 64 && PgCommand.parse(sql) != null;
+                    // not a cursor's: a DECLARE plans its query, a FETCH's columns are its cursor's
+                    final PgCommand command = sql != null && sql.length() < 64 ? PgCommand.parse(sql) : null;
+                    return command != null && !(command instanceof PgCommand.OnCursor);
                 } catch (RuntimeException e) {
                     return false; // the worker parses it again and answers the error
                 }
@@ -107,24 +110,34 @@ final class PgConnection {
                 // every statement as one: on a worker each would cost two thread hand-offs
                 return simple.runsInline(m);
             case 'S':
-                return !context.block.commitPending();
+                // not when ending the block reads rows: a WITH HOLD cursor declared in it reads the rest at COMMIT
+                return !context.block.commitPending() && !context.cursors.ofTransaction();
             case 'E': {
                 final String name = m.peekEmptyCString() ? "" : m.peekCString();
                 final PgPortal portal = name == null ? null : context.portals.portal(name);
-                if (portal == null || portal.completedTag != null || portal.statement.sql.isEmpty()) {
+                if (portal == null) {
+                    return name == null || context.cursors.get(name) == null; // a cursor's rows are read on a worker
+                }
+                if (portal.completedTag != null || portal.statement.sql.isEmpty()) {
                     return true;
                 }
                 final PgStatement statement = portal.statement;
                 final io.meldb.txn.api.TxnSession txn = context.session.state().currentTransaction();
+                if (statement.command instanceof PgCommand.OnCursor) {
+                    return false; // DECLARE runs its query, FETCH reads rows
+                }
                 if (statement.command != null) {
-                    // a read-write COMMIT of an explicit block runs here too, without waiting (commitAsync)
-                    return !(statement.command instanceof PgCommand.Commit) || txn == null || txn.readOnly()
-                            || context.block.commitsAsync();
+                    // a read-write COMMIT of an explicit block runs here too, without waiting (commitAsync); not one
+                    // whose WITH HOLD cursors read the rest of their rows
+                    return !(statement.command instanceof PgCommand.Commit) || !context.cursors.ofTransaction()
+                            && (txn == null || txn.readOnly() || context.block.commitsAsync());
                 }
                 // a statement that begins the transaction runs here too when beginning it cannot wait
+                // (not a write while cursors read the transaction: they read the rest of their rows first)
                 return statement.prepared != null && statement.prepared.fast() != null && portal.result == null
                         && (txn != null && !context.block.beginsTransaction(statement.writes())
-                            || context.session.beginsWithoutWaiting());
+                            || context.session.beginsWithoutWaiting())
+                        && !(statement.writes() && context.cursors.reading());
             }
             default:
                 return false;
@@ -150,6 +163,11 @@ final class PgConnection {
     void closed() {
         simple.close();
         portals.closeEverything();
+        try {
+            context.cursors.closeAll();
+        } catch (RuntimeException e) {
+            // closing a cursor only releases its result: the session closes below all the same
+        }
         context.block.close();
         context.session.close();
     }
@@ -202,10 +220,15 @@ final class PgConnection {
         } else if (what == 'P') {
             final String name = PgPortals.readName(m);
             final PgPortal portal = portals.portal(name);
-            if (portal == null) {
+            if (portal != null) {
+                describeRows(portal.statement, portal.resultFormats);
+                return;
+            }
+            final PgCursor cursor = context.cursors.get(name); // a SQL cursor is a portal too (psycopg describes one)
+            if (cursor == null) {
                 throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
             }
-            describeRows(portal.statement, portal.resultFormats);
+            PgBackend.rowDescription(out, cursor.columns, PgBind.NO_FORMATS);
         } else {
             throw new PgProtocolException("invalid Describe target '" + (char) what + "'");
         }

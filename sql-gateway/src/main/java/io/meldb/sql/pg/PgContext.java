@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * channel, the outbound buffer, the SQL session and its transaction block, the session's settings, and the two
  * answers every role sends — an ErrorResponse that fails the transaction block, and ReadyForQuery (PostgreSQL docs,
  * "Message Flow": "Error handling" and the end of every query cycle). Also the cancel flags (CancelRequest and
- * statement_timeout) and the idle-in-transaction timer.
+ * statement_timeout), the idle-in-transaction timer, and the connection's SQL cursors.
  */
 final class PgContext {
     private static final Logger LOG = LoggerFactory.getLogger(PgConnection.class);
@@ -29,6 +29,15 @@ final class PgContext {
     final ScheduledExecutorService timers;
     final int processId;
     final PgPortals portals;
+    /** The SQL cursors (DECLARE), which outlive statements, and WITH HOLD ones transactions. */
+    final PgCursors cursors;
+    /**
+     * Set while the statements of a simple Query of several run: they form an implicit transaction block, in which
+     * PostgreSQL lets DECLARE run without BEGIN.
+     */
+    boolean multiStatementQuery;
+    /** The text of the simple Query running (a cursor's pg_cursors.statement, as PostgreSQL keeps it), or null. */
+    String queryText;
     /** The autocommit statement the implicit block's commit may run again (see {@link PgAutocommitRetry}). */
     final PgAutocommitRetry retry;
     /** After an error in the extended protocol, messages are skipped until Sync. */
@@ -49,11 +58,13 @@ final class PgContext {
         this.settings = settings;
         this.timers = timers;
         this.processId = processId;
-        this.block = new PgTransactionBlock(session.state());
-        this.commands = new PgCommands(session, settings, block, output);
+        this.cursors = new PgCursors();
+        session.state().openCursors(cursors); // pg_cursors
+        this.block = new PgTransactionBlock(session.state(), cursors);
+        this.commands = new PgCommands(session, settings, block, output, cursors);
         // what current_user, current_setting, set_config, pg_backend_pid() ... read and write
         session.state().sessionParameters(new PgSessionParameters(settings, commands, processId));
-        this.portals = new PgPortals(session);
+        this.portals = new PgPortals(session, cursors);
         this.retry = new PgAutocommitRetry(output, session.state().autocommitRetry());
     }
 
@@ -134,7 +145,7 @@ final class PgContext {
         } catch (RuntimeException | Error again) {
             LOG.debug("failing the transaction block failed too", again);
         }
-        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), d.detail(), null, d.fields());
+        PgBackend.error(output.buffer(), 'E', "ERROR", d.sqlState(), d.message(), d.detail(), d.hint(), d.fields());
     }
 
     /** What ends a terminated session: FATAL 57P01, as PostgreSQL sends it (the handler closes the connection). */

@@ -4,7 +4,6 @@ import io.meldb.sql.SqlStateException;
 import io.meldb.sql.pg.catalog.PgCatalogView;
 import io.meldb.sql.server.RowCursor;
 import io.meldb.sql.server.SqlSession;
-import io.netty.buffer.ByteBuf;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,21 +11,18 @@ import java.util.concurrent.ScheduledFuture;
 
 /**
  * Runs portals (PostgreSQL docs, "Extended Query": Execute, with its row limit and portal suspension; a simple
- * Query runs its statements through here too): a protocol command, a catalog query, or the SQL session's statement,
- * under statement_timeout, sending DataRows straight from the cursor into the outbound buffer (integers unboxed,
- * {@link PgValues#writeLong}) and CommandComplete. A COMMIT of an Execute may end without holding a thread: it
- * hands the handler a suspension ({@link #takeSuspension}) that {@link #commitFinished} answers.
+ * Query runs its statements through here too): a protocol command, a SQL cursor's statement ({@link
+ * PgCursorCommands}), a catalog query, or the SQL session's statement, under statement_timeout, sending DataRows
+ * straight from the cursor into the outbound buffer ({@link PgRowWriter}) and CommandComplete. A COMMIT of an
+ * Execute may end without holding a thread: it hands the handler a suspension ({@link #takeSuspension}) that
+ * {@link #commitFinished} answers.
  */
 final class PgExecutor {
-    /** Answers are written out once this many bytes have collected, so a large result streams. */
-    private static final int FLUSH_BYTES = 64 * 1024;
-
     private final PgContext context;
     private final PgPortals portals;
     private final PgOutput output;
-    /** The TimeZone setting {@link #zone} was made from. */
-    private String zoneSetting;
-    private java.time.ZoneId zone = java.time.ZoneOffset.UTC;
+    private final PgRowWriter writer;
+    private final PgCursorCommands cursorCommands;
     /**
      * Set while an Execute or a simple Query's only statement runs: only there may a COMMIT end without waiting (not
      * amid a simple Query's several statements, whose later ones run after it).
@@ -41,10 +37,12 @@ final class PgExecutor {
     /** Whether the suspended COMMIT is a simple Query's, which its answer ends with ReadyForQuery. */
     private boolean suspendedSimple;
 
-    PgExecutor(final PgContext context) {
+    PgExecutor(final PgContext context, final PgPreparer preparer) {
         this.context = context;
         this.portals = context.portals;
         this.output = context.output;
+        this.writer = new PgRowWriter(context);
+        this.cursorCommands = new PgCursorCommands(context, preparer, writer, portal -> open(portal, -1));
     }
 
     /** Execute: runs a portal (at most the message's row count), or answers what it completed with. */
@@ -53,7 +51,18 @@ final class PgExecutor {
         final int maxRows = m.readInt();
         final PgPortal portal = portals.portal(name);
         if (portal == null) {
-            throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
+            final PgCursor cursor = context.cursors.get(name);
+            if (cursor == null) {
+                throw new SqlStateException("34000", "portal \"" + name + "\" does not exist");
+            }
+            context.cancelRequested = false;
+            final ScheduledFuture<?> timer = context.startStatementTimer();
+            try {
+                cursorCommands.execute(cursor, maxRows);
+            } finally {
+                PgContext.stop(timer);
+            }
+            return;
         }
         context.cancelRequested = false;
         asyncCommitAllowed = true;
@@ -124,6 +133,10 @@ final class PgExecutor {
             return;
         }
         context.retry.disarm(); // another statement in the block: its commit is not retried
+        if (statement.command instanceof PgCommand.OnCursor c) {
+            runCursorCommand(portal, c.command(), maxRows);
+            return;
+        }
         if (statement.command != null) {
             if (statement.command instanceof PgCommand.Commit && asyncCommitAllowed && context.block.commitsAsync()
                     && context.session.inProcess()) {
@@ -144,20 +157,11 @@ final class PgExecutor {
 
     private void executePortal(final PgPortal portal, final int maxRows) {
         final PgStatement statement = portal.statement;
-        if (statement.meta != null && portal.result == null) {
-            final PgCatalogView view = PgCatalogView.of(context.session.state().catalog(),
-                    context.settings.get("session_authorization"), context.currentSchema());
-            portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters.objects()), -1, null);
-        }
         if (portal.result == null) {
             // a DML statement that opens the block's update transaction may run again if meld refuses its commit
             final boolean retryable = statement.writes() && context.block.beginsTransaction(true)
                     && statement.prepared.ddl() == null;
-            context.block.beforeStatement(statement.writes());
-            if (retryable) {
-                context.retry.arm(portal, maxRows);
-            }
-            portal.result = context.session.execute(statement.prepared, portal.parameters);
+            open(portal, retryable ? maxRows : -1);
         }
         final RowCursor rows = portal.result.rows();
         if (rows == null) {
@@ -170,14 +174,57 @@ final class PgExecutor {
             complete(portal);
             return;
         }
+        sendResult(portal, rows, maxRows);
+    }
+
+    /**
+     * Runs a portal's statement, leaving its rows open in the portal's result: a catalog query's, or the SQL
+     * session's execution in the transaction block (arming its retry with {@code retryRows} unless that is -1).
+     */
+    void open(final PgPortal portal, final int retryRows) {
+        final PgStatement statement = portal.statement;
+        if (statement.meta != null) {
+            final PgCatalogView view = PgCatalogView.of(context.session.state().catalog(),
+                    context.settings.get("session_authorization"), context.currentSchema());
+            portal.result = new SqlSession.Result(0, statement.meta.run(view, portal.parameters.objects()), -1, null);
+            return;
+        }
+        context.block.beforeStatement(statement.writes());
+        if (retryRows >= 0) {
+            context.retry.arm(portal, retryRows);
+        }
+        portal.result = context.session.execute(statement.prepared, portal.parameters);
+    }
+
+    /** A SQL cursor's statement, under statement_timeout; a FETCH under a row limit leaves rows to send here. */
+    private void runCursorCommand(final PgPortal portal, final PgCursorCommand command, final int maxRows) {
+        final ScheduledFuture<?> timer = context.startStatementTimer();
+        try {
+            if (portal.result == null) {
+                final String tag = cursorCommands.run(command, portal, maxRows);
+                if (tag != null) {
+                    portal.completedTag = tag;
+                    return;
+                }
+            }
+            sendResult(portal, portal.result.rows(), maxRows);
+        } finally {
+            PgContext.stop(timer);
+        }
+    }
+
+    /** Sends a result's rows (at most {@code maxRows}), then PortalSuspended, or CommandComplete with its count. */
+    private void sendResult(final PgPortal portal, final RowCursor rows, final int maxRows) {
+        final PgStatement statement = portal.statement;
         if (sendRows(portal, rows, maxRows)) {
             context.retry.disarm(); // the rest of its rows come with a later Execute
             PgBackend.portalSuspended(output.buffer());
             return;
         }
-        // a query's rows, or those of INSERT/UPDATE/DELETE ... RETURNING (tagged as the statement: INSERT 0 n)
-        portal.completedTag = statement.prepared != null && statement.prepared.returning() != null
-                ? statement.tag : "SELECT";
+        // a query's rows, or those of INSERT/UPDATE/DELETE ... RETURNING (tagged as the statement: INSERT 0 n), or
+        // a FETCH's
+        portal.completedTag = statement.command != null || statement.prepared != null
+                && statement.prepared.returning() != null ? statement.tag : "SELECT";
         portal.completedCount = portal.rowsSent;
         portals.closeCursor(portal);
         complete(portal);
@@ -227,8 +274,8 @@ final class PgExecutor {
     /** Sends rows of the cursor; answers true when it stopped at {@code maxRows} with rows left. */
     private boolean sendRows(final PgPortal portal, final RowCursor rows, final int maxRows) {
         final PgColumns columns = portal.statement.columns;
-        final int n = columns.size();
-        final java.time.ZoneId zone = sessionZone();
+        final short[] formats = portal.resultFormats;
+        final java.time.ZoneId zone = writer.sessionZone();
         long sent = 0;
         while (true) {
             if (maxRows > 0 && sent == maxRows) {
@@ -237,40 +284,9 @@ final class PgExecutor {
             if (!rows.next()) {
                 return false;
             }
-            final ByteBuf out = output.buffer();
-            final int at = PgBackend.begin(out, 'D');
-            try {
-                out.writeShort(n);
-                for (int i = 0; i < n; i++) {
-                    final boolean binary = PgBackend.format(portal.resultFormats, i) == 1;
-                    if (!PgValues.writeLong(out, columns.type(i), rows, i, binary)
-                            && !PgValues.writeUtf8(out, columns.type(i), rows, i)) {
-                        PgValues.writeValue(out, columns.type(i), rows.value(i), binary, zone);
-                    }
-                }
-            } catch (RuntimeException | Error e) {
-                out.writerIndex(at - 1); // no half DataRow before the ErrorResponse: the client would lose sync
-                throw e;
-            }
-            PgBackend.end(out, at);
+            writer.write(columns, formats, rows, zone);
             sent++;
             portal.rowsSent++;
-            if (out.readableBytes() >= FLUSH_BYTES) {
-                output.flushAndAwaitWritable();
-            }
-            if (context.cancelRequested) {
-                throw new SqlStateException("57014", "canceling statement due to user request");
-            }
         }
-    }
-
-    /** The session's TimeZone as a zone, made again only when the setting changed. */
-    private java.time.ZoneId sessionZone() {
-        final String setting = context.settings.get("TimeZone");
-        if (!java.util.Objects.equals(setting, zoneSetting)) {
-            zone = PgSessionZone.of(setting);
-            zoneSetting = setting;
-        }
-        return zone;
     }
 }

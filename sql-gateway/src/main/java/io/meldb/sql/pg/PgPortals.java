@@ -8,11 +8,13 @@ import java.util.Map;
 
 /**
  * The prepared statements and portals of one connection, by name (PostgreSQL docs, "Extended Query": named and
- * unnamed statements and portals), with the Close message that drops one. The unnamed portal's object is reused
- * from Bind to Bind, and the statement a Bind or Describe named last is found again without making a String.
+ * unnamed statements and portals), with the Close message that drops one (or the SQL cursor of that name:
+ * PostgreSQL's cursors are portals). The unnamed portal's object is reused from Bind to Bind, and the statement a
+ * Bind or Describe named last is found again without making a String.
  */
 final class PgPortals {
     private final SqlSession session;
+    private final PgCursors cursors;
     private final Map<String, PgStatement> statements = new HashMap<>();
     private final Map<String, PgPortal> portals = new HashMap<>();
     /** The portal object the unnamed portal reuses (Bind to "" on every statement is the common case). */
@@ -21,8 +23,9 @@ final class PgPortals {
     private String lastStatementName;
     private PgStatement lastStatement;
 
-    PgPortals(final SqlSession session) {
+    PgPortals(final SqlSession session, final PgCursors cursors) {
         this.session = session;
+        this.cursors = cursors;
     }
 
     boolean hasStatement(final String name) {
@@ -102,6 +105,8 @@ final class PgPortals {
             final PgPortal p = portals.remove(name);
             if (p != null) {
                 closeCursor(p);
+            } else if (cursors.get(name) != null) {
+                cursors.close(name);
             }
         } else {
             throw new PgProtocolException("invalid Close target '" + (char) what + "'");

@@ -125,8 +125,11 @@ final class PgShapeCache {
         } catch (RuntimeException e) {
             return null;
         }
-        if (command != null && n > 0 || PgCopy.isCopy(sql) || PgMetaQueries.recognize(sql) != null) {
-            put(null, null); // SET ... = 5, COPY, psql's and drivers' catalog queries: by their text
+        if (command != null && (n > 0 || command instanceof PgCommand.OnCursor) || PgCopy.isCopy(sql)
+                || PgMetaQueries.recognize(sql) != null) {
+            // SET ... = 5, cursor statements (a FETCH's columns are its cursor's), COPY, psql's and drivers'
+            // catalog queries: by their text
+            put(null, null);
             return null;
         }
         if (command == null) {

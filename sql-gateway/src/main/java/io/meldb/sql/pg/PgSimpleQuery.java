@@ -59,6 +59,7 @@ final class PgSimpleQuery {
             final io.meldb.txn.api.TxnSession txn = context.session.state().currentTransaction();
             inline = (block.explicit() || !writes)
                     && (txn != null && !block.beginsTransaction(writes) || context.session.beginsWithoutWaiting())
+                    && !(writes && context.cursors.reading()) // cursors would read the rest of their rows first
                     && kept.valid(e);
         }
         if (inline) {
@@ -114,6 +115,8 @@ final class PgSimpleQuery {
             context.readyForQuery();
             return;
         }
+        context.multiStatementQuery = parts.size() > 1;
+        context.queryText = sql;
         try {
             for (int i = 0; i < parts.size(); i++) {
                 final String part = parts.get(i);
@@ -138,7 +141,7 @@ final class PgSimpleQuery {
                 try (PgStatement statement = shaped != null ? shaped.statement()
                         : preparer.prepareTimed(part, new int[0])) {
                     final PgPortal portal = new PgPortal(statement,
-                            shaped != null ? shaped.values() : new ParameterValues(), PgBind.NO_FORMATS);
+                            shaped != null ? shaped.values() : new ParameterValues(), statement.simpleFormats);
                     if (statement.columns.size() > 0) {
                         PgBackend.rowDescription(output.buffer(), statement.columns, portal.resultFormats);
                     }
@@ -152,6 +155,9 @@ final class PgSimpleQuery {
         } catch (RuntimeException | Error e) {
             context.failStatement(e);
             context.endImplicitQuietly();
+        } finally {
+            context.multiStatementQuery = false;
+            context.queryText = null;
         }
         context.readyForQuery();
     }

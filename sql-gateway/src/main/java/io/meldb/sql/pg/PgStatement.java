@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * A statement of the extended query protocol (named, or the unnamed one) or of a simple Query: its SQL, what runs
  * it (a {@link PgCommand} of the protocol layer, a {@link PgMetaQuery} on the system catalogs, or a
  * {@link PreparedSql} of the SQL engine), its parameter types
- * and its result columns ({@link PgColumns#NONE} for a statement that returns no rows).
+ * and its result columns ({@link PgColumns#NONE} for a statement that returns no rows). A DECLARE holds its query,
+ * prepared with it: its parameters are the query's.
  */
 final class PgStatement implements AutoCloseable {
     final String sql;
@@ -30,6 +31,13 @@ final class PgStatement implements AutoCloseable {
     final PgColumns columns;
     /** The first word(s) of the command tag: "SELECT", "INSERT 0", "CREATE TABLE", ... */
     final String tag;
+    /** A DECLARE's query (closed with it), or null. */
+    final PgStatement query;
+    /**
+     * The formats the rows travel in under the simple query protocol: text, but binary for a FETCH from a BINARY
+     * cursor (PostgreSQL's rule; under the extended protocol the Bind message says).
+     */
+    short[] simpleFormats = PgBind.NO_FORMATS;
     /** Gives the engine's statement back when this one is closed (the engine may keep its plan). */
     private final Consumer<PreparedSql> release;
 
@@ -41,23 +49,30 @@ final class PgStatement implements AutoCloseable {
     PgStatement(final Consumer<PreparedSql> release, final String sql, final PgCommand command,
                 final PreparedSql prepared, final int[] declared, final PgColumns columns, final int[] rewrittenSlots,
                 final int parameterCount) {
-        this(release, sql, command, prepared, null, declared, columns, rewrittenSlots, parameterCount,
+        this(release, sql, command, prepared, null, null, declared, columns, rewrittenSlots, parameterCount,
                 prepared == null ? new int[0] : prepared.parameterTypes());
+    }
+
+    /** A DECLARE of a cursor over {@code query}: no rows of its own, the query's parameters. */
+    static PgStatement declare(final String sql, final PgCommand command, final PgStatement query) {
+        return new PgStatement(p -> { }, sql, command, null, null, query, query.parameterOids, PgColumns.NONE,
+                query.slotParameter, query.parameterOids.length, query.slotTypes);
     }
 
     /** A system catalog query: its parameters ($1 ... $n, each once) are text. */
     static PgStatement meta(final String sql, final PgMetaQuery meta, final int[] declared) {
         final int[] slotTypes = new int[meta.parameterCount()];
         java.util.Arrays.fill(slotTypes, Types.VARCHAR);
-        return new PgStatement(p -> { }, sql, null, null, meta, declared, meta.columns(), new int[0],
+        return new PgStatement(p -> { }, sql, null, null, meta, null, declared, meta.columns(), new int[0],
                 meta.parameterCount(), slotTypes);
     }
 
     private PgStatement(final Consumer<PreparedSql> release, final String sql, final PgCommand command,
-                        final PreparedSql prepared, final PgMetaQuery meta, final int[] declared,
-                        final PgColumns columns, final int[] rewrittenSlots, final int parameterCount,
-                        final int[] slotTypes) {
+                        final PreparedSql prepared, final PgMetaQuery meta, final PgStatement query,
+                        final int[] declared, final PgColumns columns, final int[] rewrittenSlots,
+                        final int parameterCount, final int[] slotTypes) {
         this.release = release;
+        this.query = query;
         this.sql = sql;
         this.command = command;
         this.prepared = prepared;
@@ -101,6 +116,9 @@ final class PgStatement implements AutoCloseable {
     public void close() {
         if (prepared != null) {
             release.accept(prepared);
+        }
+        if (query != null) {
+            query.close();
         }
     }
 

@@ -11,9 +11,32 @@ import java.sql.Connection;
  * read-only (a snapshot that never touches the log); should a write follow in the same block, the read part
  * commits first and the write runs in an update transaction of its own. Any error inside a block fails it: the
  * rest of an implicit block is skipped, and an explicit one answers 25P02 until ROLLBACK (the status byte 'E').
+ * The connection's SQL cursors ({@link Cursors}) hear of every write and of every end of a block.
  */
 final class PgTransactionBlock {
+    /** What becomes of the connection's SQL cursors as its transactions write and end ({@link PgCursors}). */
+    interface Cursors {
+        /** A statement that writes is about to run: cursors that read the transaction read the rest of their rows. */
+        void beforeWrite();
+
+        /** Whether cursors were declared in the open transaction (COMMIT has to see to them). */
+        boolean ofTransaction();
+
+        /** The block is about to commit: WITH HOLD cursors read the rest of their rows (an error rolls it back). */
+        void beforeCommit();
+
+        /**
+         * The read-only part of an implicit block committed before a write ({@link #beforeWrite} came first): the
+         * WITH HOLD cursors it declared are held, whatever becomes of the rest of the block.
+         */
+        void readPartCommitted();
+
+        /** The block ended, committed or rolled back: the cursors of its transaction go, or are held. */
+        void ended(boolean committed);
+    }
+
     private final GatewayConnection state;
+    private final Cursors cursors;
     private boolean explicit;
     private boolean implicit;
     private boolean implicitReadOnly;
@@ -27,8 +50,9 @@ final class PgTransactionBlock {
     /** Told when a block ends, whether it committed (the settings it changed: {@link PgSettingChanges}). */
     private java.util.function.Consumer<Boolean> ended = committed -> { };
 
-    PgTransactionBlock(final GatewayConnection state) {
+    PgTransactionBlock(final GatewayConnection state, final Cursors cursors) {
         this.state = state;
+        this.cursors = cursors;
         apply();
     }
 
@@ -74,6 +98,9 @@ final class PgTransactionBlock {
 
     /** Before a statement of the SQL engine runs: opens the implicit block, or widens a read-only one. */
     void beforeStatement(final boolean writes) {
+        if (writes) {
+            cursors.beforeWrite();
+        }
         if (explicit) {
             return;
         }
@@ -84,6 +111,7 @@ final class PgTransactionBlock {
             state.setReadOnly(readOnly || implicitReadOnly);
         } else if (writes && implicitReadOnly) {
             state.commit(); // the read-only part ends; the write gets an update transaction
+            cursors.readPartCommitted();
             implicitReadOnly = false;
             state.setReadOnly(readOnly);
         }
@@ -104,16 +132,40 @@ final class PgTransactionBlock {
         implicit = false;
         boolean committed = false;
         try {
-            if (state.failed()) {
-                state.rollback();
-            } else {
-                state.commit();
-                committed = true;
-            }
+            committed = end(state.failed());
         } finally {
             state.setAutoCommit(true);
             restoreSession(committed);
         }
+    }
+
+    /**
+     * Ends the transaction: rolls it back, or commits it with its cursors first seen to (a commit that fails, by
+     * a cursor's error or meld's 40001, rolls back and throws); answers whether it committed.
+     */
+    private boolean end(final boolean rollback) {
+        if (rollback) {
+            try {
+                state.rollback();
+            } finally {
+                cursors.ended(false);
+            }
+            return false;
+        }
+        boolean committed = false;
+        try {
+            try {
+                cursors.beforeCommit();
+            } catch (RuntimeException | Error e) {
+                state.rollback();
+                throw e;
+            }
+            state.commit();
+            committed = true;
+        } finally {
+            cursors.ended(committed);
+        }
+        return true;
     }
 
     /** BEGIN; answers false (a warning) when a block is already open. */
@@ -122,7 +174,9 @@ final class PgTransactionBlock {
             return false;
         }
         if (implicit && implicitReadOnly && !Boolean.TRUE.equals(readOnlyMode)) {
+            cursors.beforeWrite(); // their cursors stop reading the transaction
             state.commit(); // statements before BEGIN in the same block only read
+            cursors.readPartCommitted();
         }
         implicit = false;
         explicit = true;
@@ -145,12 +199,7 @@ final class PgTransactionBlock {
         final boolean failed = state.failed();
         boolean committed = false;
         try {
-            if (failed) {
-                state.rollback();
-            } else {
-                state.commit();
-                committed = true;
-            }
+            committed = end(failed);
         } finally {
             endExplicit(committed);
         }
@@ -159,10 +208,10 @@ final class PgTransactionBlock {
 
     /**
      * Whether COMMIT may end this block without waiting ({@link #commitAsync}): an explicit block whose
-     * statements all succeeded.
+     * statements all succeeded and that declared no cursor (a WITH HOLD one reads its rows at COMMIT).
      */
     boolean commitsAsync() {
-        return explicit && !state.failed();
+        return explicit && !state.failed() && !cursors.ofTransaction();
     }
 
     /**
@@ -173,6 +222,7 @@ final class PgTransactionBlock {
         try {
             return state.commitAsync();
         } finally {
+            cursors.ended(true); // none was declared in it (commitsAsync): held ones are unaffected
             endExplicit(true); // its settings stay, as if it commits; meld's answer comes later
         }
     }
@@ -182,14 +232,17 @@ final class PgTransactionBlock {
         if (!explicit) {
             if (implicit) {
                 implicit = false;
-                state.rollback();
-                state.setAutoCommit(true);
-                restoreSession(false);
+                try {
+                    end(true);
+                } finally {
+                    state.setAutoCommit(true);
+                    restoreSession(false);
+                }
             }
             return false;
         }
         try {
-            state.rollback();
+            end(true);
         } finally {
             endExplicit(false);
         }

@@ -750,6 +750,18 @@ public final class GatewayConnection implements MeldTxnContext {
         return sessionParameters;
     }
 
+    /** The session's SQL cursors (pg_cursors): the PostgreSQL front end's, or none. */
+    private volatile io.meldb.sql.calcite.OpenCursors openCursors = io.meldb.sql.calcite.OpenCursors.NONE;
+
+    public void openCursors(final io.meldb.sql.calcite.OpenCursors cursors) {
+        this.openCursors = cursors;
+    }
+
+    @Override
+    public io.meldb.sql.calcite.OpenCursors openCursors() {
+        return openCursors;
+    }
+
     /** The PostgreSQL front end's sessions (pg_cancel_backend, pg_terminate_backend). */
     private volatile io.meldb.sql.calcite.Backends backends = io.meldb.sql.calcite.Backends.NONE;
 

@@ -38,12 +38,17 @@ public final class SqlErrors {
     }
 
     /**
-     * The SQLState, message, (when the failure has one) PostgreSQL DETAIL of a failure, and the schema, table,
-     * column, type or constraint it is about ({@link ErrorFields#NONE} for none).
+     * The SQLState, message, (when the failure has them) PostgreSQL DETAIL and HINT of a failure, and the schema,
+     * table, column, type or constraint it is about ({@link ErrorFields#NONE} for none).
      */
-    public record Described(String sqlState, String message, String detail, ErrorFields fields) {
+    public record Described(String sqlState, String message, String detail, ErrorFields fields, String hint) {
         public Described {
             fields = fields == null ? ErrorFields.NONE : fields;
+        }
+
+        public Described(final String sqlState, final String message, final String detail,
+                         final ErrorFields fields) {
+            this(sqlState, message, detail, fields, null);
         }
 
         public Described(final String sqlState, final String message, final String detail) {
@@ -95,7 +100,7 @@ public final class SqlErrors {
             return e;
         }
         final Described d = describe(t);
-        return new SqlStateException(d.sqlState(), d.message(), d.detail(), d.fields(), t);
+        return new SqlStateException(d.sqlState(), d.message(), d.detail(), d.fields(), t).withHint(d.hint());
     }
 
     public static SQLException toSql(final Throwable t) {
@@ -106,7 +111,7 @@ public final class SqlErrors {
     public static Described describe(final Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof SqlStateException e) {
-                return new Described(e.sqlState(), e.getMessage(), e.detail(), e.fields());
+                return new Described(e.sqlState(), e.getMessage(), e.detail(), e.fields(), e.hint());
             }
             if (c instanceof TxnException e) {
                 return fromTxn(e);

@@ -6,7 +6,8 @@ import io.meldb.sql.catalog.SqlLexer;
 /**
  * Statements that users and tools send and MeldDB does not run, refused by both front ends with SQLSTATE 0A000 and
  * a message naming the feature, before Calcite's parser would answer them with a bare syntax error (42601) or an
- * internal one. (The PostgreSQL front end answers some of them itself first: {@code io.meldb.sql.pg.PgCommand}.)
+ * internal one. (The PostgreSQL front end answers some of them itself first, and runs SQL cursors:
+ * {@code io.meldb.sql.pg.PgCommand}.)
  */
 public final class UnsupportedStatements {
     private UnsupportedStatements() {
@@ -28,8 +29,9 @@ public final class UnsupportedStatements {
             case "GRANT", "REVOKE", "REASSIGN" -> first + " (MeldDB has no privileges beyond its users file)";
             case "SECURITY" -> "SECURITY LABEL";
             case "REFRESH" -> "REFRESH MATERIALIZED VIEW (MeldDB has no materialized views)";
-            case "DECLARE", "FETCH", "MOVE", "CLOSE" -> first + " (SQL cursors: use the protocol's portals or the "
-                    + "JDBC fetch size)";
+            // the PostgreSQL front end runs them (io.meldb.sql.pg.PgCursorCommands); Avatica has no way to carry them
+            case "DECLARE", "FETCH", "MOVE", "CLOSE" -> first + " (SQL cursors) over MeldDB's JDBC front end (use the "
+                    + "JDBC fetch size, Statement.setFetchSize, or the PostgreSQL protocol, which runs SQL cursors)";
             case "PREPARE", "EXECUTE", "DEALLOCATE" -> first + " as SQL (prepare through the protocol or JDBC)";
             case "IMPORT" -> "IMPORT FOREIGN SCHEMA (MeldDB has no foreign data wrappers)";
             case "LOAD" -> "LOAD (MeldDB has no extensions)";

@@ -38,8 +38,6 @@ class UnsupportedStatementsTest extends ConformanceTest {
         {"CREATE EXTENSION hstore", "extension \"hstore\""},
         {"CREATE MATERIALIZED VIEW mv AS SELECT 1", "MATERIALIZED"},
         {"REFRESH MATERIALIZED VIEW mv", "REFRESH"},
-        {"DECLARE c CURSOR FOR SELECT 1", "DECLARE"},
-        {"FETCH 1 FROM c", "FETCH"},
         {"MERGE INTO ux USING ux s ON ux.id = s.id WHEN MATCHED THEN DELETE", "MERGE"},
         {"MERGE INTO ux USING (SELECT 5 AS id) s ON ux.id = s.id WHEN NOT MATCHED THEN DO NOTHING", "MERGE"},
         {"UPSERT INTO ux VALUES (1)", "UPSERT"},
@@ -60,6 +58,25 @@ class UnsupportedStatementsTest extends ConformanceTest {
                         refused[0] + ": " + e.getMessage());
             }
             assertEquals(List.of(), rows(s, "SELECT id FROM ux"), "nothing ran, the connection still serves");
+        }
+    }
+
+    /** SQL cursors run over the PostgreSQL protocol (PgCursorTest); MeldDB's JDBC front end refuses them. */
+    @org.junit.jupiter.api.Test
+    void sqlCursorsAnswer0A000OverTheJdbcFrontEnd() throws SQLException {
+        try (Connection c = Conformance.connect(db, Conformance.MELD); Statement s = c.createStatement()) {
+            for (String sql : new String[] {"DECLARE c CURSOR WITH HOLD FOR SELECT 1", "FETCH 1 FROM c",
+                "MOVE NEXT IN c", "CLOSE c"}) {
+                final SQLException e = failure(s, sql);
+                assertEquals("0A000", e.getSQLState(), sql + ": " + e.getMessage());
+                assertTrue(e.getMessage().contains("JDBC front end"), sql + ": " + e.getMessage());
+            }
+            assertEquals(List.of("1"), rows(s, "SELECT 1"), "the connection still serves");
+        }
+        try (Connection c = Conformance.connect(db, Conformance.PG); Statement s = c.createStatement()) {
+            s.execute("DECLARE c CURSOR WITH HOLD FOR SELECT 1");
+            assertEquals(List.of("1"), rows(s, "FETCH 1 FROM c"), "the PostgreSQL protocol runs them");
+            s.execute("CLOSE c");
         }
     }
 }

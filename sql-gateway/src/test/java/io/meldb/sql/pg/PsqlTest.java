@@ -238,6 +238,32 @@ class PsqlTest {
                 + "as identity"), out);
     }
 
+    /**
+     * FETCH_COUNT makes psql read a query through a cursor (BEGIN, DECLARE _psql_cursor NO SCROLL CURSOR, FETCH
+     * FORWARD n, CLOSE, COMMIT) and print each chunk as it comes: the columns are as wide as the first chunk needs,
+     * which is how PostgreSQL 15's psql prints this query too.
+     */
+    @Test
+    void shouldReadAQueryThroughACursorWithFetchCount() throws Exception {
+        final String out = runPsql(
+                "CREATE TABLE fc (id INTEGER PRIMARY KEY, v VARCHAR(10));",
+                "INSERT INTO fc VALUES (1, 'a'), (2, 'bb'), (3, 'ccc'), (4, 'd'), (5, 'e');",
+                "\\set FETCH_COUNT 2",
+                "SELECT id, v FROM fc ORDER BY id;",
+                "\\unset FETCH_COUNT",
+                "SELECT count(*) AS open_cursors FROM pg_cursors;");
+        assertTrue(out.contains(String.join("\n",
+                " id | v  ",
+                "----+----",
+                "  1 | a",
+                "  2 | bb",
+                "  3 | ccc",
+                "  4 | d",
+                "  5 | e",
+                "(5 rows)")), out);
+        assertTrue(out.contains(" open_cursors \n--------------\n            0\n"), "psql closed it: " + out);
+    }
+
     @Test
     void shouldListAndDescribeViewsAndShowComments() throws Exception {
         final String out = runPsql(

@@ -39,7 +39,8 @@ import java.util.Set;
  * <p><b>Values</b> are MeldDB's names as stored ({@code WHERE table_schema = 'public'}). Only users' tables and indexes are listed: the system tables themselves are in neither
  * {@code information_schema.tables} nor {@code pg_class} (as in {@link PgCatalogView}). Constraints are primary
  * keys, UNIQUE and FOREIGN KEY constraints (no NOT NULL or CHECK constraints: {@link ConstraintRows}). {@code pg_settings} lists the
- * defaults of a PostgreSQL session ({@link PgSettings#defaultValues()}), not the values the session has SET.
+ * defaults of a PostgreSQL session ({@link PgSettings#defaultValues()}), not the values the session has SET;
+ * {@code pg_cursors} the session's SQL cursors ({@link PgSessionViews}).
  *
  * <p><b>Clashes.</b> Users cannot create schemas named {@code information_schema} or starting with {@code pg_}
  * ({@link #checkSchemaName}, 42939). An unqualified {@code pg_class} resolves to {@code pg_catalog.pg_class} only
@@ -554,6 +555,7 @@ public final class SystemSchemas {
         t.putAll(PgEmptyCatalogs.tables(cx));
         t.putAll(PgObjectCatalogs.tables(cx));
         t.putAll(PgCatalogViews.tables(cx));
+        t.putAll(PgSessionViews.tables(cx));
         return t;
     }
 

@@ -121,6 +121,11 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
             return add(name, SqlTypeName.BOOLEAN, false, value);
         }
 
+        /** A timestamptz column (the UTC instant in milliseconds, as a Long: MeldDB's TIMESTAMPTZ). */
+        Builder<T> timestamptz(final String name, final Function<T, Object> value) {
+            return add(name, SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE, false, value);
+        }
+
         Builder<T> constant(final String name, final boolean value) {
             return add(name, SqlTypeName.BOOLEAN, false, t -> value);
         }
@@ -149,6 +154,7 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
                     ? typeFactory.createArrayType(typeFactory.createSqlType(SqlTypeName.SMALLINT), -1)
                     : c.type() == SqlTypeName.VARCHAR && isName(c.name())
                     ? typeFactory.createSqlType(SqlTypeName.VARCHAR, io.meldb.sql.calcite.PgNameType.LENGTH)
+                    : c.type() == SqlTypeName.TIMESTAMP_WITH_LOCAL_TIME_ZONE ? typeFactory.createSqlType(c.type(), 3)
                     : typeFactory.createSqlType(c.type());
             b.add(c.name(), typeFactory.createTypeWithNullability(type, c.nullable()));
         }
