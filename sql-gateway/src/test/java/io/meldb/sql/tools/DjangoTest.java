@@ -53,7 +53,7 @@ class DjangoTest {
         PythonClient.requireModules("django, psycopg2");
         try (EmbeddedGateway db = new EmbeddedGateway()) {
             final URI url = URI.create(db.gateway.pgUrl());
-            PythonClient.assertSteps(POSTGRES, NOT_YET, PythonClient.steps("django_client.py",
+            ClientSteps.assertSteps(POSTGRES, NOT_YET, PythonClient.steps("django_client.py",
                     List.of(url.getHost(), Integer.toString(url.getPort()), url.getPath().substring(1)),
                     POSTGRES.keySet()));
         }

@@ -8,19 +8,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Runs a Python client script of the compatibility tier ({@code src/test/resources/tools/}) with Debian's python3
  * ({@code MELDB_PYTHON}, else {@code python3}) and reads its steps: each line {@code OK <step> <value>} or
- * {@code FAIL <step> <error>}. Where the modules the script needs are missing, the test fails under CI (which
- * installs them, .ci/run) and is skipped elsewhere; it never skips silently in CI.
+ * {@code FAIL <step> <error>} ({@link ClientSteps}). Where the modules the script needs are missing, the test fails
+ * under CI (which installs them, .ci/run) and is skipped elsewhere; it never skips silently in CI.
  */
 final class PythonClient {
     static final String PYTHON = System.getenv().getOrDefault("MELDB_PYTHON", "python3");
@@ -47,39 +45,9 @@ final class PythonClient {
             final List<String> command = new ArrayList<>(List.of(PYTHON, file.toString()));
             command.addAll(args);
             final Outcome outcome = run(command);
-            assertEquals(0, outcome.exitCode, outcome.output);
-            final Map<String, String> seen = new LinkedHashMap<>();
-            for (String line : outcome.output.split("\n")) {
-                for (String step : steps) {
-                    if (line.startsWith("OK " + step + " ") || line.equals("OK " + step)) {
-                        seen.put(step, "OK " + line.substring(("OK " + step).length()).trim());
-                    } else if (line.startsWith("FAIL " + step + " ")) {
-                        seen.put(step, line);
-                    }
-                }
-            }
-            seen.put("(output)", outcome.output);
-            return seen;
+            return ClientSteps.parse(outcome.exitCode, outcome.output, steps);
         } finally {
             Files.deleteIfExists(file);
-        }
-    }
-
-    /**
-     * Asserts every step answered as {@code expected} (PostgreSQL 15's answers), except those of {@code notYet},
-     * which must still fail, so that the list shrinks when they start working.
-     */
-    static void assertSteps(final Map<String, String> expected, final Collection<String> notYet,
-                            final Map<String, String> seen) {
-        final String output = seen.get("(output)");
-        for (Map.Entry<String, String> e : expected.entrySet()) {
-            final String got = seen.get(e.getKey());
-            if (notYet.contains(e.getKey())) {
-                assertTrue(got != null && got.startsWith("FAIL"), () -> "step '" + e.getKey()
-                        + "' now runs: take it off NOT_YET if it answers as PostgreSQL does:\n" + output);
-            } else {
-                assertEquals("OK " + e.getValue(), got, () -> "step '" + e.getKey() + "':\n" + output);
-            }
         }
     }
 

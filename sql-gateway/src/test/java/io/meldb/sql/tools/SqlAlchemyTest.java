@@ -59,7 +59,7 @@ class SqlAlchemyTest {
         PythonClient.requireModules("sqlalchemy, psycopg2");
         try (EmbeddedGateway db = new EmbeddedGateway()) {
             final String url = db.gateway.pgUrl().replace("postgresql://", "postgresql+psycopg2://");
-            PythonClient.assertSteps(POSTGRES, NOT_YET,
+            ClientSteps.assertSteps(POSTGRES, NOT_YET,
                     PythonClient.steps("sqlalchemy_client.py", List.of(url), POSTGRES.keySet()));
         }
     }

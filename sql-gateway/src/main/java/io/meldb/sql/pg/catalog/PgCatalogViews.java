@@ -11,13 +11,16 @@ import java.util.Map;
 
 /**
  * pg_catalog's views over relations that scripts and tools query by name rather than through pg_class:
- * {@code pg_tables} (the tables, with their owner), {@code pg_indexes} (each index with its definition as
+ * {@code pg_tables} (the tables, with their owner), {@code pg_views} (with the query as stored), {@code pg_indexes} (each index with its definition as
  * {@code pg_get_indexdef} gives it) and {@code pg_statio_all_tables}/{@code pg_statio_user_tables} (the tables,
  * their I/O counters NULL: Sequelize joins them for column comments), from the same relations as pg_class.
  */
 final class PgCatalogViews {
     /** A relation with the name of the user who owns it (the connection's user owns everything in MeldDB). */
-    private record Owned(String owner, Relation relation) {
+    private record Owned(String owner, Relation relation, String definition) {
+        Owned(final String owner, final Relation relation) {
+            this(owner, relation, null);
+        }
     }
 
     private PgCatalogViews() {
@@ -40,6 +43,11 @@ final class PgCatalogViews {
                 .text("indexname", o -> o.relation().name())
                 .nullText("tablespace")
                 .text("indexdef", o -> PgCatalogView.indexDef(o.relation())), v -> of(v, 'i')));
+        t.put("pg_views", SystemTable.of(cx, SystemTable.<Owned>columns()
+                .text("schemaname", o -> o.relation().namespace().name())
+                .text("viewname", o -> o.relation().name())
+                .text("viewowner", Owned::owner)
+                .nullableText("definition", Owned::definition), PgCatalogViews::views));
         for (String statio : List.of("pg_statio_all_tables", "pg_statio_user_tables")) {
             // the tables' block I/O counters: MeldDB reads no heap blocks, so each counter is NULL (unknown)
             SystemTable.Builder<Owned> b = SystemTable.<Owned>columns()
@@ -53,6 +61,17 @@ final class PgCatalogViews {
             t.put(statio, SystemTable.of(cx, b, v -> of(v, 'r')));
         }
         return t;
+    }
+
+    /** The views, each with its query as stored (PostgreSQL's definition is pg_get_viewdef's deparsed text). */
+    private static List<Owned> views(final PgCatalogView view) {
+        final List<Owned> out = new ArrayList<>();
+        for (Relation r : view.relations()) {
+            if (r.isView()) {
+                out.add(new Owned(view.user(), r, view.viewDefinition(r)));
+            }
+        }
+        return out;
     }
 
     private static List<Owned> of(final PgCatalogView view, final char kind) {

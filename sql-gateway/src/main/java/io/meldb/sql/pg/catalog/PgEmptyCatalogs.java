@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * pg_catalog tables of things MeldDB does not have, present with their columns and no rows so that the catalog
- * queries of tools still run: {@code pg_proc} (no user-defined functions or procedures).
+ * queries of tools still run: {@code pg_proc} (no user-defined functions or procedures), {@code pg_matviews} (no
+ * materialized views: TypeORM reads it to synchronize).
  */
 final class PgEmptyCatalogs {
     private PgEmptyCatalogs() {
@@ -26,6 +27,14 @@ final class PgEmptyCatalogs {
                 .integer("prorettype", r -> 0)
                 .smallint("pronargs", r -> (short) 0)
                 .text("proargtypes", r -> "")));
+        t.put("pg_matviews", SystemTable.empty(cx, SystemTable.columns()
+                .text("schemaname", r -> "")
+                .text("matviewname", r -> "")
+                .text("matviewowner", r -> "")
+                .nullText("tablespace")
+                .constant("hasindexes", false)
+                .constant("ispopulated", false)
+                .text("definition", r -> "")));
         return t;
     }
 }
