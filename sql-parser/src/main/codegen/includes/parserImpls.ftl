@@ -99,6 +99,82 @@ void JsonbOperator(List<Object> list, ExprContext exprContext, Span s) :
 }
 
 /**
+ * PostgreSQL's {@code a OPERATOR([schema.]op) b} ({@link QualifiedOperator}): the comparison, regular-expression
+ * and arithmetic operators MeldDB has, named with or without their schema (psql writes {@code OPERATOR(pg_catalog.~)}
+ * in its name patterns).
+ */
+void OperatorConstruct(List<Object> list, ExprContext exprContext, Span s) :
+{
+    SqlOperator op;
+}
+{
+    <OPERATOR> <LPAREN>
+    [ LOOKAHEAD(2) SimpleIdentifier() <DOT> ]
+    (
+        <TILDE> { op = SqlStdOperatorTable.POSIX_REGEX_CASE_SENSITIVE; }
+        [ <STAR> { op = SqlStdOperatorTable.POSIX_REGEX_CASE_INSENSITIVE; } ]
+    |
+        <NEGATE> <TILDE> { op = SqlStdOperatorTable.NEGATED_POSIX_REGEX_CASE_SENSITIVE; }
+        [ <STAR> { op = SqlStdOperatorTable.NEGATED_POSIX_REGEX_CASE_INSENSITIVE; } ]
+    |
+        <EQ> { op = SqlStdOperatorTable.EQUALS; }
+    |
+        <NE> { op = SqlStdOperatorTable.NOT_EQUALS; }
+    |
+        <NE2> { op = SqlStdOperatorTable.NOT_EQUALS; }
+    |
+        <LT> { op = SqlStdOperatorTable.LESS_THAN; }
+    |
+        <LE> { op = SqlStdOperatorTable.LESS_THAN_OR_EQUAL; }
+    |
+        <GT> { op = SqlStdOperatorTable.GREATER_THAN; }
+    |
+        <GE> { op = SqlStdOperatorTable.GREATER_THAN_OR_EQUAL; }
+    |
+        <PLUS> { op = SqlStdOperatorTable.PLUS; }
+    |
+        <MINUS> { op = SqlStdOperatorTable.MINUS; }
+    |
+        <STAR> { op = SqlStdOperatorTable.MULTIPLY; }
+    |
+        <SLASH> { op = SqlStdOperatorTable.DIVIDE; }
+    |
+        <CONCAT> { op = SqlStdOperatorTable.CONCAT; }
+    )
+    <RPAREN>
+    {
+        checkNonQueryExpression(exprContext);
+        list.add(new SqlParserUtil.ToTreeListItem(new QualifiedOperator(op), getPos()));
+    }
+    AddExpression2b(list, ExprContext.ACCEPT_SUB_QUERY)
+}
+
+/**
+ * {@code expr COLLATE collation} for the collations MeldDB compares text by: the database's default
+ * ({@code default}, {@code pg_catalog.default}, as psql writes it), {@code "C"} and {@code "POSIX"} (code point
+ * order), which leave the expression as it is. Any other collation is refused: MeldDB has no other.
+ */
+void CollateDefault(List<Object> list, ExprContext exprContext, Span s) :
+{
+    String name;
+}
+{
+    <COLLATE>
+    [ LOOKAHEAD(2) SimpleIdentifier() <DOT> ]
+    (
+        <DEFAULT_> { name = "default"; }
+    |
+        name = Identifier()
+    )
+    {
+        if (!name.equals("default") && !name.equals("C") && !name.equals("POSIX")) {
+            throw new ParseException("collation \"" + name + "\" is not supported: MeldDB compares text by the "
+                + "database's default collation (\"C\")");
+        }
+    }
+}
+
+/**
  * One item of a select list, with its alias: this replaces Calcite's AddSelectItem (generate.xml renames that one
  * out of the way). After AS the alias is a column label, which may be any keyword, as PostgreSQL's ColLabel:
  * {@code SELECT x AS default}, {@code AS from}, {@code AS order} (SQLAlchemy's reflection sends {@code ... AS

@@ -25,7 +25,7 @@ public final class FunctionNames {
             "gen_random_uuid", "uuid_generate_v4", GenerateSeries.NAME, "json_field", "json_field_text",
             "json_element", "json_element_text", "json_get", "json_get_text",
             "jsonb_exists", "jsonb_exists_any", "jsonb_exists_all", "jsonb_contains", "jsonb_contained",
-            "array_lower", "array_upper", "array_length");
+            "array_lower", "array_upper", "array_length", "array_to_string", "string_to_array");
 
     private static final Consumer<Object[]> HOOK = args -> fold((SqlNode) args[1]);
 

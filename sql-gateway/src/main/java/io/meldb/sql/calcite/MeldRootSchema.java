@@ -90,6 +90,7 @@ public final class MeldRootSchema extends AbstractSchema {
         JsonFunctions.functions().forEach(b::put);
         JsonbFunctions.functions().forEach(b::put);
         PgArrayFunctions.functions().forEach(b::put);
+        PgArrayFunctions.overloaded().forEach(e -> b.put(e.getKey(), e.getValue()));
         JsonBuild.objects().forEach(f -> b.put("JSON_BUILD_OBJECT", f));
         JsonBuild.arrays().forEach(f -> b.put("JSON_BUILD_ARRAY", f));
         b.putAll(io.meldb.sql.pg.catalog.PgCatalogFunctions.functions());

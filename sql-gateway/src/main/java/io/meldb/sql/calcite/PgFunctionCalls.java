@@ -29,8 +29,7 @@ import java.util.Set;
  */
 final class PgFunctionCalls {
     /** Functions PostgreSQL has whose argument or result types MeldDB lacks. */
-    private static final Set<String> UNSUPPORTED = Set.of("array_to_string",
-            "string_to_array", "age", "justify_interval", "make_interval");
+    private static final Set<String> UNSUPPORTED = Set.of("age", "justify_interval", "make_interval");
 
     private PgFunctionCalls() {
     }

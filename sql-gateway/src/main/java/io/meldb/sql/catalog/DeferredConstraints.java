@@ -31,15 +31,21 @@ public final class DeferredConstraints {
         DeferredConstraints deferredConstraints();
     }
 
-    /** A check postponed to COMMIT; it reads again what it checks. */
-    interface Check {
-        /** The child table that holds the constraint. */
-        int tableId();
+    /**
+     * A check of constraint {@code fk}, held by table {@code child}, postponed to COMMIT; it reads again what it
+     * checks.
+     */
+    abstract static class Check {
+        final TableDef child;
+        final ForeignKeyDef fk;
 
-        ForeignKeyDef constraint();
+        Check(final TableDef child, final ForeignKeyDef fk) {
+            this.child = child;
+            this.fk = fk;
+        }
 
         /** Throws 23503 when the constraint is violated in {@code txn}'s current state. */
-        void run(TxnSession txn);
+        abstract void run(TxnSession txn);
     }
 
     /** A constraint SET CONSTRAINTS names: the table that holds it and its name. */
@@ -105,7 +111,7 @@ public final class DeferredConstraints {
         final List<Check> now = new ArrayList<>();
         final List<Check> later = new ArrayList<>();
         for (Check c : pending) {
-            (only == null || only.contains(new Named(c.tableId(), c.constraint().name())) ? now : later).add(c);
+            (only == null || only.contains(new Named(c.child.id(), c.fk.name())) ? now : later).add(c);
         }
         pending.clear();
         pending.addAll(later);

@@ -294,31 +294,18 @@ public final class ForeignKeys {
      * A deferred child-side check: the row written at {@code key} must find its parent at COMMIT, unless it has been
      * deleted or its referencing columns changed since (the change queued its own check).
      */
-    private final class ChildCheck implements DeferredConstraints.Check {
-        private final TableDef child;
-        private final ForeignKeyDef fk;
+    private final class ChildCheck extends DeferredConstraints.Check {
         private final byte[] key;
         private final Object[] row;
 
         ChildCheck(final TableDef child, final ForeignKeyDef fk, final byte[] key, final Object[] row) {
-            this.child = child;
-            this.fk = fk;
+            super(child, fk);
             this.key = key;
             this.row = row;
         }
 
         @Override
-        public int tableId() {
-            return child.id();
-        }
-
-        @Override
-        public ForeignKeyDef constraint() {
-            return fk;
-        }
-
-        @Override
-        public void run(final TxnSession txn) {
+        void run(final TxnSession txn) {
             final byte[] payload = txn.get(key);
             if (payload == null) {
                 return;
@@ -337,31 +324,18 @@ public final class ForeignKeys {
      * A deferred parent-side NO ACTION check: at COMMIT, a referenced key {@code values} deleted or changed must be
      * back in the parent, or no child may reference it.
      */
-    private final class ParentCheck implements DeferredConstraints.Check {
+    private final class ParentCheck extends DeferredConstraints.Check {
         private final TableDef parent;
-        private final TableDef child;
-        private final ForeignKeyDef fk;
         private final Object[] values;
 
         ParentCheck(final TableDef parent, final TableDef child, final ForeignKeyDef fk, final Object[] values) {
+            super(child, fk);
             this.parent = parent;
-            this.child = child;
-            this.fk = fk;
             this.values = values;
         }
 
         @Override
-        public int tableId() {
-            return child.id();
-        }
-
-        @Override
-        public ForeignKeyDef constraint() {
-            return fk;
-        }
-
-        @Override
-        public void run(final TxnSession txn) {
+        void run(final TxnSession txn) {
             final Object[] childRow = new Object[child.columns().size()];
             for (int i = 0; i < values.length; i++) {
                 childRow[fk.columns()[i]] = values[i];

@@ -43,12 +43,22 @@ final class PgPreparer {
                     new int[0], 0);
         }
         final PgMetaQuery meta = PgMetaQueries.recognize(sql);
-        if (meta != null) {
+        if (meta != null && !meta.family().equals(PgMetaQueries.EMPTY_CATALOG)) {
             LOG.debug("answering {} from the catalog", meta.family());
             return PgStatement.meta(sql, meta, declared);
         }
         final PgSqlRewriter.Rewritten rewritten = PgSqlRewriter.rewrite(sql);
-        final SqlSession.PreparedSql prepared = session.prepare(rewritten.sql());
+        final SqlSession.PreparedSql prepared;
+        try {
+            prepared = session.prepare(rewritten.sql());
+        } catch (RuntimeException e) {
+            if (meta == null) {
+                throw e;
+            }
+            // a query of the empty catalogs the SQL engine cannot run yet: no rows, as PostgreSQL has none here
+            LOG.debug("answering {} from the catalog: {}", meta.family(), e.getMessage());
+            return PgStatement.meta(sql, meta, declared);
+        }
         try {
             return new PgStatement(session::release, sql, null, prepared, declared,
                     PgColumnNames.rename(rewritten.sql(), PgColumns.of(prepared.columns())),

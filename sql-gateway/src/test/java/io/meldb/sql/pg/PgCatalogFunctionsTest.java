@@ -185,4 +185,21 @@ class PgCatalogFunctionsTest {
         assertEquals(List.of(), rows("SELECT enumlabel FROM pg_enum"));
         assertEquals(List.of(), rows("SELECT rngtypid FROM pg_catalog.pg_range"));
     }
+
+    @Test
+    void psqlsNamePatternsIndexColumnsAndEmptyCatalogsAnswerAsPostgres() throws SQLException {
+        // as PostgreSQL 15 answers (psql's forms: OPERATOR(pg_catalog.~), COLLATE pg_catalog.default)
+        assertEquals(List.of("author_name_key|CREATE UNIQUE INDEX author_name_key ON author USING btree (name)|name|null",
+                "author_pkey|CREATE UNIQUE INDEX author_pkey ON author USING btree (id)|id|null"),
+                rows("SELECT c.relname, pg_get_indexdef(c.oid, 0, true), pg_get_indexdef(c.oid, 1, true), "
+                        + "pg_get_indexdef(c.oid, 2, true) FROM pg_class c WHERE c.relname OPERATOR(pg_catalog.~) "
+                        + "'^(author_.*)$' COLLATE pg_catalog.default AND c.relkind = 'i' ORDER BY 1"));
+        assertEquals(List.of("0|0|0|0|0|0|0"), rows("SELECT (SELECT count(*) FROM pg_catalog.pg_policy), "
+                + "(SELECT count(*) FROM pg_catalog.pg_publication), (SELECT count(*) FROM pg_statistic_ext), "
+                + "(SELECT count(*) FROM pg_publication_rel), (SELECT count(*) FROM pg_publication_namespace), "
+                + "(SELECT count(*) FROM pg_auth_members), (SELECT count(*) FROM pg_rewrite)"));
+        assertEquals(List.of("null|DEFAULT true"), rows("SELECT pg_function_is_visible(0), 'DEFAULT ' || "
+                + "pg_get_expr(d.adbin, d.adrelid, true) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = "
+                + "d.adrelid AND a.attnum = d.adnum WHERE a.attname = 'active'"));
+    }
 }

@@ -201,7 +201,8 @@ final class PgWireClient implements AutoCloseable {
         return b.toString(StandardCharsets.UTF_8);
     }
 
-    private static String errorCode(final byte[] body) {
+    /** The SQLSTATE field (C) of an ErrorResponse's body, or "" when it has none. */
+    static String errorCode(final byte[] body) {
         int i = 0;
         while (i < body.length && body[i] != 0) {
             final byte field = body[i++];

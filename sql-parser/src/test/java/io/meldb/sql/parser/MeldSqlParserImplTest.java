@@ -98,6 +98,15 @@ class MeldSqlParserImplTest {
     }
 
     @Test
+    void operatorConstructAndDefaultCollationAsPsqlWritesThem() throws SqlParseException {
+        assertEquals("AND(POSIX REGEX CASE SENSITIVE(c.relname, '^(t)$'), f(c.oid))", tree("c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE "
+                + "pg_catalog.default AND f(c.oid)"));
+        assertEquals("=(a, +(b, 1))", tree("a OPERATOR(=) b + 1"));
+        assertEquals("POSIX REGEX CASE INSENSITIVE(n, 'x')", tree("n OPERATOR(pg_catalog.~*) 'x' COLLATE \"C\""));
+        assertThrows(SqlParseException.class, () -> tree("n COLLATE \"de_DE\""));
+    }
+
+    @Test
     void postgresqlRegularExpressionOperators() throws SqlParseException {
         assertEquals("\"s\" ~ 'a.*'", expression("s ~ 'a.*'"));
         assertEquals("\"s\" ~* 'a.*'", expression("s ~* 'a.*'"));

@@ -45,8 +45,15 @@ public final class PgCatalogFunctions {
         f.put("PG_GET_CONSTRAINTDEF", ContextFunction.of(PgCatalogFunctions.class, "constraintDefPretty", oid,
                 SqlTypeName.BOOLEAN));
         f.put("PG_GET_INDEXDEF", ContextFunction.of(PgCatalogFunctions.class, "indexDef", oid));
+        f.put("PG_GET_INDEXDEF", ContextFunction.of(PgCatalogFunctions.class, "indexColumnDef", oid,
+                SqlTypeName.INTEGER, SqlTypeName.BOOLEAN));
         f.put("PG_GET_VIEWDEF", ContextFunction.of(PgCatalogFunctions.class, "viewDef", oid));
+        f.put("PG_GET_VIEWDEF", ContextFunction.of(PgCatalogFunctions.class, "viewDefPretty", oid,
+                SqlTypeName.BOOLEAN));
         f.put("PG_GET_EXPR", ContextFunction.of(PgCatalogFunctions.class, "expr", text, oid));
+        f.put("PG_GET_EXPR", ContextFunction.of(PgCatalogFunctions.class, "exprPretty", text, oid,
+                SqlTypeName.BOOLEAN));
+        f.put("PG_FUNCTION_IS_VISIBLE", ContextFunction.of(PgCatalogFunctions.class, "functionIsVisible", oid));
         f.put("PG_GET_USERBYID", ContextFunction.of(PgCatalogFunctions.class, "userById", oid));
         f.put("OBJ_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "objDescription", oid, text));
         f.put("COL_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "colDescription", oid,
@@ -96,6 +103,48 @@ public final class PgCatalogFunctions {
     public static String indexDef(final DataContext root, final Object oid) {
         final PgCatalogView.Relation r = relation(root, oid);
         return r == null || r.kind() != 'i' ? null : PgCatalogView.indexDef(r);
+    }
+
+    /**
+     * {@code pg_get_indexdef(index, column, pretty)}: the whole definition for column 0, else the definition of the
+     * index's key column {@code column} (1-based), which for MeldDB's indexes is the column's name; NULL past the
+     * last.
+     */
+    public static String indexColumnDef(final DataContext root, final Object oid, final Object column,
+                                        final Object pretty) {
+        final PgCatalogView.Relation r = relation(root, oid);
+        if (r == null || r.kind() != 'i' || column == null) {
+            return null;
+        }
+        final int k = toInt(column);
+        if (k == 0) {
+            final String def = PgCatalogView.indexDef(r);
+            // pretty: the table's schema only where the search path does not find it (PRETTYFLAG_SCHEMA)
+            final String qualified = " ON " + PgCatalogView.quote(r.namespace().name()) + ".";
+            final PgCatalogView v = view(root);
+            return Boolean.TRUE.equals(pretty) && v.visible(v.tableOf(r)) ? def.replace(qualified, " ON ") : def;
+        }
+        return k < 0 || k > r.keyColumns().length ? null
+                : PgCatalogView.quote(r.table().columns().get(r.keyColumns()[k - 1]).name());
+    }
+
+    /** {@code pg_get_viewdef(view, pretty)}: the view's query as stored, pretty or not. */
+    public static String viewDefPretty(final DataContext root, final Object oid, final Object pretty) {
+        return viewDef(root, oid);
+    }
+
+    /** {@code pg_get_expr(expression, relation, pretty)}: as {@link #expr}. */
+    public static String exprPretty(final DataContext root, final Object expression, final Object relation,
+                                    final Object pretty) {
+        return expr(root, expression, relation);
+    }
+
+    /**
+     * {@code pg_function_is_visible(oid)}: NULL, as PostgreSQL answers for an OID that names no function; MeldDB's
+     * pg_proc lists none.
+     */
+    public static Boolean functionIsVisible(final DataContext root, final Object oid) {
+        return null;
     }
 
     public static String viewDef(final DataContext root, final Object oid) {

@@ -26,6 +26,13 @@ public final class PgMetaQueries {
     private static final Pattern EMPTY_CATALOGS = Pattern.compile("(?i)\\bpg_catalog\\.(pg_policy|pg_statistic_ext"
             + "|pg_publication\\w*|pg_inherits|pg_trigger|pg_rewrite|pg_event_trigger|pg_foreign_table)\\b");
 
+    /**
+     * The family of the queries of catalogs MeldDB has nothing in: the SQL engine, which has those catalogs as empty
+     * tables, answers them when it can run them (a count answers 0, not no row); this answer only stands in for the
+     * ones it cannot run yet (psql's publication and trigger queries).
+     */
+    public static final String EMPTY_CATALOG = "empty catalog";
+
     private PgMetaQueries() {
     }
 
@@ -44,7 +51,7 @@ public final class PgMetaQueries {
         }
         if (q == null && EMPTY_CATALOGS.matcher(flat).find()
                 && flat.toUpperCase(Locale.ROOT).startsWith("SELECT")) {
-            q = PgMetaQuery.of("empty catalog", flat, PgSelectList.names(flat), new HashMap<String,
+            q = PgMetaQuery.of(EMPTY_CATALOG, flat, PgSelectList.names(flat), new HashMap<String,
                     PgMetaQuery.Field<Object>>(), (view, p) -> List.of());
         }
         return q;
