@@ -33,6 +33,9 @@ import java.util.Locale;
  * pg_type's typinput holds it).
  */
 final class CatalogCasts {
+    /** The object identifier types whose values are names: casts both ways, comparisons with an oid. */
+    private static final java.util.Set<String> OID_TYPES = java.util.Set.of("regclass", "regtype", "regnamespace");
+
     private CatalogCasts() {
     }
 
@@ -49,17 +52,18 @@ final class CatalogCasts {
             return rex.makeCast(cx.getValidator().getValidatedNodeType(cast), call(rex, "REGPROC_OF_NAME",
                     SqlTypeName.VARCHAR, operand), true, false);
         }
-        if (to != null && (to.equals("regclass") || to.equals("regtype"))) {
+        if (to != null && OID_TYPES.contains(to)) {
             final RexNode operand = cx.convertExpression(cast.operand(0));
             final RelDataType from = operand.getType();
             final RelDataType validated = cx.getValidator().getValidatedNodeType(cast);
+            final String prefix = to.toUpperCase(Locale.ROOT);
             if (SqlTypeUtil.isExactNumeric(from)) {
-                return rex.makeCast(validated, call(rex, to.equals("regclass") ? "REGCLASS_OF_OID"
-                        : "REGTYPE_OF_OID", SqlTypeName.VARCHAR, operand), true, false);
+                return rex.makeCast(validated, call(rex, prefix + "_OF_OID", SqlTypeName.VARCHAR, operand), true,
+                        false);
             }
             if (SqlTypeUtil.isCharacter(from)) {
-                return rex.makeCast(validated, call(rex, to.equals("regclass") ? "REGCLASS_OF_NAME"
-                        : "REGTYPE_OF_NAME", SqlTypeName.VARCHAR, operand), true, false);
+                return rex.makeCast(validated, call(rex, prefix + "_OF_NAME", SqlTypeName.VARCHAR, operand), true,
+                        false);
             }
             throw new SqlStateException("0A000", "cannot cast " + from.getSqlTypeName().getName().toLowerCase(
                     Locale.ROOT) + " to " + to + " in MeldDB yet");
@@ -81,9 +85,9 @@ final class CatalogCasts {
     static RexNode oid(final SqlRexContext cx, final SqlNode node) {
         if (node instanceof SqlCall c && c.getKind() == SqlKind.CAST && c.operandCount() == 2) {
             final String type = userType(c.operand(1));
-            if ("regclass".equals(type) || "regtype".equals(type)) {
-                return call(cx.getRexBuilder(), type.equals("regclass") ? "OID_OF_REGCLASS" : "OID_OF_REGTYPE",
-                        SqlTypeName.INTEGER, cx.convertExpression(c));
+            if (type != null && OID_TYPES.contains(type)) {
+                return call(cx.getRexBuilder(), "OID_OF_" + type.toUpperCase(Locale.ROOT), SqlTypeName.INTEGER,
+                        cx.convertExpression(c));
             }
         }
         return null;

@@ -110,7 +110,8 @@ public final class MeldRootSchema extends AbstractSchema {
         final org.apache.calcite.rel.type.RelProtoDataType text =
                 f -> f.createSqlType(org.apache.calcite.sql.type.SqlTypeName.VARCHAR);
         // regclass, regtype and regproc values are the names they print as (casts to and from them: MeldConvertlets)
-        return Map.of("json", text, "jsonb", text, "regclass", text, "regtype", text, "regproc", text);
+        return Map.of("json", text, "jsonb", text, "regclass", text, "regtype", text, "regproc", text,
+                "regnamespace", text);
     }
 
     @Override

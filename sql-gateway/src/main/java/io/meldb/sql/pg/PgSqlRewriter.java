@@ -296,6 +296,7 @@ final class PgSqlRewriter {
             case "numeric", "decimal" -> "DECIMAL" + args;
             case "text", "unknown", "name" -> "VARCHAR";
             case "regproc" -> "regproc";
+            case "regnamespace" -> "regnamespace";
             case "regclass" -> "regclass";
             case "regtype" -> "regtype";
             case "varchar", "character varying" -> "VARCHAR" + args;

@@ -202,4 +202,17 @@ class PgCatalogFunctionsTest {
                 + "pg_get_expr(d.adbin, d.adrelid, true) FROM pg_attrdef d JOIN pg_attribute a ON a.attrelid = "
                 + "d.adrelid AND a.attnum = d.adnum WHERE a.attname = 'active'"));
     }
+
+    @Test
+    void regnamespaceAndTheCollationsAnswerAsPostgres() throws SQLException {
+        // as PostgreSQL 15 answers
+        assertEquals(List.of("public|public|2200|public"), rows("SELECT 'public'::regnamespace, 2200::regnamespace, "
+                + "'public'::regnamespace::oid, n.nspname FROM pg_namespace n WHERE n.oid = 'public'::regnamespace"));
+        assertEquals("3F000", assertThrows(SQLException.class, () -> rows("SELECT 'nope'::regnamespace"))
+                .getSQLState());
+        assertEquals(List.of("100|default", "950|C", "951|POSIX"), rows("SELECT oid, collname FROM pg_collation "
+                + "ORDER BY oid"));
+        assertEquals(List.of("null|null"), rows("SELECT c.relpartbound, d.daticulocale FROM pg_class c, pg_database d "
+                + "WHERE c.relname = 'author'"));
+    }
 }

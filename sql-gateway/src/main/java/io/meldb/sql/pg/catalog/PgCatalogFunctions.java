@@ -67,6 +67,9 @@ public final class PgCatalogFunctions {
         f.put("REGTYPE_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regtypeOfName", text));
         f.put("OID_OF_REGTYPE", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegtype", text));
         f.put("REGPROC_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regprocOfName", text));
+        f.put("REGNAMESPACE_OF_OID", ContextFunction.of(PgCatalogFunctions.class, "regnamespaceOfOid", oid));
+        f.put("REGNAMESPACE_OF_NAME", ContextFunction.of(PgCatalogFunctions.class, "regnamespaceOfName", text));
+        f.put("OID_OF_REGNAMESPACE", ContextFunction.of(PgCatalogFunctions.class, "oidOfRegnamespace", text));
         f.put("PG_IS_IN_RECOVERY", ContextFunction.of(PgCatalogFunctions.class, "isInRecovery"));
         f.put("PG_ENCODING_TO_CHAR", ContextFunction.of(PgCatalogFunctions.class, "encodingToChar",
                 SqlTypeName.INTEGER));
@@ -261,6 +264,45 @@ public final class PgCatalogFunctions {
     /** {@code 'name'::regtype}: the type a name finds (42704 when none), printed as format_type spells it. */
     public static String regtypeOfName(final DataContext root, final Object name) {
         return name == null ? null : regtypeOfOid(root, PgTypeCatalog.oidOf(name.toString()));
+    }
+
+    /** {@code oid::regnamespace}: the schema's name, quoted where needed; the number for an OID that names none. */
+    public static String regnamespaceOfOid(final DataContext root, final Object oid) {
+        if (oid == null) {
+            return null;
+        }
+        for (PgCatalogView.Namespace n : view(root).namespaces()) {
+            if (n.oid() == toInt(oid)) {
+                return PgCatalogView.quote(n.name());
+            }
+        }
+        return Integer.toUnsignedString(toInt(oid));
+    }
+
+    /** {@code 'name'::regnamespace}: the schema a name finds, as regnamespace prints it; 3F000 when none. */
+    public static String regnamespaceOfName(final DataContext root, final Object name) {
+        final Integer oid = oidOfRegnamespace(root, name);
+        return oid == null ? null : regnamespaceOfOid(root, oid);
+    }
+
+    /** {@code 'name'::regnamespace::oid}, and a regnamespace compared with an oid: the schema's OID. */
+    public static Integer oidOfRegnamespace(final DataContext root, final Object name) {
+        if (name == null) {
+            return null;
+        }
+        final String text = name.toString().trim();
+        if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
+            return (int) Long.parseLong(text);
+        }
+        final String[] parsed = RegclassName.parse(text);
+        if (parsed[0] == null) {
+            for (PgCatalogView.Namespace n : view(root).namespaces()) {
+                if (n.name().equals(parsed[1])) {
+                    return n.oid();
+                }
+            }
+        }
+        throw new SqlStateException("3F000", "schema \"" + text + "\" does not exist");
     }
 
     /**

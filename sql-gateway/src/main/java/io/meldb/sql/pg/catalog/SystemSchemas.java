@@ -443,7 +443,8 @@ public final class SystemSchemas {
                 .constant("relispartition", false)
                 .constant("relrewrite", 0)
                 .nullText("relacl")
-                .nullText("reloptions"), PgCatalogView::classes));
+                .nullText("reloptions")
+                .nullText("relpartbound"), PgCatalogView::classes));
         t.put("pg_description", SystemTable.of(cx, SystemTable.<Description>columns()
                 .integer("objoid", Description::objoid)
                 .constant("classoid", PG_CLASS_OID)
@@ -532,6 +533,8 @@ public final class SystemSchemas {
                 .constant("dattablespace", 1663)
                 .constant("datcollate", "C")
                 .constant("datctype", "C")
+                .nullText("daticulocale")
+                .nullText("daticurules")
                 .nullText("datacl"), v -> List.of(PgCatalogView.DATABASE)));
         t.put("pg_settings", SystemTable.of(cx, SystemTable.<Setting>columns()
                 .text("name", Setting::name)
@@ -552,6 +555,22 @@ public final class SystemSchemas {
                 .text("amtype", a -> a[3]), v -> List.of(
                         new Object[] {HEAP_AM, "heap", "heap_tableam_handler", "t"},
                         new Object[] {BTREE_AM, "btree", "bthandler", "i"})));
+        // the collations PostgreSQL always has; MeldDB compares text by the default one, which is "C"
+        t.put("pg_collation", SystemTable.of(cx, SystemTable.<Object[]>columns()
+                .integer("oid", c -> c[0])
+                .text("collname", c -> c[1])
+                .constant("collnamespace", 11)
+                .constant("collowner", OWNER_OID)
+                .text("collprovider", c -> c[2])
+                .constant("collisdeterministic", true)
+                .constant("collencoding", -1)
+                .nullableText("collcollate", c -> c[3])
+                .nullableText("collctype", c -> c[3])
+                .nullText("colliculocale")
+                .nullText("collversion"), v -> List.of(
+                        new Object[] {100, "default", "d", null},
+                        new Object[] {950, "C", "c", "C"},
+                        new Object[] {951, "POSIX", "c", "POSIX"})));
         t.putAll(PgEmptyCatalogs.tables(cx));
         t.putAll(PgObjectCatalogs.tables(cx));
         t.putAll(PgCatalogViews.tables(cx));
