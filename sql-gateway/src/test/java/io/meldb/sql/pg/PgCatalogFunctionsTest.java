@@ -214,5 +214,9 @@ class PgCatalogFunctionsTest {
                 + "ORDER BY oid"));
         assertEquals(List.of("null|null"), rows("SELECT c.relpartbound, d.daticulocale FROM pg_class c, pg_database d "
                 + "WHERE c.relname = 'author'"));
+        // psql's \\df: no functions of MeldDB's are in pg_proc, and the functions over it answer NULL for other OIDs
+        assertEquals(List.of("0|null|null"), rows("SELECT (SELECT count(*) FROM pg_catalog.pg_proc p WHERE "
+                + "pg_catalog.pg_function_is_visible(p.oid)), pg_catalog.pg_get_function_result(1), "
+                + "pg_catalog.pg_get_function_arguments(1)"));
     }
 }

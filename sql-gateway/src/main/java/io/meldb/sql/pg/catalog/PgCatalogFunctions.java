@@ -54,6 +54,10 @@ public final class PgCatalogFunctions {
         f.put("PG_GET_EXPR", ContextFunction.of(PgCatalogFunctions.class, "exprPretty", text, oid,
                 SqlTypeName.BOOLEAN));
         f.put("PG_FUNCTION_IS_VISIBLE", ContextFunction.of(PgCatalogFunctions.class, "functionIsVisible", oid));
+        for (String name : java.util.List.of("PG_GET_FUNCTION_RESULT", "PG_GET_FUNCTION_ARGUMENTS",
+                "PG_GET_FUNCTION_IDENTITY_ARGUMENTS", "PG_GET_FUNCTIONDEF")) {
+            f.put(name, ContextFunction.of(PgCatalogFunctions.class, "functionText", oid));
+        }
         f.put("PG_GET_USERBYID", ContextFunction.of(PgCatalogFunctions.class, "userById", oid));
         f.put("OBJ_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "objDescription", oid, text));
         f.put("COL_DESCRIPTION", ContextFunction.of(PgCatalogFunctions.class, "colDescription", oid,
@@ -147,6 +151,15 @@ public final class PgCatalogFunctions {
      * pg_proc lists none.
      */
     public static Boolean functionIsVisible(final DataContext root, final Object oid) {
+        return null;
+    }
+
+    /**
+     * {@code pg_get_function_result}, {@code pg_get_function_arguments}, {@code
+     * pg_get_function_identity_arguments}, {@code pg_get_functiondef}: NULL, as PostgreSQL answers for an OID that
+     * names no function (MeldDB's pg_proc lists none).
+     */
+    public static String functionText(final DataContext root, final Object oid) {
         return null;
     }
 

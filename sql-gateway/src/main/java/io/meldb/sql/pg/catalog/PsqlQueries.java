@@ -70,9 +70,6 @@ final class PsqlQueries {
         if (sql.contains("FROM pg_catalog.pg_database d") && sql.contains("as \"Name\"")) {
             return databases(sql);
         }
-        if (sql.contains("FROM pg_catalog.pg_proc p") && sql.contains("pg_catalog.pg_function_is_visible(p.oid)")) {
-            return functions(sql);
-        }
         return null;
     }
 
@@ -276,15 +273,6 @@ final class PsqlQueries {
             own.sort((a, b) -> a.name().compareTo(b.name()));
             return PgNameFilter.select(name, own, Namespace::name, p);
         });
-    }
-
-    /**
-     * {@code \df} (and {@code \da}, {@code \dp}-style lists of routines): the functions users created, as psql lists
-     * them outside pg_catalog; MeldDB has no CREATE FUNCTION, so none, with the columns psql asked for.
-     */
-    private static PgMetaQuery functions(final String sql) {
-        return PgMetaQuery.of("psql \\df", sql, PgSelectList.names(sql), new HashMap<String, Field<Object>>(),
-                (view, p) -> List.of());
     }
 
     /** {@code \l}: the one database. */
