@@ -219,4 +219,14 @@ class PgCatalogFunctionsTest {
                 + "pg_catalog.pg_function_is_visible(p.oid)), pg_catalog.pg_get_function_result(1), "
                 + "pg_catalog.pg_get_function_arguments(1)"));
     }
+
+    @Test
+    void sizesArePrettyAsPostgresAndUnknownForTables() throws SQLException {
+        // as PostgreSQL 15 answers; a table's size is unknown (NULL) in MeldDB, whose tables share one tree
+        assertEquals(List.of("0 bytes|10239 bytes|10 kB|20 MB|20 MB|1150 GB|-10 kB|8192 PB|null"),
+                rows("SELECT pg_size_pretty(0), pg_size_pretty(10239), pg_size_pretty(10240), "
+                        + "pg_size_pretty(20971519), pg_size_pretty(20971520), pg_size_pretty(1234567890123), "
+                        + "pg_size_pretty(-10240), pg_size_pretty(9223372036854775807), "
+                        + "pg_size_pretty(pg_table_size('author'::regclass))"));
+    }
 }

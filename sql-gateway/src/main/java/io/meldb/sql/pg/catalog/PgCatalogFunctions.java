@@ -54,6 +54,11 @@ public final class PgCatalogFunctions {
         f.put("PG_GET_EXPR", ContextFunction.of(PgCatalogFunctions.class, "exprPretty", text, oid,
                 SqlTypeName.BOOLEAN));
         f.put("PG_FUNCTION_IS_VISIBLE", ContextFunction.of(PgCatalogFunctions.class, "functionIsVisible", oid));
+        for (String name : java.util.List.of("PG_TABLE_SIZE", "PG_RELATION_SIZE", "PG_TOTAL_RELATION_SIZE",
+                "PG_INDEXES_SIZE")) {
+            f.put(name, ContextFunction.of(PgCatalogFunctions.class, "relationSize", oid));
+        }
+        f.put("PG_SIZE_PRETTY", ContextFunction.of(PgCatalogFunctions.class, "sizePretty", SqlTypeName.BIGINT));
         for (String name : java.util.List.of("PG_GET_FUNCTION_RESULT", "PG_GET_FUNCTION_ARGUMENTS",
                 "PG_GET_FUNCTION_IDENTITY_ARGUMENTS", "PG_GET_FUNCTIONDEF")) {
             f.put(name, ContextFunction.of(PgCatalogFunctions.class, "functionText", oid));
@@ -152,6 +157,36 @@ public final class PgCatalogFunctions {
      */
     public static Boolean functionIsVisible(final DataContext root, final Object oid) {
         return null;
+    }
+
+    /**
+     * {@code pg_table_size}, {@code pg_relation_size}, {@code pg_total_relation_size}, {@code pg_indexes_size}: NULL
+     * (unknown). MeldDB's rows live in one tree shared by all tables, so a table has no size of its own to report.
+     */
+    public static Long relationSize(final DataContext root, final Object oid) {
+        return null;
+    }
+
+    /** {@code pg_size_pretty(bigint)}, as PostgreSQL 15's dbsize.c writes a size: bytes, kB, MB, GB, TB or PB. */
+    public static String sizePretty(final DataContext root, final Object bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        final String[] names = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+        final long[] limits = {10 * 1024, 20 * 1024 - 1, 20 * 1024 - 1, 20 * 1024 - 1, 20 * 1024 - 1, 20 * 1024 - 1};
+        final boolean[] round = {false, true, true, true, true, true};
+        final int[] bits = {0, 10, 20, 30, 40, 50};
+        long size = ((Number) bytes).longValue();
+        for (int u = 0; ; u++) {
+            if (u == names.length - 1 || Math.abs(size) < limits[u]) {
+                if (round[u]) {
+                    size = (size + (size < 0 ? -1 : 1)) / 2;
+                }
+                return size + " " + names[u];
+            }
+            final int shift = bits[u + 1] - bits[u] - (round[u + 1] ? 1 : 0) + (round[u] ? 1 : 0);
+            size /= 1L << shift;
+        }
     }
 
     /**
