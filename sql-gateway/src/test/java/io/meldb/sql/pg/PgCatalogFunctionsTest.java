@@ -145,8 +145,9 @@ class PgCatalogFunctionsTest {
                 rows("SELECT d.deptype, t.relname, a.attname FROM pg_depend d JOIN pg_class s ON s.oid = d.objid "
                         + "JOIN pg_class t ON t.oid = d.refobjid JOIN pg_attribute a ON a.attrelid = t.oid "
                         + "AND a.attnum = d.refobjsubid WHERE s.relkind = 'S' ORDER BY 2"));
-        assertEquals(List.of("public|author_id_seq|postgres|integer|1|1|2147483647|1|f|1",
-                        "public|book_id_seq|postgres|integer|1|1|2147483647|1|f|1"),
+        // owned by the session's user ("test"), who created them, as in PostgreSQL
+        assertEquals(List.of("public|author_id_seq|test|integer|1|1|2147483647|1|f|1",
+                        "public|book_id_seq|test|integer|1|1|2147483647|1|f|1"),
                 rows("SELECT schemaname, sequencename, sequenceowner, data_type, start_value, min_value, max_value, "
                         + "increment_by, cycle, cache_size FROM pg_sequences ORDER BY 2"));
     }
@@ -174,7 +175,8 @@ class PgCatalogFunctionsTest {
 
     @Test
     void shouldAnswerTheRoleAndServerStateFunctions() throws SQLException {
-        assertEquals(List.of("postgres|f|UTF8|postgres|t"),
+        // MeldDB has no roles: the one role is the session's user ("test" here), OID 10
+        assertEquals(List.of("test|f|UTF8|test|t"),
                 rows("SELECT pg_get_userbyid(10), pg_is_in_recovery(), pg_encoding_to_char(6), r.rolname, "
                         + "r.rolsuper FROM pg_roles r WHERE r.oid = 10"));
         assertEquals(List.of("{pg_catalog,public}|{public}"), rows("SELECT current_schemas(true), current_schemas(false)"));

@@ -212,7 +212,8 @@ public final class PgCatalogFunctions {
             return null;
         }
         final int id = toInt(oid);
-        return id == SystemSchemas.OWNER_OID ? OWNER : "unknown (OID=" + Integer.toUnsignedString(id) + ")";
+        return id == SystemSchemas.OWNER_OID ? PgCatalogView.sessionUser(context(root))
+                : "unknown (OID=" + Integer.toUnsignedString(id) + ")";
     }
 
     public static String objDescription(final DataContext root, final Object oid, final Object catalog) {
@@ -412,6 +413,15 @@ public final class PgCatalogFunctions {
     }
 
     /** The catalog view of the statement's transaction, built once per catalog the connection sees. */
+    /** The connection the statement runs on (its session's user owns the catalog's objects). */
+    private static io.meldb.sql.calcite.MeldTxnContext context(final DataContext root) {
+        final MeldRootSchema schema = root.getRootSchema().unwrap(MeldRootSchema.class);
+        if (schema == null) {
+            throw new SqlStateException("0A000", "the system catalogs are not available here");
+        }
+        return schema.context();
+    }
+
     static PgCatalogView view(final DataContext root) {
         final MeldRootSchema schema = root.getRootSchema().unwrap(MeldRootSchema.class);
         if (schema == null) {

@@ -155,6 +155,19 @@ public final class PgCatalogView {
     }
 
     /** The view of {@code catalog} for a session of {@code user} whose unqualified names resolve in a schema. */
+    /**
+     * The user the catalogs name as the owner of everything and as their one role: the session's user (MeldDB has
+     * no roles, so the role is always the session's user), or {@link PgCatalogFunctions#OWNER} without a
+     * PostgreSQL session.
+     */
+    static String sessionUser(final io.meldb.sql.calcite.MeldTxnContext cx) {
+        try {
+            return cx.sessionParameters().user();
+        } catch (RuntimeException noSession) {
+            return PgCatalogFunctions.OWNER;
+        }
+    }
+
     public static PgCatalogView of(final Catalog catalog, final String user, final String currentSchema) {
         final PgCatalogView v = new PgCatalogView(user, currentSchema);
         v.catalog = catalog;

@@ -88,7 +88,7 @@ final class PgObjectCatalogs {
         t.put("pg_sequences", SystemTable.of(cx, SystemTable.<Sequence>columns()
                 .text("schemaname", q -> q.relation().namespace().name())
                 .text("sequencename", q -> q.relation().name())
-                .constant("sequenceowner", PgCatalogFunctions.OWNER)
+                .text("sequenceowner", q -> PgCatalogView.sessionUser(cx))
                 .text("data_type", q -> PgTypeCatalog.format(q.typeOid(), null))
                 .bigint("start_value", q -> q.def().start())
                 .bigint("min_value", q -> q.def().min())
@@ -117,7 +117,7 @@ final class PgObjectCatalogs {
                 .nullText("rolvaliduntil")
                 .constant("rolbypassrls", true)
                 .nullText("rolconfig")
-                .constant("oid", SystemSchemas.OWNER_OID), v -> List.of(PgCatalogFunctions.OWNER)));
+                .constant("oid", SystemSchemas.OWNER_OID), v -> List.of(v.user())));
         t.put("pg_user", SystemTable.of(cx, SystemTable.<String>columns()
                 .text("usename", r -> r)
                 .constant("usesysid", SystemSchemas.OWNER_OID)
@@ -127,7 +127,7 @@ final class PgObjectCatalogs {
                 .constant("usebypassrls", true)
                 .constant("passwd", "********")
                 .nullText("valuntil")
-                .nullText("useconfig"), v -> List.of(PgCatalogFunctions.OWNER)));
+                .nullText("useconfig"), v -> List.of(v.user())));
         t.put("pg_enum", SystemTable.empty(cx, SystemTable.columns()
                 .integer("oid", r -> 0)
                 .integer("enumtypid", r -> 0)

@@ -18,10 +18,13 @@ import static io.meldb.sql.pg.catalog.PgMetaQuery.Field.of;
 
 /**
  * The catalog queries psql 15 sends for {@code \d name} (the lookup by pattern, the relation's flags, its
- * columns, its indexes, its foreign keys and those that reference it), {@code \d}, {@code \dt}, {@code \di} (and the other relation lists), {@code \dn} and
- * {@code \l}, recognized by their FROM clauses and answered column by column from the names in their select
- * lists, so that the verbose forms ({@code \d+}) get the columns they ask for (NULL where MeldDB has nothing
- * to say). Patterns ({@code \dt t*}, {@code \d public.t}) are psql's regular expressions on names.
+ * columns, its indexes, its foreign keys and those that reference it), which the SQL engine cannot run yet (they
+ * need int2vector, {@code pg_partition_ancestors}, a qualified {@code pg_catalog.unnest} and {@code int2[]} casts),
+ * recognized by their FROM clauses and answered column by column from the names in their select lists, so that the
+ * verbose form ({@code \d+}) gets the columns it asks for (NULL where MeldDB has nothing to say). Patterns
+ * ({@code \d public.t}) are psql's regular expressions on names. psql's relation lists ({@code \d}, {@code \dt},
+ * {@code \di}, {@code \ds}, {@code \dv}), {@code \dn}, {@code \l}, {@code \du} and {@code \df} run on the catalog
+ * tables like any query.
  */
 final class PsqlQueries {
     private static final Pattern RELKINDS = Pattern.compile("c\\.relkind IN \\(([^)]*)\\)");
@@ -58,17 +61,8 @@ final class PsqlQueries {
                 && sql.contains("contype = 'f'")) {
             return referencedBy(sql);
         }
-        if (sql.contains("CASE c.relkind WHEN 'r' THEN 'table'") && sql.contains("FROM pg_catalog.pg_class c")) {
-            return relationList(sql);
-        }
         if (sql.contains("pg_catalog.pg_get_viewdef(")) {
             return viewDefinition(sql);
-        }
-        if (sql.contains("FROM pg_catalog.pg_namespace n") && sql.contains("AS \"Name\"")) {
-            return schemas(sql);
-        }
-        if (sql.contains("FROM pg_catalog.pg_database d") && sql.contains("as \"Name\"")) {
-            return databases(sql);
         }
         return null;
     }
@@ -221,22 +215,6 @@ final class PsqlQueries {
         });
     }
 
-    /** {@code \d}, {@code \dt}, {@code \di}, {@code \dv} ... with an optional pattern: the relations of the kinds. */
-    private static PgMetaQuery relationList(final String sql) {
-        final Matcher kinds = RELKINDS.matcher(sql);
-        final String wanted = kinds.find() ? kinds.group(1) : "'r','i'";
-        final Map<String, Field<Relation>> f = new HashMap<>();
-        f.put("schema", of(PgType.NAME, r -> r.namespace().name()));
-        f.put("name", of(PgType.NAME, Relation::name));
-        f.put("type", of(PgType.TEXT, r -> r.isTable() ? "table" : r.isView() ? "view" : "index"));
-        f.put("owner", Field.owner());
-        f.put("table", of(PgType.NAME, r -> r.hasColumns() ? null : r.table().name()));
-        f.put("persistence", constant(PgType.TEXT, "permanent"));
-        f.put("access method", of(PgType.NAME, r -> r.isTable() ? "heap" : r.isView() ? null : "btree"));
-        f.put("description", new Field<>(PgType.TEXT, (view, r) -> view.description(r, 0)));
-        return PgMetaQuery.of("psql relation list", sql, PgSelectList.names(sql), f, relations(sql, wanted));
-    }
-
     /** {@code \d+ view}: {@code SELECT pg_catalog.pg_get_viewdef('oid'::pg_catalog.oid, true)}. */
     private static PgMetaQuery viewDefinition(final String sql) {
         final Matcher m = VIEWDEF.matcher(sql);
@@ -255,38 +233,6 @@ final class PsqlQueries {
         f.put("col_description", new Field<>(PgType.TEXT, (view, a) -> a.relation().hasColumns()
                 ? view.description(a.relation(), a.attnum()) : null));
         return f;
-    }
-
-    /** {@code \dn}: the schemas but PostgreSQL's own. */
-    private static PgMetaQuery schemas(final String sql) {
-        final Map<String, Field<Namespace>> f = new HashMap<>();
-        f.put("name", of(PgType.NAME, Namespace::name));
-        final PgNameFilter name = PgNameFilter.find(PgNameFilter.whereOf(sql), "n.nspname");
-        f.put("owner", Field.owner());
-        return PgMetaQuery.of("psql \\dn", sql, PgSelectList.names(sql), f, (view, p) -> {
-            final List<Namespace> own = new ArrayList<>();
-            for (Namespace n : view.namespaces()) {
-                if (!n.name().startsWith("pg_") && !n.name().equals("information_schema")) {
-                    own.add(n);
-                }
-            }
-            own.sort((a, b) -> a.name().compareTo(b.name()));
-            return PgNameFilter.select(name, own, Namespace::name, p);
-        });
-    }
-
-    /** {@code \l}: the one database. */
-    private static PgMetaQuery databases(final String sql) {
-        final Map<String, Field<String>> f = new HashMap<>();
-        f.put("name", of(PgType.NAME, d -> d));
-        f.put("encoding", constant(PgType.NAME, "UTF8"));
-        f.put("collate", constant(PgType.NAME, "C"));
-        f.put("ctype", constant(PgType.NAME, "C"));
-        f.put("locale provider", constant(PgType.TEXT, "libc"));
-        final PgNameFilter name = PgNameFilter.find(PgNameFilter.whereOf(sql), "d.datname");
-        f.put("owner", Field.owner());
-        return PgMetaQuery.of("psql \\l", sql, PgSelectList.names(sql), f,
-                (view, p) -> PgNameFilter.select(name, List.of(PgCatalogView.DATABASE), d -> d, p));
     }
 
     /** The relation of an OID as a list of one, or an empty list. */

@@ -172,7 +172,7 @@ final class SystemTable<T> extends AbstractTable implements ScannableTable {
 
     @Override
     public Enumerable<Object[]> scan(final DataContext root) {
-        final PgCatalogView view = PgCatalogView.of(context.catalog(), PgCatalogView.DATABASE,
+        final PgCatalogView view = PgCatalogView.of(context.catalog(), PgCatalogView.sessionUser(context),
                 io.meldb.sql.catalog.Catalog.PUBLIC);
         final List<Object[]> out = new ArrayList<>();
         for (T source : rows.apply(view)) {
