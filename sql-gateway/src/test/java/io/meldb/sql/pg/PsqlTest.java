@@ -112,6 +112,8 @@ class PsqlTest {
                 "SELECT 41 + 1 AS answer;",
                 "\\dn",
                 "\\df",
+                "CREATE SEQUENCE t_seq;",
+                "\\ds",
                 "INSERT INTO t VALUES (7, 'seven', 7.5);",
                 "\\copy t to stdout with (format csv, header)",
                 "SELECT current_database(), current_user;");
@@ -137,6 +139,7 @@ class PsqlTest {
         assertTrue(out.indexOf(" public | test\n", out.indexOf("List of schemas", answer)) > answer, out);
         assertTrue(out.contains(" meldb            | test\n"), out);
         assertTrue(out.contains("id,name,price\n7,seven,7.50\n"), out);
+        assertTrue(out.contains(" public | t_seq | sequence | test\n(1 row)"), out);
         // no CREATE FUNCTION in MeldDB: the list of user functions is empty, as on a fresh PostgreSQL database
         assertTrue(out.contains("List of functions\n Schema | Name | Result data type | Argument data types | Type \n"
                 + "--------+------+------------------+---------------------+------\n(0 rows)"), out);
