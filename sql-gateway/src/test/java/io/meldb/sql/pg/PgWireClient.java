@@ -17,7 +17,7 @@ import java.util.List;
  * in hex, NULL as {@code null}), {@code C tag}, {@code E sqlstate}, {@code n} (NoData), {@code s}
  * (PortalSuspended), {@code 3} (CloseComplete). ParseComplete, BindComplete and notices are left out.
  */
-final class PgWireClient implements AutoCloseable {
+public final class PgWireClient implements AutoCloseable {
     private final Socket socket;
     private final DataOutputStream out;
     private final DataInputStream in;
@@ -202,7 +202,7 @@ final class PgWireClient implements AutoCloseable {
     }
 
     /** The SQLSTATE field (C) of an ErrorResponse's body, or "" when it has none. */
-    static String errorCode(final byte[] body) {
+    public static String errorCode(final byte[] body) {
         int i = 0;
         while (i < body.length && body[i] != 0) {
             final byte field = body[i++];

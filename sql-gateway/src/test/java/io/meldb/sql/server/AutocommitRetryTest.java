@@ -363,19 +363,7 @@ class AutocommitRetryTest {
             if (type != 'E') {
                 continue;
             }
-            int i = 0;
-            while (i < body.length && body[i] != 0) {
-                final byte field = body[i++];
-                final int start = i;
-                while (body[i] != 0) {
-                    i++;
-                }
-                if (field == 'C') {
-                    return new String(body, start, i - start, StandardCharsets.UTF_8);
-                }
-                i++;
-            }
-            return "";
+            return io.meldb.sql.pg.PgWireClient.errorCode(body);
         }
     }
 }
