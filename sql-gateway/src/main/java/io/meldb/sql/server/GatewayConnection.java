@@ -252,12 +252,11 @@ public final class GatewayConnection implements MeldTxnContext {
     }
 
     /**
-     * SET CONSTRAINTS {ALL | names} {DEFERRED | IMMEDIATE} in a transaction block ({@code names} null for ALL, each
-     * {@code [schema.]name}, unqualified ones resolved in the connection's schema): IMMEDIATE runs the pending deferred checks
-     * of those constraints now, and their failure (23503) fails the transaction as a failed statement's would.
-     * Nothing to do in autocommit mode (PostgreSQL only warns).
+     * Runs {@code work} on the explicit transaction (begun if none yet) as a statement of it: its failure fails the
+     * transaction as a failed statement's would. Nothing to do in autocommit mode ({@link SetConstraintsStatement}:
+     * PostgreSQL only warns there).
      */
-    public synchronized void setConstraints(final java.util.List<String[]> names, final boolean deferred) {
+    public synchronized void inTransaction(final java.util.function.Consumer<TxnSession> work) {
         if (autoCommit) {
             return;
         }
@@ -267,26 +266,24 @@ public final class GatewayConnection implements MeldTxnContext {
         if (txn == null) {
             txn = begin(isolation(), readOnly, readOnly ? 0 : restartGuess.restarts());
         }
-        final java.util.List<io.meldb.sql.catalog.DeferredConstraints.Named> named = names == null ? null
-                : io.meldb.sql.catalog.DeferredConstraints.resolve(catalog(), database, names,
-                java.util.List.of(sequences.schema()));
-        final io.meldb.sql.catalog.DeferredConstraints state = io.meldb.sql.catalog.DeferredConstraints.of(txn);
-        if (state == null) {
-            return; // a read-only transaction writes nothing to check
-        }
         try {
-            if (named == null) {
-                state.setAll(deferred, txn);
-            } else {
-                state.set(named, deferred, txn);
-            }
+            work.accept(txn);
         } catch (RuntimeException e) {
-            txnFailed = true;
-            if (!hasSavepoints()) {
-                abortTransaction();
-                aborted(SqlErrors.describe(e).sqlState());
-            }
+            failTransaction(e);
             throw e;
+        }
+    }
+
+    /** A statement of the explicit transaction failed: the transaction fails (kept for ROLLBACK TO SAVEPOINT). */
+    private void failTransaction(final Throwable error) {
+        txnFailed = true;
+        if (hasSavepoints()) {
+            // ROLLBACK TO SAVEPOINT undoes what the failed statement wrote and goes on in the transaction
+            LOG.debug("connection {}: statement failed inside a transaction with savepoints", id);
+        } else {
+            LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
+            abortTransaction();
+            aborted(SqlErrors.describe(error).sqlState());
         }
     }
 
@@ -511,15 +508,7 @@ public final class GatewayConnection implements MeldTxnContext {
                     }
                 }
             } else if (error != null && executionStarted && txn != null) {
-                txnFailed = true;
-                if (hasSavepoints()) {
-                    // ROLLBACK TO SAVEPOINT undoes what the failed statement wrote and goes on in the transaction
-                    LOG.debug("connection {}: statement failed inside a transaction with savepoints", id);
-                } else {
-                    LOG.debug("connection {}: statement failed inside a transaction; the transaction is aborted", id);
-                    abortTransaction();
-                    aborted(SqlErrors.describe(error).sqlState());
-                }
+                failTransaction(error);
             }
         } finally {
             metrics.statement(kind, System.nanoTime() - statementStart, failed);

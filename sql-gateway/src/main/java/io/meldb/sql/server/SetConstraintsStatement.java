@@ -1,6 +1,7 @@
 package io.meldb.sql.server;
 
 import io.meldb.sql.SqlStateException;
+import io.meldb.sql.catalog.DeferredConstraints;
 import io.meldb.sql.catalog.SqlLexer;
 import io.meldb.sql.catalog.SqlLexer.Kind;
 import io.meldb.sql.catalog.SqlLexer.Token;
@@ -11,7 +12,7 @@ import java.util.Locale;
 
 /**
  * PostgreSQL's {@code SET CONSTRAINTS {ALL | name [, ...]} {DEFERRED | IMMEDIATE}}, each name {@code [schema.]name}
- * (quoted names keep their case); {@link GatewayConnection#setConstraints} carries it out. Both front ends parse it
+ * (quoted names keep their case), run in the connection's transaction block ({@link GatewayConnection#inTransaction}). Both front ends parse it
  * here.
  */
 public record SetConstraintsStatement(List<String[]> names, boolean deferred) {
@@ -69,9 +70,26 @@ public record SetConstraintsStatement(List<String[]> names, boolean deferred) {
         return new SetConstraintsStatement(names == null ? null : List.copyOf(names), deferred);
     }
 
-    /** Carries the statement out on {@code connection}'s transaction. */
+    /**
+     * Carries the statement out on {@code connection}'s transaction block ({@code names} resolved in the connection's
+     * schema): IMMEDIATE runs the pending deferred checks of those constraints now, and their failure (23503) fails
+     * the transaction. A read-only transaction writes nothing to check.
+     */
     public void apply(final GatewayConnection connection) {
-        connection.setConstraints(names, deferred);
+        connection.inTransaction(txn -> {
+            final DeferredConstraints state = DeferredConstraints.of(txn);
+            if (names == null) {
+                if (state != null) {
+                    state.setAll(deferred, txn);
+                }
+                return;
+            }
+            final List<DeferredConstraints.Named> named = DeferredConstraints.resolve(connection.catalog(),
+                    connection.database(), names, List.of(connection.sequences().schema()));
+            if (state != null) {
+                state.set(named, deferred, txn);
+            }
+        });
     }
 
     private static String name(final Token t) {
