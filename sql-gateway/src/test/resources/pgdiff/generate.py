@@ -339,7 +339,12 @@ q += ["SELECT id, doc FROM js_t1 ORDER BY id", "SELECT id, raw FROM js_t1 ORDER 
       "SELECT id, doc -> 'n' FROM js_t1 ORDER BY id", "SELECT id FROM js_t1 WHERE doc @> '{\"name\": \"b\"}' ORDER BY id",
       "SELECT id, doc -> 'tags' -> 0 FROM js_t1 ORDER BY id", "SELECT sum((doc ->> 'n')::numeric) FROM js_t1",
       "SELECT id, raw ->> 'name' FROM js_t1 ORDER BY id", "SELECT count(*) FROM js_t1 WHERE doc ? 'tags'",
-      "SELECT id, jsonb_typeof(doc -> 'n') FROM js_t1 ORDER BY id"]
+      "SELECT id, jsonb_typeof(doc -> 'n') FROM js_t1 ORDER BY id",
+      "SELECT id FROM js_t1 WHERE doc ?| ARRAY['tags', 'x'] ORDER BY id", "SELECT id FROM js_t1 WHERE doc ?& ARRAY['name', 'n'] ORDER BY id",
+      "SELECT id FROM js_t1 WHERE doc <@ '{\"name\": \"b\", \"n\": 2.5, \"z\": 0}' ORDER BY id",
+      "SELECT id FROM js_t1 WHERE doc -> 'tags' ? 'x' ORDER BY id", "SELECT id, doc -> 'tags' ->> id - 1 FROM js_t1 ORDER BY id",
+      "SELECT '[1, 2.0]'::jsonb @> '2'", "SELECT '[\"1\", 2]'::jsonb ? '2'", "SELECT '{\"a\": [1, {\"b\": 2}]}'::jsonb @> '{\"a\": [{\"b\": 2}]}'",
+      "SELECT '{\"b\": 1, \"a\": 2}'::jsonb = '{\"a\": 2, \"b\": 1}'::jsonb"]
 out("json.sql", q, JS_SETUP, "json and jsonb input, output (json keeps text, jsonb normalises), operators, functions")
 
 # ------------------------------------------------------------------------------------------------ arrays
@@ -625,6 +630,9 @@ q += ["SELECT * FROM tb_dept ORDER BY id", "SELECT * FROM tb_emp ORDER BY id", "
       "SELECT id, name FROM tb_emp WHERE id IN (SELECT id FROM tb_emp WHERE bonus > 1) ORDER BY id",
       "SELECT name, (SELECT name FROM tb_dept d WHERE d.id = e.dept_id) FROM tb_emp e ORDER BY e.id",
       "SELECT dept_id, count(*) FROM tb_emp GROUP BY dept_id ORDER BY dept_id", "SELECT DISTINCT dept_id FROM tb_emp ORDER BY 1",
+      "SELECT d.id, d.name, d.budget, count(e.id) FROM tb_dept d LEFT JOIN tb_emp e ON e.dept_id = d.id GROUP BY d.id ORDER BY d.name",
+      "SELECT name, budget FROM tb_dept GROUP BY id ORDER BY id", "SELECT e.name, count(*) FROM tb_emp e JOIN tb_dept d ON d.id = e.dept_id GROUP BY e.id ORDER BY e.name",
+      "SELECT name OPERATOR(pg_catalog.~) '^E', name COLLATE pg_catalog.default < 'F' FROM tb_dept ORDER BY id",
       "SELECT name FROM tb_emp WHERE dept_id IS NULL", "SELECT id, name FROM tb_emp WHERE id = 2", "SELECT bonus FROM tb_emp WHERE id = 2",
       "SELECT 1 FROM tb_emp WHERE false", "SELECT count(*) FROM tb_emp e1 CROSS JOIN tb_emp e2", "SELECT id FROM tb_emp"]
 out("tables.sql", q, TB_SETUP, "queries over small tables: every column type stored and read back, joins, grouping, subqueries")

@@ -212,3 +212,12 @@ SELECT sum((doc ->> 'n')::numeric) FROM js_t1
 SELECT id, raw ->> 'name' FROM js_t1 ORDER BY id
 SELECT count(*) FROM js_t1 WHERE doc ? 'tags'
 SELECT id, jsonb_typeof(doc -> 'n') FROM js_t1 ORDER BY id
+SELECT id FROM js_t1 WHERE doc ?| ARRAY['tags', 'x'] ORDER BY id
+SELECT id FROM js_t1 WHERE doc ?& ARRAY['name', 'n'] ORDER BY id
+SELECT id FROM js_t1 WHERE doc <@ '{"name": "b", "n": 2.5, "z": 0}' ORDER BY id
+SELECT id FROM js_t1 WHERE doc -> 'tags' ? 'x' ORDER BY id
+SELECT id, doc -> 'tags' ->> id - 1 FROM js_t1 ORDER BY id
+SELECT '[1, 2.0]'::jsonb @> '2'
+SELECT '["1", 2]'::jsonb ? '2'
+SELECT '{"a": [1, {"b": 2}]}'::jsonb @> '{"a": [{"b": 2}]}'
+SELECT '{"b": 1, "a": 2}'::jsonb = '{"a": 2, "b": 1}'::jsonb

@@ -147,6 +147,10 @@ SELECT id, name FROM tb_emp WHERE id IN (SELECT id FROM tb_emp WHERE bonus > 1) 
 SELECT name, (SELECT name FROM tb_dept d WHERE d.id = e.dept_id) FROM tb_emp e ORDER BY e.id
 SELECT dept_id, count(*) FROM tb_emp GROUP BY dept_id ORDER BY dept_id
 SELECT DISTINCT dept_id FROM tb_emp ORDER BY 1
+SELECT d.id, d.name, d.budget, count(e.id) FROM tb_dept d LEFT JOIN tb_emp e ON e.dept_id = d.id GROUP BY d.id ORDER BY d.name
+SELECT name, budget FROM tb_dept GROUP BY id ORDER BY id
+SELECT e.name, count(*) FROM tb_emp e JOIN tb_dept d ON d.id = e.dept_id GROUP BY e.id ORDER BY e.name
+SELECT name OPERATOR(pg_catalog.~) '^E', name COLLATE pg_catalog.default < 'F' FROM tb_dept ORDER BY id
 SELECT name FROM tb_emp WHERE dept_id IS NULL
 SELECT id, name FROM tb_emp WHERE id = 2
 SELECT bonus FROM tb_emp WHERE id = 2
